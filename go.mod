@@ -1,0 +1,3 @@
+module github.com/dorisdiag/dorisdiag
+
+go 1.26
