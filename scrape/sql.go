@@ -225,3 +225,5 @@ func redact(err error, secret string) error {
 	}
 	return &redactedError{msg: strings.ReplaceAll(msg, secret, "***"), err: err}
 }
+
+func errorsf(format string, a ...any) error { return fmt.Errorf(format, a...) }
