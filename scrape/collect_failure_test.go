@@ -252,3 +252,27 @@ func TestMalformedValuesAreCounted(t *testing.T) {
 		t.Errorf("malformed offset: %+v (raw text must be kept, offset nil)", got.Consumption[0])
 	}
 }
+
+// TestShowCreateTableFallback: on a build without table_properties, the
+// TTL comes from SHOW CREATE TABLE — one per base table, bounded.
+func TestShowCreateTableFallback(t *testing.T) {
+	s := emulator.Sample()
+	s.Capabilities.Sources = map[string]snapshot.SourceCapability{snapshot.SourceTableProperties: {Present: false}}
+	_, cfg := startEmulator(t, s, emulator.Options{})
+	got := collect(t, cfg)
+	if len(got.CouldNotRead) != 0 {
+		t.Errorf("gaps: %+v", got.CouldNotRead)
+	}
+	for _, tb := range got.Tables {
+		if tb.TTLSource != "SHOW CREATE TABLE" || tb.TTLSeconds == nil || tb.ChangelogEnabled == nil || !*tb.ChangelogEnabled {
+			t.Errorf("%s.%s: ttl %v from %q", tb.DB, tb.Name, tb.TTLSeconds, tb.TTLSource)
+		}
+	}
+	diffJSON(t, "show create fallback", emulator.Comparable(s, false), emulator.Comparable(got, false))
+
+	cfg.MaxShowCreate = 1
+	got = collect(t, cfg)
+	if len(got.CouldNotRead) != 1 || got.CouldNotRead[0].Source != snapshot.SourceShowCreateTable {
+		t.Errorf("over the limit: gaps %+v, want one SHOW CREATE TABLE entry", got.CouldNotRead)
+	}
+}

@@ -165,10 +165,10 @@ func (col *collector) streams(ctx context.Context) {
 			MinRetentionHeadroomSeconds: rr.optFloat("MIN_RETENTION_HEADROOM_SECONDS"), GapEvents: rr.optInt("GAP_EVENTS", false),
 			LastGapTimeMs: rr.optTimeMs("LAST_GAP_TIME"), MonitorSampleTimeMs: rr.optTimeMs("MONITOR_SAMPLE_TIME"),
 		}
-		// A dropped base table shows N/A in all four base columns (doris.md §3).
+		// A dropped base table shows N/A in all four base columns (doris.md
+		// §3); the raw text is kept.
 		if st.BaseTableName == "N/A" && st.BaseTableDB == "N/A" && st.BaseTableCtl == "N/A" && st.BaseTableType == "N/A" {
 			st.BaseTableDropped = true
-			st.BaseTableCtl, st.BaseTableDB, st.BaseTableName, st.BaseTableType = "", "", "", ""
 		}
 		col.snap.Streams = append(col.snap.Streams, st)
 	}

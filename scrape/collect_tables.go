@@ -2,6 +2,7 @@ package scrape
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"sort"
 	"strconv"
@@ -35,6 +36,21 @@ func (col *collector) tables(ctx context.Context) {
 	for _, d := range col.snap.Dependencies {
 		add(d.BaseTableCtl, d.BaseTableDB, d.BaseTableName)
 	}
+	// Excluded trigger tables have no internal stream; on builds without
+	// ivm_dependencies only the MV's properties name them.
+	for _, m := range col.snap.MVs {
+		for _, ref := range excludedTriggerTables(m.MvProperties) {
+			parts := strings.Split(ref, ".")
+			switch len(parts) {
+			case 1:
+				add("", m.DB, parts[0])
+			case 2:
+				add("", parts[0], parts[1])
+			case 3:
+				add(parts[0], parts[1], parts[2])
+			}
+		}
+	}
 	if len(byKey) == 0 {
 		return
 	}
@@ -50,9 +66,7 @@ func (col *collector) tables(ctx context.Context) {
 	col.tableIDs(ctx, in, byKey)
 	col.partitions(ctx, in, byKey)
 	col.showData(ctx, dbs, byKey)
-	if !col.snap.Capabilities.Sources[snapshot.SourceTableProperties].Present || hasGap(col.snap, snapshot.SourceTableProperties) {
-		col.showCreate(ctx, byKey)
-	}
+	col.showCreate(ctx, byKey)
 
 	keys := make([]tableKey, 0, len(byKey))
 	for k := range byKey {
@@ -70,6 +84,28 @@ func (col *collector) tables(ctx context.Context) {
 		col.snap.Tables = append(col.snap.Tables, *t)
 	}
 }
+
+// excludedTriggerTables reads excluded_trigger_tables out of mv_infos()
+// MvProperties (a JSON object in the builds read; a regexp otherwise).
+func excludedTriggerTables(props string) []string {
+	var v string
+	var m map[string]any
+	if err := json.Unmarshal([]byte(props), &m); err == nil {
+		v, _ = m["excluded_trigger_tables"].(string)
+	} else if sm := excludedRe.FindStringSubmatch(props); sm != nil {
+		v = sm[1]
+	}
+	var out []string
+	for _, ref := range strings.Split(v, ",") {
+		ref = strings.Trim(strings.TrimSpace(ref), "`")
+		if ref != "" {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+var excludedRe = regexp.MustCompile(`excluded_trigger_tables"?\s*[:=]\s*"([^"]*)"`)
 
 func uniqueSorted(v []string) []string {
 	sort.Strings(v)
@@ -185,7 +221,8 @@ func (col *collector) tableIDs(ctx context.Context, in string, byKey map[tableKe
 // databases. It is the MySQL-compatible table: no partition ID or visible
 // version; UPDATE_TIME is read as the visible-version time (docs/snapshot.md).
 func (col *collector) partitions(ctx context.Context, in string, byKey map[tableKey]*snapshot.Table) {
-	t, ok := col.selectInfo(ctx, "partitions", []string{"TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME", "TABLE_ROWS", "DATA_LENGTH", "CREATE_TIME", "UPDATE_TIME"}, "TABLE_SCHEMA IN "+in, false)
+	t, ok := col.selectInfo(ctx, "partitions", []string{"TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME", "PARTITION_ID",
+		"VISIBLE_VERSION", "VISIBLE_VERSION_TIME", "TABLE_ROWS", "DATA_LENGTH", "CREATE_TIME", "UPDATE_TIME"}, "TABLE_SCHEMA IN "+in, false)
 	if !ok {
 		return
 	}
@@ -196,10 +233,15 @@ func (col *collector) partitions(ctx context.Context, in string, byKey map[table
 			continue
 		}
 		rr.row = k.db + "." + k.name + " " + rr.raw("PARTITION_NAME")
+		visible := "UPDATE_TIME"
+		if t.has("VISIBLE_VERSION_TIME") {
+			visible = "VISIBLE_VERSION_TIME"
+		}
 		col.snap.Partitions = append(col.snap.Partitions, snapshot.Partition{
-			DB: k.db, Table: k.name, Name: rr.raw("PARTITION_NAME"),
-			Rows: rr.optInt("TABLE_ROWS", true), DataBytes: rr.optInt("DATA_LENGTH", true),
-			CreateTimeMs: rr.optTimeMs("CREATE_TIME"), VisibleTimeMs: rr.optTimeMs("UPDATE_TIME"),
+			DB: k.db, Table: k.name, Name: rr.raw("PARTITION_NAME"), ID: rr.optInt("PARTITION_ID", true),
+			VisibleVersion: rr.optInt("VISIBLE_VERSION", true),
+			Rows:           rr.optInt("TABLE_ROWS", true), DataBytes: rr.optInt("DATA_LENGTH", true),
+			CreateTimeMs: rr.optTimeMs("CREATE_TIME"), VisibleTimeMs: rr.optTimeMs(visible),
 		})
 	}
 }
@@ -258,23 +300,35 @@ func parseBytes(rr *rowReader, col string) *int64 {
 
 var propRe = regexp.MustCompile(`"((?:changelog|binlog)\.[A-Za-z0-9_.]+)"\s*=\s*"([^"]*)"`)
 
-// showCreate is the fallback when table_properties cannot be read: one
-// SHOW CREATE TABLE per base table, bounded by MaxShowCreate (the rest are
-// recorded as not read) — the only per-object statement, and only on builds
-// without table_properties.
+// showCreate is the fallback for base tables whose changelog properties
+// information_schema.table_properties did not list (or could not be read):
+// one SHOW CREATE TABLE per such table, bounded by MaxShowCreate (the rest
+// are recorded as not read). It is the only per-object statement, and a
+// build whose table_properties lists the keys never sends it.
 func (col *collector) showCreate(ctx context.Context, byKey map[tableKey]*snapshot.Table) {
 	keys := make([]tableKey, 0, len(byKey))
-	for k := range byKey {
-		keys = append(keys, k)
+	for k, t := range byKey {
+		if len(t.Properties) == 0 {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].db+"\x00"+keys[i].name < keys[j].db+"\x00"+keys[j].name })
 	present := false
-	for i, k := range keys {
-		q := "SHOW CREATE TABLE " + QuoteIdent(k.db) + "." + QuoteIdent(k.name)
-		if i >= col.cfg.MaxShowCreate {
-			col.gap(snapshot.SourceShowCreateTable, q, errorsf("skipped: more than %d base tables without table_properties", col.cfg.MaxShowCreate))
-			continue
+	if len(keys) > col.cfg.MaxShowCreate {
+		skipped := keys[col.cfg.MaxShowCreate:]
+		names := make([]string, 0, 5)
+		for _, k := range skipped[:min(5, len(skipped))] {
+			names = append(names, k.db+"."+k.name)
 		}
+		col.gap(snapshot.SourceShowCreateTable, "", errorsf("%d base tables without changelog properties in table_properties were not read (limit %d SHOW CREATE TABLE), e.g. %s",
+			len(skipped), col.cfg.MaxShowCreate, strings.Join(names, ", ")))
+		keys = keys[:col.cfg.MaxShowCreate]
+	}
+	for _, k := range keys {
+		q := "SHOW CREATE TABLE " + QuoteIdent(k.db) + "." + QuoteIdent(k.name)
 		t, err := col.c.query(ctx, q)
 		if err != nil {
 			col.gap(snapshot.SourceShowCreateTable, q, err)

@@ -1,0 +1,37 @@
+package scrape_test
+
+import (
+	"testing"
+
+	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+)
+
+// TestRoundTripScenarios serves every bundled scenario from the emulator,
+// collects it through the real driver, and compares with the scenario's
+// own data: nothing the live path can carry may be lost (emulator.Comparable
+// lists the few fields it cannot). Each scenario also runs on the legacy
+// schema, where the seed's columns are recorded as absent.
+func TestRoundTripScenarios(t *testing.T) {
+	for _, name := range fixtures.ScenarioNames() {
+		for _, legacy := range []bool{false, true} {
+			name, legacy := name, legacy
+			t.Run(name+map[bool]string{false: "", true: "/legacy"}[legacy], func(t *testing.T) {
+				want, err := fixtures.Scenario(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, cfg := startEmulator(t, want, emulator.Options{Legacy: legacy})
+				got := collect(t, cfg)
+				for _, g := range got.CouldNotRead {
+					t.Errorf("could not read %s: %s", g.Source, g.Error)
+				}
+				for _, m := range got.Malformed {
+					t.Errorf("malformed %s %s %s=%q: %s", m.Source, m.Row, m.Column, m.Value, m.Error)
+				}
+				wantLegacy := legacy || name == "legacy"
+				diffJSON(t, name, emulator.Comparable(want, wantLegacy), emulator.Comparable(got, wantLegacy))
+			})
+		}
+	}
+}
