@@ -33,13 +33,23 @@ func Load(r io.Reader, maxBytes int64) (*Snapshot, error) {
 	return Decode(data)
 }
 
-// Decode parses snapshot JSON already in memory.
+// Decode parses snapshot JSON already in memory: exactly one JSON object
+// (anything after it is refused as trailing data), with a schema_version
+// this build reads. TSOs and other integers never pass through float64.
 func Decode(data []byte) (*Snapshot, error) {
+	outer := json.NewDecoder(bytes.NewReader(data))
+	var raw json.RawMessage
+	if err := outer.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("not a dorisdiag snapshot: %w", jsonErr(data, err))
+	}
+	if _, err := outer.Token(); err != io.EOF {
+		return nil, fmt.Errorf("decoding snapshot: trailing data after the JSON object (at byte %d)", outer.InputOffset())
+	}
 	var head struct {
 		SchemaVersion *int `json:"schema_version"`
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("not a dorisdiag snapshot: %w", jsonErr(data, err))
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, fmt.Errorf("not a dorisdiag snapshot: %w", jsonErr(raw, err))
 	}
 	switch {
 	case head.SchemaVersion == nil:
@@ -49,14 +59,11 @@ func Decode(data []byte) (*Snapshot, error) {
 	case *head.SchemaVersion < 1:
 		return nil, fmt.Errorf("snapshot schema_version %d is invalid", *head.SchemaVersion)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var s Snapshot
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("decoding snapshot: %w", jsonErr(data, err))
-	}
-	if dec.More() {
-		return nil, errors.New("decoding snapshot: trailing data after the JSON object")
+		return nil, fmt.Errorf("decoding snapshot: %w", jsonErr(raw, err))
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
