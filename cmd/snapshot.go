@@ -25,7 +25,7 @@ type snapshotOptions struct {
 func newSnapshotCmd(g *globalOptions) *cobra.Command {
 	opts := &snapshotOptions{}
 	cmd := &cobra.Command{
-		Use:   "snapshot [-f FILE] [--summary]",
+		Use:   "snapshot [-f FILE] [--summary] [--demo [SCENARIO]]",
 		Short: "Capture a snapshot (live cluster, saved file or demo) as JSON, or summarise it",
 		Long: `snapshot takes one read-only snapshot of a live cluster (--host), or loads a
 saved one (--snapshot FILE) or a bundled scenario (--demo [SCENARIO]), and
@@ -40,8 +40,17 @@ never appears in the snapshot.`,
 		Example: `  DORISDIAG_PASSWORD=... dorisdiag snapshot --host fe1 -f snap.json
   dorisdiag snapshot --host 127.0.0.1 --port 9030 --summary
   dorisdiag snapshot --demo incident --summary -o json`,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			// --demo takes an optional value (default incident), so pflag
+			// reads "--demo legacy" as --demo plus the argument "legacy":
+			// accept that spelling for the scenario name.
+			if len(args) == 1 {
+				if g.Source.Demo == "" {
+					return usageErrorf("unexpected argument %q (did you mean --demo %s?)", args[0], args[0])
+				}
+				g.Source.Demo = args[0]
+			}
 			if opts.TasksPerMV < 0 {
 				return usageErrorf("--tasks-per-mv must be positive, got %d", opts.TasksPerMV)
 			}
@@ -143,7 +152,7 @@ type snapshotSummary struct {
 type summarySource struct {
 	Source  string   `json:"source"`
 	Present *bool    `json:"present"`
-	Rows    int      `json:"rows"`
+	Rows    *int     `json:"rows,omitempty"` // absent for a source with no rows of its own (a probe, a fallback)
 	Columns []string `json:"columns,omitempty"`
 }
 
@@ -203,7 +212,8 @@ func summarize(s *snapshot.Snapshot) snapshotSummary {
 	listed := map[string]bool{}
 	for _, r := range rows {
 		listed[r.source] = true
-		ss := summarySource{Source: r.source, Rows: r.n}
+		n := r.n
+		ss := summarySource{Source: r.source, Rows: &n}
 		if c, ok := s.Capabilities.Sources[r.source]; ok {
 			p := c.Present
 			ss.Present, ss.Columns = &p, c.Columns
@@ -285,7 +295,11 @@ func (sum snapshotSummary) tableRows() [][]string {
 		if len(s.Columns) > 0 {
 			cols = strconv.Itoa(len(s.Columns))
 		}
-		rows = append(rows, []string{s.Source, present, strconv.Itoa(s.Rows), cols})
+		n := "-"
+		if s.Rows != nil {
+			n = strconv.Itoa(*s.Rows)
+		}
+		rows = append(rows, []string{s.Source, present, n, cols})
 	}
 	return rows
 }

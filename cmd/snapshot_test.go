@@ -1,0 +1,178 @@
+package cmd
+
+import (
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+func TestSnapshotDemoSummaryGolden(t *testing.T) {
+	for _, name := range []string{"incident", "legacy"} {
+		for _, f := range []string{"table", "json", "markdown"} {
+			out, stderr, code := run(t, nil, "", "snapshot", "--demo", name, "--summary", "-o", f)
+			if code != ExitOK {
+				t.Fatalf("%s -o %s: exit %d: %s", name, f, code, stderr)
+			}
+			golden(t, "snapshot_summary_"+name+"."+map[string]string{"table": "txt", "json": "json", "markdown": "md"}[f], out)
+		}
+	}
+}
+
+func TestSnapshotDemoIsLoadable(t *testing.T) {
+	out, stderr, code := run(t, nil, "", "snapshot", "--demo", "incident")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	s, err := snapshot.Decode([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := fixtures.Scenario("incident")
+	if len(s.Streams) != len(want.Streams) || s.Cluster.CurrentTSO != want.Cluster.CurrentTSO {
+		t.Errorf("demo snapshot differs from the scenario")
+	}
+}
+
+func TestSnapshotFileRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "snap.json")
+	if _, stderr, code := run(t, nil, "", "snapshot", "--demo", "legacy", "-f", path); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	fromFile, stderr, code := run(t, nil, "", "snapshot", "--snapshot", path, "--summary", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	fromDemo, _, _ := run(t, nil, "", "snapshot", "--demo", "legacy", "--summary", "-o", "json")
+	if strings.Replace(fromFile, `"file": "`+path+`",`, "", 1) == fromDemo {
+		return
+	}
+	// The file source adds its path; everything else is the same.
+	if !strings.Contains(fromFile, `"scenario": "legacy"`) || !strings.Contains(fromFile, `"current_tso": "470819222323200000"`) {
+		t.Errorf("summary of the saved file:\n%s", fromFile)
+	}
+}
+
+func TestSnapshotUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"snapshot", "--demo", "incident", "-o", "markdown"},
+		{"snapshot", "--demo", "incident", "--tasks-per-mv", "-1"},
+		{"snapshot", "--demo", "nope"},
+		{"snapshot"},
+	} {
+		if _, _, code := run(t, nil, "", args...); code != ExitError {
+			t.Errorf("%v: exit %d, want %d", args, code, ExitError)
+		}
+	}
+}
+
+// liveArgs starts the emulator over a scenario and returns the connection
+// flags that point dorisdiag at it.
+func liveArgs(t *testing.T, snap *snapshot.Snapshot, opts emulator.Options) []string {
+	t.Helper()
+	e, err := emulator.New(snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	host, port, _ := net.SplitHostPort(e.Addr())
+	_, hport, _ := net.SplitHostPort(e.HTTPAddr())
+	return []string{"--host", host, "--port", port, "--http-port", hport}
+}
+
+// TestSnapshotLiveEqualsDemo is the issue's "done when": the live snapshot
+// of the emulated incident (and legacy) cluster has the demo's content, and
+// the summary shows every source captured.
+func TestSnapshotLiveEqualsDemo(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		legacy bool
+	}{{"incident", false}, {"legacy", true}, {"healthy", false}} {
+		want, err := fixtures.Scenario(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := liveArgs(t, want, emulator.Options{Legacy: tc.legacy})
+		out, stderr, code := run(t, nil, "", append([]string{"snapshot"}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
+		}
+		got, err := snapshot.Decode([]byte(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		legacy := tc.legacy || tc.name == "legacy"
+		var wb, gb strings.Builder
+		_ = snapshot.Write(&wb, emulator.Comparable(want, legacy))
+		_ = snapshot.Write(&gb, emulator.Comparable(got, legacy))
+		if wb.String() != gb.String() {
+			t.Errorf("%s: live snapshot differs from the demo", tc.name)
+		}
+		sum, stderr, code := run(t, nil, "", append([]string{"snapshot", "--summary"}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("%s --summary: exit %d: %s", tc.name, code, stderr)
+		}
+		if !strings.Contains(sum, "could not read: nothing") || !strings.Contains(sum, "source: live 127.0.0.1:") {
+			t.Errorf("%s summary:\n%s", tc.name, sum)
+		}
+		for _, src := range []string{snapshot.SourceTableStreams, snapshot.SourceTableStreamConsumption, snapshot.SourceMVInfos, snapshot.SourceTasks, snapshot.SourceJobs, snapshot.SourceFrontends} {
+			if !strings.Contains(sum, "| "+src) {
+				t.Errorf("%s summary lacks %s", tc.name, src)
+			}
+		}
+		flat := strings.Join(strings.Fields(sum), " ")
+		if tc.legacy && !strings.Contains(flat, "| "+snapshot.SourceIVMMVStatus+" | no |") {
+			t.Errorf("legacy summary does not record ivm_mv_status as absent:\n%s", sum)
+		}
+	}
+}
+
+// TestSnapshotPasswordNeverShown: the password from DORISDIAG_PASSWORD or
+// MYSQL_PWD appears in no output, error or snapshot.
+func TestSnapshotPasswordNeverShown(t *testing.T) {
+	const secret = "Pw-9f2-never-print-me"
+	snap, _ := fixtures.Scenario("incident")
+	args := liveArgs(t, snap, emulator.Options{User: "diag", Password: secret})
+	args = append(args, "--user", "diag")
+	for _, env := range []map[string]string{{"DORISDIAG_PASSWORD": secret}, {"MYSQL_PWD": secret}} {
+		for _, extra := range [][]string{{"snapshot", "--with-metrics"}, {"snapshot", "--summary", "-o", "json"}} {
+			out, stderr, code := run(t, env, "", append(extra, args...)...)
+			if code != ExitOK {
+				t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+			}
+			if strings.Contains(out+stderr, secret) {
+				t.Fatalf("%v: the password appears in the output", extra)
+			}
+		}
+	}
+	wrong := "Wrong-" + secret
+	out, stderr, code := run(t, map[string]string{"DORISDIAG_PASSWORD": wrong}, "", append([]string{"snapshot"}, args...)...)
+	if code != ExitError {
+		t.Fatalf("wrong password: exit %d", code)
+	}
+	if strings.Contains(out+stderr, wrong) || !strings.Contains(stderr, "127.0.0.1") {
+		t.Fatalf("wrong password: stderr %q", stderr)
+	}
+}
+
+// TestSnapshotUnreachable: no FE listening is exit 2 with the host named.
+func TestSnapshotUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	host, port, _ := net.SplitHostPort(addr)
+	_, stderr, code := run(t, nil, "", "snapshot", "--host", host, "--port", port, "--timeout", "2s")
+	if code != ExitError || !strings.Contains(stderr, addr) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
