@@ -21,6 +21,11 @@ func TestRoundTripScenarios(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if name == "scale" && (legacy || raceEnabled || testing.Short()) {
+					// The same generator at a tenth of the size: the full
+					// size runs once (below without -race) and in the benchmark.
+					want = fixtures.Scale(fixtures.ScaleConfig{MVs: 200, BasePerMV: 3, UserStreams: 100, ConsumptionRows: 5000})
+				}
 				_, cfg := startEmulator(t, want, emulator.Options{Legacy: legacy})
 				got := collect(t, cfg)
 				for _, g := range got.CouldNotRead {
