@@ -9,5 +9,6 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 	return []func(*globalOptions) *cobra.Command{
 		newVersionCmd,
 		newTSOCmd,
+		newExplainCmd,
 	}
 }
