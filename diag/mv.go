@@ -124,8 +124,8 @@ type MVsResult struct {
 	NotIVM int `json:"not_ivm"`
 	// UnmatchedInternalStreams names internal streams no MV of mv_infos()
 	// claims (an MV dropped, or not visible to this user): listed, not dropped.
-	UnmatchedInternalStreams []string `json:"unmatched_internal_streams,omitempty"`
-	Findings []Finding `json:"findings"`
+	UnmatchedInternalStreams []string  `json:"unmatched_internal_streams,omitempty"`
+	Findings                 []Finding `json:"findings"`
 }
 
 // ByName finds an MV; nil when absent.
@@ -227,20 +227,20 @@ type DependencyResult struct {
 	WorstPartition    string   `json:"worst_partition,omitempty"`
 	Delay             Value    `json:"delay"`
 	// ClientDelay is the client's own delay when Delay came from the server.
-	ClientDelay        *Value   `json:"client_delay,omitempty"`
-	HeadroomSeconds    *float64 `json:"headroom_seconds,omitempty"`
-	HeadroomPartition  string   `json:"headroom_partition,omitempty"`
-	CanResume          *bool    `json:"can_resume,omitempty"`
-	CoveredVersion     *int64   `json:"covered_version,omitempty"`
-	CurrentVersion     *int64   `json:"current_version,omitempty"`
-	KeyModel           string   `json:"key_model,omitempty"`
-	TTLSeconds         *int64   `json:"ttl_seconds,omitempty"`
-	RowsMayBeMissed    string   `json:"rows_may_be_missed,omitempty"` // T10 | T11 | ""
-	RowsMissedDetail   string   `json:"rows_missed_detail,omitempty"`
-	RowsMissedUnit     string   `json:"rows_missed_partition,omitempty"`
-	Source             string   `json:"source"` // server | client
-	Note               string   `json:"note,omitempty"`
-	stream             *StreamResult
+	ClientDelay       *Value   `json:"client_delay,omitempty"`
+	HeadroomSeconds   *float64 `json:"headroom_seconds,omitempty"`
+	HeadroomPartition string   `json:"headroom_partition,omitempty"`
+	CanResume         *bool    `json:"can_resume,omitempty"`
+	CoveredVersion    *int64   `json:"covered_version,omitempty"`
+	CurrentVersion    *int64   `json:"current_version,omitempty"`
+	KeyModel          string   `json:"key_model,omitempty"`
+	TTLSeconds        *int64   `json:"ttl_seconds,omitempty"`
+	RowsMayBeMissed   string   `json:"rows_may_be_missed,omitempty"` // T10 | T11 | ""
+	RowsMissedDetail  string   `json:"rows_missed_detail,omitempty"`
+	RowsMissedUnit    string   `json:"rows_missed_partition,omitempty"`
+	Source            string   `json:"source"` // server | client
+	Note              string   `json:"note,omitempty"`
+	stream            *StreamResult
 }
 
 // WorstPartition is one base partition behind, for `mv explain`.
