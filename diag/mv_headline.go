@@ -15,7 +15,13 @@ func (a *mvAnalyzer) headline(r *MVResult, fs []Finding) string {
 	w := r.worstTrigger()
 	switch r.FreshnessState {
 	case FreshFresh:
-		parts = append(parts, "fresh")
+		if r.Server == nil && !a.caps.IvmMVStatus {
+			// A dirty partition is invisible without the server's table: say
+			// so rather than claim more than this build shows.
+			parts = append(parts, "fresh as far as this build shows (a dirty partition needs ivm_mv_status to be seen)")
+		} else {
+			parts = append(parts, "fresh")
+		}
 	case FreshLagging:
 		s := valueText(r.DataDelay) + " behind"
 		if w != nil && w.Delay.Get(0) > 0 {

@@ -180,7 +180,7 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 		return c
 	}
 
-	c.Method, c.MethodInferred, c.MethodBasis = taskMethod(t, c, status, fallbackReason)
+	c.Method, c.MethodInferred, c.MethodBasis = taskMethod(t, c, status, fallbackReason, len(ctx.Partitions) > 0)
 	switch status {
 	case "SUCCESS":
 		c.Result = ResultSuccess
@@ -223,7 +223,7 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 
 // taskMethod is IvmRefreshMethod when the build has it (seed T3), else
 // inferred. It returns the method, whether it was inferred, and how.
-func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string) (string, bool, string) {
+func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, explicitPartitions bool) (string, bool, string) {
 	if t.IvmRefreshMethod != nil && !isNullText(*t.IvmRefreshMethod) {
 		return strings.ToLower(strings.TrimSpace(*t.IvmRefreshMethod)), false, "IvmRefreshMethod"
 	}
@@ -239,10 +239,13 @@ func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string) (st
 	case "COMPLETE":
 		return MethodComplete, true, "RefreshMode COMPLETE"
 	case "PARTIAL":
-		if fallbackReason == "" && !rebuilt {
-			return MethodPartitionRebuild, true, "RefreshMode PARTIAL"
+		// An IVM task that rebuilt partitions with no fallback reason and no
+		// explicit PARTITIONS request rebuilt its dirty partitions before the
+		// delta: mixed (seed §3), not a fallback.
+		if fallbackReason == "" && rebuilt && !explicitPartitions {
+			return MethodMixed, true, "RefreshMode PARTIAL with IvmRebuiltPartitions > 0 and no IvmFallbackReason: dirty partitions rebuilt, then the delta"
 		}
-		return MethodPartitionRebuild, true, "RefreshMode PARTIAL with IvmRebuiltPartitions/IvmFallbackReason"
+		return MethodPartitionRebuild, true, "RefreshMode PARTIAL"
 	case "":
 		// `\N` after an incremental-only refresh (doris.md §5).
 		if rebuilt {
