@@ -37,10 +37,12 @@ func tableKey(db, name string) string { return strings.ToLower(db) + "\x00" + na
 
 func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOptions) *mvAnalyzer {
 	a := &mvAnalyzer{snap: last, streams: streams, opt: opt, now: last.Cluster.Now, nowMs: last.Cluster.Now.UnixMilli(),
-		jobsByMV: map[int64]*snapshot.Job{}, tasksByMV: map[int64][]snapshot.Task{}, statusByMV: map[int64]*snapshot.MVStatus{},
-		depsByMV: map[int64][]*snapshot.Dependency{}, ivmByMV: map[int64][]*StreamResult{}, ivmByName: map[string][]*StreamResult{},
-		tables: map[string]*snapshot.Table{}, partsByTbl: map[string][]*snapshot.Partition{}, claimedIVM: map[int64]bool{},
-		mvIDs: map[int64]bool{}, statusByKey: map[string]*snapshot.MVStatus{}}
+		jobsByMV: make(map[int64]*snapshot.Job, len(last.Jobs)), tasksByMV: make(map[int64][]snapshot.Task, len(last.MVs)),
+		statusByMV: make(map[int64]*snapshot.MVStatus, len(last.MVStatus)), depsByMV: make(map[int64][]*snapshot.Dependency, len(last.MVStatus)),
+		ivmByMV: make(map[int64][]*StreamResult, len(last.MVs)), ivmByName: make(map[string][]*StreamResult, len(last.MVs)),
+		tables: make(map[string]*snapshot.Table, len(last.Tables)), partsByTbl: make(map[string][]*snapshot.Partition, len(last.Tables)),
+		claimedIVM: make(map[int64]bool, len(streams.Streams)), mvIDs: make(map[int64]bool, len(last.MVs)),
+		statusByKey: make(map[string]*snapshot.MVStatus, len(last.MVStatus))}
 	for i := range last.MVs {
 		a.mvIDs[last.MVs[i].ID] = true
 	}
