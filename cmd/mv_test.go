@@ -88,3 +88,65 @@ func TestMVJSONFields(t *testing.T) {
 		}
 	}
 }
+
+// problemMVs are the MVs the incident scenario plants a problem on.
+var problemMVs = []string{"mv_orders_daily", "mv_customer_ltv", "mv_revenue", "mv_items_summary", "mv_payments_rollup",
+	"mv_inventory", "mv_product_sales", "mv_events_hourly", "mv_sales_rebuild", "mv_big_join"}
+
+func TestMVGoldenScenarios(t *testing.T) {
+	for _, sc := range []string{"healthy", "incident", "legacy"} {
+		out, stderr, code := run(t, nil, "", "mv", "list", "--demo="+sc)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", sc, code, stderr)
+		}
+		golden(t, "mv_list_"+sc+".golden", out)
+		out, _, _ = run(t, nil, "", "mv", "list", "--demo="+sc, "-o", "wide")
+		golden(t, "mv_list_"+sc+"_wide.golden", out)
+		if sc == "healthy" {
+			if _, _, code := run(t, nil, "", "mv", "list", "--demo="+sc, "--fail-on", "warning"); code != ExitOK {
+				t.Errorf("healthy --fail-on warning: exit %d", code)
+			}
+			continue
+		}
+		for _, mv := range problemMVs {
+			out, _, _ := run(t, nil, "", "mv", "explain", "demo."+mv, "--demo="+sc)
+			golden(t, "mv_explain_"+sc+"_"+mv+".golden", out)
+		}
+	}
+	out, _, _ := run(t, nil, "", "mv", "explain", "demo.mv_orders_daily", "--demo=incident", "-o", "json")
+	golden(t, "mv_explain_incident_mv_orders_daily.json", out)
+	out, _, _ = run(t, nil, "", "mv", "list", "--demo=incident", "-o", "json")
+	golden(t, "mv_list_incident.json", out)
+	out, _, _ = run(t, nil, "", "mv", "explain", "demo.mv_orders_daily", "--demo=legacy", "-o", "markdown")
+	golden(t, "mv_explain_legacy_mv_orders_daily.md", out)
+	out, _, _ = run(t, nil, "", "mv", "list", "--demo=incident", "--db", "demo", "--state", "lagging", "-o", "markdown")
+	golden(t, "mv_list_incident_lagging.md", out)
+}
+
+func TestMVHealthyAllFresh(t *testing.T) {
+	out, _, _ := run(t, nil, "", "mv", "list", "--demo=healthy", "-o", "json")
+	var doc struct {
+		MVs []struct {
+			State string `json:"freshness_state"`
+		} `json:"mvs"`
+		Findings []any `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.MVs) == 0 || len(doc.Findings) != 0 {
+		t.Fatalf("healthy: %d MVs, %d findings", len(doc.MVs), len(doc.Findings))
+	}
+	for _, m := range doc.MVs {
+		if m.State != "fresh" {
+			t.Errorf("healthy: an MV is %s", m.State)
+		}
+	}
+}
+
+func TestMVWatchRounds(t *testing.T) {
+	out, _, code := run(t, nil, "", "mv", "list", "--demo=healthy", "--watch=1ms", "--watch-rounds", "2")
+	if code != ExitOK || strings.Count(out, "# round") != 2 {
+		t.Errorf("watch: exit %d, %d rounds:\n%s", code, strings.Count(out, "# round"), out)
+	}
+}
