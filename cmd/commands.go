@@ -9,6 +9,7 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 	return []func(*globalOptions) *cobra.Command{
 		newVersionCmd,
 		newTSOCmd,
+		newSnapshotCmd,
 		newMVCmd,
 	}
 }
