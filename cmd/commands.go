@@ -10,5 +10,7 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 		newVersionCmd,
 		newTSOCmd,
 		newExplainCmd,
+		newSnapshotCmd,
+		newMVCmd,
 	}
 }
