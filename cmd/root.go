@@ -168,12 +168,40 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 // Main runs dorisdiag with args and returns the exit code.
 func Main(args []string, ios *IOStreams) int {
 	root := NewRootCmd(ios)
-	root.SetArgs(args)
+	root.SetArgs(joinDemoValue(args))
 	err := root.Execute()
 	if err != nil && isCobraUsageError(err) {
 		err = usageError{err}
 	}
 	return exitCode(err, ios.Err)
+}
+
+// joinDemoValue turns "--demo NAME" into "--demo=NAME" when NAME is a bundled
+// scenario: --demo has an optional value (bare --demo means incident), and
+// pflag only binds an optional value written with "=".
+func joinDemoValue(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--" {
+			return append(out, args[i:]...)
+		}
+		if args[i] == "--demo" && i+1 < len(args) && isScenarioName(args[i+1]) {
+			out = append(out, "--demo="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+func isScenarioName(s string) bool {
+	for _, n := range scenarioNames() {
+		if n == s {
+			return true
+		}
+	}
+	return false
 }
 
 // isCobraUsageError recognises cobra's own argument and command errors,
