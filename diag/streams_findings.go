@@ -148,7 +148,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 				ev2, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet (ALTER TABLE "+quoteIdent(sr.BaseTableDB)+"."+quoteIdent(sr.BaseTableName)+" SET (\""+sr.TTLProperty+"\" = \"...\")); otherwise re-sync the consumer from the base table and SELECT * FROM "+q+"@reset() to start again.")
 		default:
 			add("STREAM_CANNOT_RESUME_REJECTED", fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(behind), fmtSecs(negate(w.HeadroomSeconds))),
-				fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (doris.md §2). %s", w.Unit, sr.ReadModeNote),
+				strings.TrimSpace(fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (doris.md §2). %s", w.Unit, sr.ReadModeNote)),
 				ev2, "Re-sync the consumer from the base table, then SELECT * FROM "+q+"@reset() to move the offset to now (or raise "+sr.TTLProperty+" if the changelog is not compacted yet).")
 		}
 	}
