@@ -163,3 +163,18 @@ func TestStreamsFailOnAndUsage(t *testing.T) {
 		t.Errorf("missing stream: %d %s", code, stderr)
 	}
 }
+
+// TestStreamsTTYBars pins the TTY rendering: colour and a headroom bar per
+// stream (full = a whole TTL, empty = expired).
+func TestStreamsTTYBars(t *testing.T) {
+	path := handmade(t)
+	var out, errb strings.Builder
+	ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: true, Getenv: func(string) string { return "" }}
+	if code := Main([]string{"streams", "--snapshot", path}, ios); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "░░░░░░░░") || !strings.Contains(out.String(), "\x1b[") {
+		t.Errorf("no coloured bar on a TTY:\n%s", out.String())
+	}
+	golden(t, "streams_handmade_tty.golden", out.String())
+}

@@ -2,6 +2,7 @@ package diag
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -395,4 +396,19 @@ func TestEmptyAndNilSeries(t *testing.T) {
 	if r == nil {
 		t.Fatal("nil snapshot")
 	}
+}
+
+func FuzzParseIvmStreamName(f *testing.F) {
+	for _, s := range []string{"__doris_ivm_stream_mv_orders_daily_9ix_ll", "__doris_ivm_stream_12345_777", "__doris_ivm_stream_", "__doris_ivm_stream____", "s", "__doris_ivm_stream_a_zzzzzzzzzzzzzzzzzzz_1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		mv, mid, bid, ok := ParseIvmStreamName(s)
+		if !ok && (mv != "" || mid != 0 || bid != 0) {
+			t.Fatalf("not ok but values: %q %d %d", mv, mid, bid)
+		}
+		if ok != strings.HasPrefix(s, IvmStreamPrefix) {
+			t.Fatalf("ok %v for %q", ok, s)
+		}
+	})
 }
