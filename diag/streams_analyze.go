@@ -25,7 +25,8 @@ type streamAnalyzer struct {
 	tables map[string]*snapshot.Table     // db\x00name
 	parts  map[string]*snapshot.Partition // db\x00table\x00name
 
-	index []map[seriesKey]seriesPoint // per snapshot of the series, built once
+	index   []map[seriesKey]seriesPoint // per snapshot of the series, built once
+	mvNames map[int64]string            // MV id → name, built on first need
 
 	consumptionUnreadable string // why table_stream_consumption could not be read
 	streamMonitorColumns  bool   // table_streams has the seed T2 columns
@@ -209,11 +210,13 @@ func (a *streamAnalyzer) analyzeStream(st *snapshot.Stream, rows []*snapshot.Con
 		sr.Partitions = append(sr.Partitions, a.analyzePartition(&sr, c, initial))
 	}
 	if sr.Kind == KindIVM && sr.MVName == "" && sr.MVID != nil {
-		for i := range a.last.MVs {
-			if a.last.MVs[i].ID == *sr.MVID {
-				sr.MVName = a.last.MVs[i].Name
+		if a.mvNames == nil {
+			a.mvNames = make(map[int64]string, len(a.last.MVs))
+			for i := range a.last.MVs {
+				a.mvNames[a.last.MVs[i].ID] = a.last.MVs[i].Name
 			}
 		}
+		sr.MVName = a.mvNames[*sr.MVID]
 	}
 	a.narrowSeries(&sr)
 	a.aggregate(&sr)
