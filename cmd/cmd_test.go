@@ -104,3 +104,26 @@ func TestGateFailOn(t *testing.T) {
 		}
 	}
 }
+
+// Colour only on a TTY, and never with --no-color or NO_COLOR.
+func TestColorPolicy(t *testing.T) {
+	args := []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z"}
+	for _, tc := range []struct {
+		tty     bool
+		env     map[string]string
+		extra   []string
+		wantANS bool
+	}{
+		{tty: true, wantANS: true},
+		{tty: false, wantANS: false},
+		{tty: true, env: map[string]string{"NO_COLOR": "1"}, wantANS: false},
+		{tty: true, extra: []string{"--no-color"}, wantANS: false},
+	} {
+		var out, errb bytes.Buffer
+		ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: tc.tty, Getenv: func(k string) string { return tc.env[k] }}
+		Main(append(append([]string{}, args...), tc.extra...), ios)
+		if got := strings.Contains(out.String(), "\x1b["); got != tc.wantANS {
+			t.Errorf("tty=%v env=%v extra=%v: ANSI present=%v, want %v", tc.tty, tc.env, tc.extra, got, tc.wantANS)
+		}
+	}
+}

@@ -225,7 +225,7 @@ type MVInfo struct {
 	DB                  string `json:"db"` // the database mv_infos() was called for
 	Name                string `json:"name"`
 	JobName             string `json:"job_name,omitempty"`
-	State               string `json:"state,omitempty"`         // INIT | NORMAL | SCHEMA_CHANGE
+	State               string `json:"state,omitempty"` // INIT | NORMAL | SCHEMA_CHANGE
 	SchemaChangeDetail  string `json:"schema_change_detail,omitempty"`
 	RefreshState        string `json:"refresh_state,omitempty"` // INIT | FAIL | SUCCESS
 	RefreshInfo         string `json:"refresh_info,omitempty"`  // e.g. BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT
