@@ -34,8 +34,13 @@ partitions would be lost (resumable now, not then), which are expired already,
 which are safe. --ttl tries another TTL (seconds or a duration) for both.`,
 		Example: `  dorisdiag headroom --demo healthy --in 20h
   dorisdiag headroom --host fe1 --at 2026-12-01T02:00:00Z --ttl 172800`,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return headroomRun(o) },
+		Args: demoArgs(g, 0),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if _, err := g.adoptDemoArg(args, 0); err != nil {
+				return err
+			}
+			return headroomRun(o)
+		},
 	}
 	c.Flags().StringVar(&o.At, "at", "", "evaluate at this cluster time (RFC 3339, e.g. 2026-12-01T02:00:00Z)")
 	c.Flags().DurationVar(&o.In, "in", 0, "evaluate this long after the cluster time (e.g. 20h)")

@@ -47,8 +47,11 @@ Findings follow the table. Give several --snapshot files (oldest first) or
   dorisdiag streams --host fe1 --kind user --state cannot_resume -o wide
   dorisdiag streams --snapshot a.json --snapshot b.json -o json
   dorisdiag streams show demo.s_orders_cdc --demo incident`,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		Args: demoArgs(g, 0),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if _, err := g.adoptDemoArg(args, 0); err != nil {
+				return err
+			}
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -157,8 +160,12 @@ next read does (proceed, REJECTED, CLIPPED) and what is already lost — then a
 short verdict: what the next read does and what to run.`,
 		Example: `  dorisdiag streams show demo.s_events_dup --demo incident
   dorisdiag streams show demo.s_orders_audit --host fe1 --watch 15s`,
-		Args: cobra.ExactArgs(1),
+		Args: demoArgs(g, 1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			args, err := g.adoptDemoArg(args, 1)
+			if err != nil {
+				return err
+			}
 			o.Target = args[0]
 			if err := o.validate(); err != nil {
 				return err
@@ -213,4 +220,37 @@ func streamsShowRun(o *streamsOptions) error {
 		}
 		return g.gate(fs, "none")
 	})
+}
+
+// demoArgs accepts n positional arguments plus, after a bare --demo, the
+// scenario name: `--demo` has an optional value (NoOptDefVal), so pflag
+// leaves `--demo incident` as the flag plus a positional "incident".
+func demoArgs(g *globalOptions, n int) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == n || (len(args) == n+1 && g.Source.Demo != "" && isScenario(args[n])) {
+			return nil
+		}
+		if len(args) < n {
+			return usageErrorf("requires %d argument(s), received %d", n, len(args))
+		}
+		return usageErrorf("unexpected argument %q", args[n])
+	}
+}
+
+// adoptDemoArg takes the scenario name left after a bare --demo.
+func (g *globalOptions) adoptDemoArg(args []string, n int) ([]string, error) {
+	if len(args) == n+1 {
+		g.Source.Demo = args[n]
+		return args[:n], nil
+	}
+	return args, nil
+}
+
+func isScenario(name string) bool {
+	for _, s := range scenarioNames() {
+		if s == name {
+			return true
+		}
+	}
+	return false
 }
