@@ -34,11 +34,9 @@ partitions would be lost (resumable now, not then), which are expired already,
 which are safe. --ttl tries another TTL (seconds or a duration) for both.`,
 		Example: `  dorisdiag headroom --demo healthy --in 20h
   dorisdiag headroom --host fe1 --at 2026-12-01T02:00:00Z --ttl 172800`,
-		Args: demoArgs(g, 0),
+		Args: optionalValueArgs(g, nil, 0),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if _, err := g.adoptDemoArg(args, 0); err != nil {
-				return err
-			}
+			g.adoptOptionalValues(nil, args, 0)
 			return headroomRun(o)
 		},
 	}

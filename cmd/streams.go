@@ -47,11 +47,9 @@ Findings follow the table. Give several --snapshot files (oldest first) or
   dorisdiag streams --host fe1 --kind user --state cannot_resume -o wide
   dorisdiag streams --snapshot a.json --snapshot b.json -o json
   dorisdiag streams show demo.s_orders_cdc --demo incident`,
-		Args: demoArgs(g, 0),
+		Args: optionalValueArgs(g, &o.Watch, 0),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if _, err := g.adoptDemoArg(args, 0); err != nil {
-				return err
-			}
+			g.adoptOptionalValues(&o.Watch, args, 0)
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -160,12 +158,9 @@ next read does (proceed, REJECTED, CLIPPED) and what is already lost — then a
 short verdict: what the next read does and what to run.`,
 		Example: `  dorisdiag streams show demo.s_events_dup --demo incident
   dorisdiag streams show demo.s_orders_audit --host fe1 --watch 15s`,
-		Args: demoArgs(g, 1),
+		Args: optionalValueArgs(g, &o.Watch, 1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			args, err := g.adoptDemoArg(args, 1)
-			if err != nil {
-				return err
-			}
+			args = g.adoptOptionalValues(&o.Watch, args, 1)
 			o.Target = args[0]
 			if err := o.validate(); err != nil {
 				return err
@@ -222,28 +217,41 @@ func streamsShowRun(o *streamsOptions) error {
 	})
 }
 
-// demoArgs accepts n positional arguments plus, after a bare --demo, the
-// scenario name: `--demo` has an optional value (NoOptDefVal), so pflag
-// leaves `--demo incident` as the flag plus a positional "incident".
-func demoArgs(g *globalOptions, n int) cobra.PositionalArgs {
+// optionalValueArgs accepts n positional arguments plus the values pflag
+// leaves behind for flags with an optional value (NoOptDefVal): it reads
+// `--demo incident` as the flag plus a positional "incident", and
+// `--watch 30s` likewise. A trailing scenario name (after --demo) or
+// duration (after --watch) is taken back by adoptOptionalValues.
+func optionalValueArgs(g *globalOptions, w *watchOptions, n int) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
-		if len(args) == n || (len(args) == n+1 && g.Source.Demo != "" && isScenario(args[n])) {
-			return nil
-		}
 		if len(args) < n {
 			return usageErrorf("requires %d argument(s), received %d", n, len(args))
 		}
-		return usageErrorf("unexpected argument %q", args[n])
+		for _, a := range args[n:] {
+			if !(g.Source.Demo != "" && isScenario(a)) && !(w != nil && w.Interval > 0 && isDuration(a)) {
+				return usageErrorf("unexpected argument %q", a)
+			}
+		}
+		return nil
 	}
 }
 
-// adoptDemoArg takes the scenario name left after a bare --demo.
-func (g *globalOptions) adoptDemoArg(args []string, n int) ([]string, error) {
-	if len(args) == n+1 {
-		g.Source.Demo = args[n]
-		return args[:n], nil
+// adoptOptionalValues applies the trailing values optionalValueArgs let
+// through and returns the n real positional arguments.
+func (g *globalOptions) adoptOptionalValues(w *watchOptions, args []string, n int) []string {
+	for _, a := range args[n:] {
+		if g.Source.Demo != "" && isScenario(a) {
+			g.Source.Demo = a
+		} else if d, err := time.ParseDuration(a); err == nil && w != nil {
+			w.Interval = d
+		}
 	}
-	return args, nil
+	return args[:n]
+}
+
+func isDuration(s string) bool {
+	d, err := time.ParseDuration(s)
+	return err == nil && d > 0
 }
 
 func isScenario(name string) bool {

@@ -178,3 +178,105 @@ func TestStreamsTTYBars(t *testing.T) {
 	}
 	golden(t, "streams_handmade_tty.golden", out.String())
 }
+
+func TestStreamsScenarioGoldens(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"streams_incident.golden", []string{"streams", "--demo", "incident"}},
+		{"streams_incident_wide.golden", []string{"streams", "--demo=incident", "-o", "wide"}},
+		{"streams_incident.json", []string{"streams", "--demo", "incident", "-o", "json"}},
+		{"streams_incident.md", []string{"streams", "--demo", "incident", "-o", "markdown"}},
+		{"streams_legacy.golden", []string{"streams", "--demo", "legacy", "-o", "wide"}},
+		{"streams_healthy.golden", []string{"streams", "--demo", "healthy"}},
+		{"streams_incident_ivm.golden", []string{"streams", "--demo", "incident", "--kind", "ivm", "--state", "cannot_resume"}},
+		{"streams_show_incident_t12.golden", []string{"streams", "show", "demo.s_events_dup", "--demo", "incident"}},
+		{"streams_show_incident_cdc.golden", []string{"streams", "show", "demo.s_orders_cdc", "--demo", "incident"}},
+		{"streams_show_incident_audit.golden", []string{"streams", "show", "demo.s_orders_audit", "--demo", "incident"}},
+		{"streams_show_incident_idle.golden", []string{"streams", "show", "demo.s_customers_idle", "--demo", "incident"}},
+		{"streams_show_incident_ivm.golden", []string{"streams", "show", "demo.__doris_ivm_stream_mv_customer_ltv_144i_vnq", "--demo", "incident"}},
+		{"streams_show_incident_dropped.golden", []string{"streams", "show", "demo.s_dropped", "--demo", "incident"}},
+		{"streams_show_legacy_t12.golden", []string{"streams", "show", "demo.s_events_dup", "--demo", "legacy"}},
+		{"streams_show_incident_t12.json", []string{"streams", "show", "demo.s_events_dup", "--demo", "incident", "-o", "json"}},
+		{"streams_show_incident_t12.md", []string{"streams", "show", "demo.s_events_dup", "--demo", "incident", "-o", "markdown"}},
+		{"streams_headroom_healthy_20h.golden", []string{"headroom", "--demo", "healthy", "--in", "20h"}},
+		{"streams_headroom_healthy_20h_ttl.golden", []string{"headroom", "--demo", "healthy", "--in", "20h", "--ttl", "48h", "--all"}},
+		{"streams_headroom_healthy_20h.json", []string{"headroom", "--demo", "healthy", "--in", "20h", "-o", "json"}},
+		{"streams_headroom_incident_at.golden", []string{"headroom", "--demo", "incident", "--at", "2026-11-30T12:00:00Z", "-o", "wide"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, nil, "", tc.args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d; stderr %s", code, errOut)
+			}
+			golden(t, tc.name, out)
+		})
+	}
+}
+
+// TestStreamsWatchPipe: --watch on a pipe appends rounds, each under a
+// header, and the series narrows nothing wrong (same snapshot twice).
+func TestStreamsWatchPipe(t *testing.T) {
+	out, errOut, code := run(t, nil, "", "streams", "--demo", "healthy", "--watch", "1ms", "--watch-rounds", "2")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Count(out, "# round ") != 2 || !strings.Contains(out, "2 snapshots in the series") || strings.Contains(out, "\x1b[") {
+		t.Errorf("watch on a pipe:\n%s", out)
+	}
+	out, _, code = run(t, nil, "", "streams", "show", "demo.s_items_slow", "--demo", "incident", "--watch", "1ms", "--watch-rounds", "2")
+	if code != ExitOK || strings.Count(out, "# round ") != 2 {
+		t.Errorf("show --watch: exit %d\n%s", code, out)
+	}
+}
+
+// TestStreamsSameVerdictsLegacy: the legacy schema (no seed columns, binlog
+// naming) gives the same state and next read for every planted stream.
+func TestStreamsSameVerdictsLegacy(t *testing.T) {
+	verdicts := func(scenario string) map[string]string {
+		out, errOut, code := run(t, nil, "", "streams", "--demo", scenario, "-o", "json")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", scenario, code, errOut)
+		}
+		var doc struct {
+			Streams []struct {
+				DB, Name, State string
+				NextRead        string `json:"next_read"`
+				CanResume       *bool  `json:"can_resume"`
+			}
+			Findings []struct {
+				Code   string
+				Object struct{ DB, Name, Partition string }
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, s := range doc.Streams {
+			cr := "-"
+			if s.CanResume != nil {
+				cr = strconv.FormatBool(*s.CanResume)
+			}
+			m[s.DB+"."+s.Name] = s.State + " " + s.NextRead + " " + cr
+		}
+		for _, f := range doc.Findings {
+			if f.Code == "SERVER_CLIENT_MISMATCH" || f.Code == "MONITOR_STALE" {
+				continue // server columns exist only on the new build
+			}
+			k := f.Object.DB + "." + f.Object.Name
+			m[k] += " " + f.Code + "[" + f.Object.Partition + "]"
+		}
+		return m
+	}
+	inc, leg := verdicts("incident"), verdicts("legacy")
+	for k, v := range inc {
+		if leg[k] != v {
+			t.Errorf("%s: incident %q, legacy %q", k, v, leg[k])
+		}
+	}
+	if len(inc) != len(leg) {
+		t.Errorf("%d streams on incident, %d on legacy", len(inc), len(leg))
+	}
+}
