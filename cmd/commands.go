@@ -8,6 +8,7 @@ import "github.com/spf13/cobra"
 func commandTree() []func(*globalOptions) *cobra.Command {
 	return []func(*globalOptions) *cobra.Command{
 		newVersionCmd,
+		newSnapshotCmd,
 		newTSOCmd,
 		newStreamsCmd,
 		newHeadroomCmd,
