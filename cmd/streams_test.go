@@ -231,52 +231,61 @@ func TestStreamsWatchPipe(t *testing.T) {
 	}
 }
 
+// streamVerdicts runs `streams -o json` with args and reduces the result to
+// one line per stream: state, next read, can_resume and its finding codes
+// (without the server-only SERVER_CLIENT_MISMATCH and MONITOR_STALE).
+func streamVerdicts(t *testing.T, args ...string) map[string]string {
+	t.Helper()
+	out, errOut, code := run(t, nil, "", append([]string{"streams", "-o", "json"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	var doc struct {
+		Streams []struct {
+			DB, Name, State string
+			NextRead        string `json:"next_read"`
+			CanResume       *bool  `json:"can_resume"`
+		}
+		Findings []struct {
+			Code   string
+			Object struct{ DB, Name, Partition string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, s := range doc.Streams {
+		cr := "-"
+		if s.CanResume != nil {
+			cr = strconv.FormatBool(*s.CanResume)
+		}
+		m[s.DB+"."+s.Name] = s.State + " " + s.NextRead + " " + cr
+	}
+	for _, f := range doc.Findings {
+		if f.Code == "SERVER_CLIENT_MISMATCH" || f.Code == "MONITOR_STALE" {
+			continue // server columns exist only on the new build
+		}
+		k := f.Object.DB + "." + f.Object.Name
+		m[k] += " " + f.Code + "[" + f.Object.Partition + "]"
+	}
+	return m
+}
+
+func sameVerdicts(t *testing.T, what string, want, got map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s: want %q, got %q", what, k, v, got[k])
+		}
+	}
+	if len(want) != len(got) {
+		t.Errorf("%s: %d streams, want %d", what, len(got), len(want))
+	}
+}
+
 // TestStreamsSameVerdictsLegacy: the legacy schema (no seed columns, binlog
 // naming) gives the same state and next read for every planted stream.
 func TestStreamsSameVerdictsLegacy(t *testing.T) {
-	verdicts := func(scenario string) map[string]string {
-		out, errOut, code := run(t, nil, "", "streams", "--demo", scenario, "-o", "json")
-		if code != ExitOK {
-			t.Fatalf("%s: exit %d: %s", scenario, code, errOut)
-		}
-		var doc struct {
-			Streams []struct {
-				DB, Name, State string
-				NextRead        string `json:"next_read"`
-				CanResume       *bool  `json:"can_resume"`
-			}
-			Findings []struct {
-				Code   string
-				Object struct{ DB, Name, Partition string }
-			}
-		}
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			t.Fatal(err)
-		}
-		m := map[string]string{}
-		for _, s := range doc.Streams {
-			cr := "-"
-			if s.CanResume != nil {
-				cr = strconv.FormatBool(*s.CanResume)
-			}
-			m[s.DB+"."+s.Name] = s.State + " " + s.NextRead + " " + cr
-		}
-		for _, f := range doc.Findings {
-			if f.Code == "SERVER_CLIENT_MISMATCH" || f.Code == "MONITOR_STALE" {
-				continue // server columns exist only on the new build
-			}
-			k := f.Object.DB + "." + f.Object.Name
-			m[k] += " " + f.Code + "[" + f.Object.Partition + "]"
-		}
-		return m
-	}
-	inc, leg := verdicts("incident"), verdicts("legacy")
-	for k, v := range inc {
-		if leg[k] != v {
-			t.Errorf("%s: incident %q, legacy %q", k, v, leg[k])
-		}
-	}
-	if len(inc) != len(leg) {
-		t.Errorf("%d streams on incident, %d on legacy", len(inc), len(leg))
-	}
+	sameVerdicts(t, "legacy vs incident", streamVerdicts(t, "--demo", "incident"), streamVerdicts(t, "--demo", "legacy"))
 }
