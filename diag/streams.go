@@ -531,8 +531,9 @@ func sortPartitions(ps []PartitionResult) {
 	})
 }
 
-// permute stable-sorts s by less (over the original positions) moving each
-// element once.
+// permute stable-sorts s by less (over the original positions), then
+// applies the order in place by following its cycles: each element moves
+// once and no second slice is allocated.
 func permute[T any](s []T, less func(i, j int) bool) {
 	if len(s) < 2 {
 		return
@@ -542,21 +543,24 @@ func permute[T any](s []T, less func(i, j int) bool) {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return less(idx[a], idx[b]) })
-	sorted := true
-	for i, j := range idx {
-		if i != j {
-			sorted = false
-			break
+	// idx[i] is the original position of the element that belongs at i.
+	for start := range idx {
+		if idx[start] == start || idx[start] < 0 {
+			continue
+		}
+		tmp := s[start]
+		cur := start
+		for {
+			src := idx[cur]
+			idx[cur] = -1
+			if src == start {
+				s[cur] = tmp
+				break
+			}
+			s[cur] = s[src]
+			cur = src
 		}
 	}
-	if sorted {
-		return
-	}
-	out := make([]T, len(s))
-	for i, j := range idx {
-		out[i] = s[j]
-	}
-	copy(s, out)
 }
 
 func streamCount(series []*snapshot.Snapshot) int {
