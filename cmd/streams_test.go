@@ -289,3 +289,61 @@ func sameVerdicts(t *testing.T, what string, want, got map[string]string) {
 func TestStreamsSameVerdictsLegacy(t *testing.T) {
 	sameVerdicts(t, "legacy vs incident", streamVerdicts(t, "--demo", "incident"), streamVerdicts(t, "--demo", "legacy"))
 }
+
+// TestStreamsSeriesNarrows: two --snapshot files 30 s apart, the first with
+// s_items_slow still at its offset: the pending age becomes PRECISE (the
+// seed's change-point rule) and show prints the rates.
+func TestStreamsSeriesNarrows(t *testing.T) {
+	latest := handmade(t)
+	s, err := snapshot.LoadFile(latest, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Cluster.CurrentTSO -= tso.TSO(30_000 << 18)
+	s.Cluster.Now = s.Cluster.Now.Add(-30 * time.Second)
+	for i := range s.Consumption {
+		if s.Consumption[i].StreamName == "s_items_slow" {
+			zero := int64(0)
+			s.Consumption[i].Lag, s.Consumption[i].LagValue = "0", &zero
+		}
+	}
+	earlier := filepath.Join(t.TempDir(), "earlier.json")
+	f, err := os.Create(earlier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.Write(f, s); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, errOut, code := run(t, nil, "", "streams", "show", "demo.s_items_slow", "--snapshot", earlier, "--snapshot", latest, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Snapshots int
+		Stream    struct {
+			MaxPendingAge struct {
+				Seconds   float64
+				Lower     float64 `json:"lower_seconds"`
+				Precision string
+			} `json:"max_pending_age"`
+			Rates *struct {
+				ConsumerRate *float64 `json:"consumer_rate"`
+				SourceRate   *float64 `json:"source_rate"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	pa := doc.Stream.MaxPendingAge
+	if doc.Snapshots != 2 || pa.Precision != "PRECISE" || pa.Seconds != 30 || pa.Lower != 0 {
+		t.Errorf("series: snapshots %d, pending %+v", doc.Snapshots, pa)
+	}
+	if doc.Stream.Rates == nil || doc.Stream.Rates.ConsumerRate == nil || *doc.Stream.Rates.ConsumerRate != 0 {
+		t.Errorf("rates: %+v", doc.Stream.Rates)
+	}
+	text, _, _ := run(t, nil, "", "streams", "show", "demo.s_items_slow", "--snapshot", earlier, "--snapshot", latest)
+	golden(t, "streams_handmade_series_show.golden", text)
+}
