@@ -9,8 +9,10 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 	return []func(*globalOptions) *cobra.Command{
 		newVersionCmd,
 		newTSOCmd,
-		newExplainCmd,
 		newSnapshotCmd,
+		newStreamsCmd,
+		newHeadroomCmd,
 		newMVCmd,
+		newExplainCmd,
 	}
 }

@@ -143,3 +143,6 @@ var streamCodes = []Code{
 		Related: []string{"SERVER_CLIENT_MISMATCH", "METRICS_MONITOR_STALE"},
 	},
 }
+
+// StreamCodes returns the codes documented by the streams area.
+func StreamCodes() []Code { return append([]Code(nil), streamCodes...) }

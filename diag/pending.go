@@ -98,11 +98,18 @@ func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
 				if v.Seconds == nil || upper < *v.Seconds {
 					v.Seconds = f64(upper)
 				}
+				// The observed interval is the bound now: a change becomes
+				// visible after its commit TSO, so the one-snapshot lower bound
+				// (now − physical(end)) may exceed it.
+				v.Lower = f64(math.Max(0, lower))
 				v.Precision = PrecisionPrecise
 				v.Note = "change point: the source end moved past the offset between two snapshots " + tso.FormatDuration(times[first]-times[first-1]) + " apart"
 			}
 		} else {
 			v.Note += "; the source end was already past the offset in the first snapshot of the series"
+		}
+		if v.Seconds != nil && v.Lower != nil && *v.Lower > *v.Seconds {
+			v.Lower = f64(*v.Seconds) // never a lower bound above the value
 		}
 		v.Source = SourceClient
 		if p.PendingAge.Source == SourceServer {

@@ -148,7 +148,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 				ev2, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet (ALTER TABLE "+quoteIdent(sr.BaseTableDB)+"."+quoteIdent(sr.BaseTableName)+" SET (\""+sr.TTLProperty+"\" = \"...\")); otherwise re-sync the consumer from the base table and SELECT * FROM "+q+"@reset() to start again.")
 		default:
 			add("STREAM_CANNOT_RESUME_REJECTED", fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(behind), fmtSecs(negate(w.HeadroomSeconds))),
-				fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (doris.md §2). %s", w.Unit, sr.ReadModeNote),
+				strings.TrimSpace(fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (doris.md §2). %s", w.Unit, sr.ReadModeNote)),
 				ev2, "Re-sync the consumer from the base table, then SELECT * FROM "+q+"@reset() to move the offset to now (or raise "+sr.TTLProperty+" if the changelog is not compacted yet).")
 		}
 	}
@@ -179,7 +179,8 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 			"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+sr.BaseTableDB+"."+sr.BaseTableName+".")
 	}
 	// Pending age (user streams: an MV's delay is reported on the MV).
-	if sr.Kind == KindUser && sr.MaxPendingAge.Seconds != nil && *sr.MaxPendingAge.Seconds > a.opt.MaxPending.Seconds() {
+	// Not when the stream cannot resume: the critical finding says more.
+	if sr.Kind == KindUser && len(behind) == 0 && sr.MaxPendingAge.Seconds != nil && *sr.MaxPendingAge.Seconds > a.opt.MaxPending.Seconds() {
 		var w *PartitionResult
 		for i := range sr.Partitions {
 			p := &sr.Partitions[i]
@@ -204,7 +205,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 				continue
 			}
 			f := Finding{Code: "STREAM_NO_OFFSET_ROWS_SKIPPED", Severity: mustCode("STREAM_NO_OFFSET_ROWS_SKIPPED").Severity,
-				Object:  Object{Kind: "partition", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID), Partition: p.Unit},
+				Object:  Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID), Partition: p.Unit},
 				Summary: fmt.Sprintf("partition %s has no offset and its rows %s older than the TTL: the next read silently skips them (T12)", p.Unit, skippedWord(p.RowsSkipped)),
 				Detail: fmt.Sprintf("A %s stream reads a partition with no offset from the changelog; rows older than %s (%s) are no longer in it, so they are skipped and the offset moves past them for good. MIN_DELTA may even emit UPDATE_BEFORE/DELETE rows for rows never received (seed T12).",
 					modeOrDup(sr), sr.TTLProperty, ttl),
@@ -250,12 +251,21 @@ func (a *streamAnalyzer) mismatchFindings(sr *StreamResult, obj Object) []Findin
 	if a.whatIf() {
 		return nil
 	}
-	var diffs []string
-	ev := map[string]string{}
-	note := func(field, server, client string) {
-		diffs = append(diffs, fmt.Sprintf("%s: server %s, client %s", field, server, client))
-		ev[field+"_server"] = server
-		ev[field+"_client"] = client
+	var out []Finding
+	emit := func(o Object, diffs []string, ev map[string]string) {
+		if len(diffs) == 0 {
+			return
+		}
+		sort.Strings(diffs)
+		where := "the stream"
+		if o.Partition != "" {
+			where = "partition " + o.Partition
+		}
+		out = append(out, Finding{Code: "SERVER_CLIENT_MISMATCH", Severity: mustCode("SERVER_CLIENT_MISMATCH").Severity, Object: o,
+			Summary:  fmt.Sprintf("server and client disagree on %s of %s", strings.Join(fieldNames(diffs), ", "), where),
+			Detail:   strings.Join(diffs, "; ") + fmt.Sprintf(". Tolerance: one sampling interval (%s) plus the age of the server's round; 5s for a headroom, which both compute at query time.", MonitorInterval),
+			Evidence: ev,
+			Next:     fmt.Sprintf("SELECT * FROM information_schema.table_stream_consumption WHERE STREAM_ID = %d;  -- and dorisdiag tso decode <CURRENT_TSO>", sr.ID)})
 	}
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
@@ -263,25 +273,46 @@ func (a *streamAnalyzer) mismatchFindings(sr *StreamResult, obj Object) []Findin
 		if s == nil {
 			continue
 		}
+		var diffs []string
+		var ev map[string]string
+		note := func(field, server, client string) {
+			diffs = append(diffs, fmt.Sprintf("%s: server %s, client %s", field, server, client))
+			if ev == nil {
+				ev = map[string]string{}
+			}
+			ev[field+"_server"], ev[field+"_client"] = server, client
+		}
 		tol := a.tolerance(nil)
 		if s.PendingAgeSeconds != nil && p.ClientPendingAge != nil {
 			c := p.ClientPendingAge
 			tooBig := c.Seconds != nil && *s.PendingAgeSeconds > *c.Seconds+tol
 			tooSmall := c.Lower != nil && *s.PendingAgeSeconds < *c.Lower-tol
 			if tooBig || tooSmall {
-				note(p.Unit+".pending_age_seconds", fmtF(s.PendingAgeSeconds), boundStr(c))
+				note("pending_age_seconds", fmtF(s.PendingAgeSeconds), boundStr(c))
 			}
 		}
 		if p.Retention != nil && sr.Kind == KindUser {
 			if s.CanResume != nil && *s.CanResume != p.Retention.CanResume && math.Abs(p.Retention.HeadroomSeconds()) > 5 {
-				note(p.Unit+".can_resume", strconv.FormatBool(*s.CanResume), strconv.FormatBool(p.Retention.CanResume))
+				note("can_resume", strconv.FormatBool(*s.CanResume), strconv.FormatBool(p.Retention.CanResume))
 			}
 			if s.RetentionHeadroomSeconds != nil && math.Abs(*s.RetentionHeadroomSeconds-p.Retention.HeadroomSeconds()) > 5 {
-				note(p.Unit+".retention_headroom_seconds", fmtF(s.RetentionHeadroomSeconds), fmtF(f64(p.Retention.HeadroomSeconds())))
+				note("retention_headroom_seconds", fmtF(s.RetentionHeadroomSeconds), fmtF(f64(p.Retention.HeadroomSeconds())))
 			}
 		}
+		po := obj
+		po.Partition = p.Unit
+		emit(po, diffs, ev)
 	}
 	if sv := sr.Server; sv != nil {
+		var diffs []string
+		var ev map[string]string
+		note := func(field, server, client string) {
+			diffs = append(diffs, fmt.Sprintf("%s: server %s, client %s", field, server, client))
+			if ev == nil {
+				ev = map[string]string{}
+			}
+			ev[field+"_server"], ev[field+"_client"] = server, client
+		}
 		tol := a.tolerance(sv.SampleAgeSeconds)
 		if sv.MonitorState != nil && sr.StateSource == SourceClient {
 			s := strings.ToLower(*sv.MonitorState)
@@ -300,16 +331,18 @@ func (a *streamAnalyzer) mismatchFindings(sr *StreamResult, obj Object) []Findin
 		if sv.PendingPartitions != nil && int(*sv.PendingPartitions) != sr.PendingPartitions && sr.StateSource == SourceClient {
 			note("pending_partitions", strconv.FormatInt(*sv.PendingPartitions, 10), strconv.Itoa(sr.PendingPartitions))
 		}
+		emit(obj, diffs, ev)
 	}
-	if len(diffs) == 0 {
-		return nil
+	return out
+}
+
+// fieldNames takes "field: server x, client y" lines to their field names.
+func fieldNames(diffs []string) []string {
+	out := make([]string, len(diffs))
+	for i, d := range diffs {
+		out[i], _, _ = strings.Cut(d, ":")
 	}
-	sort.Strings(diffs)
-	return []Finding{{Code: "SERVER_CLIENT_MISMATCH", Severity: mustCode("SERVER_CLIENT_MISMATCH").Severity, Object: obj,
-		Summary:  fmt.Sprintf("server and client disagree on %d value(s) of the stream", len(diffs)),
-		Detail:   strings.Join(diffs, "; ") + fmt.Sprintf(". Tolerance: one sampling interval (%s) plus the age of the server's round.", MonitorInterval),
-		Evidence: ev,
-		Next:     fmt.Sprintf("SELECT * FROM information_schema.table_stream_consumption WHERE STREAM_ID = %d;  -- and dorisdiag tso now", sr.ID)}}
+	return out
 }
 
 // clusterFindings: the monitor itself (MONITOR_STALE).

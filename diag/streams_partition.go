@@ -64,27 +64,27 @@ func (a *streamAnalyzer) analyzePartition(sr *StreamResult, c *snapshot.Consumpt
 	switch {
 	case c.SourceEndTSO != nil && *c.SourceEndTSO > 0:
 		p.SourceEndTSO, p.SourceEndFrom = ptrTSO(*c.SourceEndTSO), SourceServer
-		p.HasData = bptr(true)
+		p.HasData = a.bptr(true)
 	case consumed != nil && lagOK && !p.LagInVersions && lag >= 0 && int64(*consumed) <= int64(tso.MaxReal)-lag:
 		p.SourceEndTSO, p.SourceEndFrom = ptrTSO(*consumed+tso.TSO(lag)), "offset+lag"
-		p.HasData = bptr(true)
+		p.HasData = a.bptr(true)
 	}
 	switch {
 	case consumed != nil && p.SourceEndTSO != nil:
-		p.CaughtUp = bptr(*p.SourceEndTSO <= *consumed)
-		p.PositionGapSeconds = f64(math.Max(0, float64(p.SourceEndTSO.Physical()-consumed.Physical())/1000))
+		p.CaughtUp = a.bptr(*p.SourceEndTSO <= *consumed)
+		p.PositionGapSeconds = a.f64(math.Max(0, float64(p.SourceEndTSO.Physical()-consumed.Physical())/1000))
 	case consumed != nil && lagOK:
-		p.CaughtUp = bptr(lag <= 0) // a version count: 0 versions behind is caught up
+		p.CaughtUp = a.bptr(lag <= 0) // a version count: 0 versions behind is caught up
 	case consumed == nil && p.OffsetState != OffsetUnknown:
 		hasData := !lagOK || lag != 0 // LAG N/A with no offset = the partition has data
 		if p.Server != nil && p.Server.OffsetState != nil {
 			hasData = c.SourceEndTSO != nil && *c.SourceEndTSO > 0
 		}
-		p.HasData = bptr(hasData)
-		p.CaughtUp = bptr(!hasData)
+		p.HasData = a.bptr(hasData)
+		p.CaughtUp = a.bptr(!hasData)
 	}
 	if p.CaughtUp == nil && p.Server != nil && p.Server.CaughtUp != nil {
-		p.CaughtUp = bptr(*p.Server.CaughtUp)
+		p.CaughtUp = a.bptr(*p.Server.CaughtUp)
 	}
 
 	a.pendingAge(sr, &p)
@@ -104,12 +104,12 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 	case p.OffsetState == OffsetInitialSnapshotPending:
 		p.PendingAge = unknownValue(SourceClient, "initializing: the initial snapshot is not consumed yet, no pending age")
 	case p.CaughtUp != nil && *p.CaughtUp:
-		p.PendingAge = Value{Seconds: f64(0), Lower: f64(0), Precision: PrecisionPrecise, Source: SourceClient, Note: "caught up"}
+		p.PendingAge = Value{Seconds: a.f64(0), Lower: a.f64(0), Precision: PrecisionPrecise, Source: SourceClient, Note: "caught up"}
 	case p.ConsumedTSO != nil:
-		v := Value{Seconds: f64(secs(now - p.ConsumedTSO.Physical())), Precision: PrecisionUpperBound, Source: SourceClient,
+		v := Value{Seconds: a.f64(secs(now - p.ConsumedTSO.Physical())), Precision: PrecisionUpperBound, Source: SourceClient,
 			Note: "at most now − physical(offset)"}
 		if p.SourceEndTSO != nil {
-			v.Lower = f64(math.Max(0, secs(now-p.SourceEndTSO.Physical())))
+			v.Lower = a.f64(math.Max(0, secs(now-p.SourceEndTSO.Physical())))
 			v.Note += ", at least now − physical(source end)"
 		}
 		p.PendingAge = v
@@ -117,14 +117,14 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 		part := a.parts[sr.BaseTableDB+"\x00"+sr.BaseTableName+"\x00"+p.Unit]
 		v := Value{Precision: PrecisionUpperBound, Source: SourceClient}
 		if part != nil && part.CreateTimeMs != nil {
-			v.Seconds = f64(math.Max(0, secs(now-*part.CreateTimeMs)))
+			v.Seconds = a.f64(math.Max(0, secs(now-*part.CreateTimeMs)))
 			v.Note = "no offset: at most the partition's age (created " + fmtMs(*part.CreateTimeMs) + ")"
 		}
 		switch {
 		case p.SourceEndTSO != nil:
-			v.Lower = f64(math.Max(0, secs(now-p.SourceEndTSO.Physical())))
+			v.Lower = a.f64(math.Max(0, secs(now-p.SourceEndTSO.Physical())))
 		case part != nil && part.VisibleTimeMs != nil:
-			v.Lower = f64(math.Max(0, secs(now-*part.VisibleTimeMs)))
+			v.Lower = a.f64(math.Max(0, secs(now-*part.VisibleTimeMs)))
 		}
 		if v.Seconds == nil {
 			v.Precision = PrecisionUnknown
@@ -144,10 +144,10 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 	if p.Server.PendingAgePrecision != nil {
 		prec = Precision(*p.Server.PendingAgePrecision)
 	}
-	p.PendingAge = Value{Seconds: f64(*p.Server.PendingAgeSeconds), Lower: client.Lower, Precision: prec, Source: SourceServer,
+	p.PendingAge = Value{Seconds: a.f64(*p.Server.PendingAgeSeconds), Lower: client.Lower, Precision: prec, Source: SourceServer,
 		Note: "PENDING_AGE_SECONDS of table_stream_consumption"}
 	if prec == PrecisionPrecise {
-		p.PendingAge.Lower = f64(math.Max(0, *p.Server.PendingAgeSeconds-MonitorInterval.Seconds()))
+		p.PendingAge.Lower = a.f64(math.Max(0, *p.Server.PendingAgeSeconds-MonitorInterval.Seconds()))
 	}
 }
 
@@ -172,18 +172,18 @@ func (a *streamAnalyzer) retention(sr *StreamResult, p *PartitionResult) {
 		return
 	}
 	p.RetentionApplicable = true
-	p.Retention = &r
-	p.CanResume = bptr(r.CanResume)
-	p.HeadroomSeconds = f64(r.HeadroomSeconds())
-	p.HeadroomFraction = f64(math.Min(1, math.Max(0, r.HeadroomSeconds()/float64(*sr.TTLSeconds))))
+	p.Retention = a.retention1(r)
+	p.CanResume = a.bptr(r.CanResume)
+	p.HeadroomSeconds = a.f64(r.HeadroomSeconds())
+	p.HeadroomFraction = a.f64(math.Min(1, math.Max(0, r.HeadroomSeconds()/float64(*sr.TTLSeconds))))
 	// An IVM internal stream resumes from max(C, K) with the keep-alive TSO K
 	// (seed T9), which older builds do not show in SQL: when the server
 	// reports its own resume and headroom, they are the better value.
 	if sr.Kind == KindIVM && !a.whatIf() && p.Server != nil && p.Server.CanResume != nil && p.Server.RetentionHeadroomSeconds != nil {
 		if *p.Server.CanResume && !r.CanResume || *p.Server.RetentionHeadroomSeconds > r.HeadroomSeconds() {
-			p.CanResume = bptr(*p.Server.CanResume)
-			p.HeadroomSeconds = f64(*p.Server.RetentionHeadroomSeconds)
-			p.HeadroomFraction = f64(math.Min(1, math.Max(0, *p.HeadroomSeconds/float64(*sr.TTLSeconds))))
+			p.CanResume = a.bptr(*p.Server.CanResume)
+			p.HeadroomSeconds = a.f64(*p.Server.RetentionHeadroomSeconds)
+			p.HeadroomFraction = a.f64(math.Min(1, math.Max(0, *p.HeadroomSeconds/float64(*sr.TTLSeconds))))
 			p.RetentionNote = "resume and headroom from the server: they include the keep-alive TSO (seed T9) that SQL does not show"
 		}
 	}
@@ -272,10 +272,10 @@ func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
 	}
 	if part != nil && part.CreateTimeMs != nil {
 		createMs = i64(*part.CreateTimeMs)
-		age.Seconds = f64(math.Max(0, secs(a.evalMs-*createMs)))
+		age.Seconds = a.f64(math.Max(0, secs(a.evalMs-*createMs)))
 	}
 	if newestMs != nil {
-		age.Lower = f64(math.Max(0, secs(a.evalMs-*newestMs)))
+		age.Lower = a.f64(math.Max(0, secs(a.evalMs-*newestMs)))
 		if age.Seconds == nil {
 			age.Precision = PrecisionUnknown
 			age.Note = "the newest data is " + tso.FormatDuration(a.evalMs-*newestMs) + " old; the oldest row's age is unknown"

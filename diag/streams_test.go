@@ -2,6 +2,7 @@ package diag
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -333,9 +334,23 @@ func TestServerMismatch(t *testing.T) {
 	if !ok {
 		t.Fatalf("no mismatch: %v", r.Findings)
 	}
-	if f.Evidence["monitor_state_server"] != "caught_up" || f.Evidence["p1.pending_age_seconds_server"] != "10" {
-		t.Errorf("evidence: %v", f.Evidence)
+	var part, stream *Finding
+	for i := range r.Findings {
+		if r.Findings[i].Code == "SERVER_CLIENT_MISMATCH" {
+			if r.Findings[i].Object.Partition == "p1" {
+				part = &r.Findings[i]
+			} else {
+				stream = &r.Findings[i]
+			}
+		}
 	}
+	if part == nil || stream == nil {
+		t.Fatalf("want a partition and a stream mismatch: %v", r.Findings)
+	}
+	if stream.Evidence["monitor_state_server"] != "caught_up" || part.Evidence["pending_age_seconds_server"] != "10" {
+		t.Errorf("evidence: %v %v", stream.Evidence, part.Evidence)
+	}
+	_ = f
 }
 
 func TestMonitorStale(t *testing.T) {
@@ -394,5 +409,39 @@ func TestEmptyAndNilSeries(t *testing.T) {
 	r = AnalyzeStreams([]*snapshot.Snapshot{nil}, StreamOptions{})
 	if r == nil {
 		t.Fatal("nil snapshot")
+	}
+}
+
+func FuzzParseIvmStreamName(f *testing.F) {
+	for _, s := range []string{"__doris_ivm_stream_mv_orders_daily_9ix_ll", "__doris_ivm_stream_12345_777", "__doris_ivm_stream_", "__doris_ivm_stream____", "s", "__doris_ivm_stream_a_zzzzzzzzzzzzzzzzzzz_1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		mv, mid, bid, ok := ParseIvmStreamName(s)
+		if !ok && (mv != "" || mid != 0 || bid != 0) {
+			t.Fatalf("not ok but values: %q %d %d", mv, mid, bid)
+		}
+		if ok != strings.HasPrefix(s, IvmStreamPrefix) {
+			t.Fatalf("ok %v for %q", ok, s)
+		}
+	})
+}
+
+func TestPermuteStable(t *testing.T) {
+	for _, in := range [][]int{{3, 1, 2}, {1, 2, 3}, {2, 2, 1, 1, 0}, {5, 4, 3, 2, 1, 0}, {1}, {}} {
+		s := append([]int(nil), in...)
+		permute(s, func(i, j int) bool { return in[i] < in[j] })
+		for i := 1; i < len(s); i++ {
+			if s[i-1] > s[i] {
+				t.Errorf("%v → %v: not sorted", in, s)
+			}
+		}
+	}
+	type kv struct{ k, v int }
+	in := []kv{{2, 0}, {1, 1}, {2, 2}, {1, 3}}
+	s := append([]kv(nil), in...)
+	permute(s, func(i, j int) bool { return in[i].k < in[j].k })
+	if s[0].v != 1 || s[1].v != 3 || s[2].v != 0 || s[3].v != 2 {
+		t.Errorf("not stable: %v", s)
 	}
 }

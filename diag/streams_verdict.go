@@ -25,8 +25,12 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 	case StateUnknown:
 		return append(v, fmt.Sprintf("%s: %s. Re-run with a working connection, or read table_stream_consumption for stream id %d.", name, sr.StateReason, sr.ID))
 	}
-	var rejected, clipped, skipped, unknown []string
+	var rejected, clipped, skipped, unknown, idle []string
 	for _, p := range sr.Partitions {
+		if sr.Kind == KindUser && p.CanResume != nil && !*p.CanResume && p.CaughtUp != nil && *p.CaughtUp {
+			idle = append(idle, p.Unit) // expired but nothing pending: nothing lost yet
+			continue
+		}
 		switch p.NextRead {
 		case NextReadRejected:
 			rejected = append(rejected, p.Unit)
@@ -71,8 +75,12 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 		if len(rejected)+len(clipped) > 0 {
 			v = append(v, fmt.Sprintf("What to run: raise %s on %s.%s before the next read if the expired changelog is not compacted yet (it may become readable again); otherwise re-sync the consumer from the base table and run SELECT * FROM %s@reset() to start from now.", sr.TTLProperty, sr.BaseTableDB, sr.BaseTableName, q))
 		}
-		if sr.State == StateCannotResume && len(rejected)+len(clipped) == 0 {
-			v = append(v, fmt.Sprintf("%s is caught up but idle past the TTL: nothing is lost yet, but its offset left the retention (a MIN_DELTA read is rejected). Run SELECT * FROM %s@reset() — nothing is pending, so it loses nothing.", name, q))
+		if len(idle) > 0 {
+			read := "a MIN_DELTA read is rejected"
+			if sr.ReadMode == ModeDetail || sr.ReadMode == ModeAppendOnly {
+				read = "a " + sr.ReadMode + " read is clipped, losing nothing as long as nothing is written first"
+			}
+			v = append(v, fmt.Sprintf("%s is caught up on %s but idle past the TTL: nothing is lost yet, but the offset left the retention (%s). Run SELECT * FROM %s@reset() — nothing is pending there, so it loses nothing.", name, list(idle), read, q))
 		}
 	}
 	if len(unknown) > 0 {
