@@ -34,9 +34,8 @@ partitions would be lost (resumable now, not then), which are expired already,
 which are safe. --ttl tries another TTL (seconds or a duration) for both.`,
 		Example: `  dorisdiag headroom --demo healthy --in 20h
   dorisdiag headroom --host fe1 --at 2026-12-01T02:00:00Z --ttl 172800`,
-		Args: optionalValueArgs(g, nil, 0),
+		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
-			g.adoptOptionalValues(nil, args, 0)
 			return headroomRun(o)
 		},
 	}

@@ -177,7 +177,8 @@ func Main(args []string, ios *IOStreams) int {
 }
 
 // joinDemoValue turns "--demo NAME" into "--demo=NAME" when NAME is a bundled
-// scenario: --demo has an optional value (bare --demo means incident), and
+// scenario, and "--watch D" into "--watch=D" when D is a duration: both flags
+// have an optional value (bare --demo means incident, bare --watch 15s), and
 // pflag only binds an optional value written with "=".
 func joinDemoValue(args []string) []string {
 	out := make([]string, 0, len(args))
@@ -189,6 +190,13 @@ func joinDemoValue(args []string) []string {
 			out = append(out, "--demo="+args[i+1])
 			i++
 			continue
+		}
+		if args[i] == "--watch" && i+1 < len(args) {
+			if d, err := time.ParseDuration(args[i+1]); err == nil && d > 0 {
+				out = append(out, "--watch="+args[i+1])
+				i++
+				continue
+			}
 		}
 		out = append(out, args[i])
 	}

@@ -47,9 +47,8 @@ Findings follow the table. Give several --snapshot files (oldest first) or
   dorisdiag streams --host fe1 --kind user --state cannot_resume -o wide
   dorisdiag streams --snapshot a.json --snapshot b.json -o json
   dorisdiag streams show demo.s_orders_cdc --demo incident`,
-		Args: optionalValueArgs(g, &o.Watch, 0),
+		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
-			g.adoptOptionalValues(&o.Watch, args, 0)
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -158,9 +157,8 @@ next read does (proceed, REJECTED, CLIPPED) and what is already lost — then a
 short verdict: what the next read does and what to run.`,
 		Example: `  dorisdiag streams show demo.s_events_dup --demo incident
   dorisdiag streams show demo.s_orders_audit --host fe1 --watch 15s`,
-		Args: optionalValueArgs(g, &o.Watch, 1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			args = g.adoptOptionalValues(&o.Watch, args, 1)
 			o.Target = args[0]
 			if err := o.validate(); err != nil {
 				return err
@@ -217,48 +215,3 @@ func streamsShowRun(o *streamsOptions) error {
 	})
 }
 
-// optionalValueArgs accepts n positional arguments plus the values pflag
-// leaves behind for flags with an optional value (NoOptDefVal): it reads
-// `--demo incident` as the flag plus a positional "incident", and
-// `--watch 30s` likewise. A trailing scenario name (after --demo) or
-// duration (after --watch) is taken back by adoptOptionalValues.
-func optionalValueArgs(g *globalOptions, w *watchOptions, n int) cobra.PositionalArgs {
-	return func(_ *cobra.Command, args []string) error {
-		if len(args) < n {
-			return usageErrorf("requires %d argument(s), received %d", n, len(args))
-		}
-		for _, a := range args[n:] {
-			if !(g.Source.Demo != "" && isScenario(a)) && !(w != nil && w.Interval > 0 && isDuration(a)) {
-				return usageErrorf("unexpected argument %q", a)
-			}
-		}
-		return nil
-	}
-}
-
-// adoptOptionalValues applies the trailing values optionalValueArgs let
-// through and returns the n real positional arguments.
-func (g *globalOptions) adoptOptionalValues(w *watchOptions, args []string, n int) []string {
-	for _, a := range args[n:] {
-		if g.Source.Demo != "" && isScenario(a) {
-			g.Source.Demo = a
-		} else if d, err := time.ParseDuration(a); err == nil && w != nil {
-			w.Interval = d
-		}
-	}
-	return args[:n]
-}
-
-func isDuration(s string) bool {
-	d, err := time.ParseDuration(s)
-	return err == nil && d > 0
-}
-
-func isScenario(name string) bool {
-	for _, s := range scenarioNames() {
-		if s == name {
-			return true
-		}
-	}
-	return false
-}
