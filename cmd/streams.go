@@ -214,4 +214,3 @@ func streamsShowRun(o *streamsOptions) error {
 		return g.gate(fs, "none")
 	})
 }
-
