@@ -8,7 +8,11 @@ import "github.com/spf13/cobra"
 func commandTree() []func(*globalOptions) *cobra.Command {
 	return []func(*globalOptions) *cobra.Command{
 		newVersionCmd,
-		newSnapshotCmd,
 		newTSOCmd,
+		newSnapshotCmd,
+		newStreamsCmd,
+		newHeadroomCmd,
+		newMVCmd,
+		newExplainCmd,
 	}
 }
