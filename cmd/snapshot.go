@@ -40,17 +40,8 @@ never appears in the snapshot.`,
 		Example: `  DORISDIAG_PASSWORD=... dorisdiag snapshot --host fe1 -f snap.json
   dorisdiag snapshot --host 127.0.0.1 --port 9030 --summary
   dorisdiag snapshot --demo incident --summary -o json`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			// --demo takes an optional value (default incident), so pflag
-			// reads "--demo legacy" as --demo plus the argument "legacy":
-			// accept that spelling for the scenario name.
-			if len(args) == 1 {
-				if g.Source.Demo == "" {
-					return usageErrorf("unexpected argument %q (did you mean --demo %s?)", args[0], args[0])
-				}
-				g.Source.Demo = args[0]
-			}
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
 			if opts.TasksPerMV < 0 {
 				return usageErrorf("--tasks-per-mv must be positive, got %d", opts.TasksPerMV)
 			}
