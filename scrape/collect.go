@@ -163,6 +163,9 @@ type collector struct {
 	// present maps an information_schema table (lower case) to its columns
 	// as the server named them; nil when the probe could not be read.
 	present map[string][]string
+	// connectedMaster: the FE this session is on is the Master (SHOW
+	// FRONTENDS CurrentConnected).
+	connectedMaster bool
 }
 
 func (col *collector) gap(source, query string, err error) {

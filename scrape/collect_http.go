@@ -19,15 +19,7 @@ const DefaultMetricsMaxBytes = 64 << 20
 func (col *collector) metrics(ctx context.Context) {
 	target := net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort))
 	url := "http://" + target + "/metrics"
-	p := snapshot.MetricsPayload{Kind: "fe", Target: target, URL: url, FetchedAt: time.Now().UTC()}
-	for _, fe := range col.snap.Frontends {
-		if fe.IsMaster && fe.Host == col.cfg.Host {
-			p.IsMaster = true
-		}
-	}
-	if len(col.snap.Frontends) == 1 {
-		p.IsMaster = col.snap.Frontends[0].IsMaster
-	}
+	p := snapshot.MetricsPayload{Kind: "fe", Target: target, URL: url, FetchedAt: time.Now().UTC(), IsMaster: col.connectedMaster}
 	body, err := httpGet(ctx, col.cfg, url, col.cfg.MetricsMaxBytes)
 	if err != nil {
 		p.Error = err.Error()

@@ -40,3 +40,27 @@ func TestRoundTripScenarios(t *testing.T) {
 		}
 	}
 }
+
+// TestWithMetrics: --with-metrics fetches the FE's /metrics into the
+// snapshot; without it nothing is fetched.
+func TestWithMetrics(t *testing.T) {
+	want, err := fixtures.Scenario("incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var master string
+	for _, p := range want.Metrics {
+		if p.Kind == "fe" && p.IsMaster {
+			master = p.Body
+		}
+	}
+	_, cfg := startEmulator(t, want, emulator.Options{})
+	if got := collect(t, cfg); len(got.Metrics) != 0 {
+		t.Fatalf("metrics fetched without being asked: %d", len(got.Metrics))
+	}
+	cfg.WithMetrics = true
+	got := collect(t, cfg)
+	if len(got.Metrics) != 1 || got.Metrics[0].Body != master || got.Metrics[0].Error != "" || !got.Metrics[0].IsMaster || master == "" {
+		t.Fatalf("metrics: %+v (body equal %v)", got.Metrics, len(got.Metrics) == 1 && got.Metrics[0].Body == master)
+	}
+}

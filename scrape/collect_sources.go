@@ -123,6 +123,11 @@ func (col *collector) frontends(ctx context.Context) {
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceFrontends, "")
+		// CurrentConnected says which FE serves this session: its /metrics
+		// is the one fetched, and only the Master's has the state series.
+		if strings.EqualFold(rr.raw("CurrentConnected"), "yes") {
+			col.connectedMaster = rr.bool("IsMaster")
+		}
 		col.snap.Frontends = append(col.snap.Frontends, snapshot.Node{
 			Kind: "fe", ID: rr.raw("Name"), Host: firstNonEmpty(rr.raw("Host"), rr.raw("HostName"), rr.raw("IP")),
 			HTTPPort: atoi(rr.raw("HttpPort")), QueryPort: atoi(rr.raw("QueryPort")),
