@@ -1,0 +1,4 @@
+package exposition
+
+// ConformanceRules are the design conformance checks of Conform.
+var ConformanceRules = []Rule{}
