@@ -77,7 +77,7 @@ type Sample struct {
 
 // Result is what Lint found.
 type Result struct {
-	Problems []Problem   `json:"problems"`
+	Problems []Problem    `json:"problems"`
 	Families []FamilyStat `json:"families"`
 	// Series is the number of sample lines, Lines the number of lines.
 	Series int   `json:"series"`
@@ -144,23 +144,23 @@ type engine struct {
 	isHistCount, isHistSum bool
 
 	// the current record
-	rec         []byte
-	n           int
-	hasLF       bool
-	line        int
-	nlines      int // physical lines in rec
-	strict      bool
-	noMutate    bool
-	failed      bool
-	sRule       string
-	sPos        int
-	sMsg        string
-	labels      []label
-	arena       []byte
-	sample      sampleInfo
-	phantomName []byte
-	openValueAt int
-	openLabel   []byte
+	rec            []byte
+	n              int
+	hasLF          bool
+	line           int
+	nlines         int // physical lines in rec
+	strict         bool
+	noMutate       bool
+	failed         bool
+	sRule          string
+	sPos           int
+	sMsg           string
+	labels         []label
+	arena          []byte
+	sample         sampleInfo
+	phantomName    []byte
+	openValueAt    int
+	openLabel      []byte
 	sawSpaceBefore bool
 	recFam         int32 // the family a HELP/TYPE/sample line of this record named
 
