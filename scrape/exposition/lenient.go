@@ -188,19 +188,26 @@ func restParses(rec []byte, k int) bool {
 		if k >= n || rec[k] != '"' {
 			return false
 		}
+		// The value ends at the first unescaped quote followed by blanks
+		// and ',' or '}': a raw quote in a later value does not spoil it.
 		k++
-		for k < n && rec[k] != '"' {
-			if rec[k] == '\\' {
+		for {
+			for k < n && rec[k] != '"' {
+				if rec[k] == '\\' {
+					k++
+				}
 				k++
 			}
-			k++
-		}
-		if k >= n {
-			return false
-		}
-		k = skipB(rec, k+1)
-		if k >= n || (rec[k] != ',' && rec[k] != '}') {
-			return false
+			if k >= n {
+				return false
+			}
+			k = skipB(rec, k+1)
+			if k >= n {
+				return false
+			}
+			if rec[k] == ',' || rec[k] == '}' {
+				break
+			}
 		}
 	}
 }

@@ -618,7 +618,7 @@ func (d *dupSet) insert(h uint64, line uint32) (uint32, bool) {
 }
 
 func (d *dupSet) grow() {
-	size := 1 << 14
+	size := 1 << 10
 	if len(d.keys) > 0 {
 		size = 2 * len(d.keys)
 	}

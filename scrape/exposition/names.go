@@ -62,7 +62,7 @@ func (e *engine) finalizeFamilies() {
 		}
 		switch {
 		case f.typ == typeCounter && !strings.HasSuffix(name, "_total"):
-			add(RuleCounterWithoutTotal, `counter metrics should have "_total" suffix`+quirk(name, "FE counters such as doris_fe_query_err have no _total"), "rename to "+name+"_total")
+			add(RuleCounterWithoutTotal, `counter metrics should have "_total" suffix`+quirk(name, "Doris counters such as doris_fe_query_err and doris_be_cpu have no _total"), "rename to "+name+"_total")
 		case f.typ != typeCounter && strings.HasSuffix(name, "_total"):
 			add(RuleNonCounterWithTotal, `non-counter metrics should not have "_total" suffix`+quirk(name, "gauges such as doris_fe_connection_total end in _total"), "drop _total or make it a counter")
 		}
@@ -118,7 +118,11 @@ func (e *engine) labelNameRules(f *famState, name string, off int) {
 		w(RuleCamelCase, "label names should be written in 'snake_case' not 'camelCase'"+quirk(f.name, "MV metrics carry partitionType"), "rename the label in snake_case")
 	}
 	if name == "le" && !f.typ.isHist() {
-		w(RuleReservedLabel, `non-histogram metrics should not have "le" label`, "")
+		msg := `non-histogram metrics should not have "le" label`
+		if f.name == "doris_fe_ivm_mvs_by_data_delay" {
+			msg += " (as the seed designs it: a gauge of MVs by delay bucket)"
+		}
+		w(RuleReservedLabel, msg, "")
 	}
 	if name == "quantile" && f.typ != typeSummary {
 		w(RuleReservedLabel, `non-summary metrics should not have "quantile" label`+quirkIf(f.typ.isHist(), f.name, "the BE prints histograms as quantiles"), "")

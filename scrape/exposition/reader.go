@@ -19,13 +19,17 @@ type lineReader struct {
 	err   error
 	total int64
 	limit int64 // 0: none
+	max   int   // the buffer grows to this size while the stream is long
 }
 
 func newLineReader(r io.Reader, size int, limit int64) *lineReader {
 	if size < 4096 {
 		size = 4096
 	}
-	return &lineReader{r: r, buf: make([]byte, size), limit: limit}
+	// Start small (a short payload should not cost a megabyte) and grow to
+	// size once the stream proves long.
+	first := min(size, 32<<10)
+	return &lineReader{r: r, buf: make([]byte, first), limit: limit, max: size}
 }
 
 // fill reads more data, compacting or growing the buffer when it is full.
@@ -38,7 +42,7 @@ func (lr *lineReader) fill() {
 		lr.end = n
 		lr.start = 0
 	}
-	if lr.end == len(lr.buf) {
+	if lr.end == len(lr.buf) || (len(lr.buf) < lr.max && lr.total >= int64(4*len(lr.buf))) {
 		nb := make([]byte, 2*len(lr.buf))
 		copy(nb, lr.buf[:lr.end])
 		lr.buf = nb
