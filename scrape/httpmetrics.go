@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"sort"
 	"strconv"
 	"strings"
@@ -234,21 +235,36 @@ func FetchMetrics(ctx context.Context, client *http.Client, url string, opts Fet
 	defer cancelReq()
 	hctx, cancelHdr := context.WithCancelCause(rctx)
 	defer cancelHdr(nil)
-	hdrTimer := time.AfterFunc(o.HeaderTimeout, func() {
-		cancelHdr(&TimeoutError{Host: host, Phase: "response header", After: o.HeaderTimeout})
-	})
-	req := req0.WithContext(hctx)
+	// The header timeout runs from the moment the request is written, so a
+	// slow connect is named as such, not as a silent server.
+	var hdrMu sync.Mutex
+	var hdrTimer *time.Timer
+	headersIn := false
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		hdrMu.Lock()
+		defer hdrMu.Unlock()
+		if hdrTimer == nil && !headersIn {
+			hdrTimer = time.AfterFunc(o.HeaderTimeout, func() {
+				cancelHdr(&TimeoutError{Host: host, Phase: "response header", After: o.HeaderTimeout})
+			})
+		}
+	}}
+	req := req0.WithContext(httptrace.WithClientTrace(hctx, trace))
 	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
 	req.Header.Set("User-Agent", "dorisdiag")
 	resp, err := client.Do(req)
-	headersIn := hdrTimer.Stop()
+	hdrMu.Lock()
+	headersIn = true
+	fired := hdrTimer != nil && !hdrTimer.Stop()
+	hdrMu.Unlock()
 	if err != nil {
 		p.FetchTime = time.Since(start)
 		return p, fmt.Errorf("GET %s: %w", url, classify(err, hctx))
 	}
 	defer resp.Body.Close()
-	if !headersIn {
-		// The header timer fired as the headers arrived: the headers won.
+	if fired {
+		// The header timer fired as the headers arrived: the headers won,
+		// but the request context is canceled; report the body as such.
 		hctx = rctx
 	}
 	p.Status = resp.StatusCode

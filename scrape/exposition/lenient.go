@@ -35,11 +35,13 @@ func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byt
 				if first < 0 {
 					first = j
 				}
-				if tries < maxQuoteTries {
-					tries++
-					if restParses(rec, k) {
-						closeAt = j
-					}
+				if tries >= maxQuoteTries || e.budget <= 0 {
+					closeAt = first // out of look-ahead: expfmt's choice
+					break
+				}
+				tries++
+				if e.restParses(k) {
+					closeAt = j
 				}
 			}
 		}
@@ -57,7 +59,7 @@ func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byt
 				k := e.skipBlanks(j + 2)
 				if k < n && (rec[k] == ',' || rec[k] == '}') {
 					tries++
-					if restParses(rec, k) {
+					if e.restParses(k) {
 						closeAt, closeBS = j+1, true
 						break
 					}
@@ -140,6 +142,18 @@ func goQuoteHint(rec []byte, j int) string {
 // (a ',' or '}' after a candidate closing quote) parses: label pairs whose
 // values end at their first unescaped quote, '}', a float, an optional
 // integer timestamp.
+func (e *engine) restParses(k int) bool {
+	// A budget of scanned bytes per record keeps a hostile line (thousands
+	// of quotes and commas) linear: once spent, the heuristic falls back
+	// to expfmt's choice.
+	if e.budget <= 0 {
+		return false
+	}
+	n := len(e.rec)
+	e.budget -= n - k
+	return restParses(e.rec, k)
+}
+
 func restParses(rec []byte, k int) bool {
 	n := len(rec)
 	for {

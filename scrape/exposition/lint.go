@@ -163,6 +163,8 @@ type engine struct {
 	openLabel      []byte
 	sawSpaceBefore bool
 	recFam         int32 // the family a HELP/TYPE/sample line of this record named
+	budget         int   // bytes the raw-quote heuristic may still scan
+	labelSet       map[string]struct{}
 
 	collectSpans bool
 	spans        []valSpan
@@ -225,6 +227,10 @@ func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
 	e.spans = e.spans[:0]
 	e.sawSpaceBefore = false
 	e.recFam = -1
+	e.budget = 16*len(rec) + 4096
+	if len(e.labelSet) > 0 {
+		clear(e.labelSet)
+	}
 }
 
 // maxJoin is how many continuation lines a raw line feed may have split off.

@@ -627,15 +627,10 @@ func (e *engine) parseSample(i int, braces bool) status {
 			}
 			t := e.curType()
 			special := (t == typeSummary && string(tok) == "quantile") || (t.isHist() && string(tok) == "le")
-			if !special {
-				for k := range e.labels {
-					if !e.labels[k].special && bytes.Equal(e.labels[k].name, tok) {
-						e.fail(RuleLabelNameDuplicate, ns, tok, nil, "duplicate label name %q for metric %q", tok, e.curName())
-						if e.strict {
-							return stFail
-						}
-						break
-					}
+			if !special && e.dupLabel(tok) {
+				e.fail(RuleLabelNameDuplicate, ns, tok, nil, "duplicate label name %q for metric %q", tok, e.curName())
+				if e.strict {
+					return stFail
 				}
 			}
 			i = e.skipBlanks(i + 1)
@@ -659,6 +654,9 @@ func (e *engine) parseSample(i int, braces bool) status {
 				return st
 			}
 			e.labels = append(e.labels, label{name: tok, vs: vs, ve: ve, value: value, special: special, nameOffset: ns})
+			if len(e.labelSet) > 0 && !special {
+				e.labelSet[string(tok)] = struct{}{}
+			}
 			if !utf8.Valid(value) {
 				e.fail(RuleLabelValueInvalidUTF8, firstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
 				if e.strict {
@@ -870,4 +868,30 @@ func escDisplay(rec []byte, i int) string {
 		return "'" + DisplayValue(rec[i:i+2]) + "'"
 	}
 	return `'\' at the end of the line`
+}
+
+// dupLabel reports whether tok is already a (non-special) label name of the
+// current sample: a scan for the usual handful, a set beyond, so a line with
+// thousands of labels stays linear.
+func (e *engine) dupLabel(tok []byte) bool {
+	if len(e.labels) <= 32 {
+		for k := range e.labels {
+			if !e.labels[k].special && bytes.Equal(e.labels[k].name, tok) {
+				return true
+			}
+		}
+		return false
+	}
+	if e.labelSet == nil {
+		e.labelSet = make(map[string]struct{}, 64)
+	}
+	if len(e.labelSet) == 0 {
+		for k := range e.labels {
+			if !e.labels[k].special {
+				e.labelSet[string(e.labels[k].name)] = struct{}{}
+			}
+		}
+	}
+	_, dup := e.labelSet[string(tok)]
+	return dup
 }
