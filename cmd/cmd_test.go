@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"io"
+
+	"bytes"
+	"flag"
+	"github.com/dorisdiag/dorisdiag/diag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// run executes dorisdiag in-process with buffers and a fixed environment.
+func run(t *testing.T, env map[string]string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
+	code = Main(args, ios)
+	return out.String(), errb.String(), code
+}
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden file %s (run go test ./cmd -update): %v", path, err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from golden (run go test ./cmd -update to accept):\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
+	}
+}
+
+func TestExitCodeUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"no-such-command"},
+		{"version", "--no-such-flag"},
+		{"version", "-o", "yaml"},
+		{"version", "--fail-on", "sometimes"},
+		{"version", "--timeout", "-1s"},
+		{"version", "extra-arg"},
+	} {
+		_, stderr, code := run(t, nil, "", args...)
+		if code != ExitError {
+			t.Errorf("%v: exit %d, want %d", args, code, ExitError)
+		}
+		if !strings.HasPrefix(stderr, "dorisdiag: ") {
+			t.Errorf("%v: stderr %q does not start with \"dorisdiag: \"", args, stderr)
+		}
+		if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "Usage:") {
+			t.Errorf("%v: stderr carries a stack or a usage dump: %q", args, stderr)
+		}
+	}
+}
+
+func TestExitCodeOK(t *testing.T) {
+	out, _, code := run(t, nil, "", "version")
+	if code != ExitOK || !strings.HasPrefix(out, "dorisdiag ") {
+		t.Fatalf("version: exit %d, out %q", code, out)
+	}
+}
+
+func TestNoSourceIsExit2(t *testing.T) {
+	g := &globalOptions{ios: &IOStreams{}}
+	if _, err := g.loadSnapshots(); err == nil {
+		t.Fatal("no source selected: want an error")
+	}
+	g.Source.Demo = "incident"
+	g.Conn.Host = "h"
+	if _, err := g.sourceKind(); err == nil {
+		t.Fatal("two sources: want an error")
+	}
+}
+
+func TestGateFailOn(t *testing.T) {
+	fs := []diag.Finding{{Code: "X", Severity: diag.SeverityWarning}}
+	for _, tc := range []struct {
+		failOn, def string
+		want        int
+	}{
+		{"", "none", ExitOK},
+		{"", "critical", ExitOK},
+		{"warning", "none", ExitFindings},
+		{"critical", "none", ExitOK},
+		{"none", "critical", ExitOK},
+	} {
+		g := &globalOptions{ios: &IOStreams{}, FailOn: tc.failOn}
+		if got := exitCode(g.gate(fs, tc.def), io.Discard); got != tc.want {
+			t.Errorf("--fail-on %q (default %s) with a warning: exit %d, want %d", tc.failOn, tc.def, got, tc.want)
+		}
+	}
+}
+
+// Colour only on a TTY, and never with --no-color or NO_COLOR.
+func TestColorPolicy(t *testing.T) {
+	args := []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z"}
+	for _, tc := range []struct {
+		tty     bool
+		env     map[string]string
+		extra   []string
+		wantANS bool
+	}{
+		{tty: true, wantANS: true},
+		{tty: false, wantANS: false},
+		{tty: true, env: map[string]string{"NO_COLOR": "1"}, wantANS: false},
+		{tty: true, extra: []string{"--no-color"}, wantANS: false},
+	} {
+		var out, errb bytes.Buffer
+		ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: tc.tty, Getenv: func(k string) string { return tc.env[k] }}
+		Main(append(append([]string{}, args...), tc.extra...), ios)
+		if got := strings.Contains(out.String(), "\x1b["); got != tc.wantANS {
+			t.Errorf("tty=%v env=%v extra=%v: ANSI present=%v, want %v", tc.tty, tc.env, tc.extra, got, tc.wantANS)
+		}
+	}
+}

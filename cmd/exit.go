@@ -1,0 +1,56 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit codes, for every command (design.md "Users and their contracts").
+const (
+	ExitOK       = 0 // ran; no finding at or above --fail-on
+	ExitFindings = 1 // ran; at least one finding at or above --fail-on
+	ExitError    = 2 // could not run: bad usage, bad input, no connection, internal error
+)
+
+// errFindings is the sentinel a command returns after printing its report
+// when a finding reaches --fail-on: exit 1, nothing more printed.
+var errFindings = errors.New("findings at or above --fail-on")
+
+// usageError marks bad usage (exit 2, with a hint to --help).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// alreadyReported is an error whose message the command has already printed
+// (e.g. tso decode reports each bad value inline): exit 2, nothing more printed.
+type alreadyReported struct{ err error }
+
+func (e alreadyReported) Error() string { return e.err.Error() }
+
+// exitCode maps the error a command returned to the process exit code and
+// prints it, in one place: one line "dorisdiag: <what>: <why>", never a stack.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	if errors.Is(err, errFindings) {
+		return ExitFindings
+	}
+	var ar alreadyReported
+	if errors.As(err, &ar) {
+		return ExitError
+	}
+	msg := strings.TrimSpace(err.Error())
+	msg = strings.ReplaceAll(msg, "\n", " ")
+	fmt.Fprintf(stderr, "dorisdiag: %s\n", msg)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(stderr, "Run 'dorisdiag --help' for usage.")
+	}
+	return ExitError
+}

@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/report"
+)
+
+// docs/findings.md is generated from the same registry as `explain`; this
+// test fails when they drift (run with -update to regenerate).
+func TestFindingsDocUpToDate(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.FindingsDoc(&buf, diag.Codes()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "docs", "findings.md")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading %s (run go test ./cmd -run TestFindingsDoc -update): %v", path, err)
+	}
+	if !bytes.Equal(got, buf.Bytes()) {
+		t.Errorf("%s is out of date with diag/codes_*.go: run go test ./cmd -run TestFindingsDocUpToDate -update", path)
+	}
+}
+
+func TestExplainEveryCode(t *testing.T) {
+	for _, c := range diag.Codes() {
+		out, stderr, code := run(t, nil, "", "explain", c.Code)
+		if code != ExitOK || len(out) == 0 {
+			t.Errorf("explain %s: exit %d, stderr %q", c.Code, code, stderr)
+		}
+	}
+	if _, _, code := run(t, nil, "", "explain", "NO_SUCH_CODE"); code != ExitError {
+		t.Errorf("explain of an unknown code: exit %d, want 2", code)
+	}
+	out, _, code := run(t, nil, "", "explain", "tso_offset_expired")
+	if code != ExitOK {
+		t.Fatalf("explain is case-insensitive: exit %d", code)
+	}
+	golden(t, "explain_tso_offset_expired.txt", out)
+	out, _, _ = run(t, nil, "", "explain", "TSO_HEADROOM_LOW", "-o", "json")
+	golden(t, "explain_tso_headroom_low.json", out)
+}

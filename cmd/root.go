@@ -1,0 +1,195 @@
+// Package cmd wires flags to options to source → diag → report. It holds no
+// SQL and no math (design.md "The pipeline").
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/report"
+)
+
+// IOStreams carries the process's streams and the colour policy, decided once
+// (style.md: cli/cli IOStreams). Tests construct it with buffers.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	IsTTY  bool // stdout is a terminal
+	Getenv func(string) string
+}
+
+// System returns the real process streams.
+func System() *IOStreams {
+	return &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), Getenv: os.Getenv}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	ios     *IOStreams
+	Output  string
+	NoColor bool
+	FailOn  string
+	Timeout time.Duration
+	Conn    connOptions
+	Source  sourceOptions
+}
+
+// connOptions are the live-cluster flags. The password is never a flag
+// (visible in /proc and shell history): DORISDIAG_PASSWORD, then MYSQL_PWD.
+type connOptions struct {
+	Host     string
+	Port     int
+	HTTPPort int
+	User     string
+	TLS      bool
+	TLSCA    string
+}
+
+// color reports whether to emit ANSI colour: only on a TTY, never with
+// --no-color or a non-empty NO_COLOR (no-color.org).
+func (g *globalOptions) color() bool {
+	if g.NoColor || !g.ios.IsTTY {
+		return false
+	}
+	if g.ios.Getenv != nil && g.ios.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return true
+}
+
+func (g *globalOptions) style() report.Style { return report.NewStyle(g.ios.Out, g.color()) }
+
+// format validates -o against what a command supports.
+func (g *globalOptions) format(supported ...report.Format) (report.Format, error) {
+	f, err := report.ParseFormat(g.Output, supported...)
+	if err != nil {
+		return "", usageError{err}
+	}
+	return f, nil
+}
+
+// failOn resolves --fail-on; def is the command's default ("none" for most,
+// "critical" for check).
+func (g *globalOptions) failOn(def string) (diag.Severity, error) {
+	v := g.FailOn
+	if v == "" {
+		v = def
+	}
+	s, err := diag.ParseSeverity(v)
+	if err != nil || s == diag.SeverityInfo {
+		return 0, usageErrorf("--fail-on %q: want none, warning or critical", v)
+	}
+	return s, nil
+}
+
+// gate turns findings into the exit code contract: errFindings when any
+// reaches --fail-on.
+func (g *globalOptions) gate(fs []diag.Finding, def string) error {
+	th, err := g.failOn(def)
+	if err != nil {
+		return err
+	}
+	if diag.AtOrAbove(fs, th) {
+		return errFindings
+	}
+	return nil
+}
+
+// context returns a context bounded by --timeout for one source operation.
+func (g *globalOptions) context() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), g.Timeout)
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(ios *IOStreams) *cobra.Command {
+	g := &globalOptions{ios: ios}
+	root := &cobra.Command{
+		Use:   "dorisdiag",
+		Short: "Diagnose Apache Doris table streams and IVM materialized views",
+		Long: `dorisdiag diagnoses the consumers of an Apache Doris table changelog — table
+streams and incrementally maintained (IVM) materialized views — from a live
+cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.
+
+Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
+2 could not run (bad usage, bad input, no connection, internal error).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			if g.FailOn != "" {
+				if _, err := g.failOn(""); err != nil {
+					return err
+				}
+			}
+			if g.Timeout <= 0 {
+				return usageErrorf("--timeout must be positive, got %s", g.Timeout)
+			}
+			return nil
+		},
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, wide, json, markdown, prom (each command lists the ones it supports)")
+	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (also: NO_COLOR environment variable); colour is used only on a TTY")
+	pf.StringVar(&g.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check: critical)")
+	pf.DurationVar(&g.Timeout, "timeout", 10*time.Second, "timeout for each network operation (connect, query, HTTP request)")
+	pf.StringVar(&g.Conn.Host, "host", "", "Doris FE host (live mode); the password comes from DORISDIAG_PASSWORD or MYSQL_PWD, never a flag")
+	pf.IntVar(&g.Conn.Port, "port", 9030, "Doris FE MySQL-protocol (query) port")
+	pf.IntVar(&g.Conn.HTTPPort, "http-port", 8030, "Doris FE HTTP port (/metrics, /api/tso)")
+	pf.StringVar(&g.Conn.User, "user", "root", "Doris user name")
+	pf.BoolVar(&g.Conn.TLS, "tls", false, "use TLS on the MySQL connection")
+	pf.StringVar(&g.Conn.TLSCA, "tls-ca", "", "PEM file of the CA that signed the FE certificate (implies --tls)")
+	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first)")
+	pf.StringVar(&g.Source.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
+	pf.Lookup("demo").NoOptDefVal = "incident"
+
+	for _, add := range commandTree() {
+		root.AddCommand(add(g))
+	}
+	return root
+}
+
+// Main runs dorisdiag with args and returns the exit code.
+func Main(args []string, ios *IOStreams) int {
+	root := NewRootCmd(ios)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err != nil && isCobraUsageError(err) {
+		err = usageError{err}
+	}
+	return exitCode(err, ios.Err)
+}
+
+// isCobraUsageError recognises cobra's own argument and command errors,
+// which it returns as plain errors.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "requires exactly", "received ", "invalid argument", "flag needs an argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Execute runs the process and exits with the contract's code.
+func Execute() { os.Exit(Main(os.Args[1:], System())) }
+
+// printf writes to the command's stdout.
+func (g *globalOptions) printf(format string, a ...any) { fmt.Fprintf(g.ios.Out, format, a...) }

@@ -1,0 +1,132 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// sourceOptions select where snapshots come from: --snapshot files, a
+// --demo scenario, or the live cluster of the connection flags. Nothing
+// dials until a command asks for snapshots (style.md: lazy Factory).
+type sourceOptions struct {
+	Snapshots []string
+	Demo      string
+}
+
+func scenarioNames() []string { return fixtures.ScenarioNames() }
+
+// password reads the secret from the environment only (design.md "Secrets").
+func (g *globalOptions) password() string {
+	if g.ios.Getenv == nil {
+		return ""
+	}
+	if p := g.ios.Getenv("DORISDIAG_PASSWORD"); p != "" {
+		return p
+	}
+	return g.ios.Getenv("MYSQL_PWD")
+}
+
+// liveConfig is the collector configuration of the connection flags.
+func (g *globalOptions) liveConfig() scrape.Config {
+	return scrape.Config{
+		Host:     g.Conn.Host,
+		Port:     g.Conn.Port,
+		HTTPPort: g.Conn.HTTPPort,
+		User:     g.Conn.User,
+		Password: g.password(),
+		TLS:      g.Conn.TLS || g.Conn.TLSCA != "",
+		TLSCA:    g.Conn.TLSCA,
+		Timeout:  g.Timeout,
+	}
+}
+
+// sourceKind names the selected source, or an error when the flags conflict
+// or select none.
+func (g *globalOptions) sourceKind() (string, error) {
+	n := 0
+	kind := ""
+	if len(g.Source.Snapshots) > 0 {
+		n++
+		kind = "file"
+	}
+	if g.Source.Demo != "" {
+		n++
+		kind = "demo"
+	}
+	if g.Conn.Host != "" {
+		n++
+		kind = "live"
+	}
+	switch {
+	case n > 1:
+		return "", usageErrorf("choose one source: --snapshot FILE, --demo [SCENARIO] or --host HOST")
+	case n == 0:
+		return "", usageErrorf("no source: give --host HOST (live cluster), --snapshot FILE, or --demo [SCENARIO]")
+	}
+	return kind, nil
+}
+
+// loadSnapshots returns the selected snapshots, oldest first (one for a demo
+// or a live cluster; one per --snapshot file).
+func (g *globalOptions) loadSnapshots() ([]*snapshot.Snapshot, error) {
+	kind, err := g.sourceKind()
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "file":
+		var out []*snapshot.Snapshot
+		for _, p := range g.Source.Snapshots {
+			s, err := snapshot.LoadFile(p, 0)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	case "demo":
+		s, err := fixtures.Scenario(g.Source.Demo)
+		if err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+		return []*snapshot.Snapshot{s}, nil
+	default:
+		s, err := g.collectLive()
+		if err != nil {
+			return nil, err
+		}
+		return []*snapshot.Snapshot{s}, nil
+	}
+}
+
+// collectLive takes one snapshot of the live cluster within --timeout per hop.
+func (g *globalOptions) collectLive() (*snapshot.Snapshot, error) {
+	cfg := g.liveConfig()
+	ctx, cancel := g.contextFor(cfg)
+	defer cancel()
+	s, err := scrape.Collect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, errors.New("collector returned no snapshot")
+	}
+	return s, nil
+}
+
+// contextFor bounds a whole live collection: each hop has its own --timeout
+// inside the collector; the whole run gets room for its fixed number of
+// queries plus one per database, and never more than ten minutes.
+func (g *globalOptions) contextFor(cfg scrape.Config) (context.Context, context.CancelFunc) {
+	total := cfg.Timeout * 30
+	if total > 10*time.Minute {
+		total = 10 * time.Minute
+	}
+	return context.WithTimeout(context.Background(), total)
+}

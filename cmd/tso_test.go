@@ -1,0 +1,102 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// The tso commands' table and JSON output, pinned.
+func TestTSOGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+	}{
+		{"tso_decode.txt", "", []string{"tso", "decode", "469067681628160003", "395181938313123110", "0x6828f3b1b8c00003", "N/A", "9223372036854775807"}, ExitOK},
+		{"tso_decode.json", "", []string{"tso", "decode", "-o", "json", "--", "469067681628160003", "-1"}, ExitOK},
+		{"tso_decode.md", "", []string{"tso", "decode", "469067681628160003", "-o", "markdown"}, ExitOK},
+		{"tso_decode_local.txt", "", []string{"tso", "decode", "469067681628160003", "--local", "--tz", "Asia/Shanghai"}, ExitOK},
+		{"tso_decode_stdin_bad.txt", "469067681628160003\n\nnot-a-tso\n395181938313123110\n", []string{"tso", "decode"}, ExitError},
+		{"tso_encode.txt", "", []string{"tso", "encode", "2026-11-30 18:00:00.250", "--tz", "Asia/Shanghai", "--logical", "7"}, ExitOK},
+		{"tso_encode.json", "", []string{"tso", "encode", "2026-11-30T10:00:00Z", "-o", "json"}, ExitOK},
+		{"tso_diff.txt", "", []string{"tso", "diff", "469067681628160003", "469067419484160000"}, ExitOK},
+		{"tso_diff.json", "", []string{"tso", "diff", "469067419484160000", "469067681628160003", "-o", "json"}, ExitOK},
+		{"tso_lag.txt", "", []string{"tso", "lag", "262144000"}, ExitOK},
+		{"tso_lag_versions.json", "", []string{"tso", "lag", "3", "--offset", "469067681628160003", "-o", "json"}, ExitOK},
+		{"tso_lag_na.txt", "", []string{"tso", "lag", "N/A"}, ExitOK},
+		{"tso_headroom_expired.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z"}, ExitOK},
+		{"tso_headroom_expired.json", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "json"}, ExitOK},
+		{"tso_headroom_ok.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-14 12:00:00"}, ExitOK},
+		{"tso_headroom_na.txt", "", []string{"tso", "headroom", "--offset", "N/A", "--ttl", "86400", "--now", "469099767398400000"}, ExitOK},
+		{"tso_headroom_expired.md", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "markdown"}, ExitOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, code := run(t, nil, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tc.code, stderr)
+			}
+			if stderr != "" {
+				out += "--- stderr ---\n" + stderr
+			}
+			golden(t, tc.name, out)
+		})
+	}
+}
+
+// The acceptance case, verified by hand in tso/retention_test.go:
+// physical(C) = 1789351202500 (doris.md's 1789351206000 is the example row's
+// LAST_CONSUMPTION_TIME, not the offset's physical time), X = 1789387200000.
+func TestTSOHeadroomAcceptance(t *testing.T) {
+	out, _, code := run(t, nil, "", "tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"schema_version":      1.0,
+		"cutoff_tso":          "469077118157062143", // (1789387200000+1)<<18 - 1
+		"retention_floor_tso": "469077118157062144", // 1789387200001<<18
+		"next_required_tso":   "469067681628160004", // C+1
+		"can_resume":          false,
+		"headroom_seconds":    -35997.501, // (1789351202500-1789387200001)/1000
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+}
+
+func TestTSOExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"tso", "decode", "garbage"}, ExitError},
+		{[]string{"tso", "decode", "18446744073709551616"}, ExitError},
+		{[]string{"tso", "decode", "1", "-o", "wide"}, ExitError},
+		{[]string{"tso", "encode", "yesterday"}, ExitError},
+		{[]string{"tso", "encode", "2026-11-30", "--logical", "262144"}, ExitError},
+		{[]string{"tso", "diff", "1"}, ExitError},
+		{[]string{"tso", "diff", "N/A", "1"}, ExitError},
+		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "0", "--now", "469099767398400000"}, ExitError},
+		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "60"}, ExitError},
+		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "60", "--now", "1", "--now-time", "now"}, ExitError},
+		// --fail-on turns the verdict into exit 1 for CI.
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--fail-on", "critical"}, ExitFindings},
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-14T12:00:00Z", "--fail-on", "critical"}, ExitOK},
+		// 2026-09-15T01:40:00Z: 20m03s left < 30m → warning.
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T01:40:00Z", "--fail-on", "warning"}, ExitFindings},
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T01:40:00Z", "--fail-on", "critical"}, ExitOK},
+	} {
+		_, stderr, code := run(t, nil, "", tc.args...)
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", strings.Join(tc.args, " "), code, tc.code, stderr)
+		}
+	}
+}

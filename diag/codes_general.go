@@ -1,0 +1,49 @@
+package diag
+
+// generalCodes are the findings about the snapshot and the source itself.
+var generalCodes = []Code{
+	{
+		Code:     "SOURCE_UNREACHABLE",
+		Severity: SeverityCritical,
+		Title:    "A source could not be read; the report is partial",
+		Spec:     "design.md \"Partial failures\"",
+		Meaning:  "One system table, table-valued function, FE or BE could not be read while the snapshot was taken. Everything else was read and is reported.",
+		Matters:  "What was not read cannot be diagnosed: a problem there stays invisible. A CI gate must not pass on a partial view without saying so.",
+		Confirm:  "dorisdiag snapshot --summary  # lists could_not_read with the error of each source",
+		Fix:      "Fix the access (privileges, network, timeout) named in the error, or raise --timeout. Re-run.",
+		Related:  []string{"SOURCE_MALFORMED_VALUE"},
+	},
+	{
+		Code:     "SOURCE_MALFORMED_VALUE",
+		Severity: SeverityWarning,
+		Title:    "A value in a system table could not be interpreted",
+		Spec:     "design.md \"Bad input never panics\"",
+		Meaning:  "A column held text the tool could not parse (for example a TSO that is not a number). The value was left out of the computation, counted and reported here.",
+		Matters:  "A diagnosis built without that value may be incomplete; the table, column and value say where to look.",
+		Confirm:  "dorisdiag snapshot --summary  # lists malformed values with table, column and value",
+		Fix:      "Check the Doris version and the column; report the value to the dorisdiag maintainers if it is legitimate Doris output.",
+		Related:  []string{"SOURCE_UNREACHABLE"},
+	},
+	{
+		Code:     "TSO_OFFSET_EXPIRED",
+		Severity: SeverityCritical,
+		Title:    "The offset given to `tso headroom` is past the retention",
+		Spec:     "seed §3 Definitions (can_resume); doris.md §2",
+		Meaning:  "nextTso(C) is below the retention floor nextTso(calculateCutoff(now, ttl)): the next change this consumer needs has expired.",
+		Matters:  "A MIN_DELTA read from this offset is rejected; a DETAIL or APPEND_ONLY read succeeds and silently skips the expired changes (seed §1 S4).",
+		Confirm:  "SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_NAME = '<stream>';\nSELECT CURRENT_TSO FROM information_schema.tso_status;",
+		Fix:      "Find the consumer (dorisdiag streams), then reset the stream or rebuild the target from the base table; raise changelog.ttl_seconds so it does not recur.",
+		Related:  []string{"TSO_HEADROOM_LOW"}, // + STREAM_CANNOT_RESUME_* once the streams codes land
+	},
+	{
+		Code:     "TSO_HEADROOM_LOW",
+		Severity: SeverityWarning,
+		Title:    "The offset given to `tso headroom` is close to leaving the retention",
+		Spec:     "seed §3 Definitions (headroom_seconds)",
+		Meaning:  "The headroom — physical(next_required) − physical(retention_floor) — is under --min-headroom (default 30m).",
+		Matters:  "When it reaches 0, the consumer can no longer resume: MIN_DELTA reads are rejected and DETAIL/APPEND_ONLY reads skip changes.",
+		Confirm:  "dorisdiag tso headroom --offset C --ttl SECONDS --now CURRENT_TSO",
+		Fix:      "Consume the stream before the headroom runs out, or raise changelog.ttl_seconds on the base table.",
+		Related:  []string{"TSO_OFFSET_EXPIRED"}, // + STREAM_HEADROOM_LOW once the streams codes land
+	},
+}

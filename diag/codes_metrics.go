@@ -1,0 +1,4 @@
+package diag
+
+// metricsCodes are the metrics findings; the owning area fills this file.
+var metricsCodes = []Code{}

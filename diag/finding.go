@@ -1,0 +1,150 @@
+// Package diag holds the pure diagnoses: functions over snapshots that return
+// states, values with their precision, and findings. No SQL, no HTTP, no
+// printing, no wall clock: "now" is the snapshot's cluster time
+// (design.md "The pipeline").
+package diag
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity orders findings; check gates on it with --fail-on.
+type Severity int
+
+// Severities, lowest first. SeverityNone is only a --fail-on threshold.
+const (
+	SeverityInfo Severity = iota + 1
+	SeverityWarning
+	SeverityCritical
+	SeverityNone Severity = 100 // --fail-on none: nothing fails
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SeverityInfo:
+		return "info"
+	case SeverityWarning:
+		return "warning"
+	case SeverityCritical:
+		return "critical"
+	case SeverityNone:
+		return "none"
+	}
+	return fmt.Sprintf("severity(%d)", int(s))
+}
+
+// ParseSeverity reads "info", "warning", "critical" or "none".
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "info":
+		return SeverityInfo, nil
+	case "warning", "warn":
+		return SeverityWarning, nil
+	case "critical", "crit":
+		return SeverityCritical, nil
+	case "none":
+		return SeverityNone, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q (want none, info, warning or critical)", s)
+}
+
+// MarshalJSON writes the lower-case name.
+func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// UnmarshalJSON reads the lower-case name.
+func (s *Severity) UnmarshalJSON(b []byte) error {
+	var str string
+	if err := json.Unmarshal(b, &str); err != nil {
+		return err
+	}
+	v, err := ParseSeverity(str)
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Object names what a finding is about.
+type Object struct {
+	Kind      string `json:"kind"` // stream | mv | partition | table | task | job | node | metrics | cluster | snapshot
+	DB        string `json:"db,omitempty"`
+	Name      string `json:"name,omitempty"`
+	ID        *int64 `json:"id,omitempty"`
+	Partition string `json:"partition,omitempty"`
+}
+
+// String is "db.name[partition]" or the kind when nothing else names it.
+func (o Object) String() string {
+	var b strings.Builder
+	if o.DB != "" {
+		b.WriteString(o.DB)
+		if o.Name != "" {
+			b.WriteByte('.')
+		}
+	}
+	b.WriteString(o.Name)
+	if o.Partition != "" {
+		b.WriteString(" [" + o.Partition + "]")
+	}
+	if b.Len() == 0 {
+		return o.Kind
+	}
+	return b.String()
+}
+
+// Finding is the unit every command reports and check gates on (design.md "Findings").
+type Finding struct {
+	Code     string            `json:"code"`
+	Severity Severity          `json:"severity"`
+	Object   Object            `json:"object"`
+	Summary  string            `json:"summary"`            // one line
+	Detail   string            `json:"detail,omitempty"`   // why, with numbers
+	Evidence map[string]string `json:"evidence,omitempty"` // key facts, as text
+	Next     string            `json:"next,omitempty"`     // the SQL or command to run next
+}
+
+// SortFindings orders worst first, then by code, object and summary, so that
+// output is deterministic.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		if as, bs := a.Object.String(), b.Object.String(); as != bs {
+			return as < bs
+		}
+		return a.Summary < b.Summary
+	})
+}
+
+// MaxSeverity is the worst severity among fs, 0 when empty.
+func MaxSeverity(fs []Finding) Severity {
+	var m Severity
+	for _, f := range fs {
+		if f.Severity > m {
+			m = f.Severity
+		}
+	}
+	return m
+}
+
+// AtOrAbove reports whether any finding reaches the threshold (--fail-on).
+func AtOrAbove(fs []Finding, threshold Severity) bool {
+	if threshold == SeverityNone {
+		return false
+	}
+	for _, f := range fs {
+		if f.Severity >= threshold {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkTSODecodeProcess measures `dorisdiag tso decode` as a whole
+// process — fork, exec, Go runtime start, cobra, decode, print — because it
+// runs in cron and CI loops (design.md budget: under 20 ms). The binary is
+// built once, outside the timed loop.
+func BenchmarkTSODecodeProcess(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "dorisdiag")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		b.Fatalf("building dorisdiag: %v", err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, err := exec.Command(bin, "tso", "decode", "469067681628160003").Output()
+		if err != nil || len(out) == 0 {
+			b.Fatalf("tso decode: %v", err)
+		}
+	}
+}

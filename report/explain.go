@@ -1,0 +1,77 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+)
+
+// Explain writes one code's documentation for `dorisdiag explain CODE`.
+func Explain(w io.Writer, st Style, c diag.Code) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  (%s by default)\n", st.Bold(c.Code), st.Severity(c.Severity.String(), c.Severity.String()))
+	fmt.Fprintf(&b, "%s\n", c.Title)
+	section := func(title, text string) {
+		if text == "" {
+			return
+		}
+		fmt.Fprintf(&b, "\n%s\n", st.Bold(title))
+		for _, line := range strings.Split(text, "\n") {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
+	section("What it means", c.Meaning)
+	section("Why it matters", c.Matters)
+	section("How to confirm", c.Confirm)
+	section("How to fix", c.Fix)
+	if len(c.Related) > 0 {
+		section("Related", strings.Join(c.Related, ", "))
+	}
+	section("Specification", c.Spec)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CodeList writes every code with its default severity and title.
+func CodeList(w io.Writer, st Style, codes []diag.Code) error {
+	rows := make([][]string, len(codes))
+	for i, c := range codes {
+		rows[i] = []string{c.Code, st.Severity(c.Severity.String(), c.Severity.String()), c.Title}
+	}
+	return Table(w, []string{"CODE", "SEVERITY", "TITLE"}, rows)
+}
+
+// FindingsDoc writes docs/findings.md from the registry: the one source of
+// truth shared with `dorisdiag explain` (a test keeps the file in step).
+func FindingsDoc(w io.Writer, codes []diag.Code) error {
+	var b strings.Builder
+	b.WriteString("# Finding codes\n\n")
+	b.WriteString("Generated from the code registry (`diag/codes_*.go`) by `go test ./cmd -run TestFindingsDoc -update`;\n")
+	b.WriteString("`dorisdiag explain CODE` prints the same text. Severities are defaults: a finding may be raised or\n")
+	b.WriteString("lowered (its detail says why), and a config file may override them (see docs/check.md).\n\n")
+	b.WriteString("| code | default severity | title |\n|---|---|---|\n")
+	for _, c := range codes {
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", c.Code, strings.ToLower(c.Code), c.Severity, mdCell(c.Title))
+	}
+	for _, c := range codes {
+		fmt.Fprintf(&b, "\n## %s\n\n", c.Code)
+		fmt.Fprintf(&b, "**%s** — default severity `%s`. Spec: %s.\n\n", mdCell(c.Title), c.Severity, c.Spec)
+		fmt.Fprintf(&b, "**What it means.** %s\n\n", c.Meaning)
+		fmt.Fprintf(&b, "**Why it matters.** %s\n\n", c.Matters)
+		fmt.Fprintf(&b, "**How to confirm.**\n\n```sql\n%s\n```\n\n", strings.TrimSpace(c.Confirm))
+		fmt.Fprintf(&b, "**How to fix.** %s\n", c.Fix)
+		if len(c.Related) > 0 {
+			links := make([]string, len(c.Related))
+			for i, r := range c.Related {
+				links[i] = fmt.Sprintf("[`%s`](#%s)", r, strings.ToLower(r))
+			}
+			fmt.Fprintf(&b, "\n**Related.** %s\n", strings.Join(links, ", "))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

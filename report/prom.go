@@ -1,0 +1,89 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// PromFamily is one gauge family of the `-o prom` output (node_exporter
+// textfile collector). Values are computed by diag; this only writes them.
+type PromFamily struct {
+	Name    string // dorisdiag_...
+	Help    string
+	Type    string // gauge (default) or counter
+	Samples []PromSample
+}
+
+// PromSample is one series.
+type PromSample struct {
+	Labels [][2]string // name, value; written in this order
+	Value  float64
+}
+
+// WriteProm writes families sorted by name, each with HELP and TYPE, label
+// values and HELP text escaped exactly as the exposition format requires
+// (doris.md §8: `\` → `\\`, `"` → `\"`, line feed → `\n`; HELP: `\` and line
+// feed only). Samples keep their given order. NaN is never written (the
+// design forbids it): such a sample is skipped, and the caller documents it.
+func WriteProm(w io.Writer, fams []PromFamily) error {
+	sorted := append([]PromFamily(nil), fams...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	var b strings.Builder
+	for _, f := range sorted {
+		typ := f.Type
+		if typ == "" {
+			typ = "gauge"
+		}
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", f.Name, EscapeHelp(f.Help), f.Name, typ)
+		for _, s := range f.Samples {
+			if math.IsNaN(s.Value) {
+				continue
+			}
+			b.WriteString(f.Name)
+			if len(s.Labels) > 0 {
+				b.WriteByte('{')
+				for i, l := range s.Labels {
+					if i > 0 {
+						b.WriteByte(',')
+					}
+					b.WriteString(l[0])
+					b.WriteString(`="`)
+					b.WriteString(EscapeLabelValue(l[1]))
+					b.WriteByte('"')
+				}
+				b.WriteByte('}')
+			}
+			b.WriteByte(' ')
+			b.WriteString(formatPromValue(s.Value))
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var (
+	labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
+	helpEscaper  = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
+)
+
+// EscapeLabelValue escapes a label value for the text exposition format.
+// It is not Go's %q: `\t` or `\u00e9` would be rejected by the parser.
+func EscapeLabelValue(s string) string { return labelEscaper.Replace(s) }
+
+// EscapeHelp escapes HELP text (a `"` needs no escape there).
+func EscapeHelp(s string) string { return helpEscaper.Replace(s) }
+
+func formatPromValue(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}

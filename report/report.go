@@ -1,0 +1,77 @@
+// Package report renders what diag computed: tables for people (colour only
+// on a TTY), JSON for programs, markdown for CI comments. It computes nothing.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// SchemaVersion is the version of every JSON document dorisdiag prints.
+// Bump it when a field changes meaning or disappears; adding a field does not.
+const SchemaVersion = 1
+
+// Format is an output format selected with -o.
+type Format string
+
+// The output formats. Each command says which it supports.
+const (
+	FormatTable    Format = "table"
+	FormatWide     Format = "wide"
+	FormatJSON     Format = "json"
+	FormatMarkdown Format = "markdown"
+	FormatProm     Format = "prom"
+)
+
+// ParseFormat checks f against the formats a command supports.
+func ParseFormat(f string, supported ...Format) (Format, error) {
+	names := make([]string, len(supported))
+	for i, s := range supported {
+		if string(s) == f {
+			return s, nil
+		}
+		names[i] = string(s)
+	}
+	return "", fmt.Errorf("output format %q is not supported here (want %s)", f, strings.Join(names, ", "))
+}
+
+// JSON writes v — which must encode as a JSON object — as one indented
+// document whose first two fields are "schema_version" and "kind", so that
+// every document dorisdiag prints is self-describing (design.md contracts).
+func JSON(w io.Writer, kind string, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding %s JSON: %w", kind, err)
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) < 2 || body[0] != '{' {
+		return fmt.Errorf("encoding %s JSON: top level is not an object", kind)
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, `{"schema_version":%d,"kind":%q`, SchemaVersion, kind)
+	if rest := bytes.TrimSpace(body[1:]); len(rest) > 1 { // not just "}"
+		buf.WriteByte(',')
+	}
+	buf.Write(body[1:])
+	var out bytes.Buffer
+	if err := json.Indent(&out, buf.Bytes(), "", "  "); err != nil {
+		return fmt.Errorf("encoding %s JSON: %w", kind, err)
+	}
+	out.WriteByte('\n')
+	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// MarshalNoEscape marshals without HTML escaping (so "<" stays readable in SQL).
+func MarshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
