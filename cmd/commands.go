@@ -10,5 +10,6 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 		newVersionCmd,
 		newTSOCmd,
 		newExplainCmd,
+		newMetricsCmd,
 	}
 }

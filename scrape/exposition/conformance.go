@@ -497,3 +497,6 @@ func SpaceSignals(res *Result) S5 {
 	}
 	return out
 }
+
+// FormatValue prints a sample value without exponent for ordinary numbers.
+func FormatValue(v float64) string { return formatFloat(v) }

@@ -865,7 +865,10 @@ func firstInvalid(b []byte, from int) int {
 
 func escDisplay(rec []byte, i int) string {
 	if i+1 < len(rec) {
-		return "'" + DisplayValue(rec[i:i+2]) + "'"
+		if c := rec[i+1]; c > 0x20 && c < 0x7f {
+			return "'\\" + string(c) + "'"
+		}
+		return "'\\" + DisplayValue(rec[i+1:i+2]) + "'"
 	}
 	return `'\' at the end of the line`
 }
