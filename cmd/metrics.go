@@ -554,4 +554,3 @@ func orDash(s string) string {
 	}
 	return s
 }
-
