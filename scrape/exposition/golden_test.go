@@ -110,3 +110,42 @@ func TestGoldenFixtures(t *testing.T) {
 		})
 	}
 }
+
+// docs/metrics.md carries the rule tables generated from Rules and
+// ConformanceRules; -update rewrites them.
+func TestRulesDocUpToDate(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "metrics.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := func(rules []Rule) string {
+		var b strings.Builder
+		b.WriteString("| rule | severity | what it means |\n|---|---|---|\n")
+		for _, r := range rules {
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.Name, r.Severity, strings.ReplaceAll(r.Doc, "|", `\|`))
+		}
+		return b.String()
+	}
+	got := string(doc)
+	for _, sec := range []struct {
+		name  string
+		rules []Rule
+	}{{"lint", Rules}, {"design", ConformanceRules}} {
+		begin, end := "<!-- rules:"+sec.name+":begin -->\n", "<!-- rules:"+sec.name+":end -->"
+		i, j := strings.Index(got, begin), strings.Index(got, end)
+		if i < 0 || j < i {
+			t.Fatalf("%s: markers for %s missing", path, sec.name)
+		}
+		got = got[:i+len(begin)] + table(sec.rules) + got[j:]
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != string(doc) {
+		t.Errorf("%s rule tables are out of date: run go test ./scrape/exposition -run TestRulesDocUpToDate -update", path)
+	}
+}
