@@ -96,18 +96,19 @@ func writeProblem(b *strings.Builder, st Style, source string, p exposition.Prob
 		sev = "warning"
 	}
 	fmt.Fprintf(b, "%s:%d:%d: %s:", source, p.Line, p.Col, st.Severity(sev, p.Rule))
-	if p.Family != "" {
-		fmt.Fprintf(b, " %s", p.Family)
-	}
+	what := p.Family
 	if p.Label != "" {
-		fmt.Fprintf(b, " %s", p.Label)
+		what = strings.TrimSpace(what + " " + p.Label)
 		if p.Value != "" {
-			fmt.Fprintf(b, "=\"%s\"", p.Value)
+			what += "=\"" + p.Value + "\""
 		}
 	} else if p.Value != "" {
-		fmt.Fprintf(b, " \"%s\"", p.Value)
+		what = strings.TrimSpace(what + " \"" + p.Value + "\"")
 	}
-	fmt.Fprintf(b, ": %s\n", p.Message)
+	if what != "" {
+		fmt.Fprintf(b, " %s:", what)
+	}
+	fmt.Fprintf(b, " %s\n", p.Message)
 	if p.Fix != "" {
 		fmt.Fprintf(b, "    %s\n", st.Dim("fix: "+p.Fix))
 	}
