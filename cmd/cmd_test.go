@@ -127,3 +127,11 @@ func TestColorPolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinDemoValue(t *testing.T) {
+	got := strings.Join(joinDemoValue([]string{"mv", "list", "--demo", "healthy", "--watch", "30s", "--demo", "mv_x", "--watch", "x", "--", "--demo", "legacy"}), " ")
+	want := "mv list --demo=healthy --watch=30s --demo mv_x --watch x -- --demo legacy"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

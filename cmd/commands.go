@@ -9,6 +9,10 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 	return []func(*globalOptions) *cobra.Command{
 		newVersionCmd,
 		newTSOCmd,
+		newSnapshotCmd,
+		newStreamsCmd,
+		newHeadroomCmd,
+		newMVCmd,
 		newExplainCmd,
 		newMetricsCmd,
 	}

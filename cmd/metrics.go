@@ -547,10 +547,3 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

@@ -168,12 +168,48 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 // Main runs dorisdiag with args and returns the exit code.
 func Main(args []string, ios *IOStreams) int {
 	root := NewRootCmd(ios)
-	root.SetArgs(args)
+	root.SetArgs(joinDemoValue(args))
 	err := root.Execute()
 	if err != nil && isCobraUsageError(err) {
 		err = usageError{err}
 	}
 	return exitCode(err, ios.Err)
+}
+
+// joinDemoValue turns "--demo NAME" into "--demo=NAME" when NAME is a bundled
+// scenario, and "--watch D" into "--watch=D" when D is a duration: both flags
+// have an optional value (bare --demo means incident, bare --watch 15s), and
+// pflag only binds an optional value written with "=".
+func joinDemoValue(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--" {
+			return append(out, args[i:]...)
+		}
+		if args[i] == "--demo" && i+1 < len(args) && isScenarioName(args[i+1]) {
+			out = append(out, "--demo="+args[i+1])
+			i++
+			continue
+		}
+		if args[i] == "--watch" && i+1 < len(args) {
+			if d, err := time.ParseDuration(args[i+1]); err == nil && d > 0 {
+				out = append(out, "--watch="+args[i+1])
+				i++
+				continue
+			}
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+func isScenarioName(s string) bool {
+	for _, n := range scenarioNames() {
+		if n == s {
+			return true
+		}
+	}
+	return false
 }
 
 // isCobraUsageError recognises cobra's own argument and command errors,

@@ -17,6 +17,10 @@ import (
 type sourceOptions struct {
 	Snapshots []string
 	Demo      string
+	// Live-collection knobs a command may set before loadSnapshots
+	// (dorisdiag snapshot --tasks-per-mv, --with-metrics).
+	TasksPerMV  int
+	WithMetrics bool
 }
 
 func scenarioNames() []string { return fixtures.ScenarioNames() }
@@ -43,6 +47,9 @@ func (g *globalOptions) liveConfig() scrape.Config {
 		TLS:      g.Conn.TLS || g.Conn.TLSCA != "",
 		TLSCA:    g.Conn.TLSCA,
 		Timeout:  g.Timeout,
+
+		TasksPerMV:  g.Source.TasksPerMV,
+		WithMetrics: g.Source.WithMetrics,
 	}
 }
 

@@ -33,7 +33,7 @@ var generalCodes = []Code{
 		Matters:  "A MIN_DELTA read from this offset is rejected; a DETAIL or APPEND_ONLY read succeeds and silently skips the expired changes (seed §1 S4).",
 		Confirm:  "SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_NAME = '<stream>';\nSELECT CURRENT_TSO FROM information_schema.tso_status;",
 		Fix:      "Find the consumer (dorisdiag streams), then reset the stream or rebuild the target from the base table; raise changelog.ttl_seconds so it does not recur.",
-		Related:  []string{"TSO_HEADROOM_LOW"}, // + STREAM_CANNOT_RESUME_* once the streams codes land
+		Related:  []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_CANNOT_RESUME_CLIPPED", "TSO_HEADROOM_LOW"},
 	},
 	{
 		Code:     "TSO_HEADROOM_LOW",
@@ -44,6 +44,6 @@ var generalCodes = []Code{
 		Matters:  "When it reaches 0, the consumer can no longer resume: MIN_DELTA reads are rejected and DETAIL/APPEND_ONLY reads skip changes.",
 		Confirm:  "dorisdiag tso headroom --offset C --ttl SECONDS --now CURRENT_TSO",
 		Fix:      "Consume the stream before the headroom runs out, or raise changelog.ttl_seconds on the base table.",
-		Related:  []string{"TSO_OFFSET_EXPIRED"}, // + STREAM_HEADROOM_LOW once the streams codes land
+		Related:  []string{"TSO_OFFSET_EXPIRED", "STREAM_HEADROOM_LOW"},
 	},
 }

@@ -64,6 +64,11 @@ type Source struct {
 	Scenario string `json:"scenario,omitempty"` // demo: scenario name
 	File     string `json:"file,omitempty"`     // file: path it was loaded from (not serialised back meaningfully)
 	Queries  int    `json:"queries,omitempty"`  // live: statements sent
+	// TasksPerMV is the tasks() window the collector read per MV (live;
+	// default 20): the task history in the snapshot is at most this deep.
+	TasksPerMV int `json:"tasks_per_mv,omitempty"`
+	// DurationMs is how long the live collection took (client wall clock).
+	DurationMs int64 `json:"duration_ms,omitempty"`
 }
 
 // Cluster holds the cluster's own clock and identity.
@@ -80,10 +85,39 @@ type Cluster struct {
 	CommittedTSO *tso.TSO `json:"committed_tso,omitempty"`
 	DorisVersion string   `json:"doris_version,omitempty"` // from SHOW FRONTENDS Version of the Master, or @@version_comment
 	CloudMode    bool     `json:"cloud_mode"`
+	// TimeZone is the session time zone the collector read datetime text in
+	// (tasks()/jobs() CreateTime, ...): @@time_zone, or @@system_time_zone
+	// when that is SYSTEM; "" when unknown (UTC assumed).
+	TimeZone string `json:"time_zone,omitempty"`
 	// Naming is "changelog" (5.0, seeds) or "binlog" (earlier builds) — the
 	// property spelling seen on the base tables; "" when no table told.
 	Naming string `json:"naming,omitempty"`
 }
+
+// Source names: the keys of Capabilities.Sources and the Source of a ReadGap.
+// One spelling everywhere (collector, emulator, scenarios, diag).
+const (
+	SourceTSOStatus              = "information_schema.tso_status"
+	SourceShowTSOStatus          = "SHOW TSO STATUS"
+	SourceHTTPTSO                = "GET /api/tso"
+	SourceTableStreams           = "information_schema.table_streams"
+	SourceTableStreamConsumption = "information_schema.table_stream_consumption"
+	SourceTableProperties        = "information_schema.table_properties"
+	SourceTableOptions           = "information_schema.table_options"
+	SourceMetadataNameIDs        = "information_schema.metadata_name_ids"
+	SourcePartitions             = "information_schema.partitions"
+	SourceIVMMVStatus            = "information_schema.ivm_mv_status"
+	SourceIVMDependencies        = "information_schema.ivm_dependencies"
+	SourceColumns                = "information_schema.columns"
+	SourceMVInfos                = "mv_infos()"
+	SourceJobs                   = "jobs()"
+	SourceTasks                  = "tasks()"
+	SourceFrontends              = "SHOW FRONTENDS"
+	SourceBackends               = "SHOW BACKENDS"
+	SourceShowData               = "SHOW DATA"
+	SourceShowCreateTable        = "SHOW CREATE TABLE"
+	SourceMetrics                = "GET /metrics"
+)
 
 // Capabilities records which sources and columns the build has. A missing
 // newer column is recorded as absent, never an error.

@@ -1,0 +1,132 @@
+package cmd
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/report"
+)
+
+// headroomOptions are the flags of `headroom`, the what-if of a maintenance
+// window: which partitions can still resume if nobody consumes until then.
+type headroomOptions struct {
+	g    *globalOptions
+	At   string
+	In   time.Duration
+	TTL  string
+	DB   string
+	Kind string
+	All  bool
+}
+
+func newHeadroomCmd(g *globalOptions) *cobra.Command {
+	o := &headroomOptions{g: g}
+	c := &cobra.Command{
+		Use:   "headroom",
+		Short: "What-if: which stream partitions can still resume if nobody consumes until a time",
+		Long: `Evaluate every stream partition with a TTL now and at a later cluster time
+(--at TIME or --in DURATION), assuming nobody consumes in between: which
+partitions would be lost (resumable now, not then), which are expired already,
+which are safe. --ttl tries another TTL (seconds or a duration) for both.`,
+		Example: `  dorisdiag headroom --demo healthy --in 20h
+  dorisdiag headroom --host fe1 --at 2026-12-01T02:00:00Z --ttl 172800`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return headroomRun(o)
+		},
+	}
+	c.Flags().StringVar(&o.At, "at", "", "evaluate at this cluster time (RFC 3339, e.g. 2026-12-01T02:00:00Z)")
+	c.Flags().DurationVar(&o.In, "in", 0, "evaluate this long after the cluster time (e.g. 20h)")
+	c.Flags().StringVar(&o.TTL, "ttl", "", "try this TTL instead of each table's (seconds, or a duration like 48h)")
+	c.Flags().StringVar(&o.DB, "db", "", "only streams of this database")
+	c.Flags().StringVar(&o.Kind, "kind", "", "only streams of this kind: user or ivm")
+	c.Flags().BoolVar(&o.All, "all", false, "list safe partitions too (default: only lost and expired ones, plus a count)")
+	return c
+}
+
+// parseTTL reads seconds ("172800") or a duration ("48h").
+func parseTTL(s string) (int64, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("--ttl %q: want seconds or a duration like 48h", s)
+	}
+	return int64(d / time.Second), nil
+}
+
+func headroomRun(o *headroomOptions) error {
+	g := o.g
+	f, err := g.format(report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown)
+	if err != nil {
+		return err
+	}
+	if o.At != "" && o.In != 0 {
+		return usageErrorf("give --at or --in, not both")
+	}
+	if o.In < 0 {
+		return usageErrorf("--in must not be negative")
+	}
+	switch o.Kind {
+	case "", diag.KindUser, diag.KindIVM:
+	default:
+		return usageErrorf("--kind %q: want user or ivm", o.Kind)
+	}
+	var opt diag.StreamOptions
+	if o.TTL != "" {
+		ttl, err := parseTTL(o.TTL)
+		if err != nil {
+			return usageError{err}
+		}
+		opt.TTLOverride = &ttl
+	}
+	var at time.Time
+	if o.At != "" {
+		at, err = time.Parse(time.RFC3339, o.At)
+		if err != nil {
+			return usageErrorf("--at %q: want an RFC 3339 time like 2026-12-01T02:00:00Z", o.At)
+		}
+	}
+	series, err := g.loadSnapshots()
+	if err != nil {
+		return err
+	}
+	if o.At == "" {
+		at = series[len(series)-1].Cluster.Now.Add(o.In)
+	}
+	plan := diag.PlanHeadroom(series, opt, at)
+	rows := plan.Rows[:0:0]
+	for _, r := range plan.Rows {
+		if (o.DB != "" && r.DB != o.DB) || (o.Kind != "" && r.Kind != o.Kind) {
+			continue
+		}
+		rows = append(rows, r)
+	}
+	plan.Rows = rows
+	fs := plan.Findings
+	if o.DB != "" || o.Kind != "" {
+		fs = nil
+		for _, f := range plan.Findings {
+			if o.DB == "" || f.Object.DB == o.DB {
+				fs = append(fs, f)
+			}
+		}
+	}
+	switch f {
+	case report.FormatJSON:
+		err = report.JSON(g.ios.Out, "headroom", plan)
+	case report.FormatMarkdown:
+		err = report.HeadroomMarkdown(g.ios.Out, plan, o.All)
+	default:
+		err = report.Headroom(g.ios.Out, g.style(), plan, o.All, f == report.FormatWide)
+	}
+	if err != nil {
+		return err
+	}
+	return g.gate(fs, "none")
+}

@@ -1,0 +1,257 @@
+package cmd
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// mvOptions are the flags of `dorisdiag mv list|explain` (docs/mv.md).
+type mvOptions struct {
+	g              *globalOptions
+	MaxDelay       time.Duration
+	MaxFailures    int
+	MaxRunning     time.Duration
+	MaxQueued      time.Duration
+	FallbackWindow time.Duration
+	MinFallbacks   int
+	// list
+	DB    string
+	State string
+	// explain
+	Target string
+	Watch  watchOptions
+}
+
+func (o *mvOptions) diagOptions() diag.MVOptions {
+	return diag.MVOptions{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
+		FallbackWindow: o.FallbackWindow, MinFallbacks: o.MinFallbacks}
+}
+
+// validate checks the thresholds (exit 2 on nonsense, never a silent default).
+func (o *mvOptions) validate() error {
+	for name, d := range map[string]time.Duration{"--max-delay": o.MaxDelay, "--max-running": o.MaxRunning, "--max-queued": o.MaxQueued, "--fallback-window": o.FallbackWindow} {
+		if d <= 0 {
+			return usageErrorf("%s must be positive, got %s", name, d)
+		}
+	}
+	if o.MaxFailures < 1 {
+		return usageErrorf("--max-failures must be at least 1, got %d", o.MaxFailures)
+	}
+	if o.MinFallbacks < 1 {
+		return usageErrorf("--min-fallbacks must be at least 1, got %d", o.MinFallbacks)
+	}
+	if o.State != "" {
+		ok := false
+		for _, s := range diag.FreshnessStates {
+			if strings.EqualFold(o.State, s) {
+				o.State, ok = s, true
+			}
+		}
+		if !ok {
+			return usageErrorf("--state %q: want one of %s", o.State, strings.Join(diag.FreshnessStates, ", "))
+		}
+	}
+	return nil
+}
+
+// analyzeMVs runs the stream analysis and the MV analysis over a series.
+func analyzeMVs(series []*snapshot.Snapshot, opt diag.MVOptions) *diag.MVsResult {
+	streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
+	return diag.AnalyzeMVs(series, streams, opt)
+}
+
+func newMVCmd(g *globalOptions) *cobra.Command {
+	o := &mvOptions{g: g}
+	c := &cobra.Command{
+		Use:   "mv",
+		Short: "Diagnose IVM materialized views: freshness, delay, refresh failures, fallbacks (S1–S3)",
+		Long: `Diagnose incrementally maintained (IVM) materialized views: is each one fresh,
+how far behind and why (S1), has it stopped refreshing (S2), has incremental
+refresh turned into recomputation (S3). Every delay says its precision:
+PRECISE, UPPER_BOUND (never reported too small) or UNKNOWN.`,
+		Args: cobra.NoArgs,
+	}
+	pf := c.PersistentFlags()
+	pf.DurationVar(&o.MaxDelay, "max-delay", diag.DefaultMaxDelay, "freshness target: MV_DELAY_HIGH above it (critical at 3×)")
+	pf.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
+	pf.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
+	pf.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
+	pf.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which fallbacks are counted (S3)")
+	pf.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
+	c.AddCommand(newMVListCmd(o), newMVExplainCmd(o))
+	return c
+}
+
+func newMVListCmd(o *mvOptions) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "One row per IVM MV, worst first: state, delay, lagging reason, failures, last method, fallbacks",
+		Example: `  dorisdiag mv list --demo incident
+  dorisdiag mv list --host fe1 --db demo --state lagging -o json
+  dorisdiag mv list --host fe1 --watch 30s`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return mvListRun(o)
+		},
+	}
+	c.Flags().StringVar(&o.DB, "db", "", "only MVs of this database")
+	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(diag.FreshnessStates, ", "))
+	addWatchFlags(c, &o.Watch)
+	return c
+}
+
+// mvListDoc is the JSON document of `mv list -o json` (docs/mv.md).
+type mvListDoc struct {
+	Now          time.Time           `json:"now"`
+	Thresholds   diag.MVThresholds   `json:"thresholds"`
+	Capabilities diag.MVCapabilities `json:"capabilities"`
+	MVs          []diag.MVListItem   `json:"mvs"`
+	NotIVM       int                 `json:"not_ivm"`
+	Unmatched    []string            `json:"unmatched_internal_streams,omitempty"`
+	Findings     []diag.Finding      `json:"findings"`
+}
+
+func mvListRun(o *mvOptions) error {
+	g := o.g
+	f, err := g.format(report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown)
+	if err != nil {
+		return err
+	}
+	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
+		res := analyzeMVs(series, o.diagOptions())
+		doc := mvListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []diag.MVListItem{},
+			NotIVM: res.NotIVM, Unmatched: res.UnmatchedInternalStreams, Findings: []diag.Finding{}}
+		for i := range res.MVs {
+			m := &res.MVs[i]
+			if o.DB != "" && !strings.EqualFold(m.DB, o.DB) {
+				continue
+			}
+			if o.State != "" && m.FreshnessState != o.State {
+				continue
+			}
+			fs := res.FindingsFor(m.DB, m.Name)
+			doc.MVs = append(doc.MVs, m.ListItem(fs))
+			doc.Findings = append(doc.Findings, fs...)
+		}
+		diag.SortFindings(doc.Findings)
+		switch f {
+		case report.FormatJSON:
+			if err := report.JSON(g.ios.Out, "mv_list", doc); err != nil {
+				return err
+			}
+		default:
+			if err := report.MVList(g.ios.Out, g.style(), doc.MVs, f == report.FormatWide, f == report.FormatMarkdown); err != nil {
+				return err
+			}
+			g.printf("%d IVM MVs; %s. Cluster time %s.\n", len(doc.MVs), mvStateCounts(doc.MVs), res.Now.UTC().Format(time.RFC3339))
+			if !res.Capabilities.IvmMVStatus {
+				g.printf("This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.\n")
+			}
+			if len(doc.MVs) > 0 {
+				g.printf("Explain one: dorisdiag mv explain %s.%s\n", doc.MVs[0].DB, doc.MVs[0].Name)
+			}
+		}
+		return g.gate(doc.Findings, "none")
+	})
+}
+
+func mvStateCounts(items []diag.MVListItem) string {
+	n := map[string]int{}
+	for _, it := range items {
+		n[it.FreshnessState]++
+	}
+	var parts []string
+	for _, s := range diag.FreshnessStates {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+			delete(n, s)
+		}
+	}
+	var other []string
+	for s := range n {
+		other = append(other, s)
+	}
+	sort.Strings(other)
+	for _, s := range other {
+		parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func newMVExplainCmd(o *mvOptions) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "explain DB.MV",
+		Short: "The one-screen answer for one MV: verdict, causes, dependencies, worst partitions, recent tasks, SQL to run",
+		Example: `  dorisdiag mv explain demo.mv_orders_daily --demo incident
+  dorisdiag mv explain demo.mv_orders_daily --host fe1 -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			db, name, ok := strings.Cut(args[0], ".")
+			if !ok || db == "" || name == "" {
+				return usageErrorf("want DB.MV, got %q", args[0])
+			}
+			o.DB, o.Target = db, name
+			return mvExplainRun(o)
+		},
+	}
+	addWatchFlags(c, &o.Watch)
+	return c
+}
+
+// mvExplainDoc is the JSON document of `mv explain -o json` (docs/mv.md).
+type mvExplainDoc struct {
+	Now          time.Time           `json:"now"`
+	Thresholds   diag.MVThresholds   `json:"thresholds"`
+	Capabilities diag.MVCapabilities `json:"capabilities"`
+	MV           *diag.MVResult      `json:"mv"`
+	Findings     []diag.Finding      `json:"findings"`
+}
+
+func mvExplainRun(o *mvOptions) error {
+	g := o.g
+	f, err := g.format(report.FormatTable, report.FormatJSON, report.FormatMarkdown)
+	if err != nil {
+		return err
+	}
+	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
+		res := analyzeMVs(series, o.diagOptions())
+		m := res.ByName(o.DB, o.Target)
+		if m == nil {
+			names := make([]string, 0, len(res.MVs))
+			for _, x := range res.MVs {
+				names = append(names, x.DB+"."+x.Name)
+			}
+			sort.Strings(names)
+			if len(names) > 10 {
+				names = append(names[:10], "…")
+			}
+			return fmt.Errorf("no IVM materialized view %s.%s in the snapshot (%d IVM MVs: %s)", o.DB, o.Target, len(res.MVs), strings.Join(names, ", "))
+		}
+		fs := res.FindingsFor(m.DB, m.Name)
+		if f == report.FormatJSON {
+			if err := report.JSON(g.ios.Out, "mv_explain", mvExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs}); err != nil {
+				return err
+			}
+		} else if err := report.MVExplain(g.ios.Out, g.style(), res.Now, m, fs, f == report.FormatMarkdown); err != nil {
+			return err
+		}
+		return g.gate(fs, "none")
+	})
+}

@@ -1,0 +1,216 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// streamsOptions are the flags of `streams` and `streams show`.
+type streamsOptions struct {
+	g           *globalOptions
+	DB          string
+	Kind        string
+	State       string
+	MinHeadroom time.Duration
+	MaxPending  time.Duration
+	Watch       watchOptions
+	Target      string // streams show: DB.STREAM
+}
+
+func addStreamThresholds(c *cobra.Command, o *streamsOptions) {
+	c.Flags().DurationVar(&o.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
+	c.Flags().DurationVar(&o.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
+}
+
+func (o *streamsOptions) diagOptions() diag.StreamOptions {
+	return diag.StreamOptions{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending}
+}
+
+func newStreamsCmd(g *globalOptions) *cobra.Command {
+	o := &streamsOptions{g: g}
+	c := &cobra.Command{
+		Use:   "streams",
+		Short: "Table streams and IVM internal streams: state, pending age, headroom, resume (S4)",
+		Long: `List every stream, worst first: kind (user or ivm), read mode, state (the seed's
+seven states), pending partitions, the largest pending age with its precision,
+the smallest retention headroom and whether every partition can resume.
+Findings follow the table. Give several --snapshot files (oldest first) or
+--watch to narrow pending ages to one interval (PRECISE) and see rates.`,
+		Example: `  dorisdiag streams --demo incident
+  dorisdiag streams --host fe1 --kind user --state cannot_resume -o wide
+  dorisdiag streams --snapshot a.json --snapshot b.json -o json
+  dorisdiag streams show demo.s_orders_cdc --demo incident`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return streamsRun(o)
+		},
+	}
+	c.Flags().StringVar(&o.DB, "db", "", "only streams of this database")
+	c.Flags().StringVar(&o.Kind, "kind", "", "only streams of this kind: user or ivm")
+	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(diag.StreamStates, ", "))
+	addStreamThresholds(c, o)
+	addWatchFlags(c, &o.Watch)
+	c.AddCommand(newStreamsShowCmd(g))
+	return c
+}
+
+func (o *streamsOptions) validate() error {
+	switch o.Kind {
+	case "", diag.KindUser, diag.KindIVM:
+	default:
+		return usageErrorf("--kind %q: want user or ivm", o.Kind)
+	}
+	if o.State != "" && diag.StateNumber(o.State) < 0 {
+		return usageErrorf("--state %q: want one of %s", o.State, strings.Join(diag.StreamStates, ", "))
+	}
+	if o.MinHeadroom < 0 || o.MaxPending < 0 {
+		return usageErrorf("--min-headroom and --max-pending must not be negative")
+	}
+	return nil
+}
+
+// filter keeps the streams the flags select and the findings about them
+// (plus the cluster-level ones).
+func (o *streamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, []diag.Finding) {
+	keep := map[string]bool{}
+	var ss []diag.StreamResult
+	for _, s := range res.Streams {
+		if (o.DB != "" && s.DB != o.DB) || (o.Kind != "" && s.Kind != o.Kind) || (o.State != "" && s.State != o.State) {
+			continue
+		}
+		ss = append(ss, s)
+		keep[s.DB+"\x00"+s.Name] = true
+	}
+	filtered := o.DB != "" || o.Kind != "" || o.State != ""
+	var fs []diag.Finding
+	for _, f := range res.Findings {
+		if f.Object.Kind == "stream" || f.Object.Kind == "partition" {
+			if !keep[f.Object.DB+"\x00"+f.Object.Name] && (filtered || f.Object.Name != "") {
+				continue
+			}
+		}
+		fs = append(fs, f)
+	}
+	if ss == nil {
+		ss = []diag.StreamResult{}
+	}
+	if fs == nil {
+		fs = []diag.Finding{}
+	}
+	return ss, fs
+}
+
+// streamsListJSON is the JSON document of `streams` (kind "streams").
+type streamsListJSON struct {
+	Now                  time.Time           `json:"now"`
+	CurrentTSO           string              `json:"current_tso"`
+	Snapshots            int                 `json:"snapshots"`
+	MinHeadroomThreshold float64             `json:"min_headroom_threshold_seconds"`
+	MaxPendingThreshold  float64             `json:"max_pending_threshold_seconds"`
+	Streams              []diag.StreamResult `json:"streams"`
+	Findings             []diag.Finding      `json:"findings"`
+}
+
+func streamsRun(o *streamsOptions) error {
+	g := o.g
+	f, err := g.format(report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown)
+	if err != nil {
+		return err
+	}
+	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
+		res := diag.AnalyzeStreams(series, o.diagOptions())
+		ss, fs := o.filter(res)
+		switch f {
+		case report.FormatJSON:
+			err = report.JSON(g.ios.Out, "streams", streamsListJSON{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
+				MinHeadroomThreshold: res.MinHeadroomS, MaxPendingThreshold: res.MaxPendingS, Streams: ss, Findings: fs})
+		case report.FormatMarkdown:
+			err = report.StreamsMarkdown(g.ios.Out, ss, fs, true)
+		default:
+			err = report.Streams(g.ios.Out, g.style(), res, ss, fs, f == report.FormatWide)
+		}
+		if err != nil {
+			return err
+		}
+		return g.gate(fs, "none")
+	})
+}
+
+func newStreamsShowCmd(g *globalOptions) *cobra.Command {
+	o := &streamsOptions{g: g}
+	c := &cobra.Command{
+		Use:   "show DB.STREAM",
+		Short: "One stream, partition by partition: what the next read does and what to run",
+		Long: `Show one stream's partitions, worst first — offset state, consumed TSO, caught
+up, position gap, pending age (with precision), headroom, can_resume, what the
+next read does (proceed, REJECTED, CLIPPED) and what is already lost — then a
+short verdict: what the next read does and what to run.`,
+		Example: `  dorisdiag streams show demo.s_events_dup --demo incident
+  dorisdiag streams show demo.s_orders_audit --host fe1 --watch 15s`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.Target = args[0]
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return streamsShowRun(o)
+		},
+	}
+	addStreamThresholds(c, o)
+	addWatchFlags(c, &o.Watch)
+	return c
+}
+
+// streamShowJSON is the JSON document of `streams show` (kind "stream").
+type streamShowJSON struct {
+	Now        time.Time          `json:"now"`
+	CurrentTSO string             `json:"current_tso"`
+	Snapshots  int                `json:"snapshots"`
+	Stream     *diag.StreamResult `json:"stream"`
+	Findings   []diag.Finding     `json:"findings"`
+}
+
+func streamsShowRun(o *streamsOptions) error {
+	g := o.g
+	f, err := g.format(report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown)
+	if err != nil {
+		return err
+	}
+	db, name, ok := strings.Cut(o.Target, ".")
+	if !ok || db == "" || name == "" {
+		return usageErrorf("streams show %q: want DB.STREAM", o.Target)
+	}
+	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
+		res := diag.AnalyzeStreams(series, o.diagOptions())
+		s := res.ByName(db, name)
+		if s == nil {
+			return fmt.Errorf("stream %s.%s not found (dorisdiag streams lists %d stream(s))", db, name, len(res.Streams))
+		}
+		fs := res.FindingsFor(db, name)
+		if fs == nil {
+			fs = []diag.Finding{}
+		}
+		switch f {
+		case report.FormatJSON:
+			err = report.JSON(g.ios.Out, "stream", streamShowJSON{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, Stream: s, Findings: fs})
+		case report.FormatMarkdown:
+			err = report.StreamShowMarkdown(g.ios.Out, s, fs)
+		default:
+			err = report.StreamShow(g.ios.Out, g.style(), s, fs)
+		}
+		if err != nil {
+			return err
+		}
+		return g.gate(fs, "none")
+	})
+}

@@ -1,0 +1,269 @@
+package diag
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// durText renders seconds for people, rounded to the millisecond.
+func durText(sec float64) string { return tso.FormatDuration(int64(math.Round(sec * 1000))) }
+
+// valueText renders a value with its precision: "12m00s (PRECISE)",
+// "≤ 26h00m (UPPER_BOUND)", "unknown".
+func valueText(v Value) string {
+	if v.Seconds == nil {
+		if v.Lower != nil {
+			return "≥ " + durText(*v.Lower) + " (UNKNOWN)"
+		}
+		return "unknown"
+	}
+	if v.Precision == PrecisionUpperBound && *v.Seconds > 0 {
+		return "≤ " + durText(*v.Seconds) + " (UPPER_BOUND)"
+	}
+	return durText(*v.Seconds) + " (" + string(v.Precision) + ")"
+}
+
+// ValueText is valueText for report and cmd.
+func ValueText(v Value) string { return valueText(v) }
+
+func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MVResult, []Finding) {
+	refresh := ParseRefreshInfo(mv.RefreshInfo)
+	props := ParseMvProperties(mv.MvProperties, mv.DB)
+	r := MVResult{DB: mv.DB, Name: mv.Name, ID: mv.ID, JobName: mv.JobName, State: mv.State, RefreshState: mv.RefreshState,
+		RefreshInfo: refresh, Excluded: props.ExcludedTriggerTables, Properties: props}
+	job := a.jobsByMV[mv.ID]
+	if job != nil {
+		r.JobStatus = job.Status
+		if r.JobName == "" {
+			r.JobName = job.Name
+		}
+	}
+	r.History = AnalyzeHistory(a.tasksByMV[mv.ID], refresh, a.now, HistoryOptions{Limit: a.opt.HistoryLimit, FallbackWindow: a.opt.FallbackWindow})
+	deps, notes := a.dependencies(mv, props, &r.History)
+	r.Dependencies = deps
+	if r.Dependencies == nil {
+		r.Dependencies = []DependencyResult{}
+	}
+	r.Undetectable = append(r.Undetectable, notes...)
+	r.WorstPartitions = worstPartitions(deps, 10)
+	if r.WorstPartitions == nil {
+		r.WorstPartitions = []WorstPartition{}
+	}
+
+	a.clientFreshness(&r, mv)
+	if st := a.statusByMV[mv.ID]; st != nil {
+		a.serverFreshness(&r, st)
+	} else if st := a.statusByKey[tableKey(mv.DB, mv.Name)]; st != nil {
+		a.serverFreshness(&r, st)
+	} else {
+		r.Undetectable = append(r.Undetectable,
+			"rebuild_required (dirty MV partitions) and PUBLISHING (a refresh committed, not visible yet) need information_schema.ivm_mv_status: this build does not have it")
+	}
+	fs := a.mvFindings(&r)
+	for _, f := range fs {
+		if f.Severity > r.severity {
+			r.severity = f.Severity
+		}
+	}
+	if r.severity > 0 {
+		r.Severity = r.severity.String()
+	}
+	sortByCause(fs)
+	r.Causes = make([]string, 0, len(fs))
+	for _, f := range fs {
+		r.Causes = append(r.Causes, f.Code+": "+f.Summary)
+	}
+	r.Headline = a.headline(&r, fs)
+	r.Next = a.nextSQL(&r, fs)
+	return r, fs
+}
+
+// clientFreshness computes state, delay and lagging reason from the raw
+// sources (seed §3 "States", "MV data delay", LAGGING_REASON).
+func (a *mvAnalyzer) clientFreshness(r *MVResult, mv *snapshot.MVInfo) {
+	r.StateSource, r.LaggingReasonSource = SourceClient, SourceClient
+	var triggers, missing, unknown []string
+	delay := Value{Seconds: f64(0), Precision: PrecisionPrecise, Source: SourceClient}
+	var knownMax float64
+	behind := false
+	for i := range r.Dependencies {
+		d := &r.Dependencies[i]
+		if d.Excluded {
+			if d.Covered != nil && !*d.Covered {
+				r.ExcludedOutdated = append(r.ExcludedOutdated, d.BaseTableDB+"."+d.BaseTableName)
+				if r.MaxExcludedDelay == nil || d.Delay.Get(0) > r.MaxExcludedDelay.Get(0) {
+					v := d.Delay
+					r.MaxExcludedDelay = &v
+				}
+			}
+			continue
+		}
+		name := d.BaseTableDB + "." + d.BaseTableName
+		triggers = append(triggers, name)
+		if d.HeadroomSeconds != nil && (r.MinHeadroomSeconds == nil || *d.HeadroomSeconds < *r.MinHeadroomSeconds) {
+			r.MinHeadroomSeconds = f64(*d.HeadroomSeconds)
+		}
+		v := d.Delay
+		if d.ClientDelay != nil {
+			v = *d.ClientDelay
+		}
+		switch {
+		case d.DependencyState == DepMissing:
+			missing = append(missing, name)
+			continue
+		case v.Seconds == nil:
+			unknown = append(unknown, name)
+			if v.Lower != nil && *v.Lower > knownMax {
+				knownMax = *v.Lower
+			}
+			continue
+		}
+		if *v.Seconds > 0 || (d.Covered != nil && !*d.Covered) {
+			behind = true
+		}
+		if *v.Seconds > *delay.Seconds {
+			delay.Seconds, delay.Lower, delay.Note = f64(*v.Seconds), v.Lower, v.Note
+		}
+		if *v.Seconds > knownMax {
+			knownMax = *v.Seconds
+		}
+		if *v.Seconds > 0 {
+			delay.Precision = worstPrecision(delay.Precision, v.Precision)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		r.FreshnessState = FreshUnknown
+		r.StateReason = "internal stream missing for " + strings.Join(missing, ", ")
+	case len(triggers) == 0 && len(r.Dependencies) == 0:
+		r.FreshnessState = FreshUnknown
+		r.StateReason = "no internal stream of this MV was found, and no source lists its base tables"
+	case len(unknown) > 0:
+		r.FreshnessState = FreshUnknown
+		r.StateReason = "an offset of the internal stream on " + strings.Join(unknown, ", ") + " cannot be read"
+	case strings.EqualFold(mv.RefreshState, "INIT") || (r.History.LastSuccess == nil && strings.EqualFold(mv.State, "INIT")):
+		r.FreshnessState = FreshInitializing
+		r.StateReason = "never refreshed successfully (mv_infos RefreshState " + mvOrNone(mv.RefreshState) + ")"
+	case behind:
+		r.FreshnessState = FreshLagging
+		r.StateReason = "trigger dependencies have changes the MV does not cover"
+	default:
+		r.FreshnessState = FreshFresh
+		r.StateReason = "every trigger dependency is covered"
+		if len(triggers) == 0 {
+			r.StateReason = "no trigger dependency (every base table is excluded)"
+		}
+	}
+	switch r.FreshnessState {
+	case FreshUnknown:
+		r.DataDelay = Value{Precision: PrecisionUnknown, Source: SourceClient, Note: r.StateReason}
+		if knownMax > 0 {
+			r.DataDelay.Lower = f64(knownMax)
+		}
+	case FreshInitializing:
+		r.DataDelay = unknownValue(SourceClient, "no delay before the first successful refresh")
+	default:
+		r.DataDelay = delay
+	}
+	r.LaggingReason = a.clientLaggingReason(r)
+}
+
+// clientLaggingReason is the first that matches of the seed's list; the
+// client cannot see REBUILD_REQUIRED or PUBLISHING.
+func (a *mvAnalyzer) clientLaggingReason(r *MVResult) string {
+	if r.FreshnessState == FreshFresh {
+		return ReasonNone
+	}
+	h := &r.History
+	switch {
+	case r.FreshnessState == FreshRebuildRequired:
+		return ReasonRebuildRequired
+	case h.Running != nil:
+		return ReasonRunning
+	case h.OldestPending != nil:
+		return ReasonQueued
+	case h.LastFinished != nil && h.LastFinished.Result == ResultFailed:
+		return ReasonRefreshFailed
+	case strings.EqualFold(r.JobStatus, "PAUSED"):
+		return ReasonJobPaused
+	case strings.EqualFold(r.RefreshInfo.Trigger, "SCHEDULE"):
+		return ReasonWaitingSchedule
+	}
+	return ReasonWaitingTrigger
+}
+
+// serverFreshness takes ivm_mv_status as the answer and keeps the client's
+// computation beside it for the cross-check.
+func (a *mvAnalyzer) serverFreshness(r *MVResult, st *snapshot.MVStatus) {
+	r.Server = st
+	clientState, clientDelay := r.FreshnessState, r.DataDelay
+	state := strings.ToLower(strings.TrimSpace(st.FreshnessState))
+	if state == "" || isNullText(st.FreshnessState) {
+		return // the server has no value: keep the client's
+	}
+	r.ClientState, r.ClientDelay = clientState, &clientDelay
+	r.FreshnessState, r.StateSource = state, SourceServer
+	r.StateReason = "information_schema.ivm_mv_status FRESHNESS_STATE " + st.FreshnessState
+	prec := Precision(strings.ToUpper(strings.TrimSpace(st.DelayPrecision)))
+	if prec == "" || st.DataDelaySeconds == nil {
+		prec = PrecisionUnknown
+	}
+	r.DataDelay = Value{Seconds: st.DataDelaySeconds, Precision: prec, Source: SourceServer}
+	if reason := strings.ToUpper(strings.TrimSpace(st.LaggingReason)); reason != "" && !isNullText(reason) {
+		r.LaggingReason, r.LaggingReasonSource = reason, SourceServer
+	} else if state == FreshFresh {
+		r.LaggingReason, r.LaggingReasonSource = ReasonNone, SourceServer
+	}
+	if !isNullText(st.DirtyPartitions) {
+		r.DirtyPartitions = st.DirtyPartitions
+	}
+	if st.MinRetentionHeadroomSeconds != nil {
+		r.MinHeadroomSeconds = st.MinRetentionHeadroomSeconds
+	}
+	if !isNullText(st.ExcludedOutdatedDependencies) && len(r.ExcludedOutdated) == 0 {
+		for _, p := range strings.Split(strings.Trim(st.ExcludedOutdatedDependencies, "[]"), ",") {
+			if p = strings.Trim(strings.TrimSpace(p), `"'`); p != "" {
+				r.ExcludedOutdated = append(r.ExcludedOutdated, p)
+			}
+		}
+		if st.MaxExcludedDelaySeconds != nil {
+			r.MaxExcludedDelay = &Value{Seconds: st.MaxExcludedDelaySeconds, Precision: PrecisionPrecise, Source: SourceServer}
+		}
+	}
+	if st.JobStatus != "" && !isNullText(st.JobStatus) && r.JobStatus == "" {
+		r.JobStatus = st.JobStatus
+	}
+}
+
+// delayMismatch compares a server delay with the client's bound (design.md:
+// "compare them and raise a finding when they disagree"). The tolerance is
+// two sampling intervals plus how old the server's sample is.
+func delayMismatch(server, client Value, sampleAgeSeconds float64) (bool, string) {
+	if server.Seconds == nil || client.Precision == PrecisionUnknown {
+		return false, ""
+	}
+	tol := 2*MonitorInterval.Seconds() + math.Max(0, sampleAgeSeconds)
+	s := *server.Seconds
+	if client.Seconds != nil && client.Precision != PrecisionUnknown && s > *client.Seconds+tol {
+		return true, fmt.Sprintf("the server reports %s, above the client's upper bound %s", durText(s), durText(*client.Seconds))
+	}
+	lower := client.Lower
+	if client.Precision == PrecisionPrecise && client.Seconds != nil {
+		lower = client.Seconds
+	}
+	if lower != nil && s+tol < *lower {
+		return true, fmt.Sprintf("the server reports %s, below the client's lower bound %s", durText(s), durText(*lower))
+	}
+	return false, ""
+}
+
+func mvOrNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

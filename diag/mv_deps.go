@@ -1,0 +1,525 @@
+package diag
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// mvAnalyzer holds the indexes of one snapshot the per-MV analysis needs,
+// built once so that 2,000 MVs cost one pass each (design.md budgets).
+type mvAnalyzer struct {
+	snap    *snapshot.Snapshot
+	streams *StreamsResult
+	opt     MVOptions
+	now     time.Time
+	nowMs   int64
+	caps    MVCapabilities
+
+	jobsByMV    map[int64]*snapshot.Job
+	tasksByMV   map[int64][]snapshot.Task
+	statusByMV  map[int64]*snapshot.MVStatus
+	depsByMV    map[int64][]*snapshot.Dependency
+	ivmByMV     map[int64][]*StreamResult // internal streams by owning MV id
+	ivmByName   map[string][]*StreamResult
+	tables      map[string]*snapshot.Table
+	partsByTbl  map[string][]*snapshot.Partition
+	claimedIVM  map[int64]bool // internal streams matched to an MV
+	mvIDs       map[int64]bool
+	statusByKey map[string]*snapshot.MVStatus
+}
+
+func tableKey(db, name string) string { return strings.ToLower(db) + "\x00" + name }
+
+func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOptions) *mvAnalyzer {
+	a := &mvAnalyzer{snap: last, streams: streams, opt: opt, now: last.Cluster.Now, nowMs: last.Cluster.Now.UnixMilli(),
+		jobsByMV: make(map[int64]*snapshot.Job, len(last.Jobs)), tasksByMV: make(map[int64][]snapshot.Task, len(last.MVs)),
+		statusByMV: make(map[int64]*snapshot.MVStatus, len(last.MVStatus)), depsByMV: make(map[int64][]*snapshot.Dependency, len(last.MVStatus)),
+		ivmByMV: make(map[int64][]*StreamResult, len(last.MVs)), ivmByName: make(map[string][]*StreamResult, len(last.MVs)),
+		tables: make(map[string]*snapshot.Table, len(last.Tables)), partsByTbl: make(map[string][]*snapshot.Partition, len(last.Tables)),
+		claimedIVM: make(map[int64]bool, len(streams.Streams)), mvIDs: make(map[int64]bool, len(last.MVs)),
+		statusByKey: make(map[string]*snapshot.MVStatus, len(last.MVStatus))}
+	for i := range last.MVs {
+		a.mvIDs[last.MVs[i].ID] = true
+	}
+	for i := range last.Jobs {
+		j := &last.Jobs[i]
+		a.jobsByMV[j.MVID] = j
+	}
+	for _, t := range last.Tasks {
+		a.tasksByMV[t.MVID] = append(a.tasksByMV[t.MVID], t)
+	}
+	for i := range last.MVStatus {
+		s := &last.MVStatus[i]
+		a.statusByMV[s.MVID] = s
+		a.statusByKey[tableKey(s.DB, s.MVName)] = s
+	}
+	for i := range last.Dependencies {
+		d := &last.Dependencies[i]
+		a.depsByMV[d.MVID] = append(a.depsByMV[d.MVID], d)
+	}
+	for i := range streams.Streams {
+		sr := &streams.Streams[i]
+		if sr.Kind != KindIVM {
+			continue
+		}
+		if sr.MVID != nil {
+			a.ivmByMV[*sr.MVID] = append(a.ivmByMV[*sr.MVID], sr)
+		}
+		if sr.MVName != "" {
+			k := tableKey(sr.DB, sr.MVName)
+			a.ivmByName[k] = append(a.ivmByName[k], sr)
+		}
+	}
+	for i := range last.Tables {
+		t := &last.Tables[i]
+		a.tables[tableKey(t.DB, t.Name)] = t
+	}
+	for i := range last.Partitions {
+		p := &last.Partitions[i]
+		k := tableKey(p.DB, p.Table)
+		a.partsByTbl[k] = append(a.partsByTbl[k], p)
+	}
+	a.caps = MVCapabilities{
+		IvmMVStatus:     len(last.MVStatus) > 0 || sourcePresent(last, "ivm_mv_status"),
+		IvmDependencies: len(last.Dependencies) > 0 || sourcePresent(last, "ivm_dependencies"),
+	}
+	for _, t := range last.Tasks {
+		if t.IvmRefreshMethod != nil {
+			a.caps.IvmRefreshMethod = true
+			break
+		}
+	}
+	if !a.caps.IvmRefreshMethod {
+		a.caps.IvmRefreshMethod = sourceHasColumn(last, "tasks", "IvmRefreshMethod")
+	}
+	for _, c := range last.Consumption {
+		if c.PendingAgePrecision != nil || c.OffsetState != nil {
+			a.caps.ConsumptionT2 = true
+			break
+		}
+	}
+	if !a.caps.ConsumptionT2 {
+		a.caps.ConsumptionT2 = sourceHasColumn(last, "table_stream_consumption", "PENDING_AGE_SECONDS")
+	}
+	return a
+}
+
+// sourcePresent looks for a capability whose source name contains name.
+func sourcePresent(s *snapshot.Snapshot, name string) bool {
+	for k, v := range s.Capabilities.Sources {
+		if strings.Contains(strings.ToLower(k), name) && v.Present {
+			return true
+		}
+	}
+	return false
+}
+
+func sourceHasColumn(s *snapshot.Snapshot, name, col string) bool {
+	for k, v := range s.Capabilities.Sources {
+		if !strings.Contains(strings.ToLower(k), name) || !v.Present {
+			continue
+		}
+		for _, c := range v.Columns {
+			if strings.EqualFold(c, col) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isIVM: an MV refreshed INCREMENTAL, or one with internal streams or rows in
+// the seed's IVM tables.
+func (a *mvAnalyzer) isIVM(mv *snapshot.MVInfo) bool {
+	if ParseRefreshInfo(mv.RefreshInfo).IsIncremental() {
+		return true
+	}
+	if !isNullText(mv.IvmBaseTableStreams) {
+		return true
+	}
+	return len(a.ivmByMV[mv.ID]) > 0 || a.statusByMV[mv.ID] != nil || len(a.depsByMV[mv.ID]) > 0
+}
+
+// internalStreams finds the MV's internal streams: by the MV id (IVM_MV_ID or
+// the base36 id suffix of the name), else by the name prefix in its database.
+func (a *mvAnalyzer) internalStreams(mv *snapshot.MVInfo) []*StreamResult {
+	out := a.ivmByMV[mv.ID]
+	if len(out) == 0 {
+		for _, sr := range a.ivmByName[tableKey(mv.DB, mv.Name)] {
+			if sr.MVID == nil || !a.mvIDs[*sr.MVID] {
+				out = append(out, sr)
+			}
+		}
+	}
+	for _, sr := range out {
+		a.claimedIVM[sr.ID] = true
+	}
+	return out
+}
+
+// dependencies builds one row per base table: from ivm_dependencies when the
+// build has it, else from mv_infos() and the internal streams.
+func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist *History) ([]DependencyResult, []string) {
+	var notes []string
+	streams := a.internalStreams(mv)
+	if rows := a.depsByMV[mv.ID]; len(rows) > 0 {
+		deps := make([]DependencyResult, 0, len(rows))
+		for _, d := range rows {
+			deps = append(deps, a.serverDependency(d))
+		}
+		sortDeps(deps)
+		return deps, notes
+	}
+
+	var deps []DependencyResult
+	seen := map[string]bool{}
+	byTable := map[string]*StreamResult{}
+	byName := map[string]*StreamResult{}
+	for _, sr := range streams {
+		byTable[tableKey(sr.BaseTableDB, sr.BaseTableName)] = sr
+		byName[sr.Name] = sr
+	}
+	// mv_infos().IvmBaseTableStreams, when the build has it: the tables the MV
+	// follows, so a missing stream shows.
+	if entries, ok := ParseIvmBaseTableStreams(mv.IvmBaseTableStreams, mv.DB); ok {
+		for _, e := range entries {
+			k := tableKey(e.BaseTable.DB, e.BaseTable.Name)
+			if seen[k] || props.IsExcluded(e.BaseTable.DB, e.BaseTable.Name) {
+				continue
+			}
+			seen[k] = true
+			sr := byName[e.Stream]
+			if sr == nil && e.StreamID != nil {
+				for _, s := range streams {
+					if s.ID == *e.StreamID {
+						sr = s
+					}
+				}
+			}
+			if sr == nil {
+				sr = byTable[k]
+			}
+			if sr == nil {
+				deps = append(deps, DependencyResult{BaseTableDB: e.BaseTable.DB, BaseTableName: e.BaseTable.Name, StreamName: e.Stream,
+					StreamID: e.StreamID, DependencyState: DepMissing, Delay: unknownValue(SourceClient, "the internal stream is missing"),
+					Source: SourceClient, Note: "mv_infos().IvmBaseTableStreams names it, table_streams has no such stream"})
+				continue
+			}
+			deps = append(deps, a.clientDependency(sr))
+		}
+	} else {
+		notes = append(notes, "mv_infos().IvmBaseTableStreams could not be read ("+truncateText(mv.IvmBaseTableStreams, 60)+"); base tables taken from the internal streams")
+	}
+	for _, sr := range streams {
+		k := tableKey(sr.BaseTableDB, sr.BaseTableName)
+		if seen[k] {
+			continue
+		}
+		if props.IsExcluded(sr.BaseTableDB, sr.BaseTableName) {
+			continue // reported below as excluded, never in the delay
+		}
+		seen[k] = true
+		deps = append(deps, a.clientDependency(sr))
+	}
+	for _, ex := range props.ExcludedTriggerTables {
+		deps = append(deps, a.excludedDependency(ex, hist))
+	}
+	sortDeps(deps)
+	return deps, notes
+}
+
+func sortDeps(deps []DependencyResult) {
+	sort.SliceStable(deps, func(i, j int) bool {
+		a, b := &deps[i], &deps[j]
+		if a.Excluded != b.Excluded {
+			return !a.Excluded
+		}
+		if da, db := a.Delay.Get(-1), b.Delay.Get(-1); da != db {
+			return da > db
+		}
+		if a.BaseTableDB != b.BaseTableDB {
+			return a.BaseTableDB < b.BaseTableDB
+		}
+		return a.BaseTableName < b.BaseTableName
+	})
+}
+
+// depStateOf maps a stream state to the seed's DEPENDENCY_STATE.
+func depStateOf(sr *StreamResult) string {
+	switch {
+	case sr.State == StateDisabled:
+		return DepDisabled
+	case sr.State == StateStale:
+		return DepStale
+	case sr.State == StateUnknown:
+		return DepUnknown
+	case sr.CanResume != nil && !*sr.CanResume:
+		return DepCannotResume
+	}
+	return DepUsable
+}
+
+// clientDependency computes a trigger dependency from its internal stream.
+// Seed §3: the delay is the stream's pending age with the stream at the MV's
+// visible coverage; without the server's sampler the visible coverage is
+// taken as the stream's offset, so a delay above 0 is at best an
+// UPPER_BOUND (a refresh committed but not yet visible is not seen).
+func (a *mvAnalyzer) clientDependency(sr *StreamResult) DependencyResult {
+	d := DependencyResult{BaseTableDB: sr.BaseTableDB, BaseTableName: sr.BaseTableName, StreamName: sr.Name, StreamID: ip(sr.ID),
+		StreamState: sr.State, DependencyState: depStateOf(sr), HeadroomSeconds: sr.MinHeadroomSeconds,
+		HeadroomPartition: sr.MinHeadroomPartition, CanResume: sr.CanResume, KeyModel: sr.KeyModel, TTLSeconds: sr.TTLSeconds,
+		Source: SourceClient, stream: sr}
+	if t := a.tables[tableKey(sr.BaseTableDB, sr.BaseTableName)]; t != nil {
+		d.BaseTableID = t.ID
+	}
+	d.Delay, d.LaggingPartitions, d.WorstPartition, d.Covered = streamDelay(sr)
+	a.rowsMayBeMissed(&d, sr)
+	return d
+}
+
+// streamDelay is the dependency delay over the stream's partitions: the
+// largest pending age, its precision the worst of the partitions behind.
+func streamDelay(sr *StreamResult) (Value, []string, string, *bool) {
+	var lagging []string
+	worst, worstAge := "", -1.0
+	v := Value{Seconds: f64(0), Precision: PrecisionPrecise, Source: SourceClient}
+	anyUnknown := false
+	for i := range sr.Partitions {
+		p := &sr.Partitions[i]
+		behind := p.CaughtUp != nil && !*p.CaughtUp
+		if p.PendingAge.Seconds != nil && *p.PendingAge.Seconds > 0 {
+			behind = true
+		}
+		if p.OffsetState == OffsetUnknown || (behind && p.PendingAge.Seconds == nil && p.OffsetState != OffsetInitialSnapshotPending) {
+			anyUnknown = true
+		}
+		if !behind {
+			continue
+		}
+		lagging = append(lagging, p.Unit)
+		age := p.PendingAge.Get(-1)
+		if age > worstAge || worst == "" {
+			worst, worstAge = p.Unit, age
+		}
+		if p.PendingAge.Seconds != nil && *p.PendingAge.Seconds > *v.Seconds {
+			v.Seconds = f64(*p.PendingAge.Seconds)
+			v.Lower = p.PendingAge.Lower
+		}
+		v.Precision = worstPrecision(v.Precision, p.PendingAge.Precision)
+	}
+	sort.Strings(lagging)
+	var covered *bool
+	switch {
+	case anyUnknown || sr.State == StateUnknown:
+		v = Value{Precision: PrecisionUnknown, Source: SourceClient, Note: "an offset of the internal stream cannot be read", Lower: v.Seconds}
+	case len(lagging) > 0:
+		covered = bptr(false)
+		v.Precision = worstPrecision(v.Precision, PrecisionUpperBound)
+		v.Note = "visible coverage taken as the internal stream's offset (no ivm_dependencies on this build)"
+	default:
+		covered = bptr(true)
+	}
+	if len(sr.Partitions) == 0 {
+		v = unknownValue(SourceClient, "no table_stream_consumption rows for the internal stream")
+		covered = nil
+	}
+	return v, lagging, worst, covered
+}
+
+// rowsMayBeMissed marks T10 (a duplicate-key base table whose offset left the
+// retention) and T11 (a base partition with data and no offset whose rows may
+// be older than the TTL): builds without those fixes skip the rows silently.
+func (a *mvAnalyzer) rowsMayBeMissed(d *DependencyResult, sr *StreamResult) {
+	for i := range sr.Partitions {
+		p := &sr.Partitions[i]
+		if p.OffsetState == OffsetNone && (p.RowsSkipped == "yes" || p.RowsSkipped == "may") {
+			d.RowsMayBeMissed, d.RowsMissedUnit = "T11", p.Unit
+			age := ""
+			if p.DataAge != nil && p.DataAge.Seconds != nil {
+				age = " (data up to " + durText(*p.DataAge.Seconds) + " old)"
+			}
+			d.RowsMissedDetail = fmt.Sprintf("partition %s has data and no offset; its rows %s older than the TTL%s", p.Unit, skippedWord(p.RowsSkipped), age)
+			return
+		}
+	}
+	if isDupKeys(sr.KeyModel) {
+		for i := range sr.Partitions {
+			p := &sr.Partitions[i]
+			if p.CanResume != nil && !*p.CanResume && p.CaughtUp != nil && !*p.CaughtUp {
+				d.RowsMayBeMissed, d.RowsMissedUnit = "T10", p.Unit
+				d.RowsMissedDetail = fmt.Sprintf("duplicate-key base table; partition %s has changes after an offset that left the retention", p.Unit)
+				return
+			}
+		}
+	}
+}
+
+// excludedDependency judges an excluded trigger table client-side: it is
+// outdated when one of its partitions became visible after the start of the
+// MV's last successful refresh (UPPER_BOUND: the change is at most that old).
+func (a *mvAnalyzer) excludedDependency(ex TableRef, hist *History) DependencyResult {
+	d := DependencyResult{BaseTableDB: ex.DB, BaseTableName: ex.Name, Excluded: true, DependencyState: DepExcluded, Source: SourceClient,
+		Delay: unknownValue(SourceClient, "coverage of an excluded table needs ivm_dependencies, or its partitions' visible times and a successful refresh in the task history")}
+	if t := a.tables[tableKey(ex.DB, ex.Name)]; t != nil {
+		d.BaseTableID, d.KeyModel, d.TTLSeconds = t.ID, t.KeyModel, t.TTLSeconds
+	}
+	parts := a.partsByTbl[tableKey(ex.DB, ex.Name)]
+	if hist.LastSuccess == nil || len(parts) == 0 {
+		return d
+	}
+	covered := firstNonNil(hist.LastSuccess.StartTimeMs, hist.LastSuccess.CreateTimeMs)
+	if covered == nil {
+		return d
+	}
+	var newest int64 = math.MinInt64
+	known := false
+	for _, p := range parts {
+		if p.VisibleTimeMs == nil {
+			continue
+		}
+		known = true
+		if *p.VisibleTimeMs > newest {
+			newest = *p.VisibleTimeMs
+		}
+		if *p.VisibleTimeMs > *covered {
+			d.LaggingPartitions = append(d.LaggingPartitions, p.Name)
+		}
+	}
+	if !known {
+		return d
+	}
+	sort.Strings(d.LaggingPartitions)
+	if len(d.LaggingPartitions) == 0 {
+		d.Covered = bptr(true)
+		d.Delay = Value{Seconds: f64(0), Precision: PrecisionUpperBound, Source: SourceClient, Note: "no partition became visible after the last successful refresh started"}
+		return d
+	}
+	d.Covered = bptr(false)
+	d.WorstPartition = d.LaggingPartitions[0]
+	d.Delay = Value{Seconds: f64(math.Max(0, float64(a.nowMs-*covered)/1000)), Lower: f64(math.Max(0, float64(a.nowMs-newest)/1000)),
+		Precision: PrecisionUpperBound, Source: SourceClient, Note: "changed after the last successful refresh started; at most that old"}
+	return d
+}
+
+// serverDependency reads one ivm_dependencies row and attaches the client's
+// view of its internal stream for the partitions and the cross-check.
+func (a *mvAnalyzer) serverDependency(r *snapshot.Dependency) DependencyResult {
+	d := DependencyResult{BaseTableDB: r.BaseTableDB, BaseTableName: r.BaseTableName, BaseTableID: r.BaseTableID,
+		Excluded: r.IsExcludedTrigger, StreamName: r.StreamName, StreamID: r.StreamID, DependencyState: strings.ToUpper(strings.TrimSpace(r.DependencyState)),
+		Covered: r.Covered, WorstPartition: r.WorstPartition, HeadroomSeconds: r.MinRetentionHeadroomSeconds, CanResume: r.CanResume,
+		CoveredVersion: r.CoveredVersion, CurrentVersion: r.CurrentVersion, Source: SourceServer}
+	if d.DependencyState == "" {
+		d.DependencyState = DepUnknown
+	}
+	if !isNullText(r.LaggingPartitions) {
+		for _, p := range strings.Split(strings.Trim(r.LaggingPartitions, "[]"), ",") {
+			if p = strings.Trim(strings.TrimSpace(p), `"'`); p != "" {
+				d.LaggingPartitions = append(d.LaggingPartitions, p)
+			}
+		}
+	}
+	prec := Precision(strings.ToUpper(strings.TrimSpace(r.DelayPrecision)))
+	if prec == "" {
+		prec = PrecisionUnknown
+	}
+	d.Delay = Value{Seconds: r.DelaySeconds, Precision: prec, Source: SourceServer}
+	if r.DelaySeconds == nil {
+		d.Delay.Precision = PrecisionUnknown
+	}
+	if t := a.tables[tableKey(r.BaseTableDB, r.BaseTableName)]; t != nil {
+		d.KeyModel, d.TTLSeconds = t.KeyModel, t.TTLSeconds
+	}
+	var sr *StreamResult
+	if r.StreamID != nil {
+		sr = a.streams.ByID(*r.StreamID)
+	}
+	if sr == nil && r.StreamName != "" {
+		sr = a.streams.ByName(r.DB, r.StreamName)
+	}
+	if sr != nil {
+		a.claimedIVM[sr.ID] = true
+		d.stream = sr
+		d.StreamState = sr.State
+		if !d.Excluded {
+			cv, lag, worst, _ := streamDelay(sr)
+			d.ClientDelay = &cv
+			if len(d.LaggingPartitions) == 0 {
+				d.LaggingPartitions = lag
+			}
+			if d.WorstPartition == "" {
+				d.WorstPartition = worst
+			}
+			if d.HeadroomSeconds == nil {
+				d.HeadroomSeconds, d.HeadroomPartition = sr.MinHeadroomSeconds, sr.MinHeadroomPartition
+			}
+			if d.CanResume == nil {
+				d.CanResume = sr.CanResume
+			}
+			a.rowsMayBeMissed(&d, sr)
+		}
+	}
+	return d
+}
+
+// worstPartitions lists the base partitions behind over the trigger
+// dependencies, worst first, at most n.
+func worstPartitions(deps []DependencyResult, n int) []WorstPartition {
+	var out []WorstPartition
+	for i := range deps {
+		d := &deps[i]
+		if d.Excluded || d.stream == nil {
+			continue
+		}
+		for j := range d.stream.Partitions {
+			p := &d.stream.Partitions[j]
+			behind := (p.CaughtUp != nil && !*p.CaughtUp) || p.PendingAge.Get(0) > 0 || (p.CanResume != nil && !*p.CanResume)
+			if !behind {
+				continue
+			}
+			out = append(out, WorstPartition{BaseTable: d.BaseTableDB + "." + d.BaseTableName, Stream: d.stream.Name, StreamID: d.stream.ID,
+				Unit: p.Unit, OffsetState: p.OffsetState, PendingAge: p.PendingAge, HeadroomSeconds: p.HeadroomSeconds, CanResume: p.CanResume, NextRead: p.NextRead})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if a, b := out[i].PendingAge.Get(-1), out[j].PendingAge.Get(-1); a != b {
+			return a > b
+		}
+		if a, b := headroomKey(out[i].HeadroomSeconds), headroomKey(out[j].HeadroomSeconds); a != b {
+			return a < b
+		}
+		if out[i].BaseTable != out[j].BaseTable {
+			return out[i].BaseTable < out[j].BaseTable
+		}
+		return out[i].Unit < out[j].Unit
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+func ip(v int64) *int64 { return &v }
+
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func (a *mvAnalyzer) unmatchedInternalStreams() []string {
+	var out []string
+	for i := range a.streams.Streams {
+		sr := &a.streams.Streams[i]
+		if sr.Kind == KindIVM && !a.claimedIVM[sr.ID] {
+			out = append(out, sr.DB+"."+sr.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

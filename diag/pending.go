@@ -1,0 +1,184 @@
+package diag
+
+import (
+	"math"
+
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// seriesPoint is one partition of one stream as one snapshot of the series saw it.
+type seriesPoint struct {
+	offset *tso.TSO // consumed offset, nil when none
+	end    *tso.TSO // visible end of the source partition, nil when unknown
+}
+
+// seriesIndex maps stream id + unit to its point, per snapshot of the series.
+func (a *streamAnalyzer) seriesIndex() []map[seriesKey]seriesPoint {
+	if a.index != nil || len(a.series) < 2 {
+		return a.index
+	}
+	a.index = make([]map[seriesKey]seriesPoint, len(a.series))
+	for i, s := range a.series {
+		m := make(map[seriesKey]seriesPoint, len(s.Consumption))
+		for j := range s.Consumption {
+			c := &s.Consumption[j]
+			var pt seriesPoint
+			if c.Offset != nil && *c.Offset > 0 {
+				pt.offset = ptrTSO(*c.Offset)
+			} else if c.ConsumedTSO != nil && *c.ConsumedTSO > 0 {
+				pt.offset = ptrTSO(*c.ConsumedTSO)
+			}
+			switch {
+			case c.SourceEndTSO != nil && *c.SourceEndTSO > 0:
+				pt.end = ptrTSO(*c.SourceEndTSO)
+			case pt.offset != nil && c.LagValue != nil && *c.LagValue >= 0 && !tso.LooksLikeVersionCount(*c.LagValue, *pt.offset):
+				pt.end = ptrTSO(*pt.offset + tso.TSO(*c.LagValue))
+			}
+			m[seriesKey{c.StreamID, c.Unit}] = pt
+		}
+		a.index[i] = m
+	}
+	return a.index
+}
+
+type seriesKey struct {
+	stream int64
+	unit   string
+}
+
+// narrowSeries applies the seed's change-point rule (seed §3 "Pending age")
+// over a series of snapshots: for a consumer at offset C, the first snapshot
+// whose source end had moved past C bounds when the oldest pending change
+// became visible — after the snapshot before it and no later than it. With
+// the snapshot before it seen at or below C, the age is known within one
+// interval (PRECISE); the upper end is reported, never too small. It also
+// computes the consumer and source rates and their ETAs.
+func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
+	idx := a.seriesIndex()
+	if idx == nil {
+		return
+	}
+	times := make([]int64, len(a.series))
+	for i, s := range a.series {
+		times[i] = s.Cluster.CurrentTSO.Physical()
+	}
+	lastI := len(a.series) - 1
+	for k := range sr.Partitions {
+		p := &sr.Partitions[k]
+		key := seriesKey{sr.ID, p.Unit}
+		p.Rates = rates(idx, times, key, p.HeadroomSeconds)
+		if p.ConsumedTSO == nil || p.CaughtUp == nil || *p.CaughtUp {
+			continue
+		}
+		if p.PendingAge.Source == SourceServer && p.PendingAge.Precision == PrecisionPrecise {
+			continue // the server's change points are at least as good
+		}
+		c := *p.ConsumedTSO
+		first := -1
+		for i := 0; i <= lastI; i++ {
+			if pt, ok := idx[i][key]; ok && pt.end != nil && *pt.end > c {
+				first = i
+				break
+			}
+		}
+		if first < 0 {
+			continue
+		}
+		v := p.PendingAge
+		if v.Source == SourceServer && p.ClientPendingAge != nil {
+			v = *p.ClientPendingAge
+		}
+		lower := secs(a.evalMs - times[first])
+		if v.Lower == nil || *v.Lower < lower {
+			v.Lower = f64(math.Max(0, lower))
+		}
+		if first > 0 {
+			if pt, ok := idx[first-1][key]; ok && pt.end != nil && *pt.end <= c {
+				upper := secs(a.evalMs - times[first-1])
+				if v.Seconds == nil || upper < *v.Seconds {
+					v.Seconds = f64(upper)
+				}
+				// The observed interval is the bound now: a change becomes
+				// visible after its commit TSO, so the one-snapshot lower bound
+				// (now − physical(end)) may exceed it.
+				v.Lower = f64(math.Max(0, lower))
+				v.Precision = PrecisionPrecise
+				v.Note = "change point: the source end moved past the offset between two snapshots " + tso.FormatDuration(times[first]-times[first-1]) + " apart"
+			}
+		} else {
+			v.Note += "; the source end was already past the offset in the first snapshot of the series"
+		}
+		if v.Seconds != nil && v.Lower != nil && *v.Lower > *v.Seconds {
+			v.Lower = f64(*v.Seconds) // never a lower bound above the value
+		}
+		v.Source = SourceClient
+		if p.PendingAge.Source == SourceServer {
+			// Keep the server's value reported; the narrowed client bound is what
+			// it is compared with.
+			p.ClientPendingAge = &v
+			continue
+		}
+		p.PendingAge = v
+	}
+	// The stream's rates: of the partition the TTL reaches first, else the
+	// one furthest behind.
+	var best *Rates
+	for k := range sr.Partitions {
+		r := sr.Partitions[k].Rates
+		if r == nil {
+			continue
+		}
+		if best == nil || etaLess(r.TTLETASeconds, best.TTLETASeconds) {
+			best = r
+		}
+	}
+	sr.Rates = best
+}
+
+func etaLess(a, b *float64) bool {
+	switch {
+	case a == nil:
+		return false
+	case b == nil:
+		return true
+	}
+	return *a < *b
+}
+
+// rates: how fast the offset and the source end move over the series, in
+// seconds of TSO time per second (1.0 keeps pace with real time), and the
+// ETA to catch up and to the TTL at that pace (item 4).
+func rates(idx []map[seriesKey]seriesPoint, times []int64, key seriesKey, headroom *float64) *Rates {
+	fi, li := -1, -1
+	for i := range idx {
+		if pt, ok := idx[i][key]; ok && pt.offset != nil {
+			if fi < 0 {
+				fi = i
+			}
+			li = i
+		}
+	}
+	if fi < 0 || li <= fi || times[li] <= times[fi] {
+		return nil
+	}
+	window := float64(times[li] - times[fi])
+	f, l := idx[fi][key], idx[li][key]
+	r := &Rates{WindowSeconds: window / 1000}
+	cr := float64(l.offset.Physical()-f.offset.Physical()) / window
+	r.ConsumerRate = f64(cr)
+	if f.end != nil && l.end != nil {
+		sRate := float64(l.end.Physical()-f.end.Physical()) / window
+		r.SourceRate = f64(sRate)
+		gap := float64(l.end.Physical()-l.offset.Physical()) / 1000
+		switch {
+		case gap <= 0:
+			r.CatchUpETASeconds = f64(0)
+		case cr > sRate:
+			r.CatchUpETASeconds = f64(gap / (cr - sRate))
+		}
+	}
+	if headroom != nil && cr < 1 {
+		r.TTLETASeconds = f64(math.Max(0, *headroom) / (1 - cr))
+	}
+	return r
+}

@@ -1,0 +1,411 @@
+package diag
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// streamAnalyzer holds what every stream of one analysis shares: the clock,
+// the TTLs and partitions by name, the series.
+type streamAnalyzer struct {
+	series []*snapshot.Snapshot
+	last   *snapshot.Snapshot
+	opt    StreamOptions
+
+	now      time.Time
+	nowMs    int64 // physical(current TSO)
+	evalTime time.Time
+	evalMs   int64   // nowMs, or --at
+	ref      tso.TSO // the reference TSO of the retention: current TSO, or the TSO of --at
+
+	tables map[string]*snapshot.Table     // db\x00name
+	parts  map[string]*snapshot.Partition // db\x00table\x00name
+
+	index   []map[seriesKey]seriesPoint // per snapshot of the series, built once
+	mvNames map[int64]string            // MV id → name, built on first need
+	slab    slabs
+
+	consumptionUnreadable string // why table_stream_consumption could not be read
+	streamMonitorColumns  bool   // table_streams has the seed T2 columns
+}
+
+func newStreamAnalyzer(series []*snapshot.Snapshot, opt StreamOptions) *streamAnalyzer {
+	last := series[len(series)-1]
+	a := &streamAnalyzer{series: series, last: last, opt: opt,
+		tables: make(map[string]*snapshot.Table, len(last.Tables)),
+		parts:  make(map[string]*snapshot.Partition, len(last.Partitions)),
+	}
+	a.nowMs = last.Cluster.CurrentTSO.Physical()
+	a.now = time.UnixMilli(a.nowMs).UTC()
+	a.ref = last.Cluster.CurrentTSO
+	a.evalMs, a.evalTime = a.nowMs, a.now
+	if opt.At != nil {
+		a.evalMs = opt.At.UnixMilli()
+		a.evalTime = time.UnixMilli(a.evalMs).UTC()
+		if t, err := tso.Compose(a.evalMs, 0); err == nil {
+			a.ref = t
+		}
+	}
+	for i := range last.Tables {
+		t := &last.Tables[i]
+		a.tables[t.DB+"\x00"+t.Name] = t
+	}
+	for i := range last.Partitions {
+		p := &last.Partitions[i]
+		a.parts[p.DB+"\x00"+p.Table+"\x00"+p.Name] = p
+	}
+	for _, g := range last.CouldNotRead {
+		if strings.Contains(g.Source, "table_stream_consumption") {
+			a.consumptionUnreadable = g.Error
+		}
+	}
+	if cap, ok := last.Capabilities.Sources["information_schema.table_streams"]; ok {
+		for _, c := range cap.Columns {
+			if strings.EqualFold(c, "MONITOR_SAMPLE_TIME") || strings.EqualFold(c, "MONITOR_STATE") {
+				a.streamMonitorColumns = true
+			}
+		}
+	}
+	for i := range last.Streams {
+		if last.Streams[i].MonitorState != nil || last.Streams[i].MonitorSampleTimeMs != nil {
+			a.streamMonitorColumns = true
+			break
+		}
+	}
+	return a
+}
+
+func (a *streamAnalyzer) whatIf() bool { return a.opt.At != nil || a.opt.TTLOverride != nil }
+
+// streamBase fills identity, kind, base table, TTL and read mode.
+func (a *streamAnalyzer) streamBase(st *snapshot.Stream) StreamResult {
+	sr := StreamResult{DB: st.DB, Name: st.Name, ID: st.ID, Kind: KindUser,
+		ConsumeType: st.ConsumeType, BaseTableDB: st.BaseTableDB, BaseTableName: st.BaseTableName,
+		Enabled: st.Enabled, IsStale: st.IsStale, StaleReason: st.StaleReason, StateSource: SourceClient,
+		Verdict: []string{}}
+	if name, id, _, ok := ParseIvmStreamName(st.Name); ok {
+		sr.Kind = KindIVM
+		sr.MVName = name
+		if id != 0 {
+			sr.MVID = i64(id)
+		}
+	}
+	if st.IvmMVID != nil {
+		sr.Kind = KindIVM
+		sr.MVID = i64(*st.IvmMVID)
+	}
+	sr.BaseTableDropped = st.BaseTableDropped || strings.EqualFold(st.BaseTableName, "N/A") || strings.EqualFold(st.BaseTableDB, "N/A")
+	if sr.BaseTableDropped {
+		sr.BaseTableDB, sr.BaseTableName = "", ""
+	}
+	var tbl *snapshot.Table
+	if !sr.BaseTableDropped {
+		tbl = a.tables[st.BaseTableDB+"\x00"+st.BaseTableName]
+	}
+	naming := a.last.Cluster.Naming
+	if tbl != nil {
+		sr.KeyModel = tbl.KeyModel
+		if tbl.PropertyNaming != "" {
+			naming = tbl.PropertyNaming
+		}
+	}
+	if naming != "" {
+		sr.TTLProperty = naming + ".ttl_seconds"
+	} else {
+		sr.TTLProperty = "changelog.ttl_seconds"
+	}
+	switch {
+	case a.opt.TTLOverride != nil:
+		sr.TTLSeconds = i64(*a.opt.TTLOverride)
+		sr.TTLSource = "what-if --ttl"
+		if *a.opt.TTLOverride <= 0 {
+			sr.TTLSeconds = nil
+			sr.ttlOff = true
+			sr.TTLNote = "the what-if TTL is off (<= 0): no retention applies"
+		}
+	case sr.BaseTableDropped:
+		sr.ttlOff = true
+		sr.TTLNote = "the base table is dropped: no TTL"
+	case tbl == nil:
+		sr.TTLNote = fmt.Sprintf("the base table %s.%s was not read: TTL unknown (changelog.ttl_seconds / binlog.ttl_seconds), retention not applicable", st.BaseTableDB, st.BaseTableName)
+	case tbl.ChangelogEnabled != nil && !*tbl.ChangelogEnabled:
+		sr.ttlOff = true
+		sr.TTLNote = "the changelog (changelog.enable / binlog.enable) is off on the base table: no retention applies"
+	case tbl.TTLSeconds == nil:
+		sr.TTLNote = "TTL unknown (neither changelog.ttl_seconds nor binlog.ttl_seconds could be read): retention not applicable"
+	case *tbl.TTLSeconds <= 0:
+		sr.ttlOff = true
+		sr.TTLNote = fmt.Sprintf("%s = %d: the TTL is off, no retention applies", sr.TTLProperty, *tbl.TTLSeconds)
+	default:
+		sr.TTLSeconds = i64(*tbl.TTLSeconds)
+		sr.TTLSource = tbl.TTLSource
+		if tbl.TTLSource == "default" {
+			sr.TTLNote = fmt.Sprintf("%s not set on the table: the Doris default 86400 was assumed", sr.TTLProperty)
+		}
+	}
+	sr.ReadMode, sr.ReadModeNote = readMode(st.ConsumeType, sr.KeyModel)
+	if sr.Kind == KindIVM {
+		sr.ReadModeNote = "IVM refresh: an expired offset is rejected in every IVM read (T10) and the refresh falls back to COMPLETE (T0)"
+	}
+	return sr
+}
+
+// readMode resolves CONSUME_TYPE; older builds print DEFAULT, which is
+// MIN_DELTA on a unique-key table (seed T12) and assumed APPEND_ONLY on a
+// duplicate-key one.
+func readMode(consumeType, keyModel string) (string, string) {
+	ct := strings.ToUpper(strings.TrimSpace(consumeType))
+	switch ct {
+	case ModeMinDelta, ModeDetail, ModeAppendOnly:
+		return ct, ""
+	case "DEFAULT", "":
+		switch strings.ToUpper(keyModel) {
+		case "UNIQUE_KEYS":
+			return ModeMinDelta, "CONSUME_TYPE " + orNone(consumeType) + " on a unique-key table: MIN_DELTA assumed (the default there)"
+		case "DUP_KEYS", "DUPLICATE_KEYS", "AGG_KEYS":
+			return ModeAppendOnly, "CONSUME_TYPE " + orNone(consumeType) + " on a " + strings.ToLower(keyModel) + " table: APPEND_ONLY assumed"
+		}
+		return "", "CONSUME_TYPE " + orNone(consumeType) + " and the key model unknown: the read mode is unknown"
+	}
+	return "", "unknown CONSUME_TYPE " + consumeType
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// isT12 reports whether a stream reads no-offset partitions from the
+// changelog in the way seed T12 describes: MIN_DELTA, or any stream on a
+// duplicate-key table.
+func isT12(sr *StreamResult) bool {
+	return sr.Kind == KindUser && (sr.ReadMode == ModeMinDelta || isDupKeys(sr.KeyModel))
+}
+
+func isDupKeys(k string) bool {
+	k = strings.ToUpper(k)
+	return k == "DUP_KEYS" || k == "DUPLICATE_KEYS"
+}
+
+// analyzeStream diagnoses one stream and returns its findings.
+func (a *streamAnalyzer) analyzeStream(st *snapshot.Stream, rows []*snapshot.Consumption) (StreamResult, []Finding) {
+	sr := a.streamBase(st)
+	sr.Partitions = make([]PartitionResult, 0, len(rows))
+	// Client-side INITIAL_SNAPSHOT_PENDING (no server OFFSET_STATE): a stream
+	// created with show_initial_rows=true writes no offsets and was never
+	// consumed, so every row is N/A and LAST_CONSUMPTION_TIME is -1
+	// (doris.md §4). A partition added later is NO_OFFSET instead.
+	initial := len(rows) > 0
+	for _, c := range rows {
+		if c.OffsetState != nil || c.Offset != nil || c.LastConsumptionTimeMs != nil || !isNoOffsetText(c.ConsumptionStatus) {
+			initial = false
+			break
+		}
+	}
+	for _, c := range rows {
+		sr.Partitions = append(sr.Partitions, a.analyzePartition(&sr, c, initial))
+	}
+	if sr.Kind == KindIVM && sr.MVName == "" && sr.MVID != nil {
+		if a.mvNames == nil {
+			a.mvNames = make(map[int64]string, len(a.last.MVs))
+			for i := range a.last.MVs {
+				a.mvNames[a.last.MVs[i].ID] = a.last.MVs[i].Name
+			}
+		}
+		sr.MVName = a.mvNames[*sr.MVID]
+	}
+	a.narrowSeries(&sr)
+	a.aggregate(&sr)
+	a.serverStream(&sr, st)
+	fs := a.streamFindings(&sr)
+	for _, f := range fs {
+		if f.Severity > sr.severity {
+			sr.severity = f.Severity
+		}
+	}
+	if sr.severity > 0 {
+		sr.Severity = sr.severity.String()
+	}
+	sortPartitions(sr.Partitions)
+	sr.Verdict = a.verdict(&sr)
+	return sr, fs
+}
+
+func isNoOffsetText(s string) bool {
+	p, err := tso.ParseOffset(s)
+	return err == nil && (p.Kind == tso.KindNoOffset || (p.Kind == tso.KindTSO && p.TSO <= 0))
+}
+
+// aggregate computes the stream-level values and the state (seed §3 "States").
+func (a *streamAnalyzer) aggregate(sr *StreamResult) {
+	var maxPending *Value
+	anyUnknown, anyCannot, anyInitial, anyBehind := false, false, false, false
+	allResume := true
+	anyRetention := false
+	worstRead := NextReadProceed
+	var lost int64
+	lostKnown := false
+	for i := range sr.Partitions {
+		p := &sr.Partitions[i]
+		switch p.OffsetState {
+		case OffsetUnknown:
+			anyUnknown = true
+		case OffsetInitialSnapshotPending:
+			anyInitial = true
+		}
+		if p.CaughtUp == nil || !*p.CaughtUp {
+			if p.OffsetState != OffsetInitialSnapshotPending && p.OffsetState != OffsetUnknown {
+				anyBehind = true
+				sr.PendingPartitions++
+			}
+		}
+		if p.CanResume != nil {
+			anyRetention = true
+			if !*p.CanResume {
+				anyCannot = true
+				allResume = false
+			}
+		}
+		if p.HeadroomSeconds != nil && (sr.MinHeadroomSeconds == nil || *p.HeadroomSeconds < *sr.MinHeadroomSeconds) {
+			sr.MinHeadroomSeconds = f64(*p.HeadroomSeconds)
+			sr.MinHeadroomPartition = p.Unit
+		}
+		if p.LagInVersions {
+			sr.LagInVersions = true
+		}
+		if p.LostWindowMs != nil {
+			// The largest span, not the sum: partitions lose changes over
+			// the same stretch of time.
+			lost = max(lost, *p.LostWindowMs)
+			lostKnown = true
+		}
+		if readRank(p.NextRead) > readRank(worstRead) {
+			worstRead = p.NextRead
+		}
+		if p.RowsSkipped == "yes" || (p.RowsSkipped == "may" && sr.RowsSkipped == "") {
+			sr.RowsSkipped = p.RowsSkipped
+		}
+		// Max pending age: the largest known value; precision the worst of
+		// the partitions that are behind (seed: worst of its parts).
+		pv := p.PendingAge
+		if p.OffsetState == OffsetInitialSnapshotPending {
+			continue
+		}
+		if maxPending == nil {
+			v := pv
+			maxPending = &v
+			continue
+		}
+		if pv.Seconds != nil && (maxPending.Seconds == nil || *pv.Seconds > *maxPending.Seconds) {
+			prec := worstPrecision(pv.Precision, precisionIfBehind(maxPending))
+			v := pv
+			v.Precision = prec
+			maxPending = &v
+		} else if pv.Seconds == nil || pv.Get(0) > 0 {
+			maxPending.Precision = worstPrecision(maxPending.Precision, precisionIfBehind(&pv))
+		}
+	}
+	if maxPending != nil {
+		sr.MaxPendingAge = *maxPending
+	} else {
+		sr.MaxPendingAge = unknownValue(SourceClient, "no partition with a pending age")
+	}
+	if anyRetention {
+		sr.CanResume = bptr(allResume)
+	}
+	sr.NextRead = worstRead
+	if sr.IsStale || sr.BaseTableDropped {
+		sr.NextRead = NextReadRejected // a stale stream cannot be read at all
+	}
+	if lostKnown {
+		sr.LostWindowMs = i64(lost)
+	}
+	switch {
+	case !sr.Enabled:
+		sr.State, sr.StateReason = StateDisabled, "ENABLED = false"
+	case sr.IsStale || sr.BaseTableDropped:
+		sr.State = StateStale
+		if sr.BaseTableDropped {
+			sr.StateReason = "the base table is dropped (BASE_TABLE_* columns read N/A)"
+		} else {
+			sr.StateReason = "IS_STALE = true: " + orNone(sr.StaleReason)
+		}
+	case a.consumptionUnreadable != "":
+		sr.State, sr.StateReason = StateUnknown, "table_stream_consumption could not be read: "+a.consumptionUnreadable
+	case len(sr.Partitions) == 0:
+		sr.State, sr.StateReason = StateUnknown, "no table_stream_consumption rows for this stream"
+	case anyUnknown:
+		sr.State, sr.StateReason = StateUnknown, "an offset cannot be read"
+	case anyCannot:
+		sr.State, sr.StateReason = StateCannotResume, "a partition with a TTL cannot resume: its next required TSO is below the retention floor"
+	case anyInitial:
+		sr.State, sr.StateReason = StateInitializing, "the initial snapshot is not consumed yet"
+	case anyBehind:
+		sr.State, sr.StateReason = StateLagging, fmt.Sprintf("%d partition(s) have changes beyond the offset or data and no offset", sr.PendingPartitions)
+	default:
+		sr.State, sr.StateReason = StateCaughtUp, "every partition is caught up"
+	}
+}
+
+func precisionIfBehind(v *Value) Precision {
+	if v.Seconds != nil && *v.Seconds == 0 {
+		return PrecisionPrecise
+	}
+	return v.Precision
+}
+
+func readRank(r string) int {
+	switch r {
+	case NextReadProceed:
+		return 0
+	case NextReadUnknown:
+		return 1
+	case NextReadRejected:
+		return 2
+	case NextReadClipped:
+		return 3
+	}
+	return 1
+}
+
+// Slab allocation of the small values every partition points to: 50,000
+// partitions × a handful of *float64/*bool made the garbage collector the
+// largest cost of the scale benchmark. Appending within capacity never
+// moves the slab, so the pointers stay valid.
+type slabs struct {
+	floats []float64
+	bools  []bool
+	rets   []tso.Retention
+}
+
+const slabSize = 4096
+
+func (a *streamAnalyzer) f64(v float64) *float64 {
+	if len(a.slab.floats) == cap(a.slab.floats) {
+		a.slab.floats = make([]float64, 0, slabSize)
+	}
+	a.slab.floats = append(a.slab.floats, v)
+	return &a.slab.floats[len(a.slab.floats)-1]
+}
+
+func (a *streamAnalyzer) bptr(v bool) *bool {
+	if len(a.slab.bools) == cap(a.slab.bools) {
+		a.slab.bools = make([]bool, 0, slabSize)
+	}
+	a.slab.bools = append(a.slab.bools, v)
+	return &a.slab.bools[len(a.slab.bools)-1]
+}
+
+func (a *streamAnalyzer) retention1(r tso.Retention) *tso.Retention {
+	if len(a.slab.rets) == cap(a.slab.rets) {
+		a.slab.rets = make([]tso.Retention, 0, slabSize/8)
+	}
+	a.slab.rets = append(a.slab.rets, r)
+	return &a.slab.rets[len(a.slab.rets)-1]
+}

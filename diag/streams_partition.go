@@ -1,0 +1,344 @@
+package diag
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// analyzePartition diagnoses one row of table_stream_consumption (seed T2
+// columns, computed client-side from CONSUMPTION_STATUS, LAG, the TTL and the
+// current TSO; the server's values kept beside when the build has them).
+func (a *streamAnalyzer) analyzePartition(sr *StreamResult, c *snapshot.Consumption, initial bool) PartitionResult {
+	p := PartitionResult{Unit: c.Unit, ConsumptionStatus: c.ConsumptionStatus, Lag: c.Lag,
+		LastConsumptionTimeMs: c.LastConsumptionTimeMs}
+	p.Server = serverPartition(c)
+
+	// Offset state and consumed TSO.
+	var consumed *tso.TSO
+	switch {
+	case c.Offset != nil && *c.Offset > 0:
+		consumed = ptrTSO(*c.Offset)
+		p.OffsetState = OffsetConsumed
+	case c.ConsumedTSO != nil && *c.ConsumedTSO > 0:
+		consumed = ptrTSO(*c.ConsumedTSO)
+		p.OffsetState = OffsetConsumed
+	default:
+		parsed, err := tso.ParseOffset(c.ConsumptionStatus)
+		switch {
+		case err != nil || parsed.Kind == tso.KindUnbounded:
+			p.OffsetState = OffsetUnknown
+		case parsed.Kind == tso.KindTSO && parsed.TSO > 0:
+			consumed = ptrTSO(parsed.TSO)
+			p.OffsetState = OffsetConsumed
+		default:
+			p.OffsetState = OffsetNone
+		}
+	}
+	if p.Server != nil && p.Server.OffsetState != nil {
+		switch *p.Server.OffsetState {
+		case OffsetConsumed, OffsetInitialSnapshotPending, OffsetNone:
+			if p.OffsetState != OffsetUnknown || *p.Server.OffsetState != OffsetConsumed || consumed != nil {
+				p.OffsetState = *p.Server.OffsetState
+			}
+		}
+	} else if initial && p.OffsetState == OffsetNone {
+		p.OffsetState = OffsetInitialSnapshotPending
+	}
+	p.ConsumedTSO = consumed
+
+	// Source end, data, caught up, from LAG (a TSO difference, or a version
+	// count on old builds: doris.md §4) or SOURCE_END_TSO.
+	lag, lagOK := int64(0), false
+	if c.LagValue != nil {
+		lag, lagOK = *c.LagValue, true
+	} else if v, ok, err := tso.ParseLag(c.Lag); err == nil && ok {
+		lag, lagOK = v, true
+	}
+	if consumed != nil && lagOK && tso.LooksLikeVersionCount(lag, *consumed) {
+		p.LagInVersions = true
+	}
+	switch {
+	case c.SourceEndTSO != nil && *c.SourceEndTSO > 0:
+		p.SourceEndTSO, p.SourceEndFrom = ptrTSO(*c.SourceEndTSO), SourceServer
+		p.HasData = a.bptr(true)
+	case consumed != nil && lagOK && !p.LagInVersions && lag >= 0 && int64(*consumed) <= int64(tso.MaxReal)-lag:
+		p.SourceEndTSO, p.SourceEndFrom = ptrTSO(*consumed+tso.TSO(lag)), "offset+lag"
+		p.HasData = a.bptr(true)
+	}
+	switch {
+	case consumed != nil && p.SourceEndTSO != nil:
+		p.CaughtUp = a.bptr(*p.SourceEndTSO <= *consumed)
+		p.PositionGapSeconds = a.f64(math.Max(0, float64(p.SourceEndTSO.Physical()-consumed.Physical())/1000))
+	case consumed != nil && lagOK:
+		p.CaughtUp = a.bptr(lag <= 0) // a version count: 0 versions behind is caught up
+	case consumed == nil && p.OffsetState != OffsetUnknown:
+		hasData := !lagOK || lag != 0 // LAG N/A with no offset = the partition has data
+		if p.Server != nil && p.Server.OffsetState != nil {
+			hasData = c.SourceEndTSO != nil && *c.SourceEndTSO > 0
+		}
+		p.HasData = a.bptr(hasData)
+		p.CaughtUp = a.bptr(!hasData)
+	}
+	if p.CaughtUp == nil && p.Server != nil && p.Server.CaughtUp != nil {
+		p.CaughtUp = a.bptr(*p.Server.CaughtUp)
+	}
+
+	a.pendingAge(sr, &p)
+	a.retention(sr, &p)
+	a.nextRead(sr, &p, c)
+	return p
+}
+
+// pendingAge is seed §3 "Pending age" from one snapshot: at most
+// now − physical(C) (UPPER_BOUND), at least now − physical(end). The series
+// narrows it later (narrowSeries).
+func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
+	now := a.evalMs
+	switch {
+	case p.OffsetState == OffsetUnknown:
+		p.PendingAge = unknownValue(SourceClient, "the offset cannot be read")
+	case p.OffsetState == OffsetInitialSnapshotPending:
+		p.PendingAge = unknownValue(SourceClient, "initializing: the initial snapshot is not consumed yet, no pending age")
+	case p.CaughtUp != nil && *p.CaughtUp:
+		p.PendingAge = Value{Seconds: a.f64(0), Lower: a.f64(0), Precision: PrecisionPrecise, Source: SourceClient, Note: "caught up"}
+	case p.ConsumedTSO != nil:
+		v := Value{Seconds: a.f64(secs(now - p.ConsumedTSO.Physical())), Precision: PrecisionUpperBound, Source: SourceClient,
+			Note: "at most now − physical(offset)"}
+		if p.SourceEndTSO != nil {
+			v.Lower = a.f64(math.Max(0, secs(now-p.SourceEndTSO.Physical())))
+			v.Note += ", at least now − physical(source end)"
+		}
+		p.PendingAge = v
+	default: // no offset, with data
+		part := a.parts[sr.BaseTableDB+"\x00"+sr.BaseTableName+"\x00"+p.Unit]
+		v := Value{Precision: PrecisionUpperBound, Source: SourceClient}
+		if part != nil && part.CreateTimeMs != nil {
+			v.Seconds = a.f64(math.Max(0, secs(now-*part.CreateTimeMs)))
+			v.Note = "no offset: at most the partition's age (created " + fmtMs(*part.CreateTimeMs) + ")"
+		}
+		switch {
+		case p.SourceEndTSO != nil:
+			v.Lower = a.f64(math.Max(0, secs(now-p.SourceEndTSO.Physical())))
+		case part != nil && part.VisibleTimeMs != nil:
+			v.Lower = a.f64(math.Max(0, secs(now-*part.VisibleTimeMs)))
+		}
+		if v.Seconds == nil {
+			v.Precision = PrecisionUnknown
+			v.Note = "no offset and the partition's creation time is unknown: no upper bound"
+		}
+		p.PendingAge = v
+	}
+	// The server's pending age (seed T2), when the build has it and this is
+	// not a what-if: it has change points the client cannot see, so it is the
+	// reported value; the client's bound is kept for the comparison.
+	if a.whatIf() || p.Server == nil || p.Server.PendingAgeSeconds == nil {
+		return
+	}
+	client := p.PendingAge
+	p.ClientPendingAge = &client
+	prec := PrecisionPrecise
+	if p.Server.PendingAgePrecision != nil {
+		prec = Precision(*p.Server.PendingAgePrecision)
+	}
+	p.PendingAge = Value{Seconds: a.f64(*p.Server.PendingAgeSeconds), Lower: client.Lower, Precision: prec, Source: SourceServer,
+		Note: "PENDING_AGE_SECONDS of table_stream_consumption"}
+	if prec == PrecisionPrecise {
+		p.PendingAge.Lower = a.f64(math.Max(0, *p.Server.PendingAgeSeconds-MonitorInterval.Seconds()))
+	}
+}
+
+// retention applies seed §3 "Resume and retention headroom" with the
+// planner's functions (tso.ComputeRetention): only when the base table has a
+// TTL and the partition an offset.
+func (a *streamAnalyzer) retention(sr *StreamResult, p *PartitionResult) {
+	switch {
+	case p.ConsumedTSO == nil:
+		p.RetentionNote = "no offset: retention does not apply"
+		return
+	case sr.TTLSeconds == nil:
+		p.RetentionNote = sr.TTLNote
+		return
+	}
+	r, err := tso.ComputeRetention(a.ref, *sr.TTLSeconds, *p.ConsumedTSO)
+	if err != nil {
+		p.RetentionNote = "retention not computed: " + err.Error()
+		if errors.Is(err, tso.ErrTTLNotActive) {
+			p.RetentionNote = "the TTL is off: retention does not apply"
+		}
+		return
+	}
+	p.RetentionApplicable = true
+	p.Retention = a.retention1(r)
+	p.CanResume = a.bptr(r.CanResume)
+	p.HeadroomSeconds = a.f64(r.HeadroomSeconds())
+	p.HeadroomFraction = a.f64(math.Min(1, math.Max(0, r.HeadroomSeconds()/float64(*sr.TTLSeconds))))
+	// An IVM internal stream resumes from max(C, K) with the keep-alive TSO K
+	// (seed T9), which older builds do not show in SQL: when the server
+	// reports its own resume and headroom, they are the better value.
+	if sr.Kind == KindIVM && !a.whatIf() && p.Server != nil && p.Server.CanResume != nil && p.Server.RetentionHeadroomSeconds != nil {
+		if *p.Server.CanResume && !r.CanResume || *p.Server.RetentionHeadroomSeconds > r.HeadroomSeconds() {
+			p.CanResume = a.bptr(*p.Server.CanResume)
+			p.HeadroomSeconds = a.f64(*p.Server.RetentionHeadroomSeconds)
+			p.HeadroomFraction = a.f64(math.Min(1, math.Max(0, *p.HeadroomSeconds/float64(*sr.TTLSeconds))))
+			p.RetentionNote = "resume and headroom from the server: they include the keep-alive TSO (seed T9) that SQL does not show"
+		}
+	}
+}
+
+// nextRead says what the next read of the partition does (doris.md §2
+// "Effect on reads"; seed T12) and what it loses.
+func (a *streamAnalyzer) nextRead(sr *StreamResult, p *PartitionResult, c *snapshot.Consumption) {
+	switch p.OffsetState {
+	case OffsetUnknown:
+		p.NextRead, p.NextReadNote = NextReadUnknown, "the offset cannot be read"
+		return
+	case OffsetInitialSnapshotPending:
+		p.NextRead, p.NextReadNote = NextReadProceed, "the next read returns the initial snapshot"
+		return
+	case OffsetNone:
+		a.noOffsetRead(sr, p)
+		return
+	}
+	switch {
+	case !p.RetentionApplicable && sr.TTLSeconds == nil && !sr.ttlOff:
+		p.NextRead, p.NextReadNote = NextReadUnknown, "TTL unknown: whether the offset is retained cannot be told"
+	case !p.RetentionApplicable:
+		p.NextRead = NextReadProceed
+	case *p.CanResume:
+		p.NextRead = NextReadProceed
+	case sr.Kind == KindIVM:
+		p.NextRead = NextReadRejected
+		p.NextReadNote = "the next refresh may only recompute: the offset is below the retention floor (rejected in every IVM read, T10; falls back to COMPLETE after T0, fails with CHANGELOG_BROKEN before); a keep-alive TSO invisible to SQL may still cover it (T9)"
+	case sr.ReadMode == ModeMinDelta:
+		p.NextRead = NextReadRejected
+		p.NextReadNote = "MIN_DELTA read from an expired offset: rejected with the expired-offset error"
+	case sr.ReadMode == ModeDetail || sr.ReadMode == ModeAppendOnly:
+		p.NextRead = NextReadClipped
+		r := p.Retention
+		switch {
+		case p.CaughtUp != nil && *p.CaughtUp:
+			p.LostWindowMs = i64(0)
+			p.NextReadNote = sr.ReadMode + " read from an expired offset: clipped to the retention floor; nothing was written after the offset, so nothing is lost yet"
+		case p.SourceEndTSO != nil:
+			endMs := p.SourceEndTSO.Physical()
+			if *p.SourceEndTSO >= r.RetentionFloorTSO {
+				p.LostWindowMs = i64(r.ExpiredWindowMs)
+			} else {
+				p.LostWindowMs = i64(max(0, endMs-r.NextRequiredTSO.Physical()))
+			}
+			p.NextReadNote = fmt.Sprintf("%s read from an expired offset: clipped silently, the changes of %s after the offset are skipped", sr.ReadMode, tso.FormatDuration(*p.LostWindowMs))
+		default:
+			p.NextReadNote = fmt.Sprintf("%s read from an expired offset: clipped silently, the changes of up to %s after the offset are skipped", sr.ReadMode, tso.FormatDuration(r.ExpiredWindowMs))
+		}
+	default:
+		p.NextRead = NextReadUnknown
+		p.NextReadNote = "the offset expired; the read mode is unknown, so the next read is either rejected (MIN_DELTA) or clipped silently (DETAIL, APPEND_ONLY)"
+	}
+}
+
+// noOffsetRead: a partition with data and no offset (seed T11/T12). Its rows
+// are read from the changelog, so once they are older than the TTL a
+// MIN_DELTA stream or a stream on a duplicate-key table silently skips them
+// and the offset moves past them for good (T12); DETAIL and APPEND_ONLY on a
+// unique-key table are clipped the same way, by design.
+func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
+	if p.HasData != nil && !*p.HasData {
+		p.NextRead, p.NextReadNote = NextReadProceed, "empty partition with no offset: nothing to read"
+		return
+	}
+	if sr.TTLSeconds == nil {
+		p.NextRead = NextReadProceed
+		p.NextReadNote = "no offset; no TTL applies, so its rows are read in full"
+		if !sr.ttlOff {
+			p.NextRead, p.NextReadNote = NextReadUnknown, "no offset and the TTL is unknown: whether its rows are still in the changelog cannot be told"
+		}
+		return
+	}
+	cutoffMs := a.evalMs - *sr.TTLSeconds*1000 // doris.md §2: X; physical <= X has expired
+	part := a.parts[sr.BaseTableDB+"\x00"+sr.BaseTableName+"\x00"+p.Unit]
+	// The data age: the newest data is at least as old as the source end or
+	// the latest visible version; the oldest at most as old as the partition.
+	age := Value{Precision: PrecisionUpperBound, Source: SourceClient}
+	var newestMs, createMs *int64
+	switch {
+	case p.SourceEndTSO != nil:
+		newestMs = i64(p.SourceEndTSO.Physical())
+	case part != nil && part.VisibleTimeMs != nil:
+		newestMs = i64(*part.VisibleTimeMs)
+	}
+	if part != nil && part.CreateTimeMs != nil {
+		createMs = i64(*part.CreateTimeMs)
+		age.Seconds = a.f64(math.Max(0, secs(a.evalMs-*createMs)))
+	}
+	if newestMs != nil {
+		age.Lower = a.f64(math.Max(0, secs(a.evalMs-*newestMs)))
+		if age.Seconds == nil {
+			age.Precision = PrecisionUnknown
+			age.Note = "the newest data is " + tso.FormatDuration(a.evalMs-*newestMs) + " old; the oldest row's age is unknown"
+		}
+	}
+	if age.Seconds == nil && age.Lower == nil {
+		age = unknownValue(SourceClient, "neither the partition's times nor SOURCE_END_TSO are known")
+	}
+	p.DataAge = &age
+	switch {
+	case newestMs != nil && *newestMs <= cutoffMs:
+		p.RowsSkipped = "yes"
+	case createMs != nil && *createMs > cutoffMs:
+		p.RowsSkipped = "" // every row is younger than the TTL
+	default:
+		p.RowsSkipped = "may"
+	}
+	ttl := tso.FormatDuration(*sr.TTLSeconds * 1000)
+	switch {
+	case p.RowsSkipped == "":
+		p.NextRead, p.NextReadNote = NextReadProceed, "no offset; every row is younger than the TTL ("+ttl+"), so the next read returns them"
+	case sr.Kind == KindIVM:
+		p.NextRead = NextReadClipped
+		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): an MV refresh may miss them unless the build reads such a partition from the base table (T11, #69778)"
+	case isT12(sr):
+		p.NextRead = NextReadClipped
+		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): a " + modeOrDup(sr) + " read silently skips them and moves the offset past them for good (seed T12)"
+	default:
+		p.NextRead = NextReadClipped
+		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): the " + sr.ReadMode + " read returns only the retained changes (by design on a unique-key table)"
+	}
+}
+
+func skippedWord(s string) string {
+	if s == "yes" {
+		return "are"
+	}
+	return "may be"
+}
+
+func modeOrDup(sr *StreamResult) string {
+	if isDupKeys(sr.KeyModel) {
+		return "duplicate-key table's"
+	}
+	return sr.ReadMode
+}
+
+func serverPartition(c *snapshot.Consumption) *ServerPartitionValues {
+	if c.OffsetState == nil && c.CaughtUp == nil && c.PendingAgeSeconds == nil && c.CanResume == nil &&
+		c.RetentionHeadroomSeconds == nil && c.RetentionApplicable == nil && c.PositionGapSeconds == nil &&
+		c.RetentionFloorTSO == nil && c.NextRequiredTSO == nil && c.LastGapTimeMs == nil {
+		return nil
+	}
+	return &ServerPartitionValues{OffsetState: c.OffsetState, CaughtUp: c.CaughtUp, PositionGapSeconds: c.PositionGapSeconds,
+		PendingAgeSeconds: c.PendingAgeSeconds, PendingAgePrecision: c.PendingAgePrecision, RetentionApplicable: c.RetentionApplicable,
+		RetentionFloorTSO: c.RetentionFloorTSO, NextRequiredTSO: c.NextRequiredTSO, CanResume: c.CanResume,
+		RetentionHeadroomSeconds: c.RetentionHeadroomSeconds, LastGapTimeMs: c.LastGapTimeMs}
+}
+
+func ptrTSO(t tso.TSO) *tso.TSO { return &t }
+
+func secs(ms int64) float64 { return float64(ms) / 1000 }
+
+func fmtMs(ms int64) string {
+	return tso.TSO(ms << tso.LogicalBits).Time().Format("2006-01-02T15:04:05Z")
+}

@@ -1,0 +1,98 @@
+package diag_test
+
+import (
+	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// streamArea reports whether a code belongs to the streams area (its
+// documentation lives in codes_streams.go).
+func streamArea(code string) bool {
+	for _, c := range diag.StreamCodes() {
+		if c.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// TestScenarioStreamExpectations: every expected stream-area code of
+// incident and legacy is found; healthy raises none.
+func TestScenarioStreamExpectations(t *testing.T) {
+	for _, name := range []string{"healthy", "incident", "legacy"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := fixtures.Scenario(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp, err := fixtures.Expectations(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := diag.AnalyzeStreams([]*snapshot.Snapshot{s}, diag.StreamOptions{})
+			for _, e := range exp {
+				if !streamArea(e.Code) {
+					continue
+				}
+				found := false
+				for _, f := range res.Findings {
+					if e.Matches(f.Code, f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("expected %s on %s.%s %s: not found", e.Code, e.DB, e.Name, e.Partition)
+				}
+			}
+			if name == "healthy" && len(res.Findings) != 0 {
+				for _, f := range res.Findings {
+					t.Errorf("healthy: unexpected %s %s: %s", f.Code, f.Object, f.Summary)
+				}
+			}
+		})
+	}
+}
+
+// TestScenarioStates pins the state of each planted stream.
+func TestScenarioStates(t *testing.T) {
+	want := map[string]string{
+		"s_orders_cdc": diag.StateCannotResume, "s_orders_audit": diag.StateCannotResume, "s_payments_etl": diag.StateLagging,
+		"s_events_dup": diag.StateLagging, "s_customers_idle": diag.StateCannotResume, "s_items_slow": diag.StateLagging,
+		"s_dropped": diag.StateStale, "s_paused": diag.StateDisabled, "s_orders_ok": diag.StateCaughtUp,
+		"__doris_ivm_stream_mv_customer_ltv_144i_vnq": diag.StateCannotResume,
+	}
+	for _, name := range []string{"incident", "legacy"} {
+		s, _ := fixtures.Scenario(name)
+		res := diag.AnalyzeStreams([]*snapshot.Snapshot{s}, diag.StreamOptions{})
+		for n, st := range want {
+			sr := res.ByName("demo", n)
+			if sr == nil {
+				t.Errorf("%s: %s missing", name, n)
+				continue
+			}
+			if sr.State != st {
+				t.Errorf("%s: %s state %s, want %s", name, n, sr.State, st)
+			}
+		}
+		iv := res.ByName("demo", "__doris_ivm_stream_mv_customer_ltv_144i_vnq")
+		if iv.Kind != diag.KindIVM || iv.MVName != "mv_customer_ltv" || iv.MVID == nil || *iv.MVID != 52002 {
+			t.Errorf("%s: internal stream identity %+v", name, iv)
+		}
+	}
+}
+
+func BenchmarkAnalyzeStreamsScale(b *testing.B) {
+	s := fixtures.Scale(fixtures.DefaultScale)
+	series := []*snapshot.Snapshot{s}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res := diag.AnalyzeStreams(series, diag.StreamOptions{})
+		if len(res.Streams) == 0 {
+			b.Fatal("no streams")
+		}
+	}
+}

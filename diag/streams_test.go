@@ -1,0 +1,447 @@
+package diag
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+var testNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+func nowMs() int64 { return testNow.UnixMilli() }
+
+// tsoAgo is the TSO d before testNow (logical 0).
+func tsoAgo(d time.Duration) tso.TSO { return tso.TSO((nowMs() - d.Milliseconds()) << 18) }
+
+type tb struct{ s *snapshot.Snapshot }
+
+func newTB() *tb {
+	return &tb{s: &snapshot.Snapshot{SchemaVersion: 1, Cluster: snapshot.Cluster{CurrentTSO: tso.TSO(nowMs() << 18), Now: testNow},
+		Capabilities: snapshot.Capabilities{Sources: map[string]snapshot.SourceCapability{}}}}
+}
+
+func (b *tb) table(db, name, keys string, ttl *int64) *tb {
+	b.s.Tables = append(b.s.Tables, snapshot.Table{DB: db, Name: name, KeyModel: keys, TTLSeconds: ttl, PropertyNaming: "changelog"})
+	return b
+}
+
+func (b *tb) stream(id int64, name, mode, table string) *snapshot.Stream {
+	b.s.Streams = append(b.s.Streams, snapshot.Stream{DB: "demo", Name: name, ID: id, ConsumeType: mode, BaseTableDB: "demo", BaseTableName: table, Enabled: true})
+	return &b.s.Streams[len(b.s.Streams)-1]
+}
+
+// cons adds a partition row: offset (nil = N/A) and lag text.
+func (b *tb) cons(id int64, name, unit string, offset *tso.TSO, lag string) *snapshot.Consumption {
+	c := snapshot.Consumption{DB: "demo", StreamName: name, StreamID: id, Unit: unit, Lag: lag, ConsumptionStatus: "N/A"}
+	if offset != nil {
+		c.ConsumptionStatus = offset.String()
+		if *offset > 0 {
+			c.Offset = offset
+		}
+		c.LastConsumptionTimeMs = i64(offset.Physical())
+	}
+	if v, ok, err := tso.ParseLag(lag); err == nil && ok {
+		c.LagValue = &v
+	}
+	b.s.Consumption = append(b.s.Consumption, c)
+	return &b.s.Consumption[len(b.s.Consumption)-1]
+}
+
+func lagOf(d time.Duration) string { return strconv.FormatInt(d.Milliseconds()<<18, 10) }
+
+func tp(t tso.TSO) *tso.TSO { return &t }
+
+func analyze(t *testing.T, snaps ...*snapshot.Snapshot) *StreamsResult {
+	t.Helper()
+	return AnalyzeStreams(snaps, StreamOptions{})
+}
+
+func codes(r *StreamsResult, name string) map[string]Finding {
+	m := map[string]Finding{}
+	for _, f := range r.Findings {
+		if f.Object.Name == name {
+			m[f.Code] = f
+		}
+	}
+	return m
+}
+
+var day = int64(86400)
+
+func TestStreamStates(t *testing.T) {
+	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day).table("demo", "events", "DUP_KEYS", &day)
+	b.stream(1, "s_ok", "MIN_DELTA", "orders")
+	b.cons(1, "s_ok", "p1", tp(tsoAgo(time.Minute)), "0")
+	b.stream(2, "s_lag", "DETAIL", "orders")
+	b.cons(2, "s_lag", "p1", tp(tsoAgo(5*time.Minute)), lagOf(4*time.Minute))
+	b.stream(3, "s_cdc", "MIN_DELTA", "orders")
+	b.cons(3, "s_cdc", "p1", tp(tsoAgo(26*time.Hour)), lagOf(26*time.Hour-time.Minute))
+	d := b.stream(4, "s_off", "DETAIL", "orders")
+	d.Enabled = false
+	b.cons(4, "s_off", "p1", tp(tsoAgo(26*time.Hour)), lagOf(time.Hour))
+	dr := b.stream(5, "s_drop", "DETAIL", "N/A")
+	dr.BaseTableDB, dr.IsStale, dr.BaseTableDropped = "N/A", true, true
+	b.cons(5, "s_drop", "t", nil, "N/A")
+	b.stream(6, "s_unk", "DETAIL", "orders")
+	b.cons(6, "s_unk", "p1", nil, "N/A").ConsumptionStatus = "garbage"
+	b.stream(7, "s_init", "DETAIL", "orders")
+	b.cons(7, "s_init", "p1", nil, "N/A")
+	b.cons(7, "s_init", "p2", nil, "0")
+
+	r := analyze(t, b.s)
+	want := map[string]string{"s_ok": StateCaughtUp, "s_lag": StateLagging, "s_cdc": StateCannotResume, "s_off": StateDisabled,
+		"s_drop": StateStale, "s_unk": StateUnknown, "s_init": StateInitializing}
+	for n, st := range want {
+		s := r.ByName("demo", n)
+		if s == nil {
+			t.Fatalf("%s missing", n)
+		}
+		if s.State != st {
+			t.Errorf("%s: state %s (%s), want %s", n, s.State, s.StateReason, st)
+		}
+		if r.ByID(s.ID) != s {
+			t.Errorf("%s: ByID mismatch", n)
+		}
+	}
+	if r.Streams[0].Name != "s_cdc" && r.Streams[0].Name != "s_drop" {
+		t.Errorf("worst first: got %s first", r.Streams[0].Name)
+	}
+	c := codes(r, "s_cdc")
+	if _, ok := c["STREAM_CANNOT_RESUME_REJECTED"]; !ok {
+		t.Errorf("s_cdc: no REJECTED finding: %v", c)
+	}
+	if _, ok := codes(r, "s_off")["STREAM_DISABLED"]; !ok {
+		t.Error("s_off: no STREAM_DISABLED")
+	}
+	cd := codes(r, "s_drop")
+	if _, ok := cd["STREAM_BASE_TABLE_DROPPED"]; !ok {
+		t.Error("s_drop: no BASE_TABLE_DROPPED")
+	}
+	if _, ok := cd["STREAM_STALE"]; !ok {
+		t.Error("s_drop: no STALE")
+	}
+	if _, ok := codes(r, "s_unk")["STREAM_STATE_UNKNOWN"]; !ok {
+		t.Error("s_unk: no STATE_UNKNOWN")
+	}
+	if len(codes(r, "s_ok")) != 0 || len(codes(r, "s_lag")) != 0 {
+		t.Errorf("healthy streams have findings: %v %v", codes(r, "s_ok"), codes(r, "s_lag"))
+	}
+}
+
+func TestHeadroomBoundary(t *testing.T) {
+	// TTL 1 day. Offset C whose next_required is exactly the retention floor:
+	// floor = (X+1)<<18 with X = now - ttl; C = floor - 1 → next = floor → can resume, headroom 0.
+	x := nowMs() - day*1000
+	floor := tso.TSO((x + 1) << 18)
+	for _, tc := range []struct {
+		name   string
+		c      tso.TSO
+		resume bool
+		head   float64
+	}{
+		{"exactly at floor", floor - 1, true, 0},
+		{"boundary millisecond", tso.TSO(x<<18 | 5), false, -0.001},
+		{"one ms inside", floor + (1 << 18) - 1, true, 0.001},
+	} {
+		b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+		b.stream(1, "s", "DETAIL", "orders")
+		b.cons(1, "s", "p1", tp(tc.c), lagOf(time.Minute))
+		r := analyze(t, b.s)
+		p := r.Streams[0].Partitions[0]
+		if p.CanResume == nil || *p.CanResume != tc.resume || p.HeadroomSeconds == nil || *p.HeadroomSeconds != tc.head {
+			t.Errorf("%s: can_resume %v headroom %v, want %v %v", tc.name, p.CanResume, fmtF(p.HeadroomSeconds), tc.resume, tc.head)
+		}
+		wantRead := NextReadProceed
+		if !tc.resume {
+			wantRead = NextReadClipped
+		}
+		if p.NextRead != wantRead {
+			t.Errorf("%s: next read %s, want %s", tc.name, p.NextRead, wantRead)
+		}
+	}
+}
+
+func TestTTLAbsentAndOff(t *testing.T) {
+	zero := int64(0)
+	b := newTB().table("demo", "t_off", "UNIQUE_KEYS", &zero)
+	b.stream(1, "s_nottl", "MIN_DELTA", "t_missing")
+	b.cons(1, "s_nottl", "p1", tp(tsoAgo(48*time.Hour)), lagOf(time.Hour))
+	b.stream(2, "s_ttloff", "MIN_DELTA", "t_off")
+	b.cons(2, "s_ttloff", "p1", tp(tsoAgo(48*time.Hour)), lagOf(time.Hour))
+	r := analyze(t, b.s)
+	a := r.ByName("demo", "s_nottl")
+	if a.Partitions[0].RetentionApplicable || a.CanResume != nil || a.Partitions[0].NextRead != NextReadUnknown || a.TTLNote == "" {
+		t.Errorf("TTL unknown: %+v", a.Partitions[0])
+	}
+	o := r.ByName("demo", "s_ttloff")
+	if o.Partitions[0].RetentionApplicable || o.Partitions[0].NextRead != NextReadProceed {
+		t.Errorf("TTL off: %+v", o.Partitions[0])
+	}
+	if a.State != StateLagging || o.State != StateLagging {
+		t.Errorf("states %s %s", a.State, o.State)
+	}
+}
+
+func TestOffsetMinusOneAndNA(t *testing.T) {
+	one := int64(3600)
+	b := newTB().table("demo", "events", "DUP_KEYS", &one)
+	b.stream(1, "s_dup", "APPEND_ONLY", "events")
+	b.cons(1, "s_dup", "p1", tp(tsoAgo(time.Minute)), "0")
+	m := b.cons(1, "s_dup", "p_empty", nil, "0")
+	m.ConsumptionStatus = "-1"
+	b.cons(1, "s_dup", "p_data", nil, "N/A")
+	ct := nowMs() - 5*3600*1000
+	vt := nowMs() - 2*3600*1000
+	b.s.Partitions = append(b.s.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &ct, VisibleTimeMs: &vt})
+	r := analyze(t, b.s)
+	s := r.ByName("demo", "s_dup")
+	var pe, pd *PartitionResult
+	for i := range s.Partitions {
+		switch s.Partitions[i].Unit {
+		case "p_empty":
+			pe = &s.Partitions[i]
+		case "p_data":
+			pd = &s.Partitions[i]
+		}
+	}
+	if pe.OffsetState != OffsetNone || pe.CaughtUp == nil || !*pe.CaughtUp || pe.NextRead != NextReadProceed {
+		t.Errorf("offset -1 empty: %+v", pe)
+	}
+	if pd.OffsetState != OffsetNone || pd.RowsSkipped != "yes" || pd.NextRead != NextReadClipped {
+		t.Errorf("N/A with data older than TTL: %+v", pd)
+	}
+	if pd.PendingAge.Precision != PrecisionUpperBound || *pd.PendingAge.Seconds != 5*3600 || *pd.PendingAge.Lower != 2*3600 {
+		t.Errorf("no-offset pending age: %+v", pd.PendingAge)
+	}
+	f, ok := codes(r, "s_dup")["STREAM_NO_OFFSET_ROWS_SKIPPED"]
+	if !ok || f.Severity != SeverityCritical || f.Object.Partition != "p_data" {
+		t.Errorf("T12 finding: %+v", f)
+	}
+	if s.State != StateLagging {
+		t.Errorf("state %s", s.State)
+	}
+	// Without partition times: "may".
+	b.s.Partitions = nil
+	r = analyze(t, b.s)
+	f = codes(r, "s_dup")["STREAM_NO_OFFSET_ROWS_SKIPPED"]
+	if f.Severity != SeverityWarning {
+		t.Errorf("unknown data age: want a warning with may, got %+v", f)
+	}
+}
+
+func TestIdleAndIVM(t *testing.T) {
+	b := newTB().table("demo", "customers", "UNIQUE_KEYS", &day)
+	b.stream(1, "s_customers_idle", "MIN_DELTA", "customers")
+	b.cons(1, "s_customers_idle", "customers", tp(tsoAgo(30*time.Hour)), "0")
+	b.stream(2, "__doris_ivm_stream_mv_customer_ltv_"+strconv.FormatInt(12345, 36)+"_"+strconv.FormatInt(777, 36), "MIN_DELTA", "customers")
+	b.cons(2, "__doris_ivm_stream_mv_customer_ltv_9ix_lm", "customers", tp(tsoAgo(30*time.Hour)), "0")
+	r := analyze(t, b.s)
+	u := codes(r, "s_customers_idle")
+	if _, ok := u["STREAM_IDLE_OUT_OF_RETENTION"]; !ok || len(u) != 1 {
+		t.Errorf("idle: %v", u)
+	}
+	iv := r.ByID(2)
+	if iv.Kind != KindIVM || iv.MVName != "mv_customer_ltv" || iv.MVID == nil || *iv.MVID != 12345 {
+		t.Errorf("ivm identity: %+v", iv)
+	}
+	if _, ok := codes(r, iv.Name)["IVM_STREAM_RECOMPUTE_ONLY"]; !ok {
+		t.Errorf("ivm: %v", codes(r, iv.Name))
+	}
+}
+
+func TestParseIvmStreamName(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		mv       string
+		mid, bid int64
+		ok       bool
+	}{
+		{"__doris_ivm_stream_mv_orders_daily_9ix_ll", "mv_orders_daily", 12345, 777, true},
+		{"__doris_ivm_stream_12345_777", "", 12345, 777, true},
+		{"__doris_ivm_stream_12345_abc", "", 12345, 0, true},
+		{"s_orders", "", 0, 0, false},
+		{"__doris_ivm_stream_", "", 0, 0, true},
+	} {
+		mv, mid, bid, ok := ParseIvmStreamName(tc.in)
+		if mv != tc.mv || mid != tc.mid || bid != tc.bid || ok != tc.ok {
+			t.Errorf("%s: got %q %d %d %v", tc.in, mv, mid, bid, ok)
+		}
+	}
+}
+
+func TestLagInVersions(t *testing.T) {
+	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+	b.stream(1, "s", "DETAIL", "orders")
+	b.cons(1, "s", "p1", tp(tsoAgo(20*time.Minute)), "3")
+	r := analyze(t, b.s)
+	p := r.Streams[0].Partitions[0]
+	if !p.LagInVersions || p.SourceEndTSO != nil || p.PositionGapSeconds != nil || p.CaughtUp == nil || *p.CaughtUp {
+		t.Errorf("version lag: %+v", p)
+	}
+	if *p.PendingAge.Seconds != 1200 || p.PendingAge.Lower != nil {
+		t.Errorf("pending: %+v", p.PendingAge)
+	}
+	if _, ok := codes(r, "s")["STREAM_LAG_IN_VERSIONS"]; !ok {
+		t.Error("no LAG_IN_VERSIONS")
+	}
+}
+
+func TestPendingAgeSeries(t *testing.T) {
+	mk := func(at time.Duration, end tso.TSO) *snapshot.Snapshot {
+		b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+		b.s.Cluster.CurrentTSO = tso.TSO((nowMs() - at.Milliseconds()) << 18)
+		b.s.Cluster.Now = testNow.Add(-at)
+		b.stream(1, "s", "DETAIL", "orders")
+		c := tsoAgo(time.Hour)
+		b.cons(1, "s", "p1", tp(c), strconv.FormatInt(int64(end-c), 10))
+		return b.s
+	}
+	c := tsoAgo(time.Hour)
+	s1 := mk(60*time.Second, c)                      // caught up 60 s ago
+	s2 := mk(45*time.Second, c)                      // still caught up
+	s3 := mk(30*time.Second, tsoAgo(35*time.Second)) // moved past C
+	s4 := mk(0, tsoAgo(5*time.Second))
+	one := analyze(t, s4).Streams[0].Partitions[0].PendingAge
+	if one.Precision != PrecisionUpperBound || *one.Seconds != 3600 || *one.Lower != 5 {
+		t.Errorf("one snapshot: %+v", one)
+	}
+	r := analyze(t, s1, s2, s3, s4)
+	v := r.Streams[0].Partitions[0].PendingAge
+	if v.Precision != PrecisionPrecise || *v.Seconds != 45 || *v.Lower != 30 {
+		t.Errorf("series: %+v", v)
+	}
+	if r.Streams[0].Partitions[0].Rates == nil {
+		t.Error("no rates")
+	}
+}
+
+func TestServerMismatch(t *testing.T) {
+	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+	st := b.stream(1, "s", "DETAIL", "orders")
+	state := "CAUGHT_UP"
+	st.MonitorState = &state
+	sample := nowMs() - 5000
+	st.MonitorSampleTimeMs = &sample
+	c := b.cons(1, "s", "p1", tp(tsoAgo(time.Hour)), lagOf(30*time.Minute))
+	age := 10.0
+	c.PendingAgeSeconds = &age
+	r := analyze(t, b.s)
+	f, ok := codes(r, "s")["SERVER_CLIENT_MISMATCH"]
+	if !ok {
+		t.Fatalf("no mismatch: %v", r.Findings)
+	}
+	var part, stream *Finding
+	for i := range r.Findings {
+		if r.Findings[i].Code == "SERVER_CLIENT_MISMATCH" {
+			if r.Findings[i].Object.Partition == "p1" {
+				part = &r.Findings[i]
+			} else {
+				stream = &r.Findings[i]
+			}
+		}
+	}
+	if part == nil || stream == nil {
+		t.Fatalf("want a partition and a stream mismatch: %v", r.Findings)
+	}
+	if stream.Evidence["monitor_state_server"] != "caught_up" || part.Evidence["pending_age_seconds_server"] != "10" {
+		t.Errorf("evidence: %v %v", stream.Evidence, part.Evidence)
+	}
+	_ = f
+}
+
+func TestMonitorStale(t *testing.T) {
+	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+	st := b.stream(1, "s", "DETAIL", "orders")
+	state := "CAUGHT_UP"
+	st.MonitorState = &state
+	sample := nowMs() - 120000
+	st.MonitorSampleTimeMs = &sample
+	b.cons(1, "s", "p1", tp(tsoAgo(time.Hour)), "0")
+	r := analyze(t, b.s)
+	found := false
+	for _, f := range r.Findings {
+		if f.Code == "MONITOR_STALE" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no MONITOR_STALE")
+	}
+}
+
+func TestWhatIfAt(t *testing.T) {
+	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+	b.stream(1, "s", "DETAIL", "orders")
+	b.cons(1, "s", "p1", tp(tsoAgo(4*time.Hour)), "0")
+	at := testNow.Add(21 * time.Hour)
+	r := AnalyzeStreams([]*snapshot.Snapshot{b.s}, StreamOptions{At: &at})
+	p := r.Streams[0].Partitions[0]
+	if p.CanResume == nil || *p.CanResume || *p.HeadroomSeconds != -3600.001 {
+		t.Errorf("at +20h: %+v", p)
+	}
+	ttl := int64(2 * 86400)
+	r = AnalyzeStreams([]*snapshot.Snapshot{b.s}, StreamOptions{At: &at, TTLOverride: &ttl})
+	if p := r.Streams[0].Partitions[0]; !*p.CanResume {
+		t.Errorf("ttl 2d: %+v", p)
+	}
+}
+
+func TestEveryStreamCodeDocumented(t *testing.T) {
+	for _, c := range streamCodes {
+		if c.Code == "" || c.Title == "" || c.Spec == "" || c.Meaning == "" || c.Matters == "" || c.Confirm == "" || c.Fix == "" || len(c.Related) == 0 || c.Severity == 0 {
+			t.Errorf("%s: a field is empty", c.Code)
+		}
+		for _, r := range c.Related {
+			_ = r
+		}
+	}
+}
+
+func TestEmptyAndNilSeries(t *testing.T) {
+	r := AnalyzeStreams(nil, StreamOptions{})
+	if r == nil || len(r.Streams) != 0 {
+		t.Fatal("empty series")
+	}
+	r = AnalyzeStreams([]*snapshot.Snapshot{nil}, StreamOptions{})
+	if r == nil {
+		t.Fatal("nil snapshot")
+	}
+}
+
+func FuzzParseIvmStreamName(f *testing.F) {
+	for _, s := range []string{"__doris_ivm_stream_mv_orders_daily_9ix_ll", "__doris_ivm_stream_12345_777", "__doris_ivm_stream_", "__doris_ivm_stream____", "s", "__doris_ivm_stream_a_zzzzzzzzzzzzzzzzzzz_1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		mv, mid, bid, ok := ParseIvmStreamName(s)
+		if !ok && (mv != "" || mid != 0 || bid != 0) {
+			t.Fatalf("not ok but values: %q %d %d", mv, mid, bid)
+		}
+		if ok != strings.HasPrefix(s, IvmStreamPrefix) {
+			t.Fatalf("ok %v for %q", ok, s)
+		}
+	})
+}
+
+func TestPermuteStable(t *testing.T) {
+	for _, in := range [][]int{{3, 1, 2}, {1, 2, 3}, {2, 2, 1, 1, 0}, {5, 4, 3, 2, 1, 0}, {1}, {}} {
+		s := append([]int(nil), in...)
+		permute(s, func(i, j int) bool { return in[i] < in[j] })
+		for i := 1; i < len(s); i++ {
+			if s[i-1] > s[i] {
+				t.Errorf("%v → %v: not sorted", in, s)
+			}
+		}
+	}
+	type kv struct{ k, v int }
+	in := []kv{{2, 0}, {1, 1}, {2, 2}, {1, 3}}
+	s := append([]kv(nil), in...)
+	permute(s, func(i, j int) bool { return in[i].k < in[j].k })
+	if s[0].v != 1 || s[1].v != 3 || s[2].v != 0 || s[3].v != 2 {
+		t.Errorf("not stable: %v", s)
+	}
+}

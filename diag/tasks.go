@@ -1,0 +1,489 @@
+package diag
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// Refresh results (seed §3 "Refresh result, method and fallback"). A task
+// that has not finished has the result "running" or "pending"; any other
+// status the server writes is kept, lower-cased, as data.
+const (
+	ResultSuccess  = "success"
+	ResultNoChange = "no_change"
+	ResultFailed   = "failed"
+	ResultCanceled = "canceled"
+	ResultRunning  = "running"
+	ResultPending  = "pending"
+)
+
+// Refresh methods: how a task refreshed, from the attempts that committed
+// data. A different dimension from RefreshMode (seed §1 S3).
+const (
+	MethodNone             = "none"
+	MethodIncremental      = "incremental"
+	MethodPartitionRebuild = "partition_rebuild"
+	MethodComplete         = "complete"
+	MethodMixed            = "mixed"
+)
+
+// Failure reasons of the stage that threw (seed §3); an IVM reason
+// (IvmFailureReason) is used as is.
+const (
+	FailurePartitionSyncFailed = "PARTITION_SYNC_FAILED"
+	FailureQueryUnusable       = "QUERY_UNUSABLE"
+	FailureExecutionFailed     = "EXECUTION_FAILED"
+	FailureOther               = "OTHER"
+)
+
+// ivmFailureReasons are the IvmFailureReason values doris.md §5 lists (both
+// namings of the broken-changelog reason). Unknown values stay data.
+var ivmFailureReasons = []string{
+	"BINLOG_BROKEN", "CHANGELOG_BROKEN", "BINLOG_NOT_ENABLED", "CHANGELOG_NOT_ENABLED", "STREAM_UNSUPPORTED",
+	"SNAPSHOT_ALIGNMENT_UNSUPPORTED", "PLAN_PATTERN_UNSUPPORTED", "NON_DETERMINISTIC_ROW_ID",
+	"OUTER_JOIN_RETRACTION_UNSUPPORTED", "PREVIOUS_RUN_INCOMPLETE", "INCREMENTAL_EXECUTION_FAILED",
+	"AGG_UNSUPPORTED", "MIN_MAX_BOUNDARY_HIT", "BITMAP_AGG_DELETE", "PLAN_SIGNATURE_MISMATCH",
+	"INCOMPLETE_REFRESH_SNAPSHOT",
+}
+
+// IsChangelogBroken reports whether a reason is the expired-offset one (T0),
+// in either naming (doris.md §0).
+func IsChangelogBroken(reason string) bool {
+	r := strings.ToUpper(reason)
+	return r == "CHANGELOG_BROKEN" || r == "BINLOG_BROKEN"
+}
+
+// TaskClass is one tasks() row classified by the seed's rules.
+type TaskClass struct {
+	TaskID int64  `json:"task_id"`
+	Status string `json:"status"` // as the server wrote it
+	// Result is success | no_change | failed | canceled for a finished task,
+	// running | pending otherwise; an unknown status is kept lower-cased.
+	Result   string `json:"result"`
+	Finished bool   `json:"finished"`
+	// Method is none | incremental | partition_rebuild | complete | mixed
+	// (an unknown IvmRefreshMethod is kept lower-cased); "" while unfinished.
+	Method string `json:"method,omitempty"`
+	// MethodInferred is true when the build has no IvmRefreshMethod and the
+	// method was inferred from RefreshMode, IvmFallbackReason and
+	// IvmRebuiltPartitions; MethodBasis says how.
+	MethodInferred bool   `json:"method_inferred"`
+	MethodBasis    string `json:"method_basis,omitempty"`
+	// Fallback is the seed's fallback: an incremental attempt planned, moved
+	// to a rebuild for an IVM reason, and data committed.
+	Fallback       bool   `json:"fallback"`
+	FallbackReason string `json:"fallback_reason,omitempty"`
+	// NotFallback says why a task with an IvmFallbackReason is not counted as
+	// a fallback ("committed nothing", "canceled", "explicit COMPLETE request", ...).
+	NotFallback string `json:"not_fallback,omitempty"`
+	// FailureReason, for a failed task: the IVM reason when falling back was
+	// not allowed, else the stage that threw. Inferred from the error text on
+	// every build (tasks() has no failure-reason column).
+	FailureReason         string `json:"failure_reason,omitempty"`
+	FailureReasonInferred bool   `json:"failure_reason_inferred,omitempty"`
+	TriggerMode           string `json:"trigger_mode,omitempty"` // from TaskContext: MANUAL | COMMIT | SYSTEM | SCHEDULE
+	RefreshMode           string `json:"refresh_mode,omitempty"`
+	RebuiltPartitions     *int64 `json:"rebuilt_partitions,omitempty"`
+	CreateTimeMs          *int64 `json:"create_time_ms,omitempty"`
+	StartTimeMs           *int64 `json:"start_time_ms,omitempty"`
+	FinishTimeMs          *int64 `json:"finish_time_ms,omitempty"`
+	DurationMs            *int64 `json:"duration_ms,omitempty"`
+	// AgeSeconds is, for a running task, how long it has run (from StartTime)
+	// and for a pending task how long it has waited (from CreateTime).
+	AgeSeconds  *float64 `json:"age_seconds,omitempty"`
+	ErrorMsg    string   `json:"error_msg,omitempty"`
+	LastQueryID string   `json:"last_query_id,omitempty"`
+}
+
+// taskContext is the part of tasks().TaskContext (MTMVTaskContext JSON) diag reads.
+type taskContext struct {
+	TriggerMode   string   `json:"triggerMode"`
+	Partitions    []string `json:"partitions"`
+	IsComplete    bool     `json:"isComplete"`
+	RefreshMode   string   `json:"refreshMode"`
+	AllowFallback *bool    `json:"af"`
+}
+
+func parseTaskContext(s string) (taskContext, bool) {
+	var c taskContext
+	t := strings.TrimSpace(s)
+	if t == "" || t == `\N` {
+		return c, true
+	}
+	if err := json.Unmarshal([]byte(t), &c); err != nil {
+		return taskContext{}, false
+	}
+	return c, true
+}
+
+// isNullText is the TVF spelling of "unset" (doris.md §5: `\N`), empty text,
+// or NULL.
+func isNullText(s string) bool {
+	t := strings.TrimSpace(s)
+	return t == "" || t == `\N` || strings.EqualFold(t, "NULL")
+}
+
+// ClassifyTask applies the seed's "Refresh result, method and fallback"
+// rules to one tasks() row. refresh is the MV's RefreshInfo (whether a
+// fallback was allowed); now is the cluster time.
+func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass {
+	c := TaskClass{
+		TaskID: t.TaskID, Status: t.Status, RefreshMode: strings.ToUpper(strings.TrimSpace(t.RefreshMode)),
+		RebuiltPartitions: t.IvmRebuiltPartitions, CreateTimeMs: t.CreateTimeMs, StartTimeMs: t.StartTimeMs,
+		FinishTimeMs: t.FinishTimeMs, DurationMs: t.DurationMs, ErrorMsg: strings.TrimSpace(t.ErrorMsg),
+		LastQueryID: t.LastQueryID,
+	}
+	if isNullText(c.RefreshMode) {
+		c.RefreshMode = ""
+	}
+	if isNullText(c.ErrorMsg) {
+		c.ErrorMsg = ""
+	}
+	if isNullText(c.LastQueryID) {
+		c.LastQueryID = ""
+	}
+	ctx, _ := parseTaskContext(t.TaskContext)
+	c.TriggerMode = strings.ToUpper(ctx.TriggerMode)
+	fallbackReason := strings.ToUpper(strings.TrimSpace(t.IvmFallbackReason))
+	if isNullText(fallbackReason) {
+		fallbackReason = ""
+	}
+	nowMs := now.UnixMilli()
+	status := strings.ToUpper(strings.TrimSpace(t.Status))
+	switch status {
+	case "RUNNING":
+		c.Result = ResultRunning
+		if from := firstNonNil(t.StartTimeMs, t.CreateTimeMs); from != nil {
+			age := float64(nowMs-*from) / 1000
+			c.AgeSeconds = &age
+		}
+		return c
+	case "PENDING":
+		c.Result = ResultPending
+		if t.CreateTimeMs != nil {
+			age := float64(nowMs-*t.CreateTimeMs) / 1000
+			c.AgeSeconds = &age
+		}
+		return c
+	case "SUCCESS", "FAILED", "CANCELED", "CANCELLED":
+		c.Finished = true
+	default:
+		// Unknown status: kept as data, never guessed at.
+		c.Result = strings.ToLower(status)
+		if isNullText(status) {
+			c.Result = "unknown"
+		}
+		return c
+	}
+
+	c.Method, c.MethodInferred, c.MethodBasis = taskMethod(t, c, status, fallbackReason, len(ctx.Partitions) > 0)
+	switch status {
+	case "SUCCESS":
+		c.Result = ResultSuccess
+		if c.Method == MethodNone {
+			// A success that committed no MV data (seed §3).
+			c.Result = ResultNoChange
+		}
+	case "FAILED":
+		c.Result = ResultFailed
+		c.FailureReason, c.FailureReasonInferred = failureReason(c.ErrorMsg, fallbackReason, refresh)
+	default:
+		c.Result = ResultCanceled
+	}
+
+	// Fallback (seed §3): an incremental attempt, moved to a rebuild for an
+	// IVM reason, that committed data. Not: a baseline, an explicit COMPLETE
+	// or PARTITIONS request, dirty partitions rebuilt before the delta
+	// (mixed), a fallback that committed nothing, a canceled task.
+	if fallbackReason != "" {
+		switch {
+		case c.Result == ResultCanceled:
+			c.NotFallback = "canceled"
+		case c.Result == ResultFailed:
+			c.NotFallback = "failed: committed nothing"
+		case c.Method == MethodNone:
+			c.NotFallback = "committed nothing"
+		case ctx.IsComplete || strings.EqualFold(ctx.RefreshMode, "COMPLETE"):
+			c.NotFallback = "explicit COMPLETE request"
+		case len(ctx.Partitions) > 0 || strings.EqualFold(ctx.RefreshMode, "PARTITIONS"):
+			c.NotFallback = "explicit PARTITIONS request"
+		case c.Method == MethodMixed || c.Method == MethodIncremental:
+			c.NotFallback = "the delta was applied (" + c.Method + ")"
+		default:
+			c.Fallback = true
+			c.FallbackReason = fallbackReason
+		}
+	}
+	return c
+}
+
+// taskMethod is IvmRefreshMethod when the build has it (seed T3), else
+// inferred. It returns the method, whether it was inferred, and how.
+func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, explicitPartitions bool) (string, bool, string) {
+	if t.IvmRefreshMethod != nil && !isNullText(*t.IvmRefreshMethod) {
+		return strings.ToLower(strings.TrimSpace(*t.IvmRefreshMethod)), false, "IvmRefreshMethod"
+	}
+	if status != "SUCCESS" {
+		// Inference cannot see partial commits of a failed or canceled task:
+		// assume none, as a failed refresh transaction commits nothing.
+		return MethodNone, true, "not a success: nothing committed assumed"
+	}
+	rebuilt := c.RebuiltPartitions != nil && *c.RebuiltPartitions > 0
+	switch c.RefreshMode {
+	case "NOT_REFRESH":
+		return MethodNone, true, "RefreshMode NOT_REFRESH"
+	case "COMPLETE":
+		return MethodComplete, true, "RefreshMode COMPLETE"
+	case "PARTIAL":
+		// An IVM task that rebuilt partitions with no fallback reason and no
+		// explicit PARTITIONS request rebuilt its dirty partitions before the
+		// delta: mixed (seed §3), not a fallback.
+		if fallbackReason == "" && rebuilt && !explicitPartitions {
+			return MethodMixed, true, "RefreshMode PARTIAL with IvmRebuiltPartitions > 0 and no IvmFallbackReason: dirty partitions rebuilt, then the delta"
+		}
+		return MethodPartitionRebuild, true, "RefreshMode PARTIAL"
+	case "":
+		// `\N` after an incremental-only refresh (doris.md §5).
+		if rebuilt {
+			return MethodMixed, true, "RefreshMode \\N with IvmRebuiltPartitions > 0: dirty partitions rebuilt, then the delta"
+		}
+		return MethodIncremental, true, "RefreshMode \\N (incremental only)"
+	}
+	// An unknown RefreshMode is kept as data.
+	return strings.ToLower(c.RefreshMode), true, "unknown RefreshMode " + c.RefreshMode
+}
+
+// failureReason applies the seed's rule: the IVM reason when falling back is
+// not allowed, else the stage that threw. tasks() carries neither column, so
+// both come from the text (IvmFallbackReason and ErrorMsg): always inferred.
+func failureReason(msg, fallbackReason string, refresh RefreshInfo) (string, bool) {
+	up := strings.ToUpper(msg)
+	low := strings.ToLower(msg)
+	// T0: an expired offset, in either naming (doris.md §0, §2).
+	if strings.Contains(low, "expired") && (strings.Contains(low, "offset") || strings.Contains(low, "ttl_seconds")) {
+		if strings.Contains(low, "binlog") && !strings.Contains(low, "changelog") {
+			return "BINLOG_BROKEN", true
+		}
+		return "CHANGELOG_BROKEN", true
+	}
+	for _, r := range ivmFailureReasons {
+		if containsToken(up, r) {
+			return r, true
+		}
+	}
+	if fallbackReason != "" && !refresh.FallbackAllowed() {
+		return fallbackReason, true
+	}
+	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed} {
+		if containsToken(up, r) {
+			return r, true
+		}
+	}
+	switch {
+	case strings.Contains(low, "partition sync") || strings.Contains(low, "sync partition"):
+		return FailurePartitionSyncFailed, true
+	case strings.Contains(low, "unusable") || strings.Contains(low, "not usable"):
+		return FailureQueryUnusable, true
+	case strings.Contains(low, "execut") || strings.Contains(low, "insert overwrite") || strings.Contains(low, "memory") || strings.Contains(low, "timeout"):
+		return FailureExecutionFailed, true
+	}
+	if fallbackReason != "" {
+		return fallbackReason, true
+	}
+	return FailureOther, true
+}
+
+// containsToken reports whether up holds tok delimited by non-identifier characters.
+func containsToken(up, tok string) bool {
+	for i := 0; ; {
+		j := strings.Index(up[i:], tok)
+		if j < 0 {
+			return false
+		}
+		s, e := i+j, i+j+len(tok)
+		if (s == 0 || !isIdent(up[s-1])) && (e == len(up) || !isIdent(up[e])) {
+			return true
+		}
+		i = s + 1
+	}
+}
+
+func isIdent(c byte) bool { return c == '_' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+
+func firstNonNil(ps ...*int64) *int64 {
+	for _, p := range ps {
+		if p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// HistoryOptions bound and judge the task history of one MV.
+type HistoryOptions struct {
+	Limit          int           // tasks kept in History.Tasks (newest first); 0 = 20
+	FallbackWindow time.Duration // FallbacksInWindow counts this far back; 0 = 1h
+}
+
+// DurationTrend compares the run time of the older and the newer half of the
+// finished tasks in the bounded history (S3: refreshes getting slower).
+type DurationTrend struct {
+	Direction  string  `json:"direction"` // rising | falling | flat | unknown (fewer than 4 durations)
+	Ratio      float64 `json:"ratio,omitempty"`
+	OlderAvgMs int64   `json:"older_avg_ms,omitempty"`
+	NewerAvgMs int64   `json:"newer_avg_ms,omitempty"`
+	Samples    int     `json:"samples"`
+}
+
+// History is the refresh history of one MV from the bounded tasks() window.
+type History struct {
+	Tasks     []TaskClass `json:"tasks"` // newest first, at most Limit
+	TasksSeen int         `json:"tasks_seen"`
+	// ConsecutiveFailures counts up on failed, back to 0 on success and
+	// no_change, unchanged on canceled (seed §3). When every finished task in
+	// the window failed, the true count may be larger: AtLeast says so.
+	ConsecutiveFailures        int        `json:"consecutive_failures"`
+	ConsecutiveFailuresAtLeast bool       `json:"consecutive_failures_at_least"`
+	LastSuccess                *TaskClass `json:"last_success,omitempty"`
+	LastFailure                *TaskClass `json:"last_failure,omitempty"`
+	LastFinished               *TaskClass `json:"last_finished,omitempty"`
+	// LastMethod is the method of the latest task that succeeded or failed.
+	LastMethod         string         `json:"last_method,omitempty"`
+	LastMethodInferred bool           `json:"last_method_inferred,omitempty"`
+	Running            *TaskClass     `json:"running,omitempty"`
+	OldestPending      *TaskClass     `json:"oldest_pending,omitempty"`
+	FallbacksInWindow  int            `json:"fallbacks_in_window"`
+	FallbackReasons    map[string]int `json:"fallback_reasons,omitempty"` // in the window
+	FallbackWindowSecs int64          `json:"fallback_window_seconds"`
+	// RecomputeShare is, over the finished tasks in the history that
+	// committed data, the share that rebuilt (partition_rebuild or complete)
+	// instead of applying a delta (S3). nil when none committed data.
+	RecomputeShare *float64      `json:"recompute_share,omitempty"`
+	RecomputeTasks int           `json:"recompute_tasks"`
+	DataTasks      int           `json:"data_tasks"`
+	DurationTrend  DurationTrend `json:"duration_trend"`
+	// UnknownStatuses counts rows with a status the seed does not define.
+	UnknownStatuses int `json:"unknown_statuses,omitempty"`
+}
+
+// AnalyzeHistory classifies an MV's tasks and summarises them. tasks may be
+// in any order; they are ordered by CreateTime, then TaskID.
+func AnalyzeHistory(tasks []snapshot.Task, refresh RefreshInfo, now time.Time, opt HistoryOptions) History {
+	if opt.Limit <= 0 {
+		opt.Limit = 20
+	}
+	if opt.FallbackWindow <= 0 {
+		opt.FallbackWindow = time.Hour
+	}
+	cls := make([]TaskClass, len(tasks))
+	for i, t := range tasks {
+		cls[i] = ClassifyTask(t, refresh, now)
+	}
+	sort.SliceStable(cls, func(i, j int) bool { // oldest first
+		a, b := cls[i].CreateTimeMs, cls[j].CreateTimeMs
+		if a != nil && b != nil && *a != *b {
+			return *a < *b
+		}
+		return cls[i].TaskID < cls[j].TaskID
+	})
+	h := History{TasksSeen: len(cls), FallbackWindowSecs: int64(opt.FallbackWindow / time.Second)}
+	windowStart := now.Add(-opt.FallbackWindow).UnixMilli()
+	sawReset := false
+	var durations []int64
+	for i := range cls {
+		c := &cls[i]
+		switch c.Result {
+		case ResultFailed:
+			h.ConsecutiveFailures++
+			h.LastFailure = c
+		case ResultSuccess, ResultNoChange:
+			h.ConsecutiveFailures = 0
+			sawReset = true
+			h.LastSuccess = c
+		case ResultCanceled:
+			// unchanged (seed §3)
+		case ResultRunning:
+			h.Running = c
+		case ResultPending:
+			if h.OldestPending == nil {
+				h.OldestPending = c
+			}
+		default:
+			h.UnknownStatuses++
+		}
+		if c.Result == ResultFailed || c.Result == ResultSuccess || c.Result == ResultNoChange {
+			h.LastMethod, h.LastMethodInferred = c.Method, c.MethodInferred
+			if c.DurationMs != nil && *c.DurationMs >= 0 {
+				durations = append(durations, *c.DurationMs)
+			}
+		}
+		if c.Finished {
+			h.LastFinished = c
+		}
+		if c.Fallback {
+			at := firstNonNil(c.FinishTimeMs, c.StartTimeMs, c.CreateTimeMs)
+			if at != nil && *at >= windowStart {
+				h.FallbacksInWindow++
+				if h.FallbackReasons == nil {
+					h.FallbackReasons = map[string]int{}
+				}
+				h.FallbackReasons[c.FallbackReason]++
+			}
+		}
+		if c.Finished && c.Method != "" && c.Method != MethodNone && c.Result != ResultFailed && c.Result != ResultCanceled {
+			h.DataTasks++
+			if c.Method == MethodComplete || c.Method == MethodPartitionRebuild {
+				h.RecomputeTasks++
+			}
+		}
+	}
+	h.ConsecutiveFailuresAtLeast = h.ConsecutiveFailures > 0 && !sawReset
+	if h.DataTasks > 0 {
+		s := float64(h.RecomputeTasks) / float64(h.DataTasks)
+		h.RecomputeShare = &s
+	}
+	h.DurationTrend = durationTrend(durations)
+	// Newest first, bounded.
+	for i := len(cls) - 1; i >= 0 && len(h.Tasks) < opt.Limit; i-- {
+		h.Tasks = append(h.Tasks, cls[i])
+	}
+	return h
+}
+
+func durationTrend(d []int64) DurationTrend {
+	tr := DurationTrend{Direction: "unknown", Samples: len(d)}
+	if len(d) < 4 {
+		return tr
+	}
+	half := len(d) / 2
+	avg := func(xs []int64) int64 {
+		var s int64
+		for _, x := range xs {
+			s += x
+		}
+		return s / int64(len(xs))
+	}
+	tr.OlderAvgMs, tr.NewerAvgMs = avg(d[:half]), avg(d[len(d)-half:])
+	if tr.OlderAvgMs <= 0 {
+		if tr.NewerAvgMs > 0 {
+			tr.Direction = "rising"
+		} else {
+			tr.Direction = "flat"
+		}
+		return tr
+	}
+	tr.Ratio = float64(tr.NewerAvgMs) / float64(tr.OlderAvgMs)
+	switch {
+	case tr.Ratio >= 1.5:
+		tr.Direction = "rising"
+	case tr.Ratio <= 1/1.5:
+		tr.Direction = "falling"
+	default:
+		tr.Direction = "flat"
+	}
+	return tr
+}

@@ -1,0 +1,303 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// HeadroomBarWidth is the width of the headroom bar in cells.
+const HeadroomBarWidth = 8
+
+// HeadroomBar draws the share of the TTL a headroom has left: full = a whole
+// TTL, empty = expired. Only on a colour terminal (st.Color()); "" otherwise,
+// so pipes and goldens stay plain. The colour is the severity, so the worst
+// partition is seen before it is read.
+func HeadroomBar(st Style, fraction *float64, severity string) string {
+	if !st.Color() || fraction == nil {
+		return ""
+	}
+	f := math.Min(1, math.Max(0, *fraction))
+	full := int(math.Round(f * HeadroomBarWidth))
+	if f > 0 && full == 0 {
+		full = 1 // a sliver left is not "expired"
+	}
+	bar := strings.Repeat("█", full) + strings.Repeat("░", HeadroomBarWidth-full)
+	sev := severity
+	if sev == "" {
+		sev = "ok"
+	}
+	return st.Severity(sev, bar)
+}
+
+// Secs renders seconds as a duration ("-" when unknown).
+func Secs(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return tso.FormatDuration(int64(math.Round(*v * 1000)))
+}
+
+// AgeValue renders a value with its precision: "5m03s", "≤26h00m" for an
+// upper bound, "?" when unknown.
+func AgeValue(v diag.Value) string {
+	if v.Seconds == nil {
+		if v.Lower != nil {
+			return "≥" + Secs(v.Lower)
+		}
+		return "?"
+	}
+	s := Secs(v.Seconds)
+	if v.Precision == diag.PrecisionUpperBound && *v.Seconds > 0 {
+		s = "≤" + s
+	}
+	return s
+}
+
+func boolCell(b *bool) string {
+	if b == nil {
+		return "-"
+	}
+	if *b {
+		return "yes"
+	}
+	return "NO"
+}
+
+func headroomCell(st Style, h *float64, frac *float64, sev string) string {
+	if h == nil {
+		return "-"
+	}
+	s := Secs(h)
+	if bar := HeadroomBar(st, frac, sev); bar != "" {
+		s = bar + " " + s
+	}
+	return s
+}
+
+// streamFraction is the stream's smallest headroom as a share of its TTL.
+func streamFraction(s *diag.StreamResult) *float64 {
+	if s.MinHeadroomSeconds == nil || s.TTLSeconds == nil || *s.TTLSeconds <= 0 {
+		return nil
+	}
+	f := math.Min(1, math.Max(0, *s.MinHeadroomSeconds/float64(*s.TTLSeconds)))
+	return &f
+}
+
+func mode(s *diag.StreamResult) string {
+	if s.ConsumeType != "" && s.ReadMode != "" && !strings.EqualFold(s.ConsumeType, s.ReadMode) {
+		return s.ConsumeType + "→" + s.ReadMode
+	}
+	if s.ConsumeType == "" {
+		return s.ReadMode
+	}
+	return s.ConsumeType
+}
+
+// StreamsRows is the `streams` table: one row per stream, worst first.
+func StreamsRows(st Style, ss []diag.StreamResult, wide bool) ([]string, [][]string) {
+	h := []string{"STREAM", "KIND", "MODE", "STATE", "PENDING", "MAX PENDING AGE", "PRECISION", "MIN HEADROOM", "CAN RESUME"}
+	if wide {
+		h = append(h, "NEXT READ", "TTL", "BASE TABLE", "MV")
+	}
+	rows := make([][]string, 0, len(ss))
+	for i := range ss {
+		s := &ss[i]
+		prec := string(s.MaxPendingAge.Precision)
+		if s.MaxPendingAge.Source == diag.SourceServer {
+			prec += " (server)"
+		}
+		r := []string{s.DB + "." + s.Name, s.Kind, mode(s), st.Severity(s.State, s.State), strconv.Itoa(s.PendingPartitions),
+			AgeValue(s.MaxPendingAge), prec, headroomCell(st, s.MinHeadroomSeconds, streamFraction(s), s.Severity), boolCell(s.CanResume)}
+		if wide {
+			base := "(dropped)"
+			if !s.BaseTableDropped {
+				base = s.BaseTableDB + "." + s.BaseTableName
+			}
+			mv := "-"
+			if s.Kind == diag.KindIVM {
+				mv = s.MVName
+				if s.MVID != nil {
+					mv += " (" + strconv.FormatInt(*s.MVID, 10) + ")"
+				}
+			}
+			ttl := "-"
+			if s.TTLSeconds != nil {
+				ttl = tso.FormatDuration(*s.TTLSeconds * 1000)
+			}
+			r = append(r, s.NextRead, ttl, base, strings.TrimSpace(mv))
+		}
+		rows = append(rows, r)
+	}
+	return h, rows
+}
+
+// Streams writes the `streams` table and the findings under it.
+func Streams(w io.Writer, st Style, res *diag.StreamsResult, ss []diag.StreamResult, fs []diag.Finding, wide bool) error {
+	fmt.Fprintf(w, "Streams at cluster time %s (%d stream(s), %d snapshot(s))\n", res.Now.Format("2006-01-02T15:04:05Z"), len(ss), res.Snapshots)
+	h, rows := StreamsRows(st, ss, wide)
+	if err := Table(w, h, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nFindings (%s):\n", CountBySeverity(fs))
+	return Findings(w, st, fs)
+}
+
+// StreamsMarkdown writes the `streams` table as markdown, then the findings.
+func StreamsMarkdown(w io.Writer, ss []diag.StreamResult, fs []diag.Finding, wide bool) error {
+	h, rows := StreamsRows(Style{}, ss, wide)
+	if err := Markdown(w, h, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return FindingsMarkdown(w, fs)
+}
+
+// PartitionRows is the per-partition table of `streams show`, worst first.
+func PartitionRows(st Style, s *diag.StreamResult) ([]string, [][]string) {
+	h := []string{"PARTITION", "OFFSET", "CONSUMED TSO", "CAUGHT UP", "GAP", "PENDING AGE", "PRECISION", "HEADROOM", "CAN RESUME", "NEXT READ", "LOST"}
+	rows := make([][]string, 0, len(s.Partitions))
+	for i := range s.Partitions {
+		p := &s.Partitions[i]
+		consumed := "-"
+		if p.ConsumedTSO != nil {
+			consumed = p.ConsumedTSO.String()
+		}
+		lost := "-"
+		switch {
+		case p.LostWindowMs != nil:
+			lost = tso.FormatDuration(*p.LostWindowMs)
+		case p.RowsSkipped == "yes":
+			lost = "rows"
+		case p.RowsSkipped == "may":
+			lost = "rows?"
+		}
+		gap := Secs(p.PositionGapSeconds)
+		if p.LagInVersions {
+			gap = p.Lag + " versions"
+		}
+		read := p.NextRead
+		if read != diag.NextReadProceed {
+			read = st.Severity(sevOr(p.Severity, "warning"), strings.ToUpper(read))
+		}
+		rows = append(rows, []string{p.Unit, p.OffsetState, consumed, boolCell(p.CaughtUp), gap, AgeValue(p.PendingAge), string(p.PendingAge.Precision),
+			headroomCell(st, p.HeadroomSeconds, p.HeadroomFraction, p.Severity), boolCell(p.CanResume), read, lost})
+	}
+	return h, rows
+}
+
+func sevOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// StreamShow writes `streams show`: identity, the partitions worst first,
+// the verdict paragraph and the stream's findings.
+func StreamShow(w io.Writer, st Style, s *diag.StreamResult, fs []diag.Finding) error {
+	fmt.Fprintf(w, "%s  %s stream, %s, state %s\n", st.Bold(s.DB+"."+s.Name), s.Kind, orDash(mode(s)), st.Severity(s.State, s.State))
+	fmt.Fprintf(w, "  id %d; %s\n", s.ID, s.StateReason)
+	if s.BaseTableDropped {
+		fmt.Fprintln(w, "  base table: dropped (N/A)")
+	} else {
+		fmt.Fprintf(w, "  base table: %s.%s", s.BaseTableDB, s.BaseTableName)
+		if s.KeyModel != "" {
+			fmt.Fprintf(w, " (%s)", s.KeyModel)
+		}
+		fmt.Fprintln(w)
+	}
+	if s.Kind == diag.KindIVM {
+		id := ""
+		if s.MVID != nil {
+			id = " (id " + strconv.FormatInt(*s.MVID, 10) + ")"
+		}
+		fmt.Fprintf(w, "  owner MV: %s%s\n", orDash(s.MVName), id)
+	}
+	if s.TTLSeconds != nil {
+		fmt.Fprintf(w, "  TTL: %s = %d (%s)", s.TTLProperty, *s.TTLSeconds, tso.FormatDuration(*s.TTLSeconds*1000))
+		if s.TTLSource != "" {
+			fmt.Fprintf(w, ", from %s", s.TTLSource)
+		}
+		fmt.Fprintln(w)
+	}
+	if s.TTLNote != "" {
+		fmt.Fprintf(w, "  TTL note: %s\n", s.TTLNote)
+	}
+	if s.ReadModeNote != "" {
+		fmt.Fprintf(w, "  read mode: %s\n", s.ReadModeNote)
+	}
+	if sv := s.Server; sv != nil {
+		fmt.Fprintf(w, "  server: state %s, can_resume %s, min headroom %s, max pending age %s %s, sampled %s ago\n",
+			strOr(sv.MonitorState), boolCell(sv.CanResume), Secs(sv.MinRetentionHeadroomSeconds), Secs(sv.MaxPendingAgeSeconds), strOr(sv.PendingAgePrecision), Secs(sv.SampleAgeSeconds))
+	}
+	if r := s.Rates; r != nil {
+		fmt.Fprintf(w, "  rates over %s: consumer %s, source %s; catch up in %s; TTL reaches the offset in %s\n",
+			Secs(&r.WindowSeconds), rate(r.ConsumerRate), rate(r.SourceRate), Secs(r.CatchUpETASeconds), Secs(r.TTLETASeconds))
+	}
+	fmt.Fprintln(w)
+	h, rows := PartitionRows(st, s)
+	if err := Table(w, h, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, st.Bold("Verdict"))
+	for _, v := range s.Verdict {
+		fmt.Fprintf(w, "  %s\n", v)
+	}
+	var notes []string
+	for _, p := range s.Partitions {
+		if p.NextReadNote != "" && p.NextRead != diag.NextReadProceed {
+			notes = append(notes, p.Unit+": "+p.NextReadNote)
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, st.Bold("Next read, per partition"))
+		for _, n := range notes {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+	}
+	fmt.Fprintf(w, "\nFindings (%s):\n", CountBySeverity(fs))
+	return Findings(w, st, fs)
+}
+
+// StreamShowMarkdown is `streams show -o markdown`.
+func StreamShowMarkdown(w io.Writer, s *diag.StreamResult, fs []diag.Finding) error {
+	fmt.Fprintf(w, "### %s.%s (%s, %s, %s)\n\n", s.DB, s.Name, s.Kind, orDash(mode(s)), s.State)
+	h, rows := PartitionRows(Style{}, s)
+	if err := Markdown(w, h, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, v := range s.Verdict {
+		fmt.Fprintf(w, "%s\n\n", v)
+	}
+	return FindingsMarkdown(w, fs)
+}
+
+func rate(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64) + "×"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func strOr(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
+}

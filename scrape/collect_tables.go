@@ -1,0 +1,339 @@
+package scrape
+
+import (
+	"context"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+type tableKey struct{ db, name string }
+
+// tables builds snap.Tables: every base table of a stream or an IVM MV, with
+// its key model, changelog properties and TTL, ID, partitions and changelog
+// size — in a fixed number of statements filtered by database, plus one
+// SHOW DATA per database (docs/snapshot.md).
+func (col *collector) tables(ctx context.Context) {
+	byKey := map[tableKey]*snapshot.Table{}
+	add := func(ctl, db, name string) {
+		if db == "" || name == "" {
+			return
+		}
+		k := tableKey{db, name}
+		if _, ok := byKey[k]; !ok {
+			byKey[k] = &snapshot.Table{Catalog: ctl, DB: db, Name: name}
+		}
+	}
+	for _, s := range col.snap.Streams {
+		if !s.BaseTableDropped {
+			add(s.BaseTableCtl, s.BaseTableDB, s.BaseTableName)
+		}
+	}
+	for _, d := range col.snap.Dependencies {
+		add(d.BaseTableCtl, d.BaseTableDB, d.BaseTableName)
+	}
+	if len(byKey) == 0 {
+		return
+	}
+	var dbs []string
+	for k := range byKey {
+		dbs = append(dbs, k.db)
+	}
+	in := inList(dbs)
+	dbs = uniqueSorted(dbs)
+
+	col.tableProperties(ctx, in, byKey)
+	col.tableOptions(ctx, in, byKey)
+	col.tableIDs(ctx, in, byKey)
+	col.partitions(ctx, in, byKey)
+	col.showData(ctx, dbs, byKey)
+	if !col.snap.Capabilities.Sources[snapshot.SourceTableProperties].Present || hasGap(col.snap, snapshot.SourceTableProperties) {
+		col.showCreate(ctx, byKey)
+	}
+
+	keys := make([]tableKey, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].db != keys[j].db {
+			return keys[i].db < keys[j].db
+		}
+		return keys[i].name < keys[j].name
+	})
+	for _, k := range keys {
+		t := byKey[k]
+		deriveTTL(t)
+		col.snap.Tables = append(col.snap.Tables, *t)
+	}
+}
+
+func uniqueSorted(v []string) []string {
+	sort.Strings(v)
+	out := v[:0]
+	for i, s := range v {
+		if i == 0 || s != v[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func hasGap(s *snapshot.Snapshot, source string) bool {
+	for _, g := range s.CouldNotRead {
+		if g.Source == source {
+			return true
+		}
+	}
+	return false
+}
+
+// isChangelogProperty recognises both spellings (doris.md §0).
+func isChangelogProperty(k string) bool {
+	return strings.HasPrefix(k, "changelog.") || strings.HasPrefix(k, "binlog.")
+}
+
+func setProperty(t *snapshot.Table, k, v string) {
+	if t.Properties == nil {
+		t.Properties = map[string]string{}
+	}
+	t.Properties[k] = v
+}
+
+func (col *collector) tableProperties(ctx context.Context, in string, byKey map[tableKey]*snapshot.Table) {
+	where := "TABLE_SCHEMA IN " + in + " AND (PROPERTY_NAME LIKE 'changelog.%' OR PROPERTY_NAME LIKE 'binlog.%')"
+	t, ok := col.selectInfo(ctx, "table_properties", []string{"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PROPERTY_NAME", "PROPERTY_VALUE"}, where, false)
+	if !ok {
+		return
+	}
+	for _, r := range t.rows {
+		rr := col.reader(t, r, snapshot.SourceTableProperties, "")
+		tb := byKey[tableKey{rr.raw("TABLE_SCHEMA"), rr.raw("TABLE_NAME")}]
+		if tb == nil || !isChangelogProperty(rr.raw("PROPERTY_NAME")) {
+			continue
+		}
+		setProperty(tb, rr.raw("PROPERTY_NAME"), rr.raw("PROPERTY_VALUE"))
+		tb.TTLSource = "table_properties"
+		if tb.Catalog == "" {
+			tb.Catalog = rr.raw("TABLE_CATALOG")
+		}
+	}
+}
+
+// keyModel maps table_options.TABLE_MODEL (KeysType.toMetadata(): DUP, UNI,
+// AGG) and the long names to the snapshot's spelling.
+func keyModel(s string) string {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "DUP", "DUP_KEYS", "DUPLICATE", "DUPLICATE_KEYS":
+		return "DUP_KEYS"
+	case "UNI", "UNIQUE", "UNIQUE_KEYS", "UNQ_KEYS":
+		return "UNIQUE_KEYS"
+	case "AGG", "AGG_KEYS", "AGGREGATE", "AGGREGATE_KEYS":
+		return "AGG_KEYS"
+	}
+	return ""
+}
+
+func (col *collector) tableOptions(ctx context.Context, in string, byKey map[tableKey]*snapshot.Table) {
+	t, ok := col.selectInfo(ctx, "table_options", []string{"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_MODEL"}, "TABLE_SCHEMA IN "+in, false)
+	if !ok {
+		return
+	}
+	for _, r := range t.rows {
+		rr := col.reader(t, r, snapshot.SourceTableOptions, "")
+		tb := byKey[tableKey{rr.raw("TABLE_SCHEMA"), rr.raw("TABLE_NAME")}]
+		if tb == nil {
+			continue
+		}
+		if m := rr.raw("TABLE_MODEL"); m != "" {
+			if km := keyModel(m); km != "" {
+				tb.KeyModel = km
+			} else {
+				rr.row = tb.DB + "." + tb.Name
+				rr.bad("TABLE_MODEL", m, "unknown key model (want DUP, UNI or AGG)")
+			}
+		}
+		if tb.Catalog == "" {
+			tb.Catalog = rr.raw("TABLE_CATALOG")
+		}
+	}
+}
+
+func (col *collector) tableIDs(ctx context.Context, in string, byKey map[tableKey]*snapshot.Table) {
+	t, ok := col.selectInfo(ctx, "metadata_name_ids", []string{"CATALOG_NAME", "DATABASE_NAME", "TABLE_NAME", "TABLE_ID"}, "DATABASE_NAME IN "+in, false)
+	if !ok {
+		return
+	}
+	for _, r := range t.rows {
+		rr := col.reader(t, r, snapshot.SourceMetadataNameIDs, "")
+		tb := byKey[tableKey{rr.raw("DATABASE_NAME"), rr.raw("TABLE_NAME")}]
+		if tb == nil {
+			continue
+		}
+		if cat := rr.raw("CATALOG_NAME"); tb.Catalog != "" && cat != "" && cat != tb.Catalog {
+			continue
+		}
+		rr.row = tb.DB + "." + tb.Name
+		tb.ID = rr.optInt("TABLE_ID", true)
+	}
+}
+
+// partitions reads information_schema.partitions for the base tables'
+// databases. It is the MySQL-compatible table: no partition ID or visible
+// version; UPDATE_TIME is read as the visible-version time (docs/snapshot.md).
+func (col *collector) partitions(ctx context.Context, in string, byKey map[tableKey]*snapshot.Table) {
+	t, ok := col.selectInfo(ctx, "partitions", []string{"TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME", "TABLE_ROWS", "DATA_LENGTH", "CREATE_TIME", "UPDATE_TIME"}, "TABLE_SCHEMA IN "+in, false)
+	if !ok {
+		return
+	}
+	for _, r := range t.rows {
+		rr := col.reader(t, r, snapshot.SourcePartitions, "")
+		k := tableKey{rr.raw("TABLE_SCHEMA"), rr.raw("TABLE_NAME")}
+		if byKey[k] == nil {
+			continue
+		}
+		rr.row = k.db + "." + k.name + " " + rr.raw("PARTITION_NAME")
+		col.snap.Partitions = append(col.snap.Partitions, snapshot.Partition{
+			DB: k.db, Table: k.name, Name: rr.raw("PARTITION_NAME"),
+			Rows: rr.optInt("TABLE_ROWS", true), DataBytes: rr.optInt("DATA_LENGTH", true),
+			CreateTimeMs: rr.optTimeMs("CREATE_TIME"), VisibleTimeMs: rr.optTimeMs("UPDATE_TIME"),
+		})
+	}
+}
+
+// showData reads ChangelogSize (S5) with one SHOW DATA per base-table
+// database; builds without the column record it as absent.
+func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tableKey]*snapshot.Table) {
+	var cols []string
+	present := false
+	for _, db := range dbs {
+		q := "SHOW DATA FROM " + QuoteIdent(db)
+		t, err := col.c.query(ctx, q)
+		if err != nil {
+			col.gap(snapshot.SourceShowData, q, err)
+			continue
+		}
+		present, cols = true, t.cols
+		if !t.has("ChangelogSize") {
+			continue
+		}
+		for _, r := range t.rows {
+			rr := col.reader(t, r, snapshot.SourceShowData, "")
+			tb := byKey[tableKey{db, rr.raw("TableName")}]
+			if tb == nil {
+				continue
+			}
+			rr.row = db + "." + tb.Name
+			tb.ChangelogSizeBytes = parseBytes(rr, "ChangelogSize")
+		}
+	}
+	col.capability(snapshot.SourceShowData, present, cols)
+}
+
+var sizeRe = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*([KMGTP]?B?)$`)
+
+// parseBytes reads a byte count: a plain integer, or SHOW DATA's human form
+// ("1.500 GB", "0.000 ") — the latter rounded, as the server rounded it.
+func parseBytes(rr *rowReader, col string) *int64 {
+	s := strings.TrimSpace(rr.raw(col))
+	if p := rr.t.get(rr.r, col); p == nil || isNullText(s) {
+		return nil
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return &v
+	}
+	m := sizeRe.FindStringSubmatch(strings.ToUpper(s))
+	if m == nil {
+		rr.bad(col, s, "not a byte count")
+		return nil
+	}
+	f, _ := strconv.ParseFloat(m[1], 64)
+	mult := map[string]float64{"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "P": 1 << 50, "PB": 1 << 50}[m[2]]
+	v := int64(f * mult)
+	return &v
+}
+
+var propRe = regexp.MustCompile(`"((?:changelog|binlog)\.[A-Za-z0-9_.]+)"\s*=\s*"([^"]*)"`)
+
+// showCreate is the fallback when table_properties cannot be read: one
+// SHOW CREATE TABLE per base table, bounded by MaxShowCreate (the rest are
+// recorded as not read) — the only per-object statement, and only on builds
+// without table_properties.
+func (col *collector) showCreate(ctx context.Context, byKey map[tableKey]*snapshot.Table) {
+	keys := make([]tableKey, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].db+"\x00"+keys[i].name < keys[j].db+"\x00"+keys[j].name })
+	present := false
+	for i, k := range keys {
+		q := "SHOW CREATE TABLE " + QuoteIdent(k.db) + "." + QuoteIdent(k.name)
+		if i >= col.cfg.MaxShowCreate {
+			col.gap(snapshot.SourceShowCreateTable, q, errorsf("skipped: more than %d base tables without table_properties", col.cfg.MaxShowCreate))
+			continue
+		}
+		t, err := col.c.query(ctx, q)
+		if err != nil {
+			col.gap(snapshot.SourceShowCreateTable, q, err)
+			continue
+		}
+		present = true
+		if len(t.rows) == 0 {
+			continue
+		}
+		rr := col.reader(t, t.rows[0], snapshot.SourceShowCreateTable, k.db+"."+k.name)
+		ddl := rr.raw("Create Table")
+		tb := byKey[k]
+		for _, m := range propRe.FindAllStringSubmatch(ddl, -1) {
+			setProperty(tb, m[1], m[2])
+			tb.TTLSource = "SHOW CREATE TABLE"
+		}
+		if tb.KeyModel == "" {
+			switch {
+			case strings.Contains(ddl, "UNIQUE KEY("):
+				tb.KeyModel = "UNIQUE_KEYS"
+			case strings.Contains(ddl, "AGGREGATE KEY("):
+				tb.KeyModel = "AGG_KEYS"
+			case strings.Contains(ddl, "DUPLICATE KEY("):
+				tb.KeyModel = "DUP_KEYS"
+			}
+		}
+	}
+	col.capability(snapshot.SourceShowCreateTable, present, nil)
+}
+
+// deriveTTL fills ChangelogEnabled, TTLSeconds and PropertyNaming from the
+// properties read. A table whose changelog is on but whose TTL property is
+// absent gets Doris's default 86400 s with TTLSource "default" (doris.md §2:
+// report what was assumed).
+func deriveTTL(t *snapshot.Table) {
+	for _, prefix := range []string{"changelog.", "binlog."} {
+		en, hasEn := t.Properties[prefix+"enable"]
+		ttl, hasTTL := t.Properties[prefix+"ttl_seconds"]
+		if !hasEn && !hasTTL {
+			continue
+		}
+		t.PropertyNaming = strings.TrimSuffix(prefix, ".")
+		if hasEn {
+			v := strings.EqualFold(strings.TrimSpace(en), "true")
+			t.ChangelogEnabled = &v
+		}
+		if hasTTL {
+			if v, err := strconv.ParseInt(strings.TrimSpace(ttl), 10, 64); err == nil {
+				t.TTLSeconds = &v
+			}
+		}
+		break
+	}
+	if t.TTLSeconds == nil && t.ChangelogEnabled != nil && *t.ChangelogEnabled {
+		v := int64(86400)
+		t.TTLSeconds = &v
+		t.TTLSource = "default"
+	}
+	if t.TTLSeconds == nil && t.ChangelogEnabled == nil {
+		t.TTLSource = ""
+	}
+}

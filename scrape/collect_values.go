@@ -1,0 +1,216 @@
+package scrape
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// rowReader converts one row of text cells into typed snapshot values,
+// normalising Doris's spellings of "no value" (doris.md §3–§5: SQL NULL,
+// `\N` in TVFs, N/A in table_streams/table_stream_consumption, -1 for "never"
+// times and offsets) and recording every value it cannot interpret in
+// snap.Malformed — never dropping one silently.
+type rowReader struct {
+	t      *table
+	r      []*string
+	source string
+	row    string // identifies the row in Malformed entries
+	snap   *snapshot.Snapshot
+	loc    *time.Location
+}
+
+// isNullText reports the textual "no value" spellings.
+func isNullText(s string) bool {
+	return s == "" || s == `\N` || s == "N/A" || strings.EqualFold(s, "NULL")
+}
+
+func (rr *rowReader) bad(col, val, why string) {
+	rr.snap.Malformed = append(rr.snap.Malformed, snapshot.Malformed{Source: rr.source, Row: rr.row, Column: col, Value: val, Error: why})
+}
+
+// raw is the cell text exactly as sent; "" for NULL or an absent column.
+func (rr *rowReader) raw(col string) string {
+	if p := rr.t.get(rr.r, col); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// str is a text value with `\N` and NULL read as "" (TVF columns).
+func (rr *rowReader) str(col string) string {
+	s := rr.raw(col)
+	if s == `\N` {
+		return ""
+	}
+	return s
+}
+
+// naStr is str with N/A also read as "" (table_streams STALE_REASON).
+func (rr *rowReader) naStr(col string) string {
+	s := rr.str(col)
+	if s == "N/A" {
+		return ""
+	}
+	return s
+}
+
+// optStr is a nullable text value: nil for NULL, `\N`, or a missing column.
+func (rr *rowReader) optStr(col string) *string {
+	p := rr.t.get(rr.r, col)
+	if p == nil || *p == `\N` {
+		return nil
+	}
+	s := *p
+	return &s
+}
+
+// optInt reads an integer; minusOneNull says whether -1 (or any negative)
+// means "none" for this column.
+func (rr *rowReader) optInt(col string, minusOneNull bool) *int64 {
+	p := rr.t.get(rr.r, col)
+	if p == nil || isNullText(strings.TrimSpace(*p)) {
+		return nil
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(*p), 10, 64)
+	if err != nil {
+		// DOUBLE-typed counts arrive as "3.0" on some builds.
+		f, ferr := strconv.ParseFloat(strings.TrimSpace(*p), 64)
+		if ferr != nil || f != float64(int64(f)) {
+			rr.bad(col, *p, "not an integer")
+			return nil
+		}
+		v = int64(f)
+	}
+	if minusOneNull && v < 0 {
+		return nil
+	}
+	return &v
+}
+
+// int is a required integer (IDs); 0 when missing or malformed (recorded).
+func (rr *rowReader) int(col string) int64 {
+	if p := rr.optInt(col, false); p != nil {
+		return *p
+	}
+	if rr.t.has(col) && rr.t.get(rr.r, col) == nil {
+		rr.bad(col, "NULL", "required value is NULL")
+	}
+	return 0
+}
+
+func (rr *rowReader) optFloat(col string) *float64 {
+	p := rr.t.get(rr.r, col)
+	if p == nil || isNullText(strings.TrimSpace(*p)) {
+		return nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(*p), 64)
+	if err != nil {
+		rr.bad(col, *p, "not a number")
+		return nil
+	}
+	return &v
+}
+
+// optBool reads Doris BOOLEAN (TINYINT 1/0 on the wire) and the true/false
+// text of SHOW statements.
+func (rr *rowReader) optBool(col string) *bool {
+	p := rr.t.get(rr.r, col)
+	if p == nil || isNullText(strings.TrimSpace(*p)) {
+		return nil
+	}
+	var v bool
+	switch strings.ToLower(strings.TrimSpace(*p)) {
+	case "1", "true", "yes":
+		v = true
+	case "0", "false", "no":
+		v = false
+	default:
+		rr.bad(col, *p, "not a boolean")
+		return nil
+	}
+	return &v
+}
+
+func (rr *rowReader) bool(col string) bool {
+	p := rr.optBool(col)
+	return p != nil && *p
+}
+
+// optTSO reads a BIGINT TSO column; negative values and the null spellings
+// mean "none" (doris.md §1).
+func (rr *rowReader) optTSO(col string) *tso.TSO {
+	p := rr.t.get(rr.r, col)
+	if p == nil {
+		return nil
+	}
+	parsed, err := tso.Parse(*p)
+	if err != nil {
+		rr.bad(col, *p, err.Error())
+		return nil
+	}
+	if parsed.Kind != tso.KindTSO {
+		return nil
+	}
+	v := parsed.TSO
+	return &v
+}
+
+// optTimeMs reads a time as Unix ms from either an integer (ms, as
+// LAST_CONSUMPTION_TIME) or datetime text in the session time zone (as the
+// TVFs write CreateTime). -1 and the null spellings are nil.
+func (rr *rowReader) optTimeMs(col string) *int64 {
+	p := rr.t.get(rr.r, col)
+	if p == nil {
+		return nil
+	}
+	s := strings.TrimSpace(*p)
+	if isNullText(s) {
+		return nil
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if v < 0 {
+			return nil
+		}
+		return &v
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999Z07:00", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, rr.loc); err == nil {
+			v := t.UnixMilli()
+			return &v
+		}
+	}
+	rr.bad(col, *p, "not a time (want Unix ms or yyyy-MM-dd HH:mm:ss)")
+	return nil
+}
+
+// location resolves a MySQL time_zone value: an IANA name, UTC/GMT, or an
+// offset such as +08:00. ok=false for anything else (e.g. CST, ambiguous).
+func location(tz string) (*time.Location, bool) {
+	tz = strings.TrimSpace(tz)
+	switch strings.ToUpper(tz) {
+	case "UTC", "GMT", "Z", "+00:00", "-00:00", "00:00":
+		return time.UTC, true
+	}
+	if len(tz) == 6 && (tz[0] == '+' || tz[0] == '-') && tz[3] == ':' {
+		h, err1 := strconv.Atoi(tz[1:3])
+		m, err2 := strconv.Atoi(tz[4:6])
+		if err1 == nil && err2 == nil && h <= 14 && m < 60 {
+			off := h*3600 + m*60
+			if tz[0] == '-' {
+				off = -off
+			}
+			return time.FixedZone(tz, off), true
+		}
+		return nil, false
+	}
+	if strings.Contains(tz, "/") {
+		if l, err := time.LoadLocation(tz); err == nil {
+			return l, true
+		}
+	}
+	return nil, false
+}

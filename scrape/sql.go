@@ -1,0 +1,229 @@
+package scrape
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrNotReadOnly is returned for any statement other than one SELECT or SHOW:
+// dorisdiag never writes to a cluster (design.md "Reliability and security
+// rules: Read-only"), and this check is the one place that enforces it.
+var ErrNotReadOnly = errors.New("refused: dorisdiag only sends SELECT and SHOW statements")
+
+// CheckReadOnly accepts exactly one SELECT or SHOW statement and refuses
+// everything else before it reaches the wire: other verbs, a second statement
+// after a semicolon, and leading comments (which MySQL-dialect servers may
+// execute as hints, e.g. /*!50000 DROP ...*/). Semicolons inside quoted
+// strings and backquoted identifiers are data, not separators.
+func CheckReadOnly(query string) error {
+	q := strings.TrimLeft(query, " \t\r\n")
+	verb := q
+	if i := strings.IndexFunc(q, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') }); i >= 0 {
+		verb = q[:i]
+	}
+	switch strings.ToUpper(verb) {
+	case "SELECT", "SHOW":
+	default:
+		return fmt.Errorf("%w: %.60q", ErrNotReadOnly, query)
+	}
+	var quote byte
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote != '`' {
+				i++ // skip the escaped character
+			} else if c == quote {
+				if i+1 < len(q) && q[i+1] == quote {
+					i++ // doubled quote inside the string
+				} else {
+					quote = 0
+				}
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == ';':
+			if strings.TrimSpace(q[i+1:]) != "" {
+				return fmt.Errorf("%w: more than one statement in %.60q", ErrNotReadOnly, query)
+			}
+		case c == '#' || (c == '-' && i+1 < len(q) && q[i+1] == '-') || (c == '/' && i+1 < len(q) && q[i+1] == '*'):
+			return fmt.Errorf("%w: comments are not sent (%.60q)", ErrNotReadOnly, query)
+		}
+	}
+	if quote != 0 {
+		return fmt.Errorf("%w: unterminated quote in %.60q", ErrNotReadOnly, query)
+	}
+	return nil
+}
+
+// QuoteIdent backquotes an identifier for Doris (MySQL dialect): every name
+// dorisdiag puts into SQL — databases, tables, and columns such as the
+// reserved word LAG — goes through here. A backquote inside the name is
+// doubled, which is the only escape inside backquotes.
+func QuoteIdent(name string) string {
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+// QuoteLiteral writes a single-quoted string literal. TVF arguments such as
+// mv_infos("database"=...) cannot be bind parameters (go-libraries.md §3:
+// "the client must inline those literals"), so every inlined value goes
+// through this one function: backslash, quote and the control bytes the
+// MySQL lexer treats specially are escaped, so a hostile database name stays
+// one literal.
+func QuoteLiteral(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('\'')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\'':
+			b.WriteString(`\'`)
+		case '"':
+			b.WriteString(`\"`)
+		case 0:
+			b.WriteString(`\0`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case 0x1a:
+			b.WriteString(`\Z`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// table is a query result with every cell kept as text (NULL = nil), the
+// columns named as the server named them. Scanning everything as text is
+// deliberate: Doris serves the same concept as BIGINT in one build and
+// VARCHAR in another, and `\N`, `N/A` and -1 must be normalised with the
+// raw text kept (doris.md §4, §5).
+type table struct {
+	cols  []string
+	index map[string]int // upper-cased column name → position
+	rows  [][]*string
+}
+
+func (t *table) has(col string) bool { _, ok := t.index[strings.ToUpper(col)]; return ok }
+
+// get returns the cell of row r in column col, nil when NULL or absent.
+func (t *table) get(r []*string, col string) *string {
+	i, ok := t.index[strings.ToUpper(col)]
+	if !ok || i >= len(r) {
+		return nil
+	}
+	return r[i]
+}
+
+// client runs read-only statements, each under its own timeout, and counts
+// and optionally logs them.
+type client struct {
+	db      *sql.DB
+	timeout time.Duration
+	host    string // host:port, named in every error
+	secret  string // redacted from every error
+
+	mu      sync.Mutex
+	queries []string
+}
+
+// query runs one statement. The read-only check happens here, before the
+// driver sees the text.
+func (c *client) query(ctx context.Context, q string) (*table, error) {
+	if err := CheckReadOnly(q); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.queries = append(c.queries, q)
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	rows, err := c.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, c.wrap(ctx, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, c.wrap(ctx, err)
+	}
+	t := &table{cols: cols, index: make(map[string]int, len(cols))}
+	for i, name := range cols {
+		if _, dup := t.index[strings.ToUpper(name)]; !dup {
+			t.index[strings.ToUpper(name)] = i
+		}
+	}
+	for rows.Next() {
+		cells := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range cells {
+			ptrs[i] = &cells[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, c.wrap(ctx, err)
+		}
+		row := make([]*string, len(cols))
+		for i, cell := range cells {
+			if cell.Valid {
+				s := cell.String
+				row[i] = &s
+			}
+		}
+		t.rows = append(t.rows, row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, c.wrap(ctx, err)
+	}
+	return t, nil
+}
+
+// wrap names the host, says when the per-query timeout fired, and removes
+// the password from whatever the driver said.
+func (c *client) wrap(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within --timeout %s: %w", c.timeout, err)
+	}
+	return redact(fmt.Errorf("%s: %w", c.host, err), c.secret)
+}
+
+func (c *client) statements() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.queries...)
+}
+
+// redactedError keeps the chain of a wrapped error (errors.Is/As still work)
+// while its text never carries the secret.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redact replaces the secret in an error's text (design.md "Secrets": never
+// in output, logs or errors). An empty or very short secret is still
+// replaced: a password "a" in a message is unlikely but cheap to hide.
+func redact(err error, secret string) error {
+	if err == nil || secret == "" {
+		return err
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, secret) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(msg, secret, "***"), err: err}
+}
+
+func errorsf(format string, a ...any) error { return fmt.Errorf(format, a...) }
