@@ -91,17 +91,29 @@ type metricsLintOptions struct {
 func newMetricsLintCmd(g *globalOptions) *cobra.Command {
 	o := &metricsLintOptions{}
 	c := &cobra.Command{
-		Use:   "lint [FILE|URL|-]",
+		Use: "lint [FILE|URL|-]",
+		Long: `lint checks one /metrics payload — a file, an http(s) URL, or stdin — or,
+with --snapshot FILE or --demo and no argument, every payload stored in the
+snapshot (judged against the snapshot's cluster time). Problems are printed
+like a compiler's (file:line:col), grouped by severity, with the family, the
+label and a fix; then the checks against the monitoring design.`,
 		Short: "Lint one /metrics payload: every problem with file:line:col, and the design conformance",
 		Example: `  dorisdiag metrics lint fe.prom
   curl -s http://fe1:8030/metrics | dorisdiag metrics lint -
   dorisdiag metrics lint http://fe1:8030/metrics -o json
-  dorisdiag metrics lint broken.prom --fix -w fixed.prom`,
+  dorisdiag metrics lint broken.prom --fix -w fixed.prom
+  dorisdiag metrics lint --demo incident        # the payloads stored in a snapshot
+  dorisdiag metrics lint --snapshot snap.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.Input = "-"
 			if len(args) == 1 {
 				o.Input = args[0]
+			} else if len(g.Source.Snapshots) > 0 || g.Source.Demo != "" {
+				if o.Fix {
+					return usageErrorf("--fix works on one payload: give FILE, URL or -")
+				}
+				return metricsLintSnapshotRun(g, o)
 			}
 			if o.Write != "" && !o.Fix {
 				return usageErrorf("-w needs --fix")
@@ -546,4 +558,89 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// metricsLintSnapshotRun lints every /metrics payload stored in the (latest)
+// snapshot of --snapshot or --demo; "now" is the snapshot's cluster time, so
+// a saved snapshot lints the same way tomorrow.
+func metricsLintSnapshotRun(g *globalOptions, o *metricsLintOptions) error {
+	f, err := g.format(metricsFormats...)
+	if err != nil {
+		return err
+	}
+	snaps, err := g.loadSnapshots()
+	if err != nil {
+		return err
+	}
+	s := snaps[len(snaps)-1]
+	copts, err := o.Conform.options(s.Cluster.Now)
+	if err != nil {
+		return err
+	}
+	if len(s.Metrics) == 0 {
+		return fmt.Errorf("the snapshot holds no /metrics payloads (take one with: dorisdiag metrics scrape --host FE --save FILE)")
+	}
+	var all []diag.Finding
+	var docs []metricsLintDoc
+	lopts := exposition.Options{MaxBytes: o.MaxBytes, MaxProblems: o.MaxProblems}
+	for i, m := range s.Metrics {
+		source := m.Target
+		if source == "" {
+			source = fmt.Sprintf("payload %d", i+1)
+		}
+		if m.Body == "" && m.Error != "" {
+			err := fmt.Errorf("%s", m.Error)
+			all = append(all, diag.UnreachableFinding(m.Kind, m.Target, err))
+			if f == report.FormatTable {
+				g.printf("%s: not fetched when the snapshot was taken: %s\n\n", source, m.Error)
+			}
+			continue
+		}
+		res, err := exposition.Lint(strings.NewReader(m.Body), lopts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", source, err)
+		}
+		var conf []exposition.Problem
+		var s5 exposition.S5
+		if !o.Conform.NoConform {
+			conf = exposition.Conform(res, copts)
+			s5 = exposition.SpaceSignals(res)
+		}
+		fs := diag.MetricsFindings(source, res, conf)
+		all = append(all, fs...)
+		diag.SortFindings(fs)
+		doc := metricsLintDoc{Source: source, Parseable: res.Parseable, Lines: res.Lines, Series: res.Series, Bytes: res.Bytes,
+			Errors: res.Errors, Warnings: res.Warnings, Infos: res.Infos, Problems: res.Problems, Suppressed: res.Suppressed,
+			Conformance: nonNilProblems(conf), Families: res.Families, Findings: nonNilFindings(fs)}
+		if !s5.Empty() {
+			doc.S5 = &s5
+		}
+		docs = append(docs, doc)
+		if f == report.FormatTable {
+			if err := report.MetricsLint(g.ios.Out, g.style(), report.LintView{Source: source, Result: res, Conformance: conf, S5: s5, TopFamilies: o.Top}); err != nil {
+				return err
+			}
+			g.printf("\n")
+		}
+	}
+	diag.SortFindings(all)
+	switch f {
+	case report.FormatJSON:
+		if docs == nil {
+			docs = []metricsLintDoc{}
+		}
+		return errOr(report.JSON(g.ios.Out, "metrics.lint.snapshot", map[string]any{"now": s.Cluster.Now, "payloads": docs, "findings": nonNilFindings(all)}), g.gate(all, "none"))
+	case report.FormatMarkdown:
+		if err := report.FindingsMarkdown(g.ios.Out, all); err != nil {
+			return err
+		}
+	}
+	return g.gate(all, "none")
+}
+
+func errOr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
 }

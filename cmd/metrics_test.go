@@ -187,3 +187,22 @@ func TestMetricsScrape(t *testing.T) {
 }
 
 var _ = bytes.NewReader
+
+func TestMetricsLintSnapshotPayloads(t *testing.T) {
+	out, _, code := run(t, nil, "", "metrics", "lint", "--demo", "incident", "--fail-on", "critical", "--no-color")
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want 1: the incident Master payload carries a raw quote", code)
+	}
+	for _, want := range []string{"10.0.1.11:8030: DOES NOT PARSE", "label-value-raw-quote: doris_fe_table_data_size table_name=", "design-ttl-cleanup-failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	out, _, code = run(t, nil, "", "metrics", "lint", "--demo", "healthy", "--fail-on", "critical", "-o", "json")
+	if code != ExitOK {
+		t.Errorf("healthy: exit %d\n%s", code, out)
+	}
+	if _, _, code := run(t, nil, "", "metrics", "lint", "--demo", "incident", "--fix"); code != ExitError {
+		t.Errorf("--fix on a snapshot: exit %d, want 2", code)
+	}
+}

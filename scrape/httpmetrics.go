@@ -96,8 +96,9 @@ type FetchOptions struct {
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// DefaultMaxBytes is the /metrics body limit: the seed's worst case is 50 MB.
-const DefaultMaxBytes = 64 << 20
+// DefaultMaxBytes is the /metrics body limit: the seed's worst case is 50 MB
+// (the same bound as the collector's DefaultMetricsMaxBytes).
+const DefaultMaxBytes = DefaultMetricsMaxBytes
 
 func (o FetchOptions) withDefaults() FetchOptions {
 	if o.ConnectTimeout <= 0 {
