@@ -20,6 +20,7 @@ const maxQuoteTries = 64
 // value is open to the end of the record (stOpenValue), which may be a
 // sample a raw line feed split.
 func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byte, st status) {
+	e.valueASCII = false
 	rec, n := e.rec, e.n
 	closeAt, first, tries := -1, -1, 0
 	closeBS := false

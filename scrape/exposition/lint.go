@@ -165,6 +165,8 @@ type engine struct {
 	recFam         int32 // the family a HELP/TYPE/sample line of this record named
 	budget         int   // bytes the raw-quote heuristic may still scan
 	labelSet       map[string]struct{}
+	quotedName     bool // the last name readName returned had a quoted part
+	valueASCII     bool // the last label value read was all ASCII (no UTF-8 check needed)
 
 	collectSpans bool
 	spans        []valSpan

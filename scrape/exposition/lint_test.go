@@ -145,3 +145,16 @@ func TestRulesDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestInvalidUTF8Escaped(t *testing.T) {
+	// An invalid byte after an escape must still be caught (the ASCII fast
+	// path must not carry over from a previous value).
+	res := lintString(t, "a{x=\"ok\", y=\"\\\\\xff\"} 1\n")
+	if got := rulesAt(res); len(got) != 1 || !strings.HasPrefix(got[0], RuleLabelValueInvalidUTF8) {
+		t.Fatalf("%v", got)
+	}
+	res = lintString(t, "{\"caf\xe9\"} 1\n")
+	if res.Parseable {
+		t.Fatal("invalid UTF-8 quoted name accepted")
+	}
+}

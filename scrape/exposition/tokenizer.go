@@ -181,6 +181,7 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 	simple := true
 	quoted, escaped := false, false
 	mark := len(e.arena)
+	e.quotedName = false
 	for {
 		if escaped {
 			switch b {
@@ -199,6 +200,7 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 				if simple {
 					e.arena = append(e.arena, e.rec[start:i]...)
 					simple = false
+					e.quotedName = true
 				}
 				quoted = !quoted
 				if !quoted {
@@ -238,7 +240,7 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 // _sum/_count, then the histogram of a _sum/_count/_bucket, else a new family.
 func (e *engine) setOrCreate(tok []byte, pos int) status {
 	e.isHistCount, e.isHistSum = false, false
-	if len(tok) == 0 || !utf8.Valid(tok) {
+	if len(tok) == 0 || (e.quotedName && !utf8.Valid(tok)) {
 		e.fail(RuleMetricNameInvalid, pos, nil, nil, "invalid metric name %q", tok)
 		return stFail
 	}
@@ -572,6 +574,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			if st != stOK {
 				return st
 			}
+			quoted := e.quotedName
 			if len(tok) == 0 {
 				e.fail(RuleLabelNameInvalid, i, nil, nil, "invalid label name for metric %q", e.curName())
 				return stFail
@@ -621,7 +624,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				e.fail(RuleLabelNameInvalid, ns, tok, nil, "label name %q is reserved", tok)
 				return stFail
 			}
-			if !utf8.Valid(tok) {
+			if quoted && !utf8.Valid(tok) {
 				e.fail(RuleLabelNameInvalid, ns, tok, nil, "invalid label name %q", tok)
 				return stFail
 			}
@@ -657,7 +660,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			if len(e.labelSet) > 0 && !special {
 				e.labelSet[string(tok)] = struct{}{}
 			}
-			if !utf8.Valid(value) {
+			if !e.valueASCII && !utf8.Valid(value) {
 				e.fail(RuleLabelValueInvalidUTF8, firstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
 				if e.strict {
 					return stFail
@@ -798,9 +801,13 @@ func (e *engine) parseSample(i int, braces bool) status {
 // readValueStrict ports readTokenAsLabelValue. vs is just after the quote.
 func (e *engine) readValueStrict(vs int, lbl []byte) (ve, next int, value []byte, st status) {
 	i := vs
+	var or byte
 	for i < e.n {
-		switch e.rec[i] {
+		c := e.rec[i]
+		or |= c
+		switch c {
 		case '"':
+			e.valueASCII = or < 0x80
 			return i, i + 1, e.rec[vs:i], stOK
 		case '\\':
 			return e.readValueStrictEscaped(vs, lbl)
@@ -818,6 +825,7 @@ func (e *engine) readValueStrict(vs int, lbl []byte) (ve, next int, value []byte
 }
 
 func (e *engine) readValueStrictEscaped(vs int, lbl []byte) (ve, next int, value []byte, st status) {
+	e.valueASCII = false
 	mark := len(e.arena)
 	escaped := false
 	for i := vs; ; i++ {
