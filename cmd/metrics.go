@@ -153,7 +153,7 @@ type metricsLintDoc struct {
 func (g *globalOptions) openMetricsInput(input string, maxBytes int64) (io.ReadCloser, string, error) {
 	switch {
 	case input == "-" || input == "":
-		return io.NopCloser(g.ios.In), "<stdin>", nil
+		return io.NopCloser(g.ios.In), "stdin", nil
 	case strings.HasPrefix(input, "http://") || strings.HasPrefix(input, "https://"):
 		fo := scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: maxBytes}
 		ctx, cancel := context.WithTimeout(context.Background(), g.Timeout+time.Second)

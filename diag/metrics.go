@@ -104,9 +104,13 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 		if p.Value != "" {
 			ev["value"] = p.Value
 		}
-		next := "dorisdiag metrics lint " + source
+		input := source
+		if source == "stdin" {
+			input = "- < payload.prom"
+		}
+		next := "dorisdiag metrics lint " + input
 		if g.code == "METRICS_UNPARSEABLE" {
-			next += " --fix -w fixed.prom"
+			next = "dorisdiag metrics lint --fix -w fixed.prom " + input
 		}
 		detail := p.Fix
 		if detail != "" {
