@@ -14,5 +14,6 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 		newHeadroomCmd,
 		newMVCmd,
 		newExplainCmd,
+		newMetricsCmd,
 	}
 }

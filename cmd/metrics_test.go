@@ -1,0 +1,208 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+const fixtureNow = "1796083200" // the fixtures' last_sample_timestamp is 10 s before
+
+func readFixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "fixtures", "metrics", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestMetricsLintFiveErrors(t *testing.T) {
+	path := filepath.Join("..", "fixtures", "metrics", "five_errors.prom")
+	out, stderr, code := run(t, nil, "", "metrics", "lint", path, "--now", fixtureNow)
+	if code != ExitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	golden(t, "metrics_lint_five_errors.txt", strings.ReplaceAll(out, path, "five_errors.prom"))
+	// All five escaping errors, each with line:col and the label.
+	for _, want := range []string{":23:29: label-value-bad-escape: doris_fe_query_total user=", ":28:28: label-value-bad-escape: doris_fe_query_err user=",
+		":34:36: label-value-bad-escape: doris_fe_connection_total user=", ":67:58: label-value-raw-quote: doris_fe_table_data_size table_name=",
+		":187:102: label-value-raw-newline: doris_fe_ivm_mv_data_delay_seconds mv_name="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if _, _, code := run(t, nil, "", "metrics", "lint", path, "--fail-on", "critical"); code != ExitFindings {
+		t.Errorf("--fail-on critical: exit %d, want 1", code)
+	}
+	if _, _, code := run(t, nil, "", "metrics", "lint", filepath.Join("..", "fixtures", "metrics", "fe_master.prom"), "--now", fixtureNow, "--fail-on", "critical"); code != ExitOK {
+		t.Errorf("clean payload with --fail-on critical: exit %d, want 0", code)
+	}
+}
+
+func TestMetricsLintJSONAndStdin(t *testing.T) {
+	out, _, code := run(t, nil, readFixture(t, "user_backslash.prom"), "metrics", "lint", "-o", "json", "--now", fixtureNow)
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"schema_version", "kind", "source", "parseable", "lines", "series", "bytes", "errors", "warnings", "infos", "problems", "conformance", "families", "findings"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if doc["kind"] != "metrics.lint" || doc["parseable"] != false || doc["source"] != "stdin" {
+		t.Errorf("%v %v %v", doc["kind"], doc["parseable"], doc["source"])
+	}
+	golden(t, "metrics_lint_user_backslash.json", out)
+}
+
+func TestMetricsLintFix(t *testing.T) {
+	out, stderr, code := run(t, nil, readFixture(t, "five_errors.prom"), "metrics", "lint", "--fix")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	if _, err := p.TextToMetricFamilies(strings.NewReader(out)); err != nil {
+		t.Fatalf("fixed output does not parse: %v", err)
+	}
+	if !strings.Contains(stderr, "fixed, 5 change(s); the output parses") {
+		t.Errorf("report on stderr: %q", stderr)
+	}
+	dir := t.TempDir()
+	w := filepath.Join(dir, "fixed.prom")
+	out, _, code = run(t, nil, readFixture(t, "linefeed.prom"), "metrics", "lint", "--fix", "-w", w)
+	if code != ExitOK || !strings.Contains(out, "rejoined a sample split by a raw line feed") {
+		t.Errorf("exit %d: %q", code, out)
+	}
+	if b, err := os.ReadFile(w); err != nil || !strings.Contains(string(b), `mv_name="mv_customer\nltv"`) {
+		t.Errorf("written file: %v", err)
+	}
+	if _, _, code := run(t, nil, "", "metrics", "lint", "x.prom", "-w", "y"); code != ExitError {
+		t.Errorf("-w without --fix: exit %d", code)
+	}
+}
+
+func TestMetricsLintBadInput(t *testing.T) {
+	if _, stderr, code := run(t, nil, "", "metrics", "lint", "/no/such/file.prom"); code != ExitError || !strings.Contains(stderr, "no such file") {
+		t.Errorf("missing file: exit %d %q", code, stderr)
+	}
+	if _, stderr, code := run(t, nil, strings.Repeat("a 1\n", 100), "metrics", "lint", "--max-bytes", "50"); code != ExitError || !strings.Contains(stderr, "limit") {
+		t.Errorf("over the limit: exit %d %q", code, stderr)
+	}
+	// Bad bytes are findings, not errors; nothing panics.
+	if _, _, code := run(t, nil, "\xff\xfe{\"\\", "metrics", "lint", "--fail-on", "critical"); code != ExitFindings {
+		t.Errorf("garbage: exit %d", code)
+	}
+}
+
+func silentAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String()
+}
+
+func TestMetricsScrape(t *testing.T) {
+	serve := func(body string) string {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) }))
+		t.Cleanup(s.Close)
+		return strings.TrimPrefix(s.URL, "http://")
+	}
+	master := serve(readFixture(t, "fe_master.prom"))
+	follower := serve(readFixture(t, "fe_follower.prom"))
+	broken := serve(readFixture(t, "user_backslash.prom"))
+	be := serve(readFixture(t, "be.prom"))
+	silent := silentAddr(t)
+	targets := "fe=" + master + ",fe=" + follower + ",fe=" + broken + ",be=" + be + ",be=" + silent
+	args := []string{"metrics", "scrape", "--targets", targets, "--header-timeout", "300ms", "--connect-timeout", "300ms", "--now", fixtureNow, "--no-color"}
+	out, stderr, code := run(t, nil, "", append(args, "--fail-on", "critical")...)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want 1 (an unreachable BE and an unparseable FE): %s", code, stderr)
+	}
+	for _, want := range []string{silent + " accepted the connection but sent no response headers within 300ms", "METRICS_TARGET_UNREACHABLE", "METRICS_UNPARSEABLE",
+		"CHANGELOG_TTL_CLEANUP_FAILED", "METRICS_STATE_ON_FOLLOWER", "S5 changelog space"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = run(t, nil, "", append(args, "-o", "json")...)
+	var doc struct {
+		Targets []struct {
+			Target    struct{ Kind, Host string }
+			Reachable bool
+			Parseable *bool
+			Error     string
+		}
+		Findings []struct{ Code string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Targets) != 5 || doc.Targets[4].Reachable || doc.Targets[2].Parseable == nil || *doc.Targets[2].Parseable {
+		t.Errorf("%+v", doc.Targets)
+	}
+	if _, stderr, code := run(t, nil, "", "metrics", "scrape"); code != ExitError || !strings.Contains(stderr, "no targets") {
+		t.Errorf("no targets: exit %d %q", code, stderr)
+	}
+	if _, _, code := run(t, nil, "", "metrics", "scrape", "--targets", "nohost"); code != ExitError {
+		t.Errorf("bad targets: exit %d", code)
+	}
+}
+
+var _ = bytes.NewReader
+
+func TestMetricsLintSnapshotPayloads(t *testing.T) {
+	out, _, code := run(t, nil, "", "metrics", "lint", "--demo", "incident", "--fail-on", "critical", "--no-color")
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want 1: the incident Master payload carries a raw quote", code)
+	}
+	for _, want := range []string{"10.0.1.11:8030: DOES NOT PARSE", "label-value-raw-quote: doris_fe_table_data_size table_name=", "design-ttl-cleanup-failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	out, _, code = run(t, nil, "", "metrics", "lint", "--demo", "healthy", "--fail-on", "critical", "-o", "json")
+	if code != ExitOK {
+		t.Errorf("healthy: exit %d\n%s", code, out)
+	}
+	if _, _, code := run(t, nil, "", "metrics", "lint", "--demo", "incident", "--fix"); code != ExitError {
+		t.Errorf("--fix on a snapshot: exit %d, want 2", code)
+	}
+}

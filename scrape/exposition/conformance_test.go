@@ -1,0 +1,91 @@
+package exposition
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func conformRules(t *testing.T, payload string, opts ConformOptions) map[string]int {
+	t.Helper()
+	res, err := Lint(strings.NewReader(payload), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Parseable {
+		t.Fatalf("test payload does not parse: %s", errorList(res))
+	}
+	got := map[string]int{}
+	for _, p := range Conform(res, opts) {
+		got[p.Rule]++
+	}
+	return got
+}
+
+const master = "node_info{type=\"is_master\"} 1\n"
+
+func TestConform(t *testing.T) {
+	now := time.Unix(1796083200, 0)
+	mvObj := func(id, v string) string {
+		return `doris_fe_ivm_mv_data_delay_seconds{db_id="1", db_name="d", mv_id="` + id + `", mv_name="m` + id + `"} ` + v + "\n"
+	}
+	cluster := "# TYPE doris_fe_ivm_mvs gauge\n" +
+		"doris_fe_ivm_mvs{state=\"fresh\"} 2\ndoris_fe_ivm_mvs{state=\"lagging\"} 0\ndoris_fe_ivm_mvs{state=\"rebuild_required\"} 0\ndoris_fe_ivm_mvs{state=\"initializing\"} 0\ndoris_fe_ivm_mvs{state=\"unknown\"} 0\n" +
+		"# TYPE doris_fe_ivm_mv_max_data_delay_seconds gauge\ndoris_fe_ivm_mv_max_data_delay_seconds 5\n" +
+		"# TYPE doris_fe_ivm_mvs_by_data_delay gauge\n" +
+		"doris_fe_ivm_mvs_by_data_delay{le=\"60\"} 2\ndoris_fe_ivm_mvs_by_data_delay{le=\"300\"} 2\ndoris_fe_ivm_mvs_by_data_delay{le=\"900\"} 2\ndoris_fe_ivm_mvs_by_data_delay{le=\"3600\"} 2\ndoris_fe_ivm_mvs_by_data_delay{le=\"+Inf\"} 2\n" +
+		"# TYPE doris_fe_changelog_ivm_monitor_objects_not_exported gauge\n" +
+		"doris_fe_changelog_ivm_monitor_objects_not_exported{type=\"mv\"} 0\ndoris_fe_changelog_ivm_monitor_objects_not_exported{type=\"stream\"} 0\n" +
+		"# TYPE doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds gauge\n"
+	fresh := "doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds 1796083195\n"
+	perObj := "# TYPE doris_fe_ivm_mv_data_delay_seconds gauge\n" + mvObj("1", "0") + mvObj("2", "-1")
+	tests := []struct {
+		name    string
+		payload string
+		opts    ConformOptions
+		want    map[string]int
+	}{
+		{"conforming master", master + cluster + fresh + perObj, ConformOptions{Now: now}, map[string]int{}},
+		{"stale monitor", master + cluster + "doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds 1796083100\n" + perObj, ConformOptions{Now: now}, map[string]int{RuleDesignMonitorStale: 1}},
+		{"interval widens the window", master + cluster + "doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds 1796083100\n" + perObj, ConformOptions{Now: now, MonitorInterval: time.Minute}, map[string]int{}},
+		{"no clock, no staleness", master + cluster + "doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds 1\n" + perObj, ConformOptions{}, map[string]int{}},
+		{"state series on a follower", cluster + fresh + perObj, ConformOptions{Now: now}, map[string]int{RuleDesignStateOnFollower: 1}},
+		{"per-object without cluster-level", master + "# TYPE doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds gauge\n" + fresh + perObj, ConformOptions{Now: now}, map[string]int{RuleDesignMissingCluster: 4}},
+		{"over the quota", master + cluster + fresh + perObj, ConformOptions{Now: now, MVLimit: 1}, map[string]int{RuleDesignPerObjectOver: 1}},
+		{"not exported mismatch", master + strings.Replace(cluster, `{type="mv"} 0`, `{type="mv"} 3`, 1) + fresh + perObj, ConformOptions{Now: now}, map[string]int{RuleDesignNotExported: 2}},
+		{"negative other than -1", master + cluster + fresh + "# TYPE doris_fe_ivm_mv_data_delay_seconds gauge\n" + mvObj("1", "0") + mvObj("2", "-5"), ConformOptions{Now: now}, map[string]int{RuleDesignNegative: 1}},
+		{"NaN", master + cluster + fresh + "# TYPE doris_fe_ivm_mv_data_delay_seconds gauge\n" + mvObj("1", "0") + mvObj("2", "NaN"), ConformOptions{Now: now}, map[string]int{RuleDesignNaN: 1}},
+		{"unknown label values", master + strings.Replace(strings.Replace(cluster, `state="fresh"`, `state="FRESH"`, 1), `le="900"`, `le="1000"`, 1) + fresh + perObj, ConformOptions{Now: now}, map[string]int{RuleDesignUnknownLabelValue: 2}},
+		{"buckets not cumulative", master + strings.Replace(cluster, `{le="300"} 2`, `{le="300"} 1`, 1) + fresh + perObj, ConformOptions{Now: now}, map[string]int{RuleDesignBuckets: 1}},
+		{"wrong type and label set", master + cluster + fresh + "# TYPE doris_fe_ivm_mv_data_delay_seconds counter\n" + `doris_fe_ivm_mv_data_delay_seconds{mv_id="1"} 0` + "\n", ConformOptions{Now: now},
+			map[string]int{RuleDesignWrongType: 1, RuleDesignLabelSet: 1, RuleDesignNotExported: 1}},
+		{"series budget", master + cluster + fresh + perObj, ConformOptions{Now: now, SeriesBudget: 5}, map[string]int{RuleDesignSeriesBudget: 1}},
+		{"missing combinations", master + strings.Replace(cluster, "doris_fe_ivm_mvs{state=\"unknown\"} 0\n", "", 1) + fresh + perObj, ConformOptions{Now: now}, map[string]int{RuleDesignMissingCluster: 1}},
+		{"BE cleanup failed and old", "# TYPE doris_be_changelog_ttl_cleanup_total counter\ndoris_be_changelog_ttl_cleanup_total{result=\"failed\"} 2\n# TYPE doris_be_changelog_ttl_last_success_timestamp_seconds gauge\ndoris_be_changelog_ttl_last_success_timestamp_seconds 1796070000\n",
+			ConformOptions{Now: now}, map[string]int{RuleTTLCleanupFailed: 1, RuleTTLCleanupStale: 1}},
+		{"unknown design family", "# TYPE doris_fe_ivm_new_signal gauge\ndoris_fe_ivm_new_signal 1\n", ConformOptions{Now: now}, map[string]int{RuleDesignUnknownFamily: 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := conformRules(t, tc.payload, tc.opts)
+			for rule, n := range tc.want {
+				if got[rule] != n {
+					t.Errorf("%s: got %d, want %d (all: %v)", rule, got[rule], n, got)
+				}
+			}
+			for rule, n := range got {
+				if _, ok := tc.want[rule]; !ok {
+					t.Errorf("unexpected %s x%d", rule, n)
+				}
+			}
+		})
+	}
+}
+
+func TestSpaceSignals(t *testing.T) {
+	res, _ := Lint(strings.NewReader("# TYPE doris_fe_changelog_retained_bytes gauge\ndoris_fe_changelog_retained_bytes{scope=\"single_replica\"} 100\n# TYPE doris_be_changelog_ttl_cleanup_total counter\ndoris_be_changelog_ttl_cleanup_total{result=\"failed\"} 2\n"), Options{})
+	s := SpaceSignals(res)
+	if s.RetainedBytesSingleReplica == nil || *s.RetainedBytesSingleReplica != 100 || s.TTLCleanupFailed == nil || *s.TTLCleanupFailed != 2 || s.Empty() {
+		t.Fatalf("%+v", s)
+	}
+}

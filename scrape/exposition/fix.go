@@ -1,0 +1,222 @@
+package exposition
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// FixChange is one line Fix rewrote.
+type FixChange struct {
+	Line  int    `json:"line"`
+	Label string `json:"label,omitempty"`
+	// What names the repair: "escaped label value", "escaped HELP text",
+	// "rejoined a sample split by a raw line feed", "added the final line feed".
+	What   string `json:"what"`
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+}
+
+// FixReport says what Fix changed and what it could not repair.
+type FixReport struct {
+	Changes []FixChange `json:"changes"`
+	// Unrepaired are the errors on lines Fix left as they were.
+	Unrepaired []Problem `json:"unrepaired"`
+	// OK: every error was repaired, so expfmt parses the output.
+	OK bool `json:"ok"`
+	// Lines counts input lines; Bytes input bytes.
+	Lines int   `json:"lines"`
+	Bytes int64 `json:"bytes"`
+}
+
+// Fix copies the payload to w with every label value and HELP text escaped
+// as the exposition format wants (\\, \" and \n in label values; \\ and \n in
+// HELP) and everything else byte for byte. A raw line feed that split a
+// sample is rejoined as \n inside the value; a missing final line feed is
+// added. A value is read literally: a backslash that starts no valid escape
+// is a backslash (Doris writes values raw), so Go %q text such as \t becomes
+// \\t, not a tab. A line that still does not parse after the repair is
+// copied unchanged and reported in Unrepaired.
+func Fix(r io.Reader, w io.Writer, opts Options) (FixReport, error) {
+	e := newEngine(opts)
+	bw := bufio.NewWriterSize(w, 256<<10)
+	e.fix = &fixer{w: bw}
+	err := e.run(r, bw)
+	if ferr := bw.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("writing fixed payload: %w", ferr)
+	}
+	if err == nil && e.fix.err != nil {
+		err = e.fix.err
+	}
+	rep := e.fix.report
+	rep.Lines, rep.Bytes = e.lines, e.bytes
+	rep.OK = len(rep.Unrepaired) == 0 && err == nil
+	if rep.Changes == nil {
+		rep.Changes = []FixChange{}
+	}
+	if rep.Unrepaired == nil {
+		rep.Unrepaired = []Problem{}
+	}
+	return rep, err
+}
+
+type fixer struct {
+	w      *bufio.Writer
+	report FixReport
+	err    error
+}
+
+func (f *fixer) write(b []byte, lf bool) {
+	if f.err != nil {
+		return
+	}
+	if _, err := f.w.Write(b); err != nil {
+		f.err = fmt.Errorf("writing fixed payload: %w", err)
+		return
+	}
+	if lf {
+		if err := f.w.WriteByte('\n'); err != nil {
+			f.err = fmt.Errorf("writing fixed payload: %w", err)
+		}
+	}
+}
+
+func (f *fixer) copyLine(rec []byte, hasLF bool) { f.write(rec, hasLF) }
+
+// escapeLabelValue: \ → \\, line feed → \n, " → \", in that order; invalid
+// UTF-8 becomes U+FFFD.
+func escapeLabelValue(v []byte) []byte {
+	s := strings.ToValidUTF8(string(v), "\uFFFD")
+	var b bytes.Buffer
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '"':
+			b.WriteString(`\"`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.Bytes()
+}
+
+// decodeLiteral reads raw label value or HELP bytes the lenient way: valid
+// escapes are decoded, any other backslash is a backslash.
+func decodeLiteral(raw []byte, help bool) []byte {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c == '\\' && i+1 < len(raw) {
+			switch raw[i+1] {
+			case '\\':
+				out = append(out, '\\')
+				i++
+				continue
+			case 'n':
+				out = append(out, '\n')
+				i++
+				continue
+			case '"':
+				out = append(out, '"')
+				i++
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func escapeHelp(v []byte) []byte {
+	var b bytes.Buffer
+	for _, c := range v {
+		switch c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.Bytes()
+}
+
+// repair handles a record that failed strict parsing: rewrite its spans,
+// check that the result parses from the same state, else keep the original.
+func (f *fixer) repair(e *engine, st0 savedState, st status) {
+	orig := append([]byte(nil), e.rec...)
+	origLF := e.hasLF
+	line, nlines := e.line, e.nlines
+	lint := append([]Problem(nil), e.pend...)
+	spans := append([]valSpan(nil), e.spans...)
+
+	var out []byte
+	var changes []FixChange
+	prev := 0
+	if st != stOpenValue {
+		for _, sp := range spans {
+			raw := orig[sp.s:sp.e]
+			var nv []byte
+			if sp.help {
+				nv = escapeHelp(decodeLiteral(raw, true))
+			} else {
+				nv = escapeLabelValue(decodeLiteral(raw, false))
+			}
+			if bytes.Equal(nv, raw) {
+				continue
+			}
+			out = append(out, orig[prev:sp.s]...)
+			out = append(out, nv...)
+			prev = sp.e
+			what := "escaped label value"
+			if sp.help {
+				what = "escaped HELP text"
+			} else if bytes.IndexByte(raw, '\n') >= 0 {
+				what = "rejoined a sample split by a raw line feed (escaped it as \\n)"
+			}
+			c := FixChange{Line: line, What: what, Before: DisplayValue(raw), After: DisplayValue(nv)}
+			if sp.label != nil {
+				c.Label = DisplayValue(sp.label)
+			}
+			changes = append(changes, c)
+		}
+	}
+	out = append(out, orig[prev:]...)
+	if !origLF {
+		changes = append(changes, FixChange{Line: line + nlines - 1, What: "added the final line feed"})
+	}
+
+	// Does the repaired line parse, from the state before the line?
+	e.restore(st0)
+	e.noMutate = false
+	e.strict = true
+	e.setRecord(out, true, line, 1)
+	if len(changes) > 0 && e.parseRecord() == stOK && !e.failed {
+		e.commit()
+		f.write(out, true)
+		f.report.Changes = append(f.report.Changes, changes...)
+		return
+	}
+	// No: copy the line unchanged, report why, and book it for the lint state.
+	e.restore(st0)
+	e.strict = false
+	e.setRecord(orig, origLF, line, nlines)
+	e.collectSpans = false
+	if e.parseRecord() == stOK {
+		e.commit()
+	} else {
+		e.flushPending()
+	}
+	for _, p := range lint {
+		if p.Severity == SeverityError {
+			f.report.Unrepaired = append(f.report.Unrepaired, p)
+		}
+	}
+	f.write(orig, origLF)
+}

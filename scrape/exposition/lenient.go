@@ -1,0 +1,283 @@
+package exposition
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// maxQuoteTries bounds the look-ahead of the raw-quote heuristic per value,
+// so a hostile line with thousands of quotes stays linear-ish.
+const maxQuoteTries = 64
+
+// readValueLenient reads a label value after its opening quote, deciding
+// which double quote closes it. expfmt takes the first one; a Doris FE that
+// writes values raw can put a quote inside the value, as in {a="x"y", b="z"}.
+// The heuristic: an unescaped quote closes the value only when it is
+// followed by optional blanks, then ',' or '}', and the rest of the line
+// still parses (restParses). When no quote passes, the first one followed by
+// ',' or '}' closes it; failing that, a quote right after a backslash that
+// passes (Doris user "a\" written raw as "a\"). With none of these, the
+// value is open to the end of the record (stOpenValue), which may be a
+// sample a raw line feed split.
+func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byte, st status) {
+	e.valueASCII = false
+	rec, n := e.rec, e.n
+	closeAt, first, tries := -1, -1, 0
+	closeBS := false
+	for j := vs; j < n; j++ {
+		switch rec[j] {
+		case '\\':
+			if j+1 < n && (rec[j+1] == '\\' || rec[j+1] == 'n' || rec[j+1] == '"') {
+				j++
+			}
+		case '"':
+			k := e.skipBlanks(j + 1)
+			if k < n && (rec[k] == ',' || rec[k] == '}') {
+				if first < 0 {
+					first = j
+				}
+				if tries >= maxQuoteTries || e.budget <= 0 {
+					closeAt = first // out of look-ahead: expfmt's choice
+					break
+				}
+				tries++
+				if e.restParses(k) {
+					closeAt = j
+				}
+			}
+		}
+		if closeAt >= 0 {
+			break
+		}
+	}
+	if closeAt < 0 {
+		closeAt = first
+	}
+	if closeAt < 0 {
+		tries = 0
+		for j := vs; j+1 < n && tries < maxQuoteTries; j++ {
+			if rec[j] == '\\' && rec[j+1] == '"' {
+				k := e.skipBlanks(j + 2)
+				if k < n && (rec[k] == ',' || rec[k] == '}') {
+					tries++
+					if e.restParses(k) {
+						closeAt, closeBS = j+1, true
+						break
+					}
+				}
+			}
+		}
+	}
+	if closeAt < 0 {
+		e.openValueAt = vs
+		e.openLabel = lbl
+		return 0, 0, nil, stOpenValue
+	}
+	// Report each problem inside the value and decode it literally: a bad
+	// escape is a backslash that belongs to the value.
+	mark := len(e.arena)
+	bad := false
+	for j := vs; j < closeAt; j++ {
+		b := rec[j]
+		switch b {
+		case '\\':
+			if closeBS && j == closeAt-1 {
+				bad = true
+				e.problem(RuleLabelValueBadEscape, j, lbl, rec[vs:closeAt],
+					`a backslash right before the closing quote: expfmt reads \" as an escaped quote and the value never ends`,
+					`write the backslash as \\`)
+				e.arena = append(e.arena, '\\')
+				continue
+			}
+			if j+1 < closeAt {
+				switch rec[j+1] {
+				case '\\', '"':
+					e.arena = append(e.arena, rec[j+1])
+					j++
+					continue
+				case 'n':
+					e.arena = append(e.arena, '\n')
+					j++
+					continue
+				}
+			}
+			bad = true
+			e.problem(RuleLabelValueBadEscape, j, lbl, rec[vs:closeAt],
+				fmt.Sprintf("invalid escape sequence %s in label value; only \\\\, \\\" and \\n are escapes%s", escDisplay(rec[:closeAt], j), goQuoteHint(rec[:closeAt], j)),
+				`write a backslash as \\ (the value is written raw: escape \ as \\, " as \" and line feed as \n)`)
+			e.arena = append(e.arena, '\\')
+		case '"':
+			bad = true
+			e.problem(RuleLabelValueRawQuote, j, lbl, rec[vs:closeAt], "unescaped '\"' inside the label value: expfmt ends the value here", `write the quote as \"`)
+			e.arena = append(e.arena, '"')
+		case '\n':
+			bad = true
+			e.problem(RuleLabelValueRawNewline, j, lbl, rec[vs:closeAt], "raw line feed inside the label value splits the sample over two lines", `write the line feed as \n`)
+			e.arena = append(e.arena, '\n')
+		default:
+			e.arena = append(e.arena, b)
+		}
+	}
+	if e.collectSpans {
+		e.spans = append(e.spans, valSpan{s: vs, e: closeAt, bad: bad || closeBS, label: lbl})
+	}
+	if closeBS {
+		return closeAt - 1, closeAt + 1, e.arena[mark:], stOK
+	}
+	return closeAt, closeAt + 1, e.arena[mark:], stOK
+}
+
+// goQuoteHint says when an escape looks like Go's %q (\t, \xNN, \u, \U, \a ...).
+func goQuoteHint(rec []byte, j int) string {
+	if j+1 >= len(rec) {
+		return ""
+	}
+	switch rec[j+1] {
+	case 't', 'r', 'x', 'u', 'U', 'a', 'b', 'f', 'v', '0', '1', '2', '3':
+		return " (Go %q escaping is not exposition escaping)"
+	}
+	return ""
+}
+
+// restParses checks, on syntax alone, that the rest of a sample line from k
+// (a ',' or '}' after a candidate closing quote) parses: label pairs whose
+// values end at their first unescaped quote, '}', a float, an optional
+// integer timestamp.
+func (e *engine) restParses(k int) bool {
+	// A budget of scanned bytes per record keeps a hostile line (thousands
+	// of quotes and commas) linear: once spent, the heuristic falls back
+	// to expfmt's choice.
+	if e.budget <= 0 {
+		return false
+	}
+	n := len(e.rec)
+	e.budget -= n - k
+	return restParses(e.rec, k)
+}
+
+func restParses(rec []byte, k int) bool {
+	n := len(rec)
+	for {
+		if rec[k] == '}' {
+			return valueRestOK(rec, k+1)
+		}
+		k = skipB(rec, k+1)
+		if k >= n {
+			return false
+		}
+		if rec[k] == '}' {
+			continue
+		}
+		// a label name, or a metric name inside braces
+		if rec[k] == '"' {
+			k++
+			for k < n && rec[k] != '"' {
+				if rec[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			if k >= n {
+				return false
+			}
+			k++
+		} else {
+			if !nameStart(rec[k], true) {
+				return false
+			}
+			for k < n && nameCont(rec[k], true, false) && rec[k] != '"' {
+				k++
+			}
+		}
+		k = skipB(rec, k)
+		if k >= n {
+			return false
+		}
+		if rec[k] == ',' || rec[k] == '}' {
+			continue
+		}
+		if rec[k] != '=' {
+			return false
+		}
+		k = skipB(rec, k+1)
+		if k >= n || rec[k] != '"' {
+			return false
+		}
+		// The value ends at the first unescaped quote followed by blanks
+		// and ',' or '}': a raw quote in a later value does not spoil it.
+		k++
+		for {
+			for k < n && rec[k] != '"' {
+				if rec[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			if k >= n {
+				return false
+			}
+			k = skipB(rec, k+1)
+			if k >= n {
+				return false
+			}
+			if rec[k] == ',' || rec[k] == '}' {
+				break
+			}
+		}
+	}
+}
+
+func skipB(rec []byte, k int) int {
+	for k < len(rec) && isBlank(rec[k]) {
+		k++
+	}
+	return k
+}
+
+// valueRestOK: blanks, a float, optionally blanks and an int64 timestamp.
+func valueRestOK(rec []byte, k int) bool {
+	n := len(rec)
+	k = skipB(rec, k)
+	s := k
+	for k < n && !isBlank(rec[k]) && rec[k] != '\n' {
+		k++
+	}
+	if _, ok := parseFloat(rec[s:k]); !ok {
+		return false
+	}
+	k = skipB(rec, k)
+	if k == n {
+		return true
+	}
+	s = k
+	for k < n && !isBlank(rec[k]) && rec[k] != '\n' {
+		k++
+	}
+	if _, err := strconv.ParseInt(string(rec[s:k]), 10, 64); err != nil {
+		return false
+	}
+	return skipB(rec, k) == n
+}
+
+// lineSyntaxOK: does a line parse on its own, on syntax alone? Used to decide
+// whether a line is the continuation of a sample a raw line feed split.
+func lineSyntaxOK(rec []byte) bool {
+	k := skipB(rec, 0)
+	if k == len(rec) || rec[k] == '#' {
+		return true
+	}
+	if rec[k] == '{' {
+		return restParses(append([]byte{','}, rec[k+1:]...), 0)
+	}
+	if !nameStart(rec[k], true) || rec[k] == '"' {
+		return false
+	}
+	for k < len(rec) && nameCont(rec[k], true, false) && rec[k] != '"' {
+		k++
+	}
+	k = skipB(rec, k)
+	if k < len(rec) && rec[k] == '{' {
+		return restParses(append([]byte{','}, rec[k+1:]...), 0)
+	}
+	return valueRestOK(rec, k)
+}

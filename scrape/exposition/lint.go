@@ -1,0 +1,488 @@
+// Package exposition tokenizes and lints the Prometheus text exposition
+// format as Doris FEs and BEs render it on /metrics (doris.md §7, §8).
+//
+// Lint streams over the payload once, with one reused buffer and no
+// allocation per line on the hot path, and reports every problem with its
+// line and column — not only the first, as expfmt and promtool do. Its
+// verdict agrees with expfmt.NewTextParser(model.UTF8Validation): a payload
+// without error-level problems parses, and a payload expfmt rejects has an
+// error at the line expfmt names (FuzzLintAgreesWithExpfmt). Fix rewrites
+// the label values and HELP texts that break the format. Conform checks the
+// changelog/IVM series against the monitoring design (seed §2 "Reference").
+//
+// Nothing here reads the wall clock: Conform takes "now" as an argument.
+package exposition
+
+import (
+	"bytes"
+	"hash/maphash"
+	"io"
+	"math"
+	"sort"
+)
+
+// Options tune Lint and Fix. The zero value is usable.
+type Options struct {
+	// BufferSize is the initial read buffer (default 1 MiB); it grows for a
+	// longer line.
+	BufferSize int
+	// MaxBytes refuses a larger payload with an error (0: no limit).
+	MaxBytes int64
+	// MaxProblems caps the problems listed (default 10000); beyond it they are
+	// counted per rule in Result.Suppressed and one problems-suppressed
+	// problem says so.
+	MaxProblems int
+	// MaxDesignSamples caps the changelog/IVM samples kept for Conform
+	// (default 20000); beyond it they are only counted.
+	MaxDesignSamples int
+}
+
+func (o Options) withDefaults() Options {
+	if o.BufferSize <= 0 {
+		o.BufferSize = 1 << 20
+	}
+	if o.MaxProblems <= 0 {
+		o.MaxProblems = 10000
+	}
+	if o.MaxDesignSamples <= 0 {
+		o.MaxDesignSamples = 20000
+	}
+	return o
+}
+
+// FamilyStat describes one metric family as the payload declares it.
+type FamilyStat struct {
+	Name string `json:"name"`
+	// Type as declared by TYPE, "untyped" when samples came without one.
+	Type string `json:"type"`
+	// Help: a HELP line with text was seen.
+	Help bool `json:"help"`
+	// Series is the number of sample lines (summaries and histograms count
+	// each quantile, bucket, _sum and _count line): the cardinality.
+	Series int `json:"series"`
+	// Line is where the family first appears.
+	Line int `json:"line"`
+	// Labels are the label names seen, in order of first appearance.
+	Labels []string `json:"labels,omitempty"`
+}
+
+// Sample is one changelog/IVM sample kept for Conform.
+type Sample struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Value  float64           `json:"value"`
+	Line   int               `json:"line"`
+}
+
+// Result is what Lint found.
+type Result struct {
+	Problems []Problem    `json:"problems"`
+	Families []FamilyStat `json:"families"`
+	// Series is the number of sample lines, Lines the number of lines.
+	Series int   `json:"series"`
+	Lines  int   `json:"lines"`
+	Bytes  int64 `json:"bytes"`
+	// Parseable: no error-level problem, so expfmt parses the payload.
+	Parseable bool `json:"parseable"`
+	// Errors, Warnings and Infos count Problems (suppressed ones included).
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+	// Suppressed counts, per rule, the problems beyond Options.MaxProblems.
+	Suppressed map[string]int `json:"suppressed,omitempty"`
+	// DesignSamples are the samples of doris_fe_changelog_*, doris_fe_ivm_*,
+	// doris_be_changelog_* and node_info, up to Options.MaxDesignSamples;
+	// DesignSamplesDropped counts the others.
+	DesignSamples        []Sample `json:"-"`
+	DesignSamplesDropped int      `json:"design_samples_not_kept,omitempty"`
+}
+
+// Lint reads the payload and reports every problem. The error is only for
+// I/O failures and the size limit; bad input is a problem, never an error.
+func Lint(r io.Reader, opts Options) (*Result, error) {
+	e := newEngine(opts)
+	err := e.run(r, nil)
+	return e.result(), err
+}
+
+type famState struct {
+	name        string
+	typ         mtype
+	hasHelp     bool
+	helpEmpty   bool
+	helpLine    int
+	typeLine    int
+	firstLine   int
+	firstSample int
+	samples     int
+	touched     bool
+	nonContig   bool
+	design      bool
+	hasLe       bool
+	spaceWarned bool
+	labels      []string
+}
+
+type sampleInfo struct {
+	name     []byte
+	nameOff  int
+	value    float64
+	valueOff int
+}
+
+type engine struct {
+	opts Options
+
+	fams   []famState
+	famIdx map[string]int32
+
+	// expfmt's state carried from line to line
+	cur                    int32
+	curBucket, curQuantile float64
+	labelsInit             bool
+	isHistCount, isHistSum bool
+
+	// the current record
+	rec            []byte
+	n              int
+	hasLF          bool
+	line           int
+	nlines         int // physical lines in rec
+	strict         bool
+	noMutate       bool
+	failed         bool
+	sRule          string
+	sPos           int
+	sMsg           string
+	labels         []label
+	arena          []byte
+	sample         sampleInfo
+	phantomName    []byte
+	openValueAt    int
+	openLabel      []byte
+	sawSpaceBefore bool
+	recFam         int32 // the family a HELP/TYPE/sample line of this record named
+	budget         int   // bytes the raw-quote heuristic may still scan
+	labelSet       map[string]struct{}
+	quotedName     bool // the last name readName returned had a quoted part
+	valueASCII     bool // the last label value read was all ASCII (no UTF-8 check needed)
+
+	collectSpans bool
+	spans        []valSpan
+
+	pend     []Problem
+	problems []Problem
+	counts   [3]int
+	suppr    map[string]int
+
+	lastFam int32
+	seed    maphash.Seed
+	dups    dupSet
+
+	series, lines int
+	bytes         int64
+
+	design        []Sample
+	designDropped int
+
+	joinBuf []byte
+
+	// Fix
+	fix *fixer
+}
+
+func newEngine(opts Options) *engine {
+	return &engine{
+		opts:        opts.withDefaults(),
+		famIdx:      make(map[string]int32, 512),
+		cur:         -1,
+		lastFam:     -1,
+		curBucket:   math.NaN(),
+		curQuantile: math.NaN(),
+		seed:        maphash.MakeSeed(),
+		labels:      make([]label, 0, 16),
+		arena:       make([]byte, 0, 4096),
+	}
+}
+
+type savedState struct {
+	cur                    int32
+	curBucket, curQuantile float64
+	labelsInit             bool
+}
+
+func (e *engine) save() savedState {
+	return savedState{e.cur, e.curBucket, e.curQuantile, e.labelsInit}
+}
+
+func (e *engine) restore(s savedState) {
+	e.cur, e.curBucket, e.curQuantile, e.labelsInit = s.cur, s.curBucket, s.curQuantile, s.labelsInit
+}
+
+func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
+	e.rec, e.n, e.hasLF, e.line, e.nlines = rec, len(rec), hasLF, line, nlines
+	e.arena = e.arena[:0]
+	e.pend = e.pend[:0]
+	e.failed = false
+	e.sample = sampleInfo{}
+	e.spans = e.spans[:0]
+	e.sawSpaceBefore = false
+	e.recFam = -1
+	e.budget = 16*len(rec) + 4096
+	if len(e.labelSet) > 0 {
+		clear(e.labelSet)
+	}
+}
+
+// maxJoin is how many continuation lines a raw line feed may have split off.
+const maxJoin = 3
+
+func (e *engine) run(r io.Reader, w io.Writer) error {
+	lr := newLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
+	lineNo := 0
+	for {
+		s, end, hasLF, ok := lr.lineAt(0)
+		if !ok {
+			break
+		}
+		lineNo++
+		rec := lr.bytes(s, end)
+		consumed := end
+		if hasLF {
+			consumed++
+		}
+		e.setRecord(rec, hasLF, lineNo, 1)
+		st0 := e.save()
+		e.strict = true
+		st := e.parseRecord()
+		if st == stOK && !e.failed {
+			e.commit()
+			if e.fix != nil {
+				e.fix.copyLine(rec, hasLF)
+			}
+			lr.advance(consumed)
+			continue
+		}
+		// The line fails: expfmt would stop here. Find every problem.
+		sRule, sPos, sMsg := e.sRule, e.sPos, e.sMsg
+		e.restore(st0)
+		e.strict = false
+		e.noMutate = e.fix != nil
+		e.setRecord(rec, hasLF, lineNo, 1)
+		e.collectSpans = true
+		st = e.parseRecord()
+		joined := 0
+		if st == stOpenValue && hasLF {
+			// Is the next line the rest of a sample a raw line feed split?
+			e.joinBuf = append(e.joinBuf[:0], rec...)
+			rel := consumed
+			var jst status
+			for k := 0; k < maxJoin; k++ {
+				ns, ne, nLF, ok := lr.lineAt(rel)
+				if !ok {
+					break
+				}
+				next := lr.bytes(ns, ne)
+				if lineSyntaxOK(next) {
+					break
+				}
+				e.joinBuf = append(e.joinBuf, '\n')
+				e.joinBuf = append(e.joinBuf, next...)
+				rel = ne
+				if nLF {
+					rel++
+				}
+				e.restore(st0)
+				e.setRecord(e.joinBuf, nLF, lineNo, k+2)
+				jst = e.parseRecord()
+				if jst != stOpenValue {
+					joined = k + 1
+					consumed = rel
+					st = jst
+					break
+				}
+				if !nLF {
+					break
+				}
+			}
+			if joined == 0 {
+				// no continuation: parse the line alone again
+				e.restore(st0)
+				rec = lr.bytes(s, end)
+				e.setRecord(rec, hasLF, lineNo, 1)
+				st = e.parseRecord()
+			}
+		}
+		if st == stOpenValue {
+			e.problem(RuleLabelValueUnterminated, e.openValueAt-1, e.openLabel, e.rec[e.openValueAt:],
+				"label value has no closing quote on its line", `close the value with " and escape any quote inside it as \"`)
+			if !e.hasLF {
+				e.problem(RuleMissingFinalNewline, e.n, nil, nil, "the last line does not end in a line feed", "end the payload with a line feed")
+			}
+		}
+		if !e.hasErrorPending() {
+			// The lenient reading found nothing wrong: report what strict saw.
+			e.problem(sRule, sPos, nil, nil, sMsg, "")
+		}
+		if e.fix != nil {
+			e.fix.repair(e, st0, st)
+		} else if st == stOK {
+			e.commit()
+		} else {
+			e.flushPending()
+		}
+		e.collectSpans = false
+		e.noMutate = false
+		lineNo += joined
+		lr.advance(consumed)
+	}
+	e.lines = lineNo
+	e.bytes = lr.total
+	if lr.err != nil {
+		return lr.err
+	}
+	return nil
+}
+
+func (e *engine) hasErrorPending() bool {
+	for i := range e.pend {
+		if e.pend[i].Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// lineOf maps a record offset to a payload line.
+func (e *engine) lineOf(pos int) int {
+	if e.nlines == 1 {
+		return e.line
+	}
+	if pos > e.n {
+		pos = e.n
+	}
+	return e.line + bytes.Count(e.rec[:pos], []byte{'\n'})
+}
+
+func (e *engine) colOf(pos int) int {
+	if pos > e.n {
+		pos = e.n
+	}
+	if e.nlines > 1 {
+		if k := bytes.LastIndexByte(e.rec[:pos], '\n'); k >= 0 {
+			return pos - k
+		}
+	}
+	return pos + 1
+}
+
+// problem queues a problem of the current record.
+func (e *engine) problem(rule string, pos int, lbl, value []byte, msg, fix string) {
+	p := Problem{
+		Rule:     rule,
+		Severity: severityOf(rule),
+		Line:     e.lineOf(pos),
+		Col:      e.colOf(pos),
+		Family:   e.curName(),
+		Message:  msg,
+		Fix:      fix,
+	}
+	if lbl != nil {
+		p.Label = DisplayValue(lbl)
+	}
+	if value != nil {
+		p.Value = DisplayValue(value)
+	}
+	if p.Fix == "" {
+		p.Fix = defaultFix(rule)
+	}
+	e.pend = append(e.pend, p)
+}
+
+// warn queues a warning for a named family.
+func (e *engine) warn(rule string, pos int, family, lbl string, value []byte, msg, fix string) {
+	if e.noMutate {
+		return
+	}
+	p := Problem{Rule: rule, Severity: severityOf(rule), Line: e.lineOf(pos), Col: e.colOf(pos), Family: family, Label: lbl, Message: msg, Fix: fix}
+	if value != nil {
+		p.Value = DisplayValue(value)
+	}
+	e.pend = append(e.pend, p)
+}
+
+func (e *engine) flushPending() {
+	for _, p := range e.pend {
+		e.add(p)
+	}
+	e.pend = e.pend[:0]
+}
+
+func (e *engine) add(p Problem) {
+	e.counts[severityRank[p.Severity]]++
+	if len(e.problems) >= e.opts.MaxProblems {
+		if e.suppr == nil {
+			e.suppr = map[string]int{}
+		}
+		e.suppr[p.Rule]++
+		return
+	}
+	e.problems = append(e.problems, p)
+}
+
+func itoa(i int) string {
+	var b [20]byte
+	n := len(b)
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	for {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+		if i == 0 {
+			break
+		}
+	}
+	if neg {
+		n--
+		b[n] = '-'
+	}
+	return string(b[n:])
+}
+
+func (e *engine) result() *Result {
+	e.finalizeFamilies()
+	res := &Result{
+		Series:               e.series,
+		Lines:                e.lines,
+		Bytes:                e.bytes,
+		Suppressed:           e.suppr,
+		DesignSamples:        e.design,
+		DesignSamplesDropped: e.designDropped,
+	}
+	if len(e.suppr) > 0 {
+		total := 0
+		for _, c := range e.suppr {
+			total += c
+		}
+		e.problems = append(e.problems, Problem{Rule: RuleProblemsSuppressed, Severity: SeverityWarning, Line: e.lines, Col: 1,
+			Message: itoa(total) + " more problems are not listed (Options.MaxProblems = " + itoa(e.opts.MaxProblems) + "); see suppressed counts per rule"})
+		e.counts[1]++
+	}
+	sortProblems(e.problems)
+	res.Problems = e.problems
+	if res.Problems == nil {
+		res.Problems = []Problem{}
+	}
+	res.Errors, res.Warnings, res.Infos = e.counts[0], e.counts[1], e.counts[2]
+	res.Parseable = res.Errors == 0
+	for i := range e.fams {
+		f := &e.fams[i]
+		typ := f.typ.String()
+		res.Families = append(res.Families, FamilyStat{Name: f.name, Type: typ, Help: f.hasHelp, Series: f.samples, Line: f.firstLine, Labels: f.labels})
+	}
+	sort.Slice(res.Families, func(i, j int) bool { return res.Families[i].Name < res.Families[j].Name })
+	return res
+}

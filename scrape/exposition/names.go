@@ -1,0 +1,174 @@
+package exposition
+
+import "strings"
+
+// Naming rules after prometheus/client_golang promlint, as warnings, with
+// the Doris quirks of doris.md §7 recognised: the same warning, plus
+// "known Doris quirk" and what Doris does.
+
+// dorisLegacy: a family Doris renders today (not one of the seed's new
+// changelog/IVM families, which are designed to follow the conventions).
+func dorisLegacy(name string) bool {
+	if isDesignFamily(name) {
+		return false
+	}
+	return strings.HasPrefix(name, "doris_fe_") || strings.HasPrefix(name, "doris_be_") ||
+		strings.HasPrefix(name, "jvm_") || strings.HasPrefix(name, "system_")
+}
+
+func quirk(name, what string) string {
+	if !dorisLegacy(name) {
+		return ""
+	}
+	return " (known Doris quirk: " + what + ")"
+}
+
+var unitAbbreviations = map[string]bool{"s": true, "ms": true, "us": true, "ns": true, "sec": true, "b": true,
+	"kb": true, "mb": true, "gb": true, "tb": true, "pb": true, "m": true, "h": true, "d": true}
+
+var nonBaseUnits = map[string]string{"milliseconds": "seconds", "microseconds": "seconds", "nanoseconds": "seconds",
+	"minutes": "seconds", "hours": "seconds", "days": "seconds", "weeks": "seconds",
+	"kilobytes": "bytes", "megabytes": "bytes", "gigabytes": "bytes", "kilograms": "grams",
+	"millimeters": "meters", "centimeters": "meters", "kilometers": "meters", "fahrenheit": "celsius"}
+
+var typeWords = map[string]bool{"counter": true, "gauge": true, "histogram": true, "summary": true, "untyped": true}
+
+func isCamelCase(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i-1] >= 'a' && s[i-1] <= 'z' && s[i] >= 'A' && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// finalizeFamilies runs the per-family rules once the whole payload is read.
+func (e *engine) finalizeFamilies() {
+	for i := range e.fams {
+		f := &e.fams[i]
+		if f.samples == 0 {
+			continue
+		}
+		line := f.firstLine
+		if f.typeLine > 0 {
+			line = f.typeLine
+		}
+		add := func(rule, msg, fix string) {
+			e.add(Problem{Rule: rule, Severity: severityOf(rule), Line: line, Col: 1, Family: f.name, Message: msg, Fix: fix})
+		}
+		name := f.name
+		if !f.hasHelp && !f.helpEmpty {
+			add(RuleHelpMissing, "no HELP text"+quirkIf(strings.HasPrefix(name, "doris_be_"), name, "the BE prints TYPE lines only"), "add a # HELP line")
+		}
+		switch {
+		case f.typ == typeCounter && !strings.HasSuffix(name, "_total"):
+			add(RuleCounterWithoutTotal, `counter metrics should have "_total" suffix`+quirk(name, "Doris counters such as doris_fe_query_err and doris_be_cpu have no _total"), "rename to "+name+"_total")
+		case f.typ != typeCounter && strings.HasSuffix(name, "_total"):
+			add(RuleNonCounterWithTotal, `non-counter metrics should not have "_total" suffix`+quirk(name, "gauges such as doris_fe_connection_total end in _total"), "drop _total or make it a counter")
+		}
+		if !f.typ.isHist() && strings.HasSuffix(name, "_bucket") {
+			add(RuleReservedSuffix, `non-histogram metrics should not have "_bucket" suffix`, "rename")
+		}
+		if !f.typ.isHist() && f.typ != typeSummary {
+			for _, suf := range []string{"_count", "_sum"} {
+				if strings.HasSuffix(name, suf) {
+					add(RuleReservedSuffix, `non-histogram and non-summary metrics should not have "`+suf+`" suffix`+quirk(name, "counters named _count"), "rename")
+				}
+			}
+		}
+		if f.typ.isHist() && !f.hasLe {
+			add(RuleHistogramAsQuantiles, "histogram without le buckets"+quirk(name, "the BE prints histogram-typed families as quantiles plus _max/_min/_average"), "print le buckets, or declare the family a summary")
+		}
+		if isCamelCase(name) {
+			add(RuleCamelCase, "metric names should be written in 'snake_case' not 'camelCase'", "rename in snake_case")
+		}
+		if strings.Contains(name, ":") {
+			add(RuleReservedChars, "metric names should not contain ':' (reserved for recording rules)", "")
+		}
+		for _, tok := range strings.Split(name, "_") {
+			if unitAbbreviations[tok] {
+				add(RuleUnitAbbreviation, `metric names should not contain abbreviated units ("_`+tok+`")`+quirk(name, "durations in _ms"), "use the base unit spelled out, e.g. _seconds")
+			}
+			if base, ok := nonBaseUnits[tok]; ok {
+				add(RuleNonBaseUnit, "use base unit \""+base+"\" instead of \""+tok+"\"", "")
+			}
+			if typeWords[tok] {
+				add(RuleTypeInName, `metric names should not contain the metric type "`+tok+`"`, "")
+			}
+		}
+	}
+}
+
+func quirkIf(cond bool, name, what string) string {
+	if !cond {
+		return ""
+	}
+	return quirk(name, what)
+}
+
+// labelNameRules runs once per family and label name, where it first appears.
+func (e *engine) labelNameRules(f *famState, name string, off int) {
+	if e.noMutate {
+		return
+	}
+	w := func(rule, msg, fix string) {
+		e.pend = append(e.pend, Problem{Rule: rule, Severity: severityOf(rule), Line: e.lineOf(off), Col: e.colOf(off), Family: f.name, Label: name, Message: msg, Fix: fix})
+	}
+	if isCamelCase(name) {
+		w(RuleCamelCase, "label names should be written in 'snake_case' not 'camelCase'"+quirk(f.name, "MV metrics carry partitionType"), "rename the label in snake_case")
+	}
+	if name == "le" && !f.typ.isHist() {
+		msg := `non-histogram metrics should not have "le" label`
+		if f.name == "doris_fe_ivm_mvs_by_data_delay" {
+			msg += " (as the seed designs it: a gauge of MVs by delay bucket)"
+		}
+		w(RuleReservedLabel, msg, "")
+	}
+	if name == "quantile" && f.typ != typeSummary {
+		w(RuleReservedLabel, `non-summary metrics should not have "quantile" label`+quirkIf(f.typ.isHist(), f.name, "the BE prints histograms as quantiles"), "")
+	}
+}
+
+func (e *engine) warnSpaceBefore(f *famState) {
+	if e.noMutate || f.spaceWarned {
+		return
+	}
+	f.spaceWarned = true
+	e.pend = append(e.pend, Problem{Rule: RuleSpaceBeforeLabels, Severity: severityOf(RuleSpaceBeforeLabels), Line: e.line, Col: 1, Family: f.name,
+		Message: "blank between the metric name and '{'" + quirk(f.name, `summaries print "x_sum {} 1"`), Fix: "write name{labels} without a blank"})
+}
+
+// defaultFix is the suggested fix of an error when the site gave none.
+func defaultFix(rule string) string {
+	switch rule {
+	case RuleLabelValueBadEscape:
+		return `write a backslash as \\`
+	case RuleLabelValueRawQuote:
+		return `write the quote as \"`
+	case RuleLabelValueRawNewline:
+		return `write the line feed as \n`
+	case RuleLabelValueUnterminated:
+		return `close the value with "`
+	case RuleLabelValueInvalidUTF8:
+		return "encode label values as UTF-8"
+	case RuleMissingFinalNewline:
+		return "end the payload with a line feed"
+	case RuleHelpDuplicate, RuleTypeDuplicate:
+		return "keep one HELP and one TYPE line per family"
+	case RuleTypeAfterSamples:
+		return "print TYPE before the first sample of the family"
+	case RuleTypeUnknown:
+		return "use counter, gauge, summary, histogram or untyped"
+	case RuleHelpBadEscape:
+		return `write a backslash in HELP as \\`
+	case RuleSampleValueInvalid:
+		return "write the value as a Go float (NaN, +Inf, -Inf allowed)"
+	case RuleTimestampInvalid:
+		return "write the timestamp as int64 milliseconds, or leave it out"
+	case RuleTrailingText:
+		return "end the line after the value or the timestamp"
+	case RuleLabelNameDuplicate:
+		return "keep each label name once per sample"
+	}
+	return ""
+}

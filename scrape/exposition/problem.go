@@ -1,0 +1,108 @@
+package exposition
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Severities of a Problem. An "error" is something that makes the payload
+// unparseable for Prometheus (expfmt rejects it); a "warning" is tolerated by
+// Prometheus but hurts; "info" is context.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// Problem is one finding of the linter, with its position in the payload.
+// Line and Col are 1-based; Col counts bytes.
+type Problem struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Family   string `json:"family,omitempty"`
+	Label    string `json:"label,omitempty"`
+	// Value is the offending text as it appears in the payload, truncated to
+	// about 80 bytes and escaped for display (see DisplayValue).
+	Value   string `json:"value,omitempty"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// maxDisplay is how many payload bytes a Problem.Value shows.
+const maxDisplay = 80
+
+// DisplayValue makes raw payload bytes safe to print: printable UTF-8 stays,
+// backslash and double quote are backslash-escaped, line feed is \n, tab \t,
+// other control bytes and invalid UTF-8 are \xNN. Longer input is cut to
+// about 80 bytes and ends with "…".
+func DisplayValue(raw []byte) string {
+	var b strings.Builder
+	cut := false
+	if len(raw) > maxDisplay {
+		raw = raw[:maxDisplay]
+		cut = true
+	}
+	for len(raw) > 0 {
+		r, size := utf8.DecodeRune(raw)
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			if cut && !utf8.FullRune(raw) {
+				raw = nil // a rune cut by the truncation, not an invalid byte
+				continue
+			}
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigit[raw[0]>>4])
+			b.WriteByte(hexDigit[raw[0]&15])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigit[byte(r)>>4])
+			b.WriteByte(hexDigit[byte(r)&15])
+		default:
+			b.Write(raw[:size])
+		}
+		raw = raw[size:]
+	}
+	if cut {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+const hexDigit = "0123456789abcdef"
+
+var severityRank = map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
+
+// sortProblems orders by line, column, severity, rule and message so that
+// output is deterministic.
+func sortProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Col != b.Col {
+			return a.Col < b.Col
+		}
+		if severityRank[a.Severity] != severityRank[b.Severity] {
+			return severityRank[a.Severity] < severityRank[b.Severity]
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if a.Family != b.Family {
+			return a.Family < b.Family
+		}
+		return a.Message < b.Message
+	})
+}

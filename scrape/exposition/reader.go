@@ -1,0 +1,99 @@
+package exposition
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// lineReader hands out the payload line by line from one reused buffer,
+// with look-ahead for the lines that follow (to rejoin a sample a raw line
+// feed split). Offsets are relative to the start of the current line; a slice
+// returned by bytes is valid until the next call to lineAt or advance.
+type lineReader struct {
+	r     io.Reader
+	buf   []byte
+	start int // offset of the current line in buf
+	end   int // end of valid data in buf
+	eof   bool
+	err   error
+	total int64
+	limit int64 // 0: none
+	max   int   // the buffer grows to this size while the stream is long
+}
+
+func newLineReader(r io.Reader, size int, limit int64) *lineReader {
+	if size < 4096 {
+		size = 4096
+	}
+	// Start small (a short payload should not cost a megabyte) and grow to
+	// size once the stream proves long.
+	first := min(size, 32<<10)
+	return &lineReader{r: r, buf: make([]byte, first), limit: limit, max: size}
+}
+
+// fill reads more data, compacting or growing the buffer when it is full.
+func (lr *lineReader) fill() {
+	if lr.eof {
+		return
+	}
+	if lr.start > 0 {
+		n := copy(lr.buf, lr.buf[lr.start:lr.end])
+		lr.end = n
+		lr.start = 0
+	}
+	if lr.end == len(lr.buf) || (len(lr.buf) < lr.max && lr.total >= int64(4*len(lr.buf))) {
+		nb := make([]byte, 2*len(lr.buf))
+		copy(nb, lr.buf[:lr.end])
+		lr.buf = nb
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := lr.r.Read(lr.buf[lr.end:])
+		lr.end += n
+		lr.total += int64(n)
+		if lr.limit > 0 && lr.total > lr.limit {
+			lr.err = fmt.Errorf("payload exceeds the limit of %d bytes", lr.limit)
+			lr.eof = true
+			return
+		}
+		if err == io.EOF {
+			lr.eof = true
+			return
+		}
+		if err != nil {
+			lr.err = fmt.Errorf("reading payload: %w", err)
+			lr.eof = true
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	lr.err = fmt.Errorf("reading payload: %w", io.ErrNoProgress)
+	lr.eof = true
+}
+
+// lineAt returns the line that starts rel bytes after the current line:
+// [s, e) relative offsets, whether a line feed ends it, and false when there
+// is no line there (end of input).
+func (lr *lineReader) lineAt(rel int) (s, e int, hasLF, ok bool) {
+	scanned := 0
+	for {
+		abs := lr.start + rel
+		if i := bytes.IndexByte(lr.buf[abs+scanned:lr.end], '\n'); i >= 0 {
+			return rel, rel + scanned + i, true, true
+		}
+		scanned = lr.end - abs
+		if lr.eof {
+			if scanned == 0 {
+				return 0, 0, false, false
+			}
+			return rel, rel + scanned, false, true
+		}
+		lr.fill()
+	}
+}
+
+func (lr *lineReader) bytes(s, e int) []byte { return lr.buf[lr.start+s : lr.start+e] }
+
+func (lr *lineReader) advance(rel int) { lr.start += rel }

@@ -1,0 +1,360 @@
+package exposition
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// This file is the tokenizer: a line-at-a-time port of the state machine of
+// github.com/prometheus/common/expfmt v0.73.1 (text_parse.go) with
+// model.UTF8Validation, so that its verdict agrees with expfmt's exactly,
+// including the state expfmt carries from one line to the next (the current
+// family, the current quantile and bucket). It runs in two modes:
+//
+//   - strict: stop at the first error, as expfmt does. This is the fast path;
+//     a line that passes it is accepted by expfmt too.
+//   - lenient: used only on a line that failed strict; it reports every
+//     problem of the line, recovers from escaping mistakes (a bad escape is a
+//     literal backslash, a raw quote is found by a heuristic) and records where
+//     each label value is, for Fix.
+
+type mtype uint8
+
+const (
+	typeNone mtype = iota // no TYPE and no sample yet (expfmt: Type == nil)
+	typeCounter
+	typeGauge
+	typeSummary
+	typeUntyped
+	typeHistogram
+	typeGaugeHistogram
+)
+
+func (t mtype) String() string {
+	switch t {
+	case typeCounter:
+		return "counter"
+	case typeGauge:
+		return "gauge"
+	case typeSummary:
+		return "summary"
+	case typeUntyped:
+		return "untyped"
+	case typeHistogram:
+		return "histogram"
+	case typeGaugeHistogram:
+		return "gauge_histogram"
+	}
+	return ""
+}
+
+func (t mtype) isHist() bool { return t == typeHistogram || t == typeGaugeHistogram }
+
+type status uint8
+
+const (
+	stOK        status = iota
+	stFail             // an error; the rest of the line is not parsed
+	stOpenValue        // lenient: a label value runs to the end of the record
+)
+
+// label is one label of the current sample, as offsets into the record
+// (raw, between the quotes for a value) plus decoded text when escapes or
+// quotes made decoding necessary.
+type label struct {
+	name       []byte // decoded
+	vs, ve     int    // raw value span in the record
+	value      []byte // decoded value (lenient: literal reading of bad escapes)
+	special    bool   // quantile of a summary, le of a histogram (expfmt keeps them apart)
+	nameOffset int
+}
+
+// valSpan is a label value or HELP text that Fix rewrites.
+type valSpan struct {
+	s, e  int
+	help  bool
+	bad   bool
+	label []byte
+	// closeBS: the value's closing quote was preceded by a backslash that
+	// belongs to the value (Doris user "a\").
+}
+
+func isBlank(b byte) bool { return b == ' ' || b == '\t' }
+
+func nameStart(b byte, metric bool) bool {
+	return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b == '_' || b == '"' || (metric && b == ':')
+}
+
+func nameCont(b byte, metric, quoted bool) bool {
+	return quoted || nameStart(b, metric) || (b >= '0' && b <= '9')
+}
+
+// unsafeString views b as a string without copying; only for calls that do
+// not keep the string (strconv copies it into its errors).
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// parseFloat is expfmt's parseFloat: strconv.ParseFloat without 'p', 'P', '_'.
+func parseFloat(b []byte) (float64, bool) {
+	if bytes.IndexByte(b, '_') >= 0 || bytes.IndexByte(b, 'p') >= 0 || bytes.IndexByte(b, 'P') >= 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(unsafeString(b), 64)
+	return v, err == nil
+}
+
+// at returns the byte at i: the record's bytes, then '\n' when a line feed
+// ends it; false at the end of the input.
+func (e *engine) at(i int) (byte, bool) {
+	if i < e.n {
+		return e.rec[i], true
+	}
+	if e.hasLF && i == e.n {
+		return '\n', true
+	}
+	return 0, false
+}
+
+func (e *engine) skipBlanks(i int) int {
+	for i < e.n && isBlank(e.rec[i]) {
+		i++
+	}
+	return i
+}
+
+// eof is expfmt's "unexpected end of input stream".
+func (e *engine) eof(i int) status {
+	e.fail(RuleMissingFinalNewline, i, nil, nil, "unexpected end of input stream: the last line does not end in a line feed")
+	return stFail
+}
+
+// fail records an error. In strict mode only the first is kept.
+func (e *engine) fail(rule string, pos int, lbl, value []byte, format string, args ...any) {
+	if e.strict {
+		if !e.failed {
+			e.failed = true
+			e.sRule, e.sPos = rule, pos
+			e.sMsg = fmt.Sprintf(format, args...)
+		}
+		return
+	}
+	e.problem(rule, pos, lbl, value, fmt.Sprintf(format, args...), "")
+}
+
+// parseRecord parses one record: one line, or in lenient mode a line with the
+// continuation lines that a raw line feed split off.
+func (e *engine) parseRecord() status {
+	i := e.skipBlanks(0)
+	b, ok := e.at(i)
+	if !ok {
+		return stOK // a last line of blanks: expfmt accepts it
+	}
+	switch b {
+	case '\n':
+		return stOK
+	case '#':
+		return e.parseComment(i)
+	case '{':
+		return e.parseSample(i, true)
+	}
+	return e.parseSample(i, false)
+}
+
+// readName ports readTokenAsMetricName / readTokenAsLabelName. It returns
+// the decoded token (empty when b is no name start) and the index of the
+// first byte after it.
+func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
+	b, ok := e.at(i)
+	if !ok || !nameStart(b, metric) {
+		return nil, i, stOK
+	}
+	start := i
+	simple := true
+	quoted, escaped := false, false
+	mark := len(e.arena)
+	e.quotedName = false
+	for {
+		if escaped {
+			switch b {
+			case '\\', '"':
+				e.arena = append(e.arena, b)
+			case 'n':
+				e.arena = append(e.arena, '\n')
+			default:
+				e.fail(RuleNameBadEscape, i-1, nil, nil, "invalid escape sequence '\\%c' in a quoted name", b)
+				return nil, i, stFail
+			}
+			escaped = false
+		} else {
+			switch b {
+			case '"':
+				if simple {
+					e.arena = append(e.arena, e.rec[start:i]...)
+					simple = false
+					e.quotedName = true
+				}
+				quoted = !quoted
+				if !quoted {
+					i++
+					if _, ok := e.at(i); !ok {
+						return nil, i, e.eof(i)
+					}
+					return e.arena[mark:], i, stOK
+				}
+			case '\n':
+				e.fail(RuleNameBadEscape, i, nil, nil, "quoted name %q contains an unescaped line feed", e.arena[mark:])
+				return nil, i, stFail
+			case '\\':
+				escaped = true
+			default:
+				if !simple {
+					e.arena = append(e.arena, b)
+				}
+			}
+		}
+		i++
+		b, ok = e.at(i)
+		if !ok {
+			return nil, i, e.eof(i)
+		}
+		if !nameCont(b, metric, quoted) {
+			break
+		}
+	}
+	if simple {
+		return e.rec[start:i], i, stOK
+	}
+	return e.arena[mark:], i, stOK
+}
+
+// setOrCreate ports setOrCreateCurrentMF: exact name, then the summary of a
+// _sum/_count, then the histogram of a _sum/_count/_bucket, else a new family.
+func (e *engine) setOrCreate(tok []byte, pos int) status {
+	e.isHistCount, e.isHistSum = false, false
+	if len(tok) == 0 || (e.quotedName && !utf8.Valid(tok)) {
+		e.fail(RuleMetricNameInvalid, pos, nil, nil, "invalid metric name %q", tok)
+		return stFail
+	}
+	if idx, ok := e.famIdx[string(tok)]; ok {
+		e.cur, e.recFam = idx, idx
+		return stOK
+	}
+	n := len(tok)
+	isCount := n > 6 && string(tok[n-6:]) == "_count"
+	isSum := n > 4 && string(tok[n-4:]) == "_sum"
+	isBucket := n > 7 && string(tok[n-7:]) == "_bucket"
+	var base []byte
+	switch {
+	case isCount:
+		base = tok[:n-6]
+	case isSum:
+		base = tok[:n-4]
+	}
+	if base != nil {
+		if idx, ok := e.famIdx[string(base)]; ok && e.fams[idx].typ == typeSummary {
+			e.cur, e.recFam = idx, idx
+			return stOK
+		}
+	}
+	if isBucket {
+		base = tok[:n-7]
+	}
+	if base != nil {
+		if idx, ok := e.famIdx[string(base)]; ok && e.fams[idx].typ.isHist() {
+			e.cur, e.recFam = idx, idx
+			e.isHistCount, e.isHistSum = isCount, isSum
+			return stOK
+		}
+	}
+	if e.noMutate {
+		e.cur = phantom
+		e.phantomName = tok
+		return stOK
+	}
+	name := string(tok)
+	e.famIdx[name] = int32(len(e.fams))
+	e.cur = int32(len(e.fams))
+	e.recFam = e.cur
+	e.fams = append(e.fams, famState{name: name, firstLine: e.lineOf(pos)})
+	return stOK
+}
+
+const phantom = -2 // a family the no-mutation pass would have created
+
+func (e *engine) curType() mtype {
+	if e.cur < 0 {
+		return typeNone
+	}
+	return e.fams[e.cur].typ
+}
+
+func (e *engine) curName() string {
+	switch {
+	case e.cur >= 0:
+		return e.fams[e.cur].name
+	case e.cur == phantom:
+		return string(e.phantomName)
+	}
+	return ""
+}
+
+// ensureTyped: a family's first sample makes it untyped when it has no TYPE.
+func (e *engine) ensureTyped() {
+	if e.cur >= 0 && !e.noMutate && e.fams[e.cur].typ == typeNone {
+		e.fams[e.cur].typ = typeUntyped
+	}
+}
+
+func firstInvalid(b []byte, from int) int {
+	for i := from; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return from
+}
+
+func escDisplay(rec []byte, i int) string {
+	if i+1 < len(rec) {
+		if c := rec[i+1]; c > 0x20 && c < 0x7f {
+			return "'\\" + string(c) + "'"
+		}
+		return "'\\" + DisplayValue(rec[i+1:i+2]) + "'"
+	}
+	return `'\' at the end of the line`
+}
+
+// dupLabel reports whether tok is already a (non-special) label name of the
+// current sample: a scan for the usual handful, a set beyond, so a line with
+// thousands of labels stays linear.
+func (e *engine) dupLabel(tok []byte) bool {
+	if len(e.labels) <= 32 {
+		for k := range e.labels {
+			if !e.labels[k].special && bytes.Equal(e.labels[k].name, tok) {
+				return true
+			}
+		}
+		return false
+	}
+	if e.labelSet == nil {
+		e.labelSet = make(map[string]struct{}, 64)
+	}
+	if len(e.labelSet) == 0 {
+		for k := range e.labels {
+			if !e.labels[k].special {
+				e.labelSet[string(e.labels[k].name)] = struct{}{}
+			}
+		}
+	}
+	_, dup := e.labelSet[string(tok)]
+	return dup
+}

@@ -1,0 +1,396 @@
+package scrape
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/scrape/exposition"
+)
+
+// Fetching /metrics from every FE and BE (design.md "Reliability": timeouts
+// on every hop, named with the host; bounded reads).
+
+// Target is one node to scrape.
+type Target struct {
+	Kind string `json:"kind"` // "fe", "be" or "" when unknown
+	Host string `json:"host"` // host:port of the HTTP server
+}
+
+// String is "fe 10.0.0.1:8030".
+func (t Target) String() string {
+	if t.Kind == "" {
+		return t.Host
+	}
+	return t.Kind + " " + t.Host
+}
+
+// ParseTargets reads "host:port,fe=host:port,be=host:port". Without a kind,
+// port 8030 is an FE and 8040 a BE (the Doris defaults), anything else is
+// left unknown.
+func ParseTargets(s string) ([]Target, error) {
+	var out []Target
+	seen := map[string]bool{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		t := Target{Host: item}
+		if k, h, ok := strings.Cut(item, "="); ok {
+			k = strings.ToLower(strings.TrimSpace(k))
+			if k != "fe" && k != "be" {
+				return nil, fmt.Errorf("target %q: kind must be fe or be", item)
+			}
+			t = Target{Kind: k, Host: strings.TrimSpace(h)}
+		}
+		host, port, err := net.SplitHostPort(t.Host)
+		if err != nil || host == "" {
+			return nil, fmt.Errorf("target %q: want host:port", item)
+		}
+		if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
+			return nil, fmt.Errorf("target %q: bad port %q", item, port)
+		}
+		if t.Kind == "" {
+			switch port {
+			case "8030":
+				t.Kind = "fe"
+			case "8040":
+				t.Kind = "be"
+			}
+		}
+		if seen[t.Host] {
+			continue
+		}
+		seen[t.Host] = true
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no targets")
+	}
+	return out, nil
+}
+
+// FetchOptions bound every hop of a scrape.
+type FetchOptions struct {
+	ConnectTimeout time.Duration // TCP connect (default 2s)
+	HeaderTimeout  time.Duration // from the request sent to the response headers (default 5s)
+	RequestTimeout time.Duration // the whole request, body included (default 15s)
+	MaxBytes       int64         // body limit after decompression (default 64 MiB)
+	Path           string        // default "/metrics"
+	Concurrency    int           // ScrapeAll workers (default 8)
+	KeepBody       bool          // ScrapeAll keeps the payloads (for a snapshot)
+	Lint           exposition.Options
+	// DialContext replaces the TCP dialer (tests).
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// DefaultMaxBytes is the /metrics body limit: the seed's worst case is 50 MB
+// (the same bound as the collector's DefaultMetricsMaxBytes).
+const DefaultMaxBytes = DefaultMetricsMaxBytes
+
+func (o FetchOptions) withDefaults() FetchOptions {
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 2 * time.Second
+	}
+	if o.HeaderTimeout <= 0 {
+		o.HeaderTimeout = 5 * time.Second
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 15 * time.Second
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.Path == "" {
+		o.Path = "/metrics"
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 8
+	}
+	return o
+}
+
+// TimeoutError names the host and which timeout fired.
+type TimeoutError struct {
+	Host  string
+	Phase string // "connect", "response header", "request"
+	After time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	switch e.Phase {
+	case "connect":
+		return fmt.Sprintf("connect to %s timed out after %s", e.Host, e.After)
+	case "response header":
+		return fmt.Sprintf("%s accepted the connection but sent no response headers within %s", e.Host, e.After)
+	}
+	return fmt.Sprintf("request to %s timed out after %s (whole request)", e.Host, e.After)
+}
+
+// Timeout marks it as a timeout for net.Error-style checks.
+func (e *TimeoutError) Timeout() bool { return true }
+
+// HTTPStatusError is a non-2xx answer.
+type HTTPStatusError struct {
+	URL    string
+	Status string
+	Code   int
+	Body   string // the start of the body, escaped for display
+}
+
+func (e *HTTPStatusError) Error() string {
+	msg := fmt.Sprintf("GET %s: HTTP %s", e.URL, e.Status)
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// TooLargeError is a body over the limit.
+type TooLargeError struct {
+	URL   string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("GET %s: body exceeds the limit of %d bytes; refused (raise --max-bytes if this is expected)", e.URL, e.Limit)
+}
+
+// NewClient builds an HTTP client whose dialer names a connect timeout.
+// The whole-request and header timeouts are applied per request by
+// FetchMetrics, so the error can say which one fired.
+func NewClient(opts FetchOptions) *http.Client {
+	o := opts.withDefaults()
+	dial := o.DialContext
+	if dial == nil {
+		d := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
+		dial = d.DialContext
+	}
+	tr := &http.Transport{
+		Proxy: nil, // a cluster's own nodes: never through a proxy
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+			defer cancel()
+			c, err := dial(dctx, network, addr)
+			if err != nil && ctx.Err() == nil && (errors.Is(dctx.Err(), context.DeadlineExceeded) || isTimeout(err)) {
+				return nil, &TimeoutError{Host: addr, Phase: "connect", After: o.ConnectTimeout}
+			}
+			return c, err
+		},
+		MaxIdleConnsPerHost: 1,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 3 {
+				return errors.New("stopped after 3 redirects")
+			}
+			return nil
+		},
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// Payload is one fetched /metrics body.
+type Payload struct {
+	URL             string        `json:"url"`
+	Status          int           `json:"status"`
+	ContentType     string        `json:"content_type,omitempty"`
+	ContentEncoding string        `json:"content_encoding,omitempty"`
+	Body            []byte        `json:"-"`
+	Bytes           int64         `json:"bytes"`
+	FetchTime       time.Duration `json:"fetch_time_ns"`
+}
+
+// FetchMetrics GETs url with the client, bounded by opts' header and whole
+// request timeouts (the client's dialer bounds the connect), and reads at
+// most limit bytes of (decompressed) body. Errors name the host and what
+// failed: a *TimeoutError, *HTTPStatusError or *TooLargeError, wrapped.
+func FetchMetrics(ctx context.Context, client *http.Client, url string, opts FetchOptions) (Payload, error) {
+	o := opts.withDefaults()
+	start := time.Now()
+	p := Payload{URL: url}
+	req0, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return p, fmt.Errorf("GET %s: %w", url, err)
+	}
+	host := req0.URL.Host
+	rctx, cancelReq := context.WithTimeoutCause(ctx, o.RequestTimeout, &TimeoutError{Host: host, Phase: "request", After: o.RequestTimeout})
+	defer cancelReq()
+	hctx, cancelHdr := context.WithCancelCause(rctx)
+	defer cancelHdr(nil)
+	// The header timeout runs from the moment the request is written, so a
+	// slow connect is named as such, not as a silent server.
+	var hdrMu sync.Mutex
+	var hdrTimer *time.Timer
+	headersIn := false
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		hdrMu.Lock()
+		defer hdrMu.Unlock()
+		if hdrTimer == nil && !headersIn {
+			hdrTimer = time.AfterFunc(o.HeaderTimeout, func() {
+				cancelHdr(&TimeoutError{Host: host, Phase: "response header", After: o.HeaderTimeout})
+			})
+		}
+	}}
+	req := req0.WithContext(httptrace.WithClientTrace(hctx, trace))
+	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
+	req.Header.Set("User-Agent", "dorisdiag")
+	resp, err := client.Do(req)
+	hdrMu.Lock()
+	headersIn = true
+	fired := hdrTimer != nil && !hdrTimer.Stop()
+	hdrMu.Unlock()
+	if err != nil {
+		p.FetchTime = time.Since(start)
+		return p, fmt.Errorf("GET %s: %w", url, classify(err, hctx))
+	}
+	defer resp.Body.Close()
+	if fired {
+		// The header timer fired as the headers arrived: the headers won,
+		// but the request context is canceled; report the body as such.
+		hctx = rctx
+	}
+	p.Status = resp.StatusCode
+	p.ContentType = resp.Header.Get("Content-Type")
+	p.ContentEncoding = resp.Header.Get("Content-Encoding")
+	var body io.Reader = resp.Body
+	if !resp.Uncompressed && strings.EqualFold(p.ContentEncoding, "gzip") {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			p.FetchTime = time.Since(start)
+			return p, fmt.Errorf("GET %s: gzip body: %w", url, err)
+		}
+		defer zr.Close()
+		body = zr
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		snip, _ := io.ReadAll(io.LimitReader(body, 200))
+		p.FetchTime = time.Since(start)
+		return p, &HTTPStatusError{URL: url, Status: resp.Status, Code: resp.StatusCode, Body: exposition.DisplayValue(bytes.TrimSpace(snip))}
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(body, o.MaxBytes+1))
+	p.FetchTime = time.Since(start)
+	if err != nil {
+		return p, fmt.Errorf("GET %s: reading body after %d bytes: %w", url, n, classify(err, hctx))
+	}
+	if n > o.MaxBytes {
+		return p, &TooLargeError{URL: url, Limit: o.MaxBytes}
+	}
+	p.Body = buf.Bytes()
+	p.Bytes = n
+	return p, nil
+}
+
+// classify replaces a context error by the timeout that caused it.
+func classify(err error, ctx context.Context) error {
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return te
+	}
+	if cause := context.Cause(ctx); cause != nil && errors.As(cause, &te) {
+		return te
+	}
+	return err
+}
+
+// ScrapeResult is the outcome for one target.
+type ScrapeResult struct {
+	Target    Target             `json:"target"`
+	URL       string             `json:"url"`
+	Reachable bool               `json:"reachable"`
+	Status    int                `json:"status,omitempty"`
+	Bytes     int64              `json:"bytes"`
+	FetchTime time.Duration      `json:"fetch_time_ns"`
+	Err       error              `json:"-"`
+	Body      []byte             `json:"-"`
+	Lint      *exposition.Result `json:"-"`
+}
+
+// ScrapeAll fetches and lints every target with a bounded worker pool.
+// Results come back in the order of targets; one target's failure is its
+// own result, never the others'.
+func ScrapeAll(ctx context.Context, client *http.Client, targets []Target, opts FetchOptions) []ScrapeResult {
+	o := opts.withDefaults()
+	out := make([]ScrapeResult, len(targets))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.Concurrency, len(targets)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				out[i] = scrapeOne(ctx, client, targets[i], o)
+			}
+		}()
+	}
+	for i := range targets {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return out
+}
+
+func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOptions) ScrapeResult {
+	url := "http://" + t.Host + o.Path
+	r := ScrapeResult{Target: t, URL: url}
+	p, err := FetchMetrics(ctx, client, url, o)
+	r.Status, r.Bytes, r.FetchTime = p.Status, p.Bytes, p.FetchTime
+	if err != nil {
+		r.Err = err
+		// An HTTP answer, even an error, means the node is reachable.
+		var se *HTTPStatusError
+		var tl *TooLargeError
+		r.Reachable = errors.As(err, &se) || errors.As(err, &tl)
+		return r
+	}
+	r.Reachable = true
+	res, lerr := exposition.Lint(bytes.NewReader(p.Body), o.Lint)
+	if lerr != nil {
+		r.Err = fmt.Errorf("linting %s: %w", url, lerr)
+	}
+	r.Lint = res
+	if o.KeepBody {
+		r.Body = p.Body
+	}
+	return r
+}
+
+// MasterOnlyViolations lists the FEs that export state series: with the
+// rule "state series only on the Master FE", at most one FE may, and it must
+// say node_info{type="is_master"} 1.
+func MasterOnlyViolations(results []ScrapeResult) (exporters []string, masters []string) {
+	for _, r := range results {
+		if r.Lint == nil || r.Target.Kind == "be" {
+			continue
+		}
+		if exposition.StateSeries(r.Lint) > 0 {
+			exporters = append(exporters, r.Target.Host)
+		}
+		if exposition.IsMaster(r.Lint) {
+			masters = append(masters, r.Target.Host)
+		}
+	}
+	sort.Strings(exporters)
+	sort.Strings(masters)
+	return exporters, masters
+}
