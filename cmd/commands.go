@@ -15,5 +15,6 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 		newMVCmd,
 		newExplainCmd,
 		newMetricsCmd,
+		newCheckCmd,
 	}
 }

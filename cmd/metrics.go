@@ -502,9 +502,9 @@ func joinHostPort(h string, p int) string {
 }
 
 // savePayloads stores the payloads into the source snapshot and writes it.
-func savePayloads(s *snapshot.Snapshot, results []scrape.ScrapeResult, at time.Time, path string) error {
-	out := *s
-	out.Metrics = nil
+// payloadsFrom turns scrape results into snapshot payloads (bodies kept).
+func payloadsFrom(results []scrape.ScrapeResult, at time.Time) []snapshot.MetricsPayload {
+	var out []snapshot.MetricsPayload
 	for _, r := range results {
 		mp := snapshot.MetricsPayload{Kind: r.Target.Kind, Target: r.Target.Host, URL: r.URL, FetchedAt: at.UTC(), Bytes: r.Bytes, Body: string(r.Body)}
 		if r.Lint != nil {
@@ -513,8 +513,14 @@ func savePayloads(s *snapshot.Snapshot, results []scrape.ScrapeResult, at time.T
 		if r.Err != nil {
 			mp.Error = r.Err.Error()
 		}
-		out.Metrics = append(out.Metrics, mp)
+		out = append(out, mp)
 	}
+	return out
+}
+
+func savePayloads(s *snapshot.Snapshot, results []scrape.ScrapeResult, at time.Time, path string) error {
+	out := *s
+	out.Metrics = payloadsFrom(results, at)
 	var buf bytes.Buffer
 	if err := snapshot.Write(&buf, &out); err != nil {
 		return err

@@ -45,6 +45,9 @@ type globalOptions struct {
 	Timeout time.Duration
 	Conn    connOptions
 	Source  sourceOptions
+	// withMetrics: a live collection also fetches /metrics of every FE and
+	// BE (check sets it unless --no-metrics).
+	withMetrics bool
 }
 
 // connOptions are the live-cluster flags. The password is never a flag

@@ -124,7 +124,24 @@ func (g *globalOptions) collectLive() (*snapshot.Snapshot, error) {
 	if s == nil {
 		return nil, errors.New("collector returned no snapshot")
 	}
+	if g.withMetrics {
+		g.attachMetrics(s)
+	}
 	return s, nil
+}
+
+// attachMetrics fetches /metrics of every FE and BE the snapshot lists
+// (concurrently, each with its own timeouts) into s.Metrics, replacing the
+// collector's Master-only payload: check lints them all (S5, T8) and an
+// unreachable node becomes a finding, never a hang.
+func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) {
+	targets := targetsFromSnapshot(s)
+	if len(targets) == 0 {
+		targets = []scrape.Target{{Kind: "fe", Host: joinHostPort(g.Conn.Host, g.Conn.HTTPPort)}}
+	}
+	fo := scrape.FetchOptions{RequestTimeout: g.Timeout, KeepBody: true}
+	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
+	s.Metrics = payloadsFrom(results, time.Now())
 }
 
 // contextFor bounds a whole live collection: each hop has its own --timeout

@@ -1,0 +1,185 @@
+package cmd
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// checkOptions are the flags of `dorisdiag check`.
+type checkOptions struct {
+	MaxDelay       time.Duration
+	MinHeadroom    time.Duration
+	MaxPending     time.Duration
+	MaxFailures    int
+	MaxRunning     time.Duration
+	MaxQueued      time.Duration
+	FallbackWindow time.Duration
+	MinFallbacks   int
+	Config         string
+	NoMetrics      bool
+	Watch          watchOptions
+}
+
+func newCheckCmd(g *globalOptions) *cobra.Command {
+	o := &checkOptions{}
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "Whole-cluster health report and CI gate: streams, MVs, /metrics and the monitor (S1–S5)",
+		Long: `check runs every diagnosis — streams (S4), MVs (S1–S3), the /metrics of the
+FEs and BEs when HTTP is reachable (S5, T8), the FE monitor's health and what
+could not be read — and prints a compact overview followed by every finding,
+worst first, each with its code and the next step.
+
+It is the CI gate: --fail-on defaults to critical here, so exit 1 means at
+least one critical finding. Thresholds come from flags or --config FILE
+(flags given on the command line win); the config file can also override a
+code's severity and ignore findings by code and object pattern.`,
+		Example: `  dorisdiag check --demo incident
+  dorisdiag check --host fe1 -o json > check.json
+  dorisdiag check --host fe1 -o prom > /var/lib/node_exporter/textfile/dorisdiag.prom.$$ && mv ...
+  dorisdiag check --host fe1 --config dorisdiag.yaml --fail-on warning`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return checkRun(g, o, cmd) },
+	}
+	f := c.Flags()
+	f.DurationVar(&o.MaxDelay, "max-delay", diag.DefaultMaxDelay, "MV freshness target: MV_DELAY_HIGH above it (critical at 3×)")
+	f.DurationVar(&o.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
+	f.DurationVar(&o.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
+	f.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
+	f.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
+	f.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
+	f.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window for failures and fallbacks (S2, S3)")
+	f.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
+	f.StringVar(&o.Config, "config", "", "YAML file with thresholds, severity overrides and ignores (docs/check.md)")
+	f.BoolVar(&o.NoMetrics, "no-metrics", false, "live mode: do not fetch /metrics from the FEs and BEs")
+	addWatchFlags(c, &o.Watch)
+	return c
+}
+
+// checkDoc is the JSON document of check (kind "check").
+type checkDoc struct {
+	*diag.CheckResult
+	FailOn string `json:"fail_on"`
+	// Passed: no finding at or above fail_on (the exit code is 0).
+	Passed bool `json:"passed"`
+}
+
+func checkRun(g *globalOptions, o *checkOptions, cmd *cobra.Command) error {
+	f, err := g.format(report.FormatTable, report.FormatJSON, report.FormatMarkdown, report.FormatProm)
+	if err != nil {
+		return err
+	}
+	opt, failOnDefault, err := o.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	if g.FailOn == "" {
+		g.FailOn = failOnDefault
+	}
+	threshold, err := g.failOn("critical")
+	if err != nil {
+		return err
+	}
+	g.withMetrics = !o.NoMetrics
+	var prev []diag.Finding
+	round := 0
+	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
+		round++
+		res := diag.Check(series, opt)
+		passed := !diag.AtOrAbove(res.Findings, threshold)
+		var err error
+		switch f {
+		case report.FormatJSON:
+			err = report.JSON(g.ios.Out, "check", checkDoc{CheckResult: res, FailOn: threshold.String(), Passed: passed})
+		case report.FormatMarkdown:
+			err = report.CheckMarkdown(g.ios.Out, res)
+		case report.FormatProm:
+			err = report.WriteProm(g.ios.Out, report.CheckProm(res))
+		default:
+			st := g.style()
+			if err = report.CheckOverview(g.ios.Out, st, res); err == nil {
+				g.printf("\n")
+				var changes *report.CheckChanges
+				if o.Watch.Interval > 0 && round > 1 {
+					changes = diffFindings(prev, res.Findings)
+				}
+				err = report.CheckFindings(g.ios.Out, st, res, changes)
+			}
+		}
+		prev = res.Findings
+		if err != nil {
+			return err
+		}
+		return g.gate(res.Findings, "critical")
+	})
+}
+
+// diffFindings tells what is new and what went away between two rounds.
+func diffFindings(prev, cur []diag.Finding) *report.CheckChanges {
+	ch := &report.CheckChanges{New: map[string]bool{}}
+	before := map[string]bool{}
+	for _, f := range prev {
+		before[report.FindingKey(f)] = true
+	}
+	now := map[string]bool{}
+	for _, f := range cur {
+		k := report.FindingKey(f)
+		now[k] = true
+		if !before[k] {
+			ch.New[k] = true
+		}
+	}
+	for _, f := range prev {
+		if !now[report.FindingKey(f)] {
+			ch.Resolved = append(ch.Resolved, f)
+		}
+	}
+	return ch
+}
+
+// resolve merges the config file under the flags: a flag given on the
+// command line wins, then the file, then the default.
+func (o *checkOptions) resolve(cmd *cobra.Command) (diag.CheckOptions, string, error) {
+	var pol diag.Policy
+	failOn := ""
+	if o.Config != "" {
+		cfg, p, err := loadConfig(o.Config)
+		if err != nil {
+			return diag.CheckOptions{}, "", usageError{err}
+		}
+		pol, failOn = p, cfg.FailOn
+		set := func(flag string, dst *time.Duration, v *duration) {
+			if v != nil && !cmd.Flags().Changed(flag) {
+				*dst = time.Duration(*v)
+			}
+		}
+		t := cfg.Thresholds
+		set("max-delay", &o.MaxDelay, t.MaxDelay)
+		set("min-headroom", &o.MinHeadroom, t.MinHeadroom)
+		set("max-pending", &o.MaxPending, t.MaxPending)
+		set("max-running", &o.MaxRunning, t.MaxRunning)
+		set("max-queued", &o.MaxQueued, t.MaxQueued)
+		if t.MaxFailures != nil && !cmd.Flags().Changed("max-failures") {
+			o.MaxFailures = *t.MaxFailures
+		}
+	}
+	for name, d := range map[string]time.Duration{"max-delay": o.MaxDelay, "min-headroom": o.MinHeadroom, "max-pending": o.MaxPending, "max-running": o.MaxRunning, "max-queued": o.MaxQueued, "fallback-window": o.FallbackWindow} {
+		if d <= 0 {
+			return diag.CheckOptions{}, "", usageErrorf("--%s must be positive, got %s", name, d)
+		}
+	}
+	if o.MaxFailures < 1 || o.MinFallbacks < 1 {
+		return diag.CheckOptions{}, "", usageErrorf("--max-failures and --min-fallbacks must be at least 1")
+	}
+	return diag.CheckOptions{
+		Streams: diag.StreamOptions{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending},
+		MVs: diag.MVOptions{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
+			FallbackWindow: o.FallbackWindow, MinFallbacks: o.MinFallbacks},
+		Policy: pol,
+	}, failOn, nil
+}

@@ -1,0 +1,314 @@
+package diag
+
+import (
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// CheckOptions are the thresholds of a whole-cluster check (issue 7).
+type CheckOptions struct {
+	Streams StreamOptions
+	MVs     MVOptions
+	Metrics MetricsOptions
+	Policy  Policy
+}
+
+// CheckResult is the whole-cluster health report: an overview, then every
+// finding of every area, worst first. Streams and MVs hold the full analyses
+// for renderers that drill down (demo); they are not part of check's JSON.
+type CheckResult struct {
+	Now          time.Time       `json:"now"`
+	CurrentTSO   tso.TSO         `json:"current_tso"`
+	Source       snapshot.Source `json:"source"`
+	DorisVersion string          `json:"doris_version,omitempty"`
+	Snapshots    int             `json:"snapshots"`
+	Overview     Overview        `json:"overview"`
+	Findings     []Finding       `json:"findings"`
+	// Suppressed are findings the config file's ignores removed, with why.
+	Suppressed []Suppressed `json:"suppressed"`
+
+	Streams *StreamsResult `json:"-"`
+	MVs     *MVsResult     `json:"-"`
+	Metrics *MetricsResult `json:"-"`
+}
+
+// Overview is the compact summary check prints before the findings.
+type Overview struct {
+	Streams  StreamsOverview  `json:"streams"`
+	MVs      MVsOverview      `json:"mvs"`
+	Tasks    TasksOverview    `json:"tasks"`
+	Space    SpaceOverview    `json:"space"`
+	Monitor  MonitorOverview  `json:"monitor"`
+	Sources  SourcesOverview  `json:"sources"`
+	Findings FindingsOverview `json:"findings"`
+}
+
+// StreamsOverview counts streams by kind and state (seed's doris_fe_changelog_streams).
+type StreamsOverview struct {
+	Total  int                       `json:"total"`
+	ByKind map[string]map[string]int `json:"by_kind_state"` // kind → state → count; every state present
+	// MaxPendingAge is the worst known pending age per kind (upper bound).
+	MaxPendingAge map[string]*ObjectValue `json:"max_pending_age"`
+	// MinHeadroom is the smallest known retention headroom per kind; may be negative.
+	MinHeadroom map[string]*ObjectValue `json:"min_headroom"`
+}
+
+// ObjectValue is a value and the object it belongs to.
+type ObjectValue struct {
+	Object    string    `json:"object"`
+	Partition string    `json:"partition,omitempty"`
+	Seconds   float64   `json:"seconds"`
+	Precision Precision `json:"precision,omitempty"`
+}
+
+// MVsOverview counts IVM MVs by freshness state (seed's doris_fe_ivm_mvs).
+type MVsOverview struct {
+	Total                  int            `json:"total"`
+	ByState                map[string]int `json:"by_state"` // every state present
+	MaxDelay               *ObjectValue   `json:"max_delay,omitempty"`
+	ExcludedOutdated       int            `json:"excluded_dependency_outdated"`
+	MaxConsecutiveFailures int            `json:"max_consecutive_failures"`
+}
+
+// TasksOverview summarises refresh tasks over the window (S2, S3).
+type TasksOverview struct {
+	WindowSeconds     int64          `json:"window_seconds"`
+	FailedInWindow    int            `json:"failed_in_window"`
+	FallbacksInWindow int            `json:"fallbacks_in_window"`
+	FallbackReasons   map[string]int `json:"fallback_reasons"`
+	OldestQueued      *ObjectValue   `json:"oldest_queued,omitempty"`
+	LongestRunning    *ObjectValue   `json:"longest_running,omitempty"`
+	// TasksBounded: tasks() keeps a bounded history, so counts are lower bounds.
+	TasksBounded bool `json:"tasks_bounded"`
+}
+
+// SpaceOverview is S5: how much changelog is kept and whether TTL cleanup works.
+type SpaceOverview struct {
+	ChangelogBytes *int64 `json:"changelog_bytes,omitempty"` // sum of SHOW DATA ChangelogSize over the tables that report it
+	TablesWithSize int    `json:"tables_with_size"`
+	Tables         int    `json:"tables"`
+	// From /metrics, when payloads were fetched.
+	RetainedBytes                 *float64 `json:"retained_bytes,omitempty"`
+	TTLCleanupFailed              *float64 `json:"ttl_cleanup_failed,omitempty"`
+	TTLCleanupSucceeded           *float64 `json:"ttl_cleanup_succeeded,omitempty"`
+	TTLLastSuccessAgeSeconds      *float64 `json:"ttl_last_success_age_seconds,omitempty"`
+	TTLReclaimedBytes             *float64 `json:"ttl_reclaimed_bytes,omitempty"`
+	MetricsPayloads               int      `json:"metrics_payloads"`
+	MetricsPayloadsUnparseable    int      `json:"metrics_payloads_unparseable"`
+	MetricsPayloadsNotFetched     int      `json:"metrics_payloads_not_fetched"`
+	MetricsMasterSeriesConforming *bool    `json:"metrics_master_series_conforming,omitempty"`
+}
+
+// MonitorOverview is the health of the FE's own changelog/IVM monitor, when
+// the build has it (seed T1).
+type MonitorOverview struct {
+	// Present: the build has the seed's sampled columns.
+	Present bool `json:"present"`
+	// SampleAgeSeconds is now − the oldest sample time the server reported.
+	SampleAgeSeconds *float64 `json:"sample_age_seconds,omitempty"`
+	Stale            bool     `json:"stale"`
+}
+
+// SourcesOverview counts what could not be read or interpreted.
+type SourcesOverview struct {
+	Unreadable int `json:"unreadable"`
+	Malformed  int `json:"malformed"`
+}
+
+// FindingsOverview counts findings by severity.
+type FindingsOverview struct {
+	Critical   int `json:"critical"`
+	Warning    int `json:"warning"`
+	Info       int `json:"info"`
+	Suppressed int `json:"suppressed"`
+}
+
+// Check runs every diagnosis over a series of snapshots (oldest first; the
+// last is "now") and returns the overview and all findings, worst first.
+func Check(series []*snapshot.Snapshot, opt CheckOptions) *CheckResult {
+	last := series[len(series)-1]
+	streams := AnalyzeStreams(series, opt.Streams)
+	mvs := AnalyzeMVs(series, streams, opt.MVs)
+	metrics := AnalyzeMetrics(last, opt.Metrics)
+
+	var all []Finding
+	all = append(all, SourceFindings(last)...)
+	all = append(all, streams.Findings...)
+	all = append(all, mvs.Findings...)
+	all = append(all, metrics.Findings...)
+	all = dedupe(all)
+	kept, suppressed := opt.Policy.Apply(all)
+	SortFindings(kept)
+	if kept == nil {
+		kept = []Finding{}
+	}
+	if suppressed == nil {
+		suppressed = []Suppressed{}
+	}
+
+	r := &CheckResult{
+		Now: last.Cluster.Now, CurrentTSO: last.Cluster.CurrentTSO, Source: last.Source,
+		DorisVersion: last.Cluster.DorisVersion, Snapshots: len(series),
+		Findings: kept, Suppressed: suppressed,
+		Streams: streams, MVs: mvs, Metrics: metrics,
+	}
+	r.Overview = overview(last, streams, mvs, metrics, opt)
+	for _, f := range kept {
+		switch f.Severity {
+		case SeverityCritical:
+			r.Overview.Findings.Critical++
+		case SeverityWarning:
+			r.Overview.Findings.Warning++
+		case SeverityInfo:
+			r.Overview.Findings.Info++
+		}
+	}
+	r.Overview.Findings.Suppressed = len(suppressed)
+	return r
+}
+
+// dedupe drops exact repeats (same code, object and summary): an area may
+// report a shared code (SERVER_CLIENT_MISMATCH) that another also reports.
+func dedupe(fs []Finding) []Finding {
+	type key struct{ code, obj, part, summary string }
+	seen := make(map[key]bool, len(fs))
+	out := fs[:0:0]
+	for _, f := range fs {
+		k := key{f.Code, f.Object.Kind + ":" + f.Object.DB + "." + f.Object.Name, f.Object.Partition, f.Summary}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// Every stream and MV state, so that counts print as zero rather than vanish
+// (the seed exports every state, not only the non-zero ones).
+var (
+	streamStates = []string{"caught_up", "lagging", "initializing", "cannot_resume", "unknown", "stale", "disabled"}
+	mvStates     = []string{"fresh", "lagging", "rebuild_required", "initializing", "unknown"}
+)
+
+func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, metrics *MetricsResult, opt CheckOptions) Overview {
+	var o Overview
+	now := last.Cluster.Now
+
+	o.Streams.ByKind = map[string]map[string]int{}
+	o.Streams.MaxPendingAge = map[string]*ObjectValue{}
+	o.Streams.MinHeadroom = map[string]*ObjectValue{}
+	for _, kind := range []string{"user", "ivm"} {
+		o.Streams.ByKind[kind] = map[string]int{}
+		for _, st := range streamStates {
+			o.Streams.ByKind[kind][st] = 0
+		}
+	}
+	for i := range streams.Streams {
+		s := &streams.Streams[i]
+		o.Streams.Total++
+		if o.Streams.ByKind[s.Kind] == nil {
+			o.Streams.ByKind[s.Kind] = map[string]int{}
+		}
+		o.Streams.ByKind[s.Kind][s.State]++
+		name := s.DB + "." + s.Name
+		if v := s.MaxPendingAge; v.Known() {
+			if cur := o.Streams.MaxPendingAge[s.Kind]; cur == nil || *v.Seconds > cur.Seconds {
+				o.Streams.MaxPendingAge[s.Kind] = &ObjectValue{Object: name, Seconds: *v.Seconds, Precision: v.Precision}
+			}
+		}
+		if h := s.MinHeadroomSeconds; h != nil {
+			if cur := o.Streams.MinHeadroom[s.Kind]; cur == nil || *h < cur.Seconds {
+				o.Streams.MinHeadroom[s.Kind] = &ObjectValue{Object: name, Partition: s.MinHeadroomPartition, Seconds: *h}
+			}
+		}
+	}
+
+	o.MVs.ByState = map[string]int{}
+	for _, st := range mvStates {
+		o.MVs.ByState[st] = 0
+	}
+	window := opt.MVs.withDefaults().FallbackWindow
+	o.Tasks.WindowSeconds = int64(window / time.Second)
+	o.Tasks.FallbackReasons = map[string]int{}
+	o.Tasks.TasksBounded = true
+	for i := range mvs.MVs {
+		m := &mvs.MVs[i]
+		name := m.DB + "." + m.Name
+		o.MVs.Total++
+		o.MVs.ByState[m.FreshnessState]++
+		if v := m.DataDelay; v.Known() {
+			if o.MVs.MaxDelay == nil || *v.Seconds > o.MVs.MaxDelay.Seconds {
+				o.MVs.MaxDelay = &ObjectValue{Object: name, Seconds: *v.Seconds, Precision: v.Precision}
+			}
+		}
+		if len(m.ExcludedOutdated) > 0 {
+			o.MVs.ExcludedOutdated++
+		}
+		h := &m.History
+		if h.ConsecutiveFailures > o.MVs.MaxConsecutiveFailures {
+			o.MVs.MaxConsecutiveFailures = h.ConsecutiveFailures
+		}
+		o.Tasks.FallbacksInWindow += h.FallbacksInWindow
+		for reason, n := range h.FallbackReasons {
+			o.Tasks.FallbackReasons[reason] += n
+		}
+		for _, t := range h.Tasks {
+			if t.Result == "failed" && t.FinishTimeMs != nil && now.Sub(time.UnixMilli(*t.FinishTimeMs)) <= window {
+				o.Tasks.FailedInWindow++
+			}
+		}
+		if t := h.OldestPending; t != nil && t.AgeSeconds != nil {
+			if o.Tasks.OldestQueued == nil || *t.AgeSeconds > o.Tasks.OldestQueued.Seconds {
+				o.Tasks.OldestQueued = &ObjectValue{Object: name, Seconds: *t.AgeSeconds}
+			}
+		}
+		if t := h.Running; t != nil && t.AgeSeconds != nil {
+			if o.Tasks.LongestRunning == nil || *t.AgeSeconds > o.Tasks.LongestRunning.Seconds {
+				o.Tasks.LongestRunning = &ObjectValue{Object: name, Seconds: *t.AgeSeconds}
+			}
+		}
+	}
+
+	o.Space.Tables = len(last.Tables)
+	for _, t := range last.Tables {
+		if t.ChangelogSizeBytes != nil {
+			if o.Space.ChangelogBytes == nil {
+				o.Space.ChangelogBytes = new(int64)
+			}
+			*o.Space.ChangelogBytes += *t.ChangelogSizeBytes
+			o.Space.TablesWithSize++
+		}
+	}
+	metrics.fillSpace(&o.Space)
+
+	// Monitor health: the oldest sample time any sampled row reports.
+	var oldest *int64
+	consider := func(ms *int64) {
+		if ms != nil && (oldest == nil || *ms < *oldest) {
+			v := *ms
+			oldest = &v
+		}
+	}
+	for _, s := range last.Streams {
+		if s.MonitorState != nil || s.MonitorSampleTimeMs != nil {
+			o.Monitor.Present = true
+		}
+		consider(s.MonitorSampleTimeMs)
+	}
+	for _, m := range last.MVStatus {
+		o.Monitor.Present = true
+		consider(m.SampleTimeMs)
+	}
+	if oldest != nil {
+		age := now.Sub(time.UnixMilli(*oldest)).Seconds()
+		o.Monitor.SampleAgeSeconds = &age
+		o.Monitor.Stale = age > 2*MonitorInterval.Seconds()
+	}
+
+	o.Sources.Unreadable = len(last.CouldNotRead)
+	o.Sources.Malformed = len(last.Malformed)
+	return o
+}

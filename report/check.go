@@ -1,0 +1,413 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// CheckChanges marks, for --watch, what changed since the previous round:
+// findings that are new and findings that went away (by code and object).
+type CheckChanges struct {
+	New      map[string]bool // FindingKey → new this round
+	Resolved []diag.Finding
+}
+
+// FindingKey identifies a finding across rounds.
+func FindingKey(f diag.Finding) string {
+	return f.Code + "|" + f.Object.Kind + "|" + f.Object.DB + "." + f.Object.Name + "|" + f.Object.Partition
+}
+
+// CheckOverview writes the compact overview of `check`.
+func CheckOverview(w io.Writer, st Style, r *diag.CheckResult) error {
+	var b strings.Builder
+	src := r.Source.Kind
+	switch r.Source.Kind {
+	case "live":
+		src = fmt.Sprintf("live %s:%d", r.Source.Host, r.Source.Port)
+	case "demo":
+		src = "demo scenario " + r.Source.Scenario
+	case "file":
+		src = "snapshot " + r.Source.File
+	}
+	fmt.Fprintf(&b, "%s — cluster time %s (%s", st.Bold("dorisdiag check"), r.Now.UTC().Format(time.RFC3339), src)
+	if r.DorisVersion != "" {
+		fmt.Fprintf(&b, ", %s", r.DorisVersion)
+	}
+	if r.Snapshots > 1 {
+		fmt.Fprintf(&b, ", %d snapshots", r.Snapshots)
+	}
+	b.WriteString(")\n\n")
+	o := r.Overview
+	kv := [][2]string{}
+
+	// Streams: counts by kind and state, worst pending age, smallest headroom.
+	var parts []string
+	for _, kind := range []string{"user", "ivm"} {
+		if c := stateCounts(st, o.Streams.ByKind[kind]); c != "" {
+			parts = append(parts, kind+": "+c)
+		}
+	}
+	line := fmt.Sprintf("%d", o.Streams.Total)
+	if len(parts) > 0 {
+		line += " — " + strings.Join(parts, "; ")
+	}
+	kv = append(kv, [2]string{"Streams", line})
+	var worst []string
+	for _, kind := range []string{"user", "ivm"} {
+		if v := o.Streams.MaxPendingAge[kind]; v != nil && v.Seconds > 0 {
+			worst = append(worst, fmt.Sprintf("%s max pending %s (%s)", kind, dur(v.Seconds)+precision(v.Precision), v.Object))
+		}
+		if v := o.Streams.MinHeadroom[kind]; v != nil {
+			sev := "ok"
+			if v.Seconds < 0 {
+				sev = "critical"
+			} else if v.Seconds < 1800 {
+				sev = "warning"
+			}
+			obj := v.Object
+			if v.Partition != "" {
+				obj += " " + v.Partition
+			}
+			worst = append(worst, fmt.Sprintf("%s min headroom %s (%s)", kind, st.Severity(sev, dur(v.Seconds)), obj))
+		}
+	}
+	if len(worst) > 0 {
+		kv = append(kv, [2]string{"", strings.Join(worst, "; ")})
+	}
+
+	line = fmt.Sprintf("%d", o.MVs.Total)
+	if c := stateCounts(st, o.MVs.ByState); c != "" {
+		line += " — " + c
+	}
+	if v := o.MVs.MaxDelay; v != nil && v.Seconds > 0 {
+		line += fmt.Sprintf("; worst delay %s (%s)", dur(v.Seconds)+precision(v.Precision), v.Object)
+	}
+	if o.MVs.ExcludedOutdated > 0 {
+		line += fmt.Sprintf("; %d with an excluded dependency outdated", o.MVs.ExcludedOutdated)
+	}
+	kv = append(kv, [2]string{"MVs", line})
+
+	t := o.Tasks
+	line = fmt.Sprintf("last %s: %d failed, %d fallback(s)", dur(float64(t.WindowSeconds)), t.FailedInWindow, t.FallbacksInWindow)
+	if len(t.FallbackReasons) > 0 {
+		line += " (" + countsText(t.FallbackReasons) + ")"
+	}
+	if o.MVs.MaxConsecutiveFailures > 0 {
+		line += fmt.Sprintf("; up to %d failures in a row", o.MVs.MaxConsecutiveFailures)
+	}
+	if v := t.OldestQueued; v != nil {
+		line += fmt.Sprintf("; oldest queued %s (%s)", dur(v.Seconds), v.Object)
+	}
+	if v := t.LongestRunning; v != nil {
+		line += fmt.Sprintf("; longest running %s (%s)", dur(v.Seconds), v.Object)
+	}
+	kv = append(kv, [2]string{"Tasks", line})
+
+	s := o.Space
+	var sp []string
+	if s.ChangelogBytes != nil {
+		sp = append(sp, fmt.Sprintf("changelog %s over %d/%d table(s)", Bytes(float64(*s.ChangelogBytes)), s.TablesWithSize, s.Tables))
+	} else {
+		sp = append(sp, "changelog size unknown (SHOW DATA has no ChangelogSize on this build)")
+	}
+	if s.RetainedBytes != nil {
+		sp = append(sp, "FE retained "+Bytes(*s.RetainedBytes))
+	}
+	if s.TTLCleanupFailed != nil || s.TTLCleanupSucceeded != nil {
+		c := "TTL cleanup: "
+		if s.TTLCleanupSucceeded != nil {
+			c += fmt.Sprintf("%g succeeded", *s.TTLCleanupSucceeded)
+		}
+		if s.TTLCleanupFailed != nil {
+			failed := fmt.Sprintf("%g failed", *s.TTLCleanupFailed)
+			if *s.TTLCleanupFailed > 0 {
+				failed = st.Severity("warning", failed)
+			}
+			if s.TTLCleanupSucceeded != nil {
+				c += ", "
+			}
+			c += failed
+		}
+		if s.TTLLastSuccessAgeSeconds != nil {
+			c += ", last success " + dur(*s.TTLLastSuccessAgeSeconds) + " ago"
+		}
+		sp = append(sp, c)
+	}
+	if s.MetricsPayloads > 0 {
+		m := fmt.Sprintf("/metrics: %d payload(s)", s.MetricsPayloads)
+		if s.MetricsPayloadsUnparseable > 0 {
+			m += ", " + st.Severity("critical", fmt.Sprintf("%d unparseable", s.MetricsPayloadsUnparseable))
+		}
+		if s.MetricsPayloadsNotFetched > 0 {
+			m += ", " + st.Severity("critical", fmt.Sprintf("%d not fetched", s.MetricsPayloadsNotFetched))
+		}
+		sp = append(sp, m)
+	}
+	kv = append(kv, [2]string{"Space", strings.Join(sp, "; ")})
+
+	switch {
+	case !o.Monitor.Present:
+		kv = append(kv, [2]string{"Monitor", "not on this build (no sampled columns): every value is computed client-side"})
+	case o.Monitor.SampleAgeSeconds == nil:
+		kv = append(kv, [2]string{"Monitor", st.Severity("warning", "no sample yet")})
+	case o.Monitor.Stale:
+		kv = append(kv, [2]string{"Monitor", st.Severity("warning", "stale: oldest sample "+dur(*o.Monitor.SampleAgeSeconds)+" old")})
+	default:
+		kv = append(kv, [2]string{"Monitor", "FE monitor sampled " + dur(*o.Monitor.SampleAgeSeconds) + " ago"})
+	}
+	if o.Sources.Unreadable+o.Sources.Malformed > 0 {
+		kv = append(kv, [2]string{"Sources", st.Severity("critical", fmt.Sprintf("%d unreadable, %d malformed value(s): the view is partial", o.Sources.Unreadable, o.Sources.Malformed))})
+	} else {
+		kv = append(kv, [2]string{"Sources", "every source read"})
+	}
+	width := 0
+	for _, p := range kv {
+		if len(p[0]) > width {
+			width = len(p[0])
+		}
+	}
+	for _, p := range kv {
+		fmt.Fprintf(&b, "%-*s  %s\n", width, st.Bold(p[0]), p[1])
+	}
+	f := o.Findings
+	fmt.Fprintf(&b, "\nFindings: %s, %s, %d info", st.Severity("critical", fmt.Sprintf("%d critical", f.Critical)), st.Severity("warning", fmt.Sprintf("%d warning", f.Warning)), f.Info)
+	if f.Suppressed > 0 {
+		fmt.Fprintf(&b, " (%d suppressed by the config file)", f.Suppressed)
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CheckFindings writes the findings, worst first, marking new ones and
+// listing resolved ones when changes is not nil (--watch).
+func CheckFindings(w io.Writer, st Style, r *diag.CheckResult, changes *CheckChanges) error {
+	if changes == nil {
+		return Findings(w, st, r.Findings)
+	}
+	var fresh, old []diag.Finding
+	for _, f := range r.Findings {
+		if changes.New[FindingKey(f)] {
+			fresh = append(fresh, f)
+		} else {
+			old = append(old, f)
+		}
+	}
+	if len(fresh) > 0 {
+		fmt.Fprintln(w, st.Severity("warning", fmt.Sprintf("New since the last round (%d):", len(fresh))))
+		if err := Findings(w, st, fresh); err != nil {
+			return err
+		}
+	}
+	if len(changes.Resolved) > 0 {
+		fmt.Fprintln(w, st.Severity("ok", fmt.Sprintf("Resolved since the last round (%d):", len(changes.Resolved))))
+		for _, f := range changes.Resolved {
+			fmt.Fprintf(w, "  %s %s\n", f.Code, f.Object.String())
+		}
+	}
+	if len(old) > 0 || len(fresh) == 0 {
+		if len(fresh) > 0 || len(changes.Resolved) > 0 {
+			fmt.Fprintln(w, "Unchanged:")
+		}
+		return Findings(w, st, old)
+	}
+	return nil
+}
+
+// CheckMarkdown writes check for a CI comment.
+func CheckMarkdown(w io.Writer, r *diag.CheckResult) error {
+	o := r.Overview
+	fmt.Fprintf(w, "### dorisdiag check — %d critical, %d warning, %d info\n\n", o.Findings.Critical, o.Findings.Warning, o.Findings.Info)
+	fmt.Fprintf(w, "Cluster time %s", r.Now.UTC().Format(time.RFC3339))
+	if r.DorisVersion != "" {
+		fmt.Fprintf(w, ", %s", r.DorisVersion)
+	}
+	fmt.Fprint(w, ".\n\n")
+	rows := [][]string{
+		{"streams", fmt.Sprintf("%d (user: %s; ivm: %s)", o.Streams.Total, stateCounts(Style{}, o.Streams.ByKind["user"]), stateCounts(Style{}, o.Streams.ByKind["ivm"]))},
+		{"MVs", fmt.Sprintf("%d (%s)", o.MVs.Total, stateCounts(Style{}, o.MVs.ByState))},
+	}
+	if v := o.MVs.MaxDelay; v != nil {
+		rows = append(rows, []string{"worst MV delay", dur(v.Seconds) + precision(v.Precision) + " — " + v.Object})
+	}
+	for _, kind := range []string{"user", "ivm"} {
+		if v := o.Streams.MinHeadroom[kind]; v != nil {
+			rows = append(rows, []string{"smallest " + kind + " headroom", dur(v.Seconds) + " — " + v.Object + " " + v.Partition})
+		}
+	}
+	rows = append(rows, []string{"tasks (window)", fmt.Sprintf("%d failed, %d fallbacks", o.Tasks.FailedInWindow, o.Tasks.FallbacksInWindow)})
+	if err := Markdown(w, []string{"", "value"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return FindingsMarkdown(w, r.Findings)
+}
+
+// CheckProm maps the check result to the `-o prom` families (docs/check.md
+// lists them). Unknown values are not exported; no NaN.
+func CheckProm(r *diag.CheckResult) []PromFamily {
+	o := r.Overview
+	g := func(name, help string, samples ...PromSample) PromFamily {
+		return PromFamily{Name: name, Help: help, Samples: samples}
+	}
+	one := func(v float64) PromSample { return PromSample{Value: v} }
+	lab := func(v float64, kv ...string) PromSample {
+		s := PromSample{Value: v}
+		for i := 0; i+1 < len(kv); i += 2 {
+			s.Labels = append(s.Labels, [2]string{kv[i], kv[i+1]})
+		}
+		return s
+	}
+	fams := []PromFamily{
+		g("dorisdiag_last_run_timestamp_seconds", "Cluster time (physical part of the current TSO) of the snapshot this check analysed.", one(float64(r.Now.UnixMilli())/1000)),
+		g("dorisdiag_findings_suppressed", "Findings removed by the config file's ignore rules.", one(float64(o.Findings.Suppressed))),
+		g("dorisdiag_sources_unreadable", "Sources (system tables, TVFs, nodes) that could not be read: the view is partial when > 0.", one(float64(o.Sources.Unreadable))),
+		g("dorisdiag_values_malformed", "Values in system tables that could not be interpreted.", one(float64(o.Sources.Malformed))),
+		g("dorisdiag_mvs_excluded_dependency_outdated", "IVM MVs with an excluded trigger table changed since the MV covered it.", one(float64(o.MVs.ExcludedOutdated))),
+		g("dorisdiag_mv_max_consecutive_failures", "Largest number of consecutive refresh failures of an IVM MV.", one(float64(o.MVs.MaxConsecutiveFailures))),
+		g("dorisdiag_tasks_failed_in_window", "Refresh tasks that failed within the window (a lower bound: tasks() keeps a bounded history).", one(float64(o.Tasks.FailedInWindow))),
+		g("dorisdiag_task_oldest_pending_age_seconds", "How long the oldest queued refresh task has waited, 0 if none.", one(ageOr0(o.Tasks.OldestQueued))),
+		g("dorisdiag_task_oldest_running_age_seconds", "How long the longest running refresh task has run, 0 if none.", one(ageOr0(o.Tasks.LongestRunning))),
+	}
+	sev := g("dorisdiag_findings", "Findings by severity.")
+	for _, s := range []struct {
+		name string
+		n    int
+	}{{"critical", o.Findings.Critical}, {"warning", o.Findings.Warning}, {"info", o.Findings.Info}} {
+		sev.Samples = append(sev.Samples, lab(float64(s.n), "severity", s.name))
+	}
+	byCode := g("dorisdiag_findings_by_code", "Findings by code and severity (codes: dorisdiag explain).")
+	counts := map[[2]string]int{}
+	for _, f := range r.Findings {
+		counts[[2]string{f.Code, f.Severity.String()}]++
+	}
+	keys := make([][2]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
+	for _, k := range keys {
+		byCode.Samples = append(byCode.Samples, lab(float64(counts[k]), "code", k[0], "severity", k[1]))
+	}
+	streams := g("dorisdiag_streams", "Table streams by kind (user, ivm) and state (the seed's 7 stream states).")
+	for _, kind := range sortedKeys(o.Streams.ByKind) {
+		for _, st := range sortedKeys(o.Streams.ByKind[kind]) {
+			streams.Samples = append(streams.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", st))
+		}
+	}
+	pend := g("dorisdiag_stream_max_pending_age_seconds", "Largest known pending age by stream kind (upper bound; never too small).")
+	head := g("dorisdiag_stream_min_retention_headroom_seconds", "Smallest known retention headroom by stream kind; negative when an offset left the retention.")
+	for _, kind := range []string{"ivm", "user"} {
+		if v := o.Streams.MaxPendingAge[kind]; v != nil {
+			pend.Samples = append(pend.Samples, lab(v.Seconds, "kind", kind))
+		}
+		if v := o.Streams.MinHeadroom[kind]; v != nil {
+			head.Samples = append(head.Samples, lab(v.Seconds, "kind", kind))
+		}
+	}
+	mvs := g("dorisdiag_mvs", "IVM MVs by freshness state.")
+	for _, st := range sortedKeys(o.MVs.ByState) {
+		mvs.Samples = append(mvs.Samples, lab(float64(o.MVs.ByState[st]), "state", st))
+	}
+	delay := g("dorisdiag_mv_max_data_delay_seconds", "Largest known IVM MV data delay (upper bound).")
+	if v := o.MVs.MaxDelay; v != nil {
+		delay.Samples = append(delay.Samples, one(v.Seconds))
+	} else if o.MVs.Total > 0 {
+		delay.Samples = append(delay.Samples, one(0))
+	}
+	fb := g("dorisdiag_fallbacks_in_window", "IVM refresh fallbacks within the window, by reason.")
+	for _, reason := range sortedKeys(o.Tasks.FallbackReasons) {
+		fb.Samples = append(fb.Samples, lab(float64(o.Tasks.FallbackReasons[reason]), "reason", strings.ToLower(reason)))
+	}
+	fams = append(fams, sev, byCode, streams, pend, head, mvs, delay, fb)
+	if b := o.Space.ChangelogBytes; b != nil {
+		fams = append(fams, g("dorisdiag_changelog_bytes", "Changelog size summed over the base tables that report it (SHOW DATA ChangelogSize).", one(float64(*b))))
+	}
+	if a := o.Monitor.SampleAgeSeconds; a != nil {
+		fams = append(fams, g("dorisdiag_monitor_sample_age_seconds", "Age of the oldest sample of the FE changelog/IVM monitor.", one(*a)))
+	}
+	return fams
+}
+
+func ageOr0(v *diag.ObjectValue) float64 {
+	if v == nil {
+		return 0
+	}
+	return v.Seconds
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// stateCounts renders "lagging 3, cannot_resume 2" for the non-zero states,
+// worst first as the seed orders them.
+func stateCounts(st Style, m map[string]int) string {
+	order := []string{"unknown", "stale", "cannot_resume", "rebuild_required", "disabled", "initializing", "lagging", "caught_up", "fresh"}
+	var parts []string
+	seen := map[string]bool{}
+	for _, s := range order {
+		seen[s] = true
+		if n := m[s]; n > 0 {
+			parts = append(parts, st.Severity(s, fmt.Sprintf("%s %d", s, n)))
+		}
+	}
+	for _, s := range sortedKeys(m) {
+		if !seen[s] && m[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", s, m[s]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func countsText(m map[string]int) string {
+	keys := sortedKeys(m)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s ×%d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func dur(seconds float64) string {
+	ms := seconds * 1000
+	if ms < 0 {
+		return tso.FormatDuration(int64(ms - 0.5))
+	}
+	return tso.FormatDuration(int64(ms + 0.5))
+}
+
+func precision(p diag.Precision) string {
+	switch p {
+	case diag.PrecisionUpperBound:
+		return " (≤, UPPER_BOUND)"
+	case "", diag.PrecisionPrecise:
+		return ""
+	}
+	return " (" + string(p) + ")"
+}
+
+// Bytes renders a byte count in binary units.
+func Bytes(b float64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	div, exp := float64(unit), 0
+	for n := b / unit; n >= unit && exp < 5; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", b/div, "KMGTPE"[exp])
+}
