@@ -7,6 +7,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -22,6 +23,7 @@ type checkOptions struct {
 	MinFallbacks   int
 	Config         string
 	NoMetrics      bool
+	MetricsTargets string
 	Watch          watchOptions
 }
 
@@ -57,6 +59,7 @@ code's severity and ignore findings by code and object pattern.`,
 	f.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
 	f.StringVar(&o.Config, "config", "", "YAML file with thresholds, severity overrides and ignores (docs/check.md)")
 	f.BoolVar(&o.NoMetrics, "no-metrics", false, "live mode: do not fetch /metrics from the FEs and BEs")
+	f.StringVar(&o.MetricsTargets, "metrics-targets", "", "live mode: fetch /metrics from these host:port (fe=/be= prefixes allowed) instead of the nodes SHOW FRONTENDS/BACKENDS advertise")
 	addWatchFlags(c, &o.Watch)
 	return c
 }
@@ -86,6 +89,11 @@ func checkRun(g *globalOptions, o *checkOptions, cmd *cobra.Command) error {
 		return err
 	}
 	g.withMetrics = !o.NoMetrics
+	if o.MetricsTargets != "" {
+		if g.metricsTargets, err = scrape.ParseTargets(o.MetricsTargets); err != nil {
+			return usageErrorf("--metrics-targets: %v", err)
+		}
+	}
 	var prev []diag.Finding
 	round := 0
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/scrape"
 )
 
 // IOStreams carries the process's streams and the colour policy, decided once
@@ -48,6 +49,10 @@ type globalOptions struct {
 	// withMetrics: a live collection also fetches /metrics of every FE and
 	// BE (check sets it unless --no-metrics).
 	withMetrics bool
+	// metricsTargets, when set, replace the FEs and BEs discovered from
+	// SHOW FRONTENDS/BACKENDS (nodes whose advertised address is not the
+	// one this machine reaches).
+	metricsTargets []scrape.Target
 }
 
 // connOptions are the live-cluster flags. The password is never a flag

@@ -135,7 +135,10 @@ func (g *globalOptions) collectLive() (*snapshot.Snapshot, error) {
 // collector's Master-only payload: check lints them all (S5, T8) and an
 // unreachable node becomes a finding, never a hang.
 func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) {
-	targets := targetsFromSnapshot(s)
+	targets := g.metricsTargets
+	if len(targets) == 0 {
+		targets = targetsFromSnapshot(s)
+	}
 	if len(targets) == 0 {
 		targets = []scrape.Target{{Kind: "fe", Host: joinHostPort(g.Conn.Host, g.Conn.HTTPPort)}}
 	}

@@ -98,6 +98,7 @@ type SpaceOverview struct {
 	MetricsPayloads               int      `json:"metrics_payloads"`
 	MetricsPayloadsUnparseable    int      `json:"metrics_payloads_unparseable"`
 	MetricsPayloadsNotFetched     int      `json:"metrics_payloads_not_fetched"`
+	MetricsStyleProblems          int      `json:"metrics_style_problems"`
 	MetricsMasterSeriesConforming *bool    `json:"metrics_master_series_conforming,omitempty"`
 }
 

@@ -11,6 +11,11 @@ import (
 // MetricsOptions tune the /metrics part of a check.
 type MetricsOptions struct {
 	Conform exposition.ConformOptions // Now is filled from the snapshot's cluster time
+	// IncludeStyle also turns the linter's warning/info problems (naming
+	// rules, missing HELP — mostly known Doris quirks) into METRICS_LINT
+	// findings. check leaves it off: they fire on every healthy cluster and
+	// belong to `metrics lint`; they are still counted in StyleProblems.
+	IncludeStyle bool
 }
 
 // MetricsResult is the /metrics part of a check: every payload the snapshot
@@ -20,6 +25,9 @@ type MetricsResult struct {
 	Findings    []Finding              `json:"findings"`
 	S5          exposition.S5          `json:"s5"`
 	Unparseable int                    `json:"unparseable"`
+	// StyleProblems counts the linter's warnings and infos not turned into
+	// findings (IncludeStyle off); `dorisdiag metrics lint` lists them.
+	StyleProblems int `json:"style_problems"`
 	NotFetched  int                    `json:"not_fetched"`
 	// TTLLastSuccessAgeSeconds is now − the newest BE last-success timestamp.
 	TTLLastSuccessAgeSeconds *float64 `json:"ttl_last_success_age_seconds,omitempty"`
@@ -71,7 +79,20 @@ func AnalyzeMetrics(s *snapshot.Snapshot, opt MetricsOptions) *MetricsResult {
 			r.Unparseable++
 		}
 		conf := exposition.Conform(res, copt)
-		r.Findings = append(r.Findings, MetricsFindings(p.Target, res, conf)...)
+		lintRes := res
+		if !opt.IncludeStyle {
+			lintRes, r.StyleProblems = errorsOnly(res, r.StyleProblems)
+		}
+		for _, f := range MetricsFindings(p.Target, lintRes, conf) {
+			// The payload came from a node: point the next step at its URL,
+			// which `metrics lint` can fetch (a bare host:port it cannot).
+			if url := payloadURL(p); url != "" {
+				if strings.HasPrefix(f.Next, "dorisdiag metrics lint") {
+					f.Next = strings.ReplaceAll(f.Next, " "+p.Target, " "+url)
+				}
+			}
+			r.Findings = append(r.Findings, f)
+		}
 		if p.Kind == "fe" {
 			if exposition.StateSeries(res) > 0 {
 				exporters = append(exporters, p.Target)
@@ -89,6 +110,42 @@ func AnalyzeMetrics(s *snapshot.Snapshot, opt MetricsOptions) *MetricsResult {
 		r.TTLLastSuccessAgeSeconds = &age
 	}
 	return r
+}
+
+func payloadURL(p snapshot.MetricsPayload) string {
+	if p.URL != "" {
+		return p.URL
+	}
+	if p.Target != "" && !strings.Contains(p.Target, "/") {
+		return "http://" + p.Target + "/metrics"
+	}
+	return ""
+}
+
+// errorsOnly returns a copy of res whose problems are the error-level ones,
+// and adds the others to count.
+func errorsOnly(res *exposition.Result, count int) (*exposition.Result, int) {
+	cp := *res
+	cp.Problems = nil
+	cp.Suppressed = nil
+	for _, p := range res.Problems {
+		if p.Severity == exposition.SeverityError || p.Rule == exposition.RuleProblemsSuppressed {
+			cp.Problems = append(cp.Problems, p)
+		} else {
+			count++
+		}
+	}
+	for rule, n := range res.Suppressed {
+		if r, ok := exposition.RuleByName(rule); ok && r.Severity == exposition.SeverityError {
+			if cp.Suppressed == nil {
+				cp.Suppressed = map[string]int{}
+			}
+			cp.Suppressed[rule] = n
+		} else {
+			count += n
+		}
+	}
+	return &cp, count
 }
 
 // mergeS5 sums the BE counters over nodes and keeps the newest last success.
@@ -128,6 +185,7 @@ func (r *MetricsResult) fillSpace(o *SpaceOverview) {
 	o.MetricsPayloads = len(r.Payloads)
 	o.MetricsPayloadsUnparseable = r.Unparseable
 	o.MetricsPayloadsNotFetched = r.NotFetched
+	o.MetricsStyleProblems = r.StyleProblems
 	if v := r.S5.RetainedBytesSingleReplica; v != nil {
 		o.RetainedBytes = v
 	} else if v := r.S5.RetainedBytesAllReplicas; v != nil {

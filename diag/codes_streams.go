@@ -68,7 +68,7 @@ var streamCodes = []Code{
 		Spec:    "seed §1 T9, T0, T10; §3 Keep-alive TSO",
 		Meaning: "A partition of an IVM internal stream (__doris_ivm_stream_...) has an offset below the retention floor (headroom < 0). Every IVM read rejects an expired offset (T10), so the next refresh of the owning MV falls back to a COMPLETE recompute (T0), or, before T0, fails with CHANGELOG_BROKEN. On builds with T9 the FE may hold a keep-alive TSO K for an idle partition, which SQL does not show on older builds, so this says \"may\".",
 		Matters: "A full recompute of a large MV is slow and loads the cluster; before T0 the MV stops refreshing entirely.",
-		Confirm: "dorisdiag streams show DB.__doris_ivm_stream_...\ndorisdiag mv show DB.MV",
+		Confirm: "dorisdiag streams show DB.__doris_ivm_stream_...\ndorisdiag mv explain DB.MV",
 		Fix:     "Run REFRESH MATERIALIZED VIEW db.mv COMPLETE at a quiet time; raise changelog.ttl_seconds on base tables written less often than the TTL, or upgrade to a build with T9 (keep-alive).",
 		Related: []string{"MV_NEXT_REFRESH_RECOMPUTES", "MV_CHANGELOG_BROKEN", "STREAM_HEADROOM_LOW"},
 	},

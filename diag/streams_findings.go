@@ -129,7 +129,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 		f := add("IVM_STREAM_RECOMPUTE_ONLY", fmt.Sprintf("internal stream of MV %s: the next refresh may only recompute (headroom %s on %s)", mvLabel(sr), fmtSecs(w.HeadroomSeconds), w.Unit),
 			fmt.Sprintf("%d partition(s) have an offset below the retention floor. An IVM read rejects an expired offset (T10), so the refresh falls back to COMPLETE (T0) — or, before T0, fails with CHANGELOG_BROKEN. A keep-alive TSO (T9) that SQL does not show on older builds may still cover an idle partition, hence \"may\".", len(all)),
 			ev("mv", mvLabel(sr), "partitions", strconv.Itoa(len(all)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", ttl),
-			"dorisdiag mv show "+sr.DB+"."+mvNameOr(sr)+"   # then, if needed: REFRESH MATERIALIZED VIEW "+quoteIdent(sr.DB)+"."+quoteIdent(mvNameOr(sr))+" COMPLETE;")
+			"dorisdiag mv explain "+sr.DB+"."+mvNameOr(sr)+"   # then, if needed: REFRESH MATERIALIZED VIEW "+quoteIdent(sr.DB)+"."+quoteIdent(mvNameOr(sr))+" COMPLETE;")
 		_ = f
 	}
 	if sr.Kind == KindUser && len(behind) > 0 {

@@ -147,6 +147,9 @@ func CheckOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 		if s.MetricsPayloadsNotFetched > 0 {
 			m += ", " + st.Severity("critical", fmt.Sprintf("%d not fetched", s.MetricsPayloadsNotFetched))
 		}
+		if s.MetricsStyleProblems > 0 {
+			m += fmt.Sprintf(", %d style warning(s), mostly known Doris quirks (dorisdiag metrics lint)", s.MetricsStyleProblems)
+		}
 		sp = append(sp, m)
 	}
 	kv = append(kv, [2]string{"Space", strings.Join(sp, "; ")})

@@ -48,7 +48,7 @@ func FindingsMarkdown(w io.Writer, fs []diag.Finding) error {
 	for i, f := range fs {
 		next := f.Next
 		if next != "" {
-			next = "`" + strings.ReplaceAll(next, "`", "'") + "`"
+			next = codeSpan(next)
 		}
 		rows[i] = []string{f.Severity.String(), "`" + f.Code + "`", f.Object.String(), f.Summary, next}
 	}
@@ -69,4 +69,26 @@ func CountBySeverity(fs []diag.Finding) string {
 		}
 	}
 	return fmt.Sprintf("%d critical, %d warning, %d info", c, wa, in)
+}
+
+// codeSpan wraps s in a markdown code span that may itself contain
+// backquotes (SQL identifiers): the fence is one backquote longer than the
+// longest run inside, padded with spaces (CommonMark "code spans").
+func codeSpan(s string) string {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			if run > longest {
+				longest = run
+			}
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest == 0 {
+		return fence + s + fence
+	}
+	return fence + " " + s + " " + fence
 }

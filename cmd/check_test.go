@@ -1,0 +1,378 @@
+package cmd
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scrape/exposition"
+)
+
+// checkDocOf runs check with -o json and decodes the findings.
+type checkJSON struct {
+	SchemaVersion int    `json:"schema_version"`
+	Kind          string `json:"kind"`
+	Passed        bool   `json:"passed"`
+	FailOn        string `json:"fail_on"`
+	Findings      []struct {
+		Code     string `json:"code"`
+		Severity string `json:"severity"`
+		Object   struct {
+			Kind, DB, Name, Partition string
+		} `json:"object"`
+	} `json:"findings"`
+	Suppressed []struct {
+		Reason string `json:"reason"`
+	} `json:"suppressed"`
+	Overview struct {
+		Findings struct{ Critical, Warning, Info, Suppressed int } `json:"findings"`
+	} `json:"overview"`
+}
+
+func runCheckJSON(t *testing.T, args ...string) (checkJSON, int) {
+	t.Helper()
+	out, stderr, code := run(t, nil, "", append([]string{"check", "-o", "json"}, args...)...)
+	var doc checkJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("check %v: exit %d, stderr %q, not JSON: %v", args, code, stderr, err)
+	}
+	return doc, code
+}
+
+func TestCheckGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"check_incident.txt", []string{"--demo", "incident"}, ExitFindings},
+		{"check_healthy.txt", []string{"--demo", "healthy"}, ExitOK},
+		{"check_legacy.txt", []string{"--demo", "legacy"}, ExitFindings},
+		{"check_incident.json", []string{"--demo", "incident", "-o", "json"}, ExitFindings},
+		{"check_healthy.json", []string{"--demo", "healthy", "-o", "json"}, ExitOK},
+		{"check_incident.md", []string{"--demo", "incident", "-o", "markdown"}, ExitFindings},
+		{"check_incident.prom", []string{"--demo", "incident", "-o", "prom"}, ExitFindings},
+		{"check_healthy.prom", []string{"--demo", "healthy", "-o", "prom"}, ExitOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, code := run(t, nil, "", append([]string{"check"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			golden(t, tc.name, out)
+		})
+	}
+}
+
+// Every planted problem of incident and legacy is reported by check (all
+// areas together), and healthy reports nothing.
+func TestCheckFindsEveryPlantedProblem(t *testing.T) {
+	for _, name := range []string{"incident", "legacy", "healthy"} {
+		doc, _ := runCheckJSON(t, "--demo", name)
+		exp, err := fixtures.Expectations(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range exp {
+			found := false
+			for _, f := range doc.Findings {
+				if e.Matches(f.Code, f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("%s: planted %s on %s %s.%s [%s] not reported by check", name, e.Code, e.Kind, e.DB, e.Name, e.Partition)
+			}
+		}
+		if name == "healthy" && len(doc.Findings) != 0 {
+			t.Errorf("healthy: %d findings, want none: %+v", len(doc.Findings), doc.Findings)
+		}
+	}
+}
+
+func TestCheckFailOn(t *testing.T) {
+	// A config that ignores every critical finding of incident leaves
+	// warnings only: --fail-on critical passes, --fail-on warning fails.
+	doc, _ := runCheckJSON(t, "--demo", "incident")
+	crit := map[string]bool{}
+	for _, f := range doc.Findings {
+		if f.Severity == "critical" {
+			crit[f.Code] = true
+		}
+	}
+	var b strings.Builder
+	b.WriteString("ignore:\n")
+	codes := make([]string, 0, len(crit))
+	for c := range crit {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	for _, c := range codes {
+		b.WriteString("  - code: " + c + "\n    reason: test\n")
+	}
+	cfg := filepath.Join(t.TempDir(), "dorisdiag.yaml")
+	if err := os.WriteFile(cfg, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--demo", "incident"}, ExitFindings},
+		{[]string{"--demo", "incident", "--fail-on", "none"}, ExitOK},
+		{[]string{"--demo", "incident", "--config", cfg}, ExitOK},
+		{[]string{"--demo", "incident", "--config", cfg, "--fail-on", "warning"}, ExitFindings},
+		{[]string{"--demo", "healthy", "--fail-on", "warning"}, ExitOK},
+		{[]string{"--demo", "incident", "-o", "wide"}, ExitError},
+		{[]string{"--demo", "incident", "--max-delay", "0s"}, ExitError},
+		{[]string{"--demo", "incident", "--config", filepath.Join(t.TempDir(), "missing.yaml")}, ExitError},
+	} {
+		_, stderr, code := run(t, nil, "", append([]string{"check"}, tc.args...)...)
+		if code != tc.want {
+			t.Errorf("check %v: exit %d, want %d (stderr %q)", tc.args, code, tc.want, stderr)
+		}
+	}
+}
+
+// The config file's ignore and override work, flags beat the file, and what
+// was ignored is reported with its reason, not dropped.
+func TestCheckConfigIgnoreAndOverride(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "dorisdiag.yaml")
+	os.WriteFile(cfg, []byte(`
+fail_on: warning
+thresholds:
+  max_delay: 2h
+severity:
+  MV_CONSECUTIVE_FAILURES: warning
+ignore:
+  - code: MV_JOB_PAUSED
+    object: demo.mv_inventory
+    reason: paused on purpose during the migration
+`), 0o644)
+	doc, code := runCheckJSON(t, "--demo", "incident", "--config", cfg)
+	if code != ExitFindings || doc.FailOn != "warning" {
+		t.Errorf("exit %d fail_on %q, want 1 and warning from the file", code, doc.FailOn)
+	}
+	delays := 0
+	for _, f := range doc.Findings {
+		switch f.Code {
+		case "MV_JOB_PAUSED":
+			t.Errorf("MV_JOB_PAUSED on %s.%s was not ignored", f.Object.DB, f.Object.Name)
+		case "MV_CONSECUTIVE_FAILURES":
+			if f.Severity != "warning" {
+				t.Errorf("MV_CONSECUTIVE_FAILURES severity %s, want the override warning", f.Severity)
+			}
+		case "MV_DELAY_HIGH":
+			delays++
+		}
+	}
+	if len(doc.Suppressed) != 1 || doc.Suppressed[0].Reason != "paused on purpose during the migration" || doc.Overview.Findings.Suppressed != 1 {
+		t.Errorf("suppressed = %+v", doc.Suppressed)
+	}
+	// max_delay 2h leaves only the MVs more than 2h behind; --max-delay on
+	// the command line wins over the file.
+	withFlag, _ := runCheckJSON(t, "--demo", "incident", "--config", cfg, "--max-delay", "5m")
+	flagDelays := 0
+	for _, f := range withFlag.Findings {
+		if f.Code == "MV_DELAY_HIGH" {
+			flagDelays++
+		}
+	}
+	if delays >= flagDelays {
+		t.Errorf("MV_DELAY_HIGH: %d with max_delay 2h from the file, %d with --max-delay 5m: the flag must win and find more", delays, flagDelays)
+	}
+}
+
+// -o prom parses with prometheus/common's parser and passes dorisdiag's own
+// linter with no error, and every series the alert rules use is written.
+func TestCheckPromOutput(t *testing.T) {
+	for _, name := range []string{"incident", "healthy", "legacy"} {
+		out, _, _ := run(t, nil, "", "check", "--demo", name, "-o", "prom")
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(strings.NewReader(out))
+		if err != nil {
+			t.Fatalf("%s: expfmt rejects -o prom: %v", name, err)
+		}
+		res, err := exposition.Lint(strings.NewReader(out), exposition.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range res.Problems {
+			if pr.Severity != exposition.SeverityInfo {
+				t.Errorf("%s: dorisdiag metrics lint on -o prom: %s:%d: %s %s", name, pr.Rule, pr.Line, pr.Severity, pr.Message)
+			}
+		}
+		if name == "incident" {
+			for _, series := range alertSeries(t) {
+				if fams[series] == nil {
+					t.Errorf("alert rules use %s, which check -o prom does not write", series)
+				}
+			}
+		}
+	}
+}
+
+var seriesRE = regexp.MustCompile(`\bdorisdiag_[a-z_]+`)
+
+// alertSeries parses docs/alerts/dorisdiag-alerts.yml and returns the
+// dorisdiag_* series its expressions use.
+func alertSeries(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "docs", "alerts", "dorisdiag-alerts.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules struct {
+		Groups []struct {
+			Name  string `yaml:"name"`
+			Rules []struct {
+				Alert       string            `yaml:"alert"`
+				Expr        string            `yaml:"expr"`
+				For         string            `yaml:"for"`
+				Labels      map[string]string `yaml:"labels"`
+				Annotations map[string]string `yaml:"annotations"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&rules); err != nil {
+		t.Fatalf("alert rules: %v", err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			if r.Alert == "" || r.Expr == "" || r.Annotations["summary"] == "" {
+				t.Errorf("group %s: rule %q lacks alert, expr or summary", g.Name, r.Alert)
+			}
+			if r.For != "" {
+				if _, err := model.ParseDuration(r.For); err != nil {
+					t.Errorf("rule %s: for %q: %v", r.Alert, r.For, err)
+				}
+			}
+			if s := r.Labels["severity"]; s != "critical" && s != "warning" && s != "info" {
+				t.Errorf("rule %s: severity label %q", r.Alert, s)
+			}
+			for _, m := range seriesRE.FindAllString(r.Expr, -1) {
+				if !seen[m] {
+					seen[m] = true
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	if len(rules.Groups) != 2 || len(out) == 0 {
+		t.Fatalf("alert rules: %d groups, %d dorisdiag series", len(rules.Groups), len(out))
+	}
+	return out
+}
+
+// promtool, when installed, validates the rules file as Prometheus does.
+func TestAlertRulesPromtool(t *testing.T) {
+	alertSeries(t)
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not installed (Debian package prometheus); the YAML structure is still checked by alertSeries")
+	}
+	out, err := exec.Command(promtool, "check", "rules", filepath.Join("..", "docs", "alerts", "dorisdiag-alerts.yml")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool check rules: %v\n%s", err, out)
+	}
+}
+
+// End to end over the emulator (real MySQL protocol and HTTP): check gates
+// incident (exit 1) and healthy (exit 0) with the same findings as --demo,
+// in all three machine formats; an unreachable host is exit 2 in time.
+func TestCheckE2EEmulator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the emulator")
+	}
+	for _, tc := range []struct {
+		scenario string
+		legacy   bool
+		code     int
+	}{
+		{"incident", false, ExitFindings},
+		{"healthy", false, ExitOK},
+		{"legacy", true, ExitFindings},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			snap, err := fixtures.Scenario(tc.scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			live := liveArgs(t, snap, emulator.Options{Legacy: tc.legacy})
+			// The scenario's BEs advertise addresses that do not exist here:
+			// point /metrics at the emulator's FE only.
+			hport := live[5]
+			live = append(live, "--metrics-targets", "fe=127.0.0.1:"+hport, "--timeout", "5s")
+			demo, _ := runCheckJSON(t, "--demo", tc.scenario)
+			got, code := runCheckJSON(t, live...)
+			if code != tc.code {
+				t.Fatalf("live check exit %d, want %d", code, tc.code)
+			}
+			key := func(d checkJSON, skipMetrics bool) []string {
+				var out []string
+				for _, f := range d.Findings {
+					if skipMetrics && (strings.HasPrefix(f.Code, "METRICS_") || f.Code == "CHANGELOG_TTL_CLEANUP_FAILED") {
+						continue
+					}
+					out = append(out, f.Severity+" "+f.Code+" "+f.Object.DB+"."+f.Object.Name+" "+f.Object.Partition)
+				}
+				sort.Strings(out)
+				return out
+			}
+			// /metrics differ by design: live fetches the FE only.
+			if a, b := strings.Join(key(demo, true), "\n"), strings.Join(key(got, true), "\n"); a != b {
+				t.Errorf("live findings differ from --demo:\n--- demo ---\n%s\n--- live ---\n%s", a, b)
+			}
+			for _, f := range []string{"table", "markdown", "prom"} {
+				_, stderr, code := run(t, nil, "", append([]string{"check", "-o", f}, live...)...)
+				if code != tc.code {
+					t.Errorf("-o %s: exit %d, want %d (stderr %q)", f, code, tc.code, stderr)
+				}
+			}
+		})
+	}
+	t.Run("unreachable", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		// Accept and never answer: the MySQL handshake must time out.
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+			}
+		}()
+		host, port, _ := net.SplitHostPort(ln.Addr().String())
+		start := time.Now()
+		_, stderr, code := run(t, nil, "", "check", "--host", host, "--port", port, "--timeout", "1s")
+		if code != ExitError || !strings.Contains(stderr, ln.Addr().String()) {
+			t.Fatalf("exit %d, stderr %q: want 2 with the host named", code, stderr)
+		}
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("took %s: the timeout did not fire", d)
+		}
+	})
+}
