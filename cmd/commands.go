@@ -16,5 +16,6 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 		newExplainCmd,
 		newMetricsCmd,
 		newCheckCmd,
+		newDemoCmd,
 	}
 }

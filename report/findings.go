@@ -92,3 +92,23 @@ func codeSpan(s string) string {
 	}
 	return fence + " " + s + " " + fence
 }
+
+// FindingsCompact writes one line per finding (severity, code, object,
+// summary cut to fit), for an overview that must fit one screen.
+func FindingsCompact(w io.Writer, st Style, fs []diag.Finding, width int) error {
+	var b strings.Builder
+	for _, f := range fs {
+		sev := strings.ToUpper(f.Severity.String())
+		if len(sev) > 4 {
+			sev = sev[:4]
+		}
+		obj := f.Object.String()
+		line := fmt.Sprintf("%-30s %-36s %s", f.Code, obj, f.Summary)
+		if width > 10 && len([]rune(line)) > width-6 {
+			line = string([]rune(line)[:width-7]) + "…"
+		}
+		fmt.Fprintf(&b, "%s  %s\n", st.Severity(f.Severity.String(), sev), line)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,67 @@
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+type demoOptions struct {
+	Scenario string
+	Width    int
+}
+
+func newDemoCmd(g *globalOptions) *cobra.Command {
+	o := &demoOptions{}
+	c := &cobra.Command{
+		Use:   "demo",
+		Short: "The main job on a bundled scenario, no server needed: check, then the worst MV and stream explained",
+		Long: `demo runs what an on-call engineer runs first, on the bundled "incident"
+scenario (or --scenario): the check overview with every finding on one line,
+then "mv explain" of the worst MV and "streams show" of the worst user
+stream, and says which commands to run against a real cluster.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if _, err := g.format(report.FormatTable); err != nil {
+				return err
+			}
+			snap, err := fixtures.Scenario(o.Scenario)
+			if err != nil {
+				return usageError{err}
+			}
+			res := diag.Check([]*snapshot.Snapshot{snap}, diag.CheckOptions{})
+			st := g.style()
+			out := g.ios.Out
+			if err := report.CheckOverview(out, st, res); err != nil {
+				return err
+			}
+			if err := report.FindingsCompact(out, st, res.Findings, o.Width); err != nil {
+				return err
+			}
+			if m := res.WorstMV(); m != nil {
+				g.printf("\n%s\n\n", st.Bold("── dorisdiag mv explain "+m.DB+"."+m.Name+" ──"))
+				if err := report.MVExplain(out, st, res.Now, m, res.MVs.FindingsFor(m.DB, m.Name), false); err != nil {
+					return err
+				}
+			}
+			if s := res.WorstStream(); s != nil {
+				g.printf("\n%s\n\n", st.Bold("── dorisdiag streams show "+s.DB+"."+s.Name+" ──"))
+				if err := report.StreamShow(out, st, s, res.Streams.FindingsFor(s.DB, s.Name)); err != nil {
+					return err
+				}
+			}
+			g.printf("\n%s\n", st.Bold("Against a real cluster (password in DORISDIAG_PASSWORD):"))
+			g.printf("  dorisdiag check --host FE_HOST --user USER          # this overview; exit 1 on a critical finding\n")
+			g.printf("  dorisdiag mv explain DB.MV --host FE_HOST           # why one MV lags, with the SQL to confirm\n")
+			g.printf("  dorisdiag streams show DB.STREAM --host FE_HOST     # what the next read does, per partition\n")
+			g.printf("  dorisdiag explain CODE                              # what a finding means and how to fix it\n")
+			return g.gate(res.Findings, "none")
+		},
+	}
+	c.Flags().StringVar(&o.Scenario, "scenario", "incident", "bundled scenario: healthy, incident, legacy, scale")
+	c.Flags().IntVar(&o.Width, "width", 160, "cut finding lines to this many columns (0: never)")
+	return c
+}

@@ -1,0 +1,29 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDemoGolden(t *testing.T) {
+	out, stderr, code := run(t, nil, "", "demo")
+	if code != ExitOK {
+		t.Fatalf("demo: exit %d (stderr %q): the README's first command must succeed", code, stderr)
+	}
+	golden(t, "demo_incident.txt", out)
+	for _, want := range []string{"dorisdiag mv explain demo.mv_payments_rollup", "dorisdiag streams show demo.s_orders_audit", "Against a real cluster"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	out, _, code = run(t, nil, "", "demo", "--scenario", "healthy")
+	if code != ExitOK || !strings.Contains(out, "Findings: 0 critical, 0 warning, 0 info") {
+		t.Errorf("demo --scenario healthy: exit %d\n%s", code, out)
+	}
+	if _, _, code := run(t, nil, "", "demo", "--scenario", "nope"); code != ExitError {
+		t.Errorf("unknown scenario: exit %d, want 2", code)
+	}
+	if _, _, code := run(t, nil, "", "demo", "--fail-on", "critical"); code != ExitFindings {
+		t.Errorf("demo --fail-on critical: exit %d, want 1", code)
+	}
+}
