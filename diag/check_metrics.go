@@ -28,7 +28,7 @@ type MetricsResult struct {
 	// StyleProblems counts the linter's warnings and infos not turned into
 	// findings (IncludeStyle off); `dorisdiag metrics lint` lists them.
 	StyleProblems int `json:"style_problems"`
-	NotFetched  int                    `json:"not_fetched"`
+	NotFetched    int `json:"not_fetched"`
 	// TTLLastSuccessAgeSeconds is now − the newest BE last-success timestamp.
 	TTLLastSuccessAgeSeconds *float64 `json:"ttl_last_success_age_seconds,omitempty"`
 }
