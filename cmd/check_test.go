@@ -16,8 +16,10 @@ import (
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape/exposition"
 )
 
@@ -375,4 +377,37 @@ func TestCheckE2EEmulator(t *testing.T) {
 			t.Errorf("took %s: the timeout did not fire", d)
 		}
 	})
+}
+
+// --watch on a pipe appends rounds under a header; with a series the
+// second round's analysis narrows pending ages (two snapshots).
+func TestCheckWatchAppendsRounds(t *testing.T) {
+	out, stderr, code := run(t, nil, "", "check", "--demo", "incident", "--watch", "10ms", "--watch-rounds", "2")
+	if code != ExitFindings {
+		t.Fatalf("exit %d (stderr %q)", code, stderr)
+	}
+	if strings.Count(out, "# round ") != 2 || !strings.Contains(out, "2 snapshots in the series") {
+		t.Errorf("want two appended rounds, the second over 2 snapshots:\n%s", out)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Error("a pipe must get no ANSI (no redraw, no colour)")
+	}
+}
+
+func TestDiffFindings(t *testing.T) {
+	a := diag.Finding{Code: "A", Object: diag.Object{Kind: "mv", DB: "d", Name: "x"}}
+	b := diag.Finding{Code: "B", Object: diag.Object{Kind: "mv", DB: "d", Name: "y"}}
+	c := diag.Finding{Code: "C", Object: diag.Object{Kind: "stream", DB: "d", Name: "z"}}
+	ch := diffFindings([]diag.Finding{a, b}, []diag.Finding{b, c})
+	if !ch.New[report.FindingKey(c)] || ch.New[report.FindingKey(b)] || len(ch.Resolved) != 1 || ch.Resolved[0].Code != "A" {
+		t.Errorf("changes = %+v", ch)
+	}
+	var buf strings.Builder
+	if err := report.CheckFindings(&buf, report.Style{}, &diag.CheckResult{Findings: []diag.Finding{b, c}}, ch); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "New since the last round (1)") || !strings.Contains(out, "Resolved since the last round (1)") || strings.Index(out, " C ") > strings.Index(out, " B ") {
+		t.Errorf("watch rendering:\n%s", out)
+	}
 }
