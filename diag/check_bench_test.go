@@ -1,0 +1,26 @@
+package diag_test
+
+import (
+	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// BenchmarkCheckScale is the whole check — source findings, streams, MVs,
+// metrics, overview, policy, sorting — over the design's scale snapshot
+// (2,000 MVs × 3 base tables, 1,000 user streams, 50,000 partitions).
+// Budget (design.md): diag under 200 ms.
+func BenchmarkCheckScale(b *testing.B) {
+	snap := fixtures.Scale(fixtures.DefaultScale)
+	series := []*snapshot.Snapshot{snap}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res := diag.Check(series, diag.CheckOptions{})
+		if res.Overview.MVs.Total != 2000 {
+			b.Fatalf("MVs = %d", res.Overview.MVs.Total)
+		}
+	}
+}
