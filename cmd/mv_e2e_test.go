@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
-	"net"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -54,20 +52,7 @@ func TestMVEndToEndEmulator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := emulator.New(snap, emulator.Options{Legacy: sc == "legacy"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := e.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			host, port, _ := net.SplitHostPort(e.Addr())
-			_, hport, _ := net.SplitHostPort(e.HTTPAddr())
-			live := []string{"--host", host, "--port", port, "--http-port", hport}
-			if _, err := strconv.Atoi(port); err != nil {
-				t.Fatal(err)
-			}
+			live := liveArgs(t, snap, emulator.Options{Legacy: sc == "legacy"})
 
 			liveOut, stderr, code := run(t, nil, "", append([]string{"mv", "list", "-o", "json"}, live...)...)
 			if code != ExitOK {

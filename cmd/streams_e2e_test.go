@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -32,17 +31,7 @@ func TestStreamsE2EEmulator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := emulator.New(snap, emulator.Options{Legacy: tc.legacy})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := e.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { e.Close() })
-			host, port, _ := net.SplitHostPort(e.Addr())
-			_, hport, _ := net.SplitHostPort(e.HTTPAddr())
-			live := []string{"--host", host, "--port", port, "--http-port", hport}
+			live := liveArgs(t, snap, emulator.Options{Legacy: tc.legacy})
 
 			sameVerdicts(t, tc.scenario+" live vs --demo", streamVerdicts(t, "--demo", tc.scenario), streamVerdicts(t, live...))
 
