@@ -24,9 +24,20 @@ scenario (or --scenario): the check overview with every finding on one line,
 then "mv explain" of the worst MV and "streams show" of the worst user
 stream, and says which commands to run against a real cluster.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := g.format(report.FormatTable); err != nil {
 				return err
+			}
+			// demo only ever reads a bundled scenario: a source flag must not
+			// be silently ignored (docs/check.md "dorisdiag demo").
+			if g.Conn.Host != "" || len(g.Source.Snapshots) > 0 {
+				return usageErrorf("demo runs on a bundled scenario (--scenario); use check, mv explain or streams show with --host or --snapshot")
+			}
+			if d := g.Source.Demo; d != "" {
+				if cmd.Flags().Changed("scenario") && d != o.Scenario {
+					return usageErrorf("--demo %s and --scenario %s disagree: give one", d, o.Scenario)
+				}
+				o.Scenario = d
 			}
 			snap, err := fixtures.Scenario(o.Scenario)
 			if err != nil {

@@ -23,6 +23,15 @@ func TestDemoGolden(t *testing.T) {
 	if _, _, code := run(t, nil, "", "demo", "--scenario", "nope"); code != ExitError {
 		t.Errorf("unknown scenario: exit %d, want 2", code)
 	}
+	out, _, code = run(t, nil, "", "demo", "--demo", "healthy")
+	if code != ExitOK || !strings.Contains(out, "demo scenario healthy") {
+		t.Errorf("demo --demo healthy must run the healthy scenario: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{{"demo", "--snapshot", "x.json"}, {"demo", "--host", "fe1"}, {"demo", "--demo", "legacy", "--scenario", "healthy"}} {
+		if _, _, code := run(t, nil, "", args...); code != ExitError {
+			t.Errorf("%v: exit %d, want 2 (a source flag demo cannot use must not be ignored)", args, code)
+		}
+	}
 	if _, _, code := run(t, nil, "", "demo", "--fail-on", "critical"); code != ExitFindings {
 		t.Errorf("demo --fail-on critical: exit %d, want 1", code)
 	}

@@ -16,7 +16,7 @@ import (
 // the seed's change-point rule.
 type watchOptions struct {
 	Interval time.Duration
-	Rounds   int // hidden: stop after N rounds (tests); 0 = until interrupted
+	Rounds   int // --watch-rounds: stop after N rounds (tests, cron); 0 = until interrupted
 	MaxKeep  int // snapshots kept in the series
 }
 

@@ -90,16 +90,15 @@ type SpaceOverview struct {
 	TablesWithSize int    `json:"tables_with_size"`
 	Tables         int    `json:"tables"`
 	// From /metrics, when payloads were fetched.
-	RetainedBytes                 *float64 `json:"retained_bytes,omitempty"`
-	TTLCleanupFailed              *float64 `json:"ttl_cleanup_failed,omitempty"`
-	TTLCleanupSucceeded           *float64 `json:"ttl_cleanup_succeeded,omitempty"`
-	TTLLastSuccessAgeSeconds      *float64 `json:"ttl_last_success_age_seconds,omitempty"`
-	TTLReclaimedBytes             *float64 `json:"ttl_reclaimed_bytes,omitempty"`
-	MetricsPayloads               int      `json:"metrics_payloads"`
-	MetricsPayloadsUnparseable    int      `json:"metrics_payloads_unparseable"`
-	MetricsPayloadsNotFetched     int      `json:"metrics_payloads_not_fetched"`
-	MetricsStyleProblems          int      `json:"metrics_style_problems"`
-	MetricsMasterSeriesConforming *bool    `json:"metrics_master_series_conforming,omitempty"`
+	RetainedBytes              *float64 `json:"retained_bytes,omitempty"`
+	TTLCleanupFailed           *float64 `json:"ttl_cleanup_failed,omitempty"`
+	TTLCleanupSucceeded        *float64 `json:"ttl_cleanup_succeeded,omitempty"`
+	TTLLastSuccessAgeSeconds   *float64 `json:"ttl_last_success_age_seconds,omitempty"`
+	TTLReclaimedBytes          *float64 `json:"ttl_reclaimed_bytes,omitempty"`
+	MetricsPayloads            int      `json:"metrics_payloads"`
+	MetricsPayloadsUnparseable int      `json:"metrics_payloads_unparseable"`
+	MetricsPayloadsNotFetched  int      `json:"metrics_payloads_not_fetched"`
+	MetricsStyleProblems       int      `json:"metrics_style_problems"`
 }
 
 // MonitorOverview is the health of the FE's own changelog/IVM monitor, when
