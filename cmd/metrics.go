@@ -418,7 +418,7 @@ func metricsScrapeRun(g *globalOptions, o *metricsScrapeOptions) error {
 			var conf []exposition.Problem
 			if !o.Conform.NoConform {
 				conf = exposition.Conform(res, copts)
-				mergeS5(&s5, exposition.SpaceSignals(res))
+				diag.MergeS5(&s5, exposition.SpaceSignals(res))
 			}
 			source := r.Target.Host
 			findings = append(findings, diag.MetricsFindings(source, res, conf)...)
@@ -531,33 +531,6 @@ func savePayloads(s *snapshot.Snapshot, results []scrape.ScrapeResult, at time.T
 	return nil
 }
 
-func mergeS5(dst *exposition.S5, src exposition.S5) {
-	add := func(d **float64, s *float64) {
-		if s == nil {
-			return
-		}
-		if *d == nil {
-			v := *s
-			*d = &v
-			return
-		}
-		**d += *s
-	}
-	// Retained bytes come from the Master only; cleanup counters add up over BEs.
-	if src.RetainedBytesSingleReplica != nil {
-		dst.RetainedBytesSingleReplica = src.RetainedBytesSingleReplica
-	}
-	if src.RetainedBytesAllReplicas != nil {
-		dst.RetainedBytesAllReplicas = src.RetainedBytesAllReplicas
-	}
-	add(&dst.TTLCleanupSuccess, src.TTLCleanupSuccess)
-	add(&dst.TTLCleanupFailed, src.TTLCleanupFailed)
-	add(&dst.TTLReclaimedBytes, src.TTLReclaimedBytes)
-	if src.TTLLastSuccessTimestamp != nil && (dst.TTLLastSuccessTimestamp == nil || *src.TTLLastSuccessTimestamp < *dst.TTLLastSuccessTimestamp) {
-		v := *src.TTLLastSuccessTimestamp // the oldest over the BEs
-		dst.TTLLastSuccessTimestamp = &v
-	}
-}
 
 func yesNo(b bool) string {
 	if b {

@@ -29,7 +29,8 @@ type MetricsResult struct {
 	// findings (IncludeStyle off); `dorisdiag metrics lint` lists them.
 	StyleProblems int `json:"style_problems"`
 	NotFetched    int `json:"not_fetched"`
-	// TTLLastSuccessAgeSeconds is now − the newest BE last-success timestamp.
+	// TTLLastSuccessAgeSeconds is now − the oldest BE last-success timestamp
+	// (the BE that has gone longest without a successful cleanup).
 	TTLLastSuccessAgeSeconds *float64 `json:"ttl_last_success_age_seconds,omitempty"`
 }
 
@@ -101,7 +102,7 @@ func AnalyzeMetrics(s *snapshot.Snapshot, opt MetricsOptions) *MetricsResult {
 				masters = append(masters, p.Target)
 			}
 		}
-		mergeS5(&r.S5, exposition.SpaceSignals(res))
+		MergeS5(&r.S5, exposition.SpaceSignals(res))
 		r.Payloads = append(r.Payloads, pr)
 	}
 	r.Findings = append(r.Findings, MasterOnlyFindings(exporters, masters)...)
@@ -148,8 +149,11 @@ func errorsOnly(res *exposition.Result, count int) (*exposition.Result, int) {
 	return &cp, count
 }
 
-// mergeS5 sums the BE counters over nodes and keeps the newest last success.
-func mergeS5(dst *exposition.S5, src exposition.S5) {
+// MergeS5 adds one payload's S5 signals to a cluster picture: the BE
+// cleanup counters add up; the last successful cleanup keeps the OLDEST over
+// the BEs, so one BE whose cleanup stopped is not hidden by the others (the
+// overview shows worst values); retained bytes come from the Master only.
+func MergeS5(dst *exposition.S5, src exposition.S5) {
 	add := func(d **float64, v *float64) {
 		if v == nil {
 			return
@@ -164,7 +168,7 @@ func mergeS5(dst *exposition.S5, src exposition.S5) {
 	add(&dst.TTLCleanupSuccess, src.TTLCleanupSuccess)
 	add(&dst.TTLCleanupFailed, src.TTLCleanupFailed)
 	add(&dst.TTLReclaimedBytes, src.TTLReclaimedBytes)
-	if src.TTLLastSuccessTimestamp != nil && (dst.TTLLastSuccessTimestamp == nil || *src.TTLLastSuccessTimestamp > *dst.TTLLastSuccessTimestamp) {
+	if src.TTLLastSuccessTimestamp != nil && (dst.TTLLastSuccessTimestamp == nil || *src.TTLLastSuccessTimestamp < *dst.TTLLastSuccessTimestamp) {
 		x := *src.TTLLastSuccessTimestamp
 		dst.TTLLastSuccessTimestamp = &x
 	}

@@ -135,7 +135,7 @@ func CheckOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 			c += failed
 		}
 		if s.TTLLastSuccessAgeSeconds != nil {
-			c += ", last success " + dur(*s.TTLLastSuccessAgeSeconds) + " ago"
+			c += ", oldest last success (per BE) " + dur(*s.TTLLastSuccessAgeSeconds) + " ago"
 		}
 		sp = append(sp, c)
 	}
