@@ -531,7 +531,6 @@ func savePayloads(s *snapshot.Snapshot, results []scrape.ScrapeResult, at time.T
 	return nil
 }
 
-
 func yesNo(b bool) string {
 	if b {
 		return "yes"
