@@ -133,6 +133,12 @@ const (
 	maxFutureMs = 24 * 3600 * 1000
 )
 
+// AfterClock reports whether t lies more than a day after the cluster clock:
+// an offset or partition end the cluster cannot have allocated yet.
+func (s *Snapshot) AfterClock(t tso.TSO) bool {
+	return t.Physical() > s.Cluster.CurrentTSO.Physical()+maxFutureMs
+}
+
 // malformed appends m once (Validate may run again on a loaded snapshot).
 func (s *Snapshot) malformed(m Malformed) {
 	for _, x := range s.Malformed {
@@ -206,6 +212,17 @@ func (s *Snapshot) validateValues(nowMs int64) {
 		secs(SourceTableStreamConsumption, row, "POSITION_GAP_SECONDS", &c.PositionGapSeconds)
 		secs(SourceTableStreamConsumption, row, "PENDING_AGE_SECONDS", &c.PendingAgeSeconds)
 		secs(SourceTableStreamConsumption, row, "RETENTION_HEADROOM_SECONDS", &c.RetentionHeadroomSeconds)
+		// diag reads such an offset as unknown (streams_partition.go); the
+		// value is kept as read, counted here.
+		for _, v := range []struct {
+			col string
+			t   *tso.TSO
+		}{{"CONSUMPTION_STATUS", c.Offset}, {"CONSUMED_TSO", c.ConsumedTSO}, {"SOURCE_END_TSO", c.SourceEndTSO}} {
+			if v.t != nil && s.AfterClock(*v.t) {
+				s.malformed(Malformed{Source: SourceTableStreamConsumption, Row: row, Column: v.col, Value: v.t.String(),
+					Error: "TSO more than a day after the cluster's current TSO " + s.Cluster.CurrentTSO.String()})
+			}
+		}
 		ms(SourceTableStreamConsumption, row, "LAST_CONSUMPTION_TIME", &c.LastConsumptionTimeMs)
 		ms(SourceTableStreamConsumption, row, "LAST_GAP_TIME", &c.LastGapTimeMs)
 	}

@@ -132,3 +132,17 @@ func TestValidateCountsUninterpretableValues(t *testing.T) {
 		t.Errorf("second Validate: err %v, malformed %d → %d", err, n, len(s.Malformed))
 	}
 }
+
+// TestValidateCountsTSOAfterClock: an offset or partition end more than a
+// day after current_tso is counted (diag reads it as unknown).
+func TestValidateCountsTSOAfterClock(t *testing.T) {
+	s, err := Decode([]byte(`{"schema_version":1,"cluster":{"current_tso":"470819222323200000"},
+ "consumption":[{"db":"d","stream_name":"s","stream_id":1,"unit":"p","consumption_status":"570819222323200000",
+  "offset":"570819222323200000","lag":"0","source_end_tso":"470819222323200001"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Malformed) != 1 || s.Malformed[0].Column != "CONSUMPTION_STATUS" {
+		t.Errorf("malformed = %+v, want the offset counted once", s.Malformed)
+	}
+}
