@@ -80,6 +80,23 @@ func LoadFile(path string, maxBytes int64) (*Snapshot, error) {
 		return nil, fmt.Errorf("opening snapshot: %w", err)
 	}
 	defer f.Close()
+	// Refuse before reading: a directory, a device (--snapshot /dev/zero
+	// read 512 MB, 1.2 GB resident, before the limit said no) or a regular
+	// file already over the limit. Pipes are read, bounded by Load.
+	if fi, err := f.Stat(); err == nil {
+		limit := maxBytes
+		if limit <= 0 {
+			limit = DefaultMaxBytes
+		}
+		switch m := fi.Mode(); {
+		case m.IsDir():
+			return nil, fmt.Errorf("%s: is a directory, not a snapshot file", path)
+		case m&(os.ModeDevice|os.ModeCharDevice|os.ModeSocket) != 0:
+			return nil, fmt.Errorf("%s: is a device, not a snapshot file", path)
+		case m.IsRegular() && fi.Size() > limit:
+			return nil, fmt.Errorf("%s: snapshot is larger than the %d-byte limit (%d bytes)", path, limit, fi.Size())
+		}
+	}
 	s, err := Load(f, maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +145,31 @@ func TestValidateCountsTSOAfterClock(t *testing.T) {
 	}
 	if len(s.Malformed) != 1 || s.Malformed[0].Column != "CONSUMPTION_STATUS" {
 		t.Errorf("malformed = %+v, want the offset counted once", s.Malformed)
+	}
+}
+
+// TestLoadFileRefusesBeforeReading: a directory, a device and a file over
+// the limit are refused from their metadata, without reading them
+// (/dev/zero used to be read up to the limit: 1.2 GB resident).
+func TestLoadFileRefusesBeforeReading(t *testing.T) {
+	dir := t.TempDir()
+	big := dir + "/big.json"
+	if err := os.WriteFile(big, append(minimal(t), bytes.Repeat([]byte(" "), 64)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{dir, "is a directory"},
+		{"/dev/zero", "is a device"},
+		{big, "larger than the 16-byte limit"},
+	} {
+		if tc.path == "/dev/zero" {
+			if _, err := os.Stat(tc.path); err != nil {
+				continue
+			}
+		}
+		_, err := LoadFile(tc.path, 16)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.path, err, tc.want)
+		}
 	}
 }
