@@ -109,7 +109,7 @@ func LoadFile(path string, maxBytes int64) (*Snapshot, error) {
 // physical time is a plausible cluster clock; Now is always derived from it
 // (model.go: Now is physical(CurrentTSO), the only "now" diag may use).
 // Values no diagnosis can interpret (a TTL whose ttl*1000 overflows, seconds
-// or Unix-ms times outside any real range, a duplicate STREAM_ID) are set to
+// or Unix-ms times outside any real range, a negative count, a duplicate STREAM_ID) are set to
 // nil or dropped and counted in Malformed, never used as if real and never
 // silently dropped (design.md "Bad input"). Validate is idempotent.
 func (s *Snapshot) Validate() error {
@@ -188,6 +188,12 @@ func (s *Snapshot) validateValues(nowMs int64) {
 			*p = nil
 		}
 	}
+	count := func(src, row, col string, p **int64) {
+		if *p != nil && **p < 0 {
+			s.malformed(Malformed{Source: src, Row: row, Column: col, Value: strconv.FormatInt(**p, 10), Error: "negative count"})
+			*p = nil
+		}
+	}
 	for i := range s.Tables {
 		t := &s.Tables[i]
 		if t.TTLSeconds != nil && *t.TTLSeconds > math.MaxInt64/1000 {
@@ -214,6 +220,8 @@ func (s *Snapshot) validateValues(nowMs int64) {
 			continue
 		}
 		seen[st.ID] = true
+		count(SourceTableStreams, row, "PENDING_PARTITIONS", &st.PendingPartitions)
+		count(SourceTableStreams, row, "GAP_EVENTS", &st.GapEvents)
 		secs(SourceTableStreams, row, "MAX_PENDING_AGE_SECONDS", &st.MaxPendingAgeSeconds)
 		secs(SourceTableStreams, row, "MIN_RETENTION_HEADROOM_SECONDS", &st.MinRetentionHeadroomSeconds)
 		ms(SourceTableStreams, row, "LAST_GAP_TIME", &st.LastGapTimeMs)
@@ -253,6 +261,7 @@ func (s *Snapshot) validateValues(nowMs int64) {
 		ms(SourceTasks, row, "CreateTime", &t.CreateTimeMs)
 		ms(SourceTasks, row, "StartTime", &t.StartTimeMs)
 		ms(SourceTasks, row, "FinishTime", &t.FinishTimeMs)
+		count(SourceTasks, row, "IvmRebuiltPartitions", &t.IvmRebuiltPartitions)
 		if t.DurationMs != nil && *t.DurationMs < 0 {
 			s.malformed(Malformed{Source: SourceTasks, Row: row, Column: "DurationMs", Value: strconv.FormatInt(*t.DurationMs, 10),
 				Error: "negative duration"})
@@ -262,6 +271,9 @@ func (s *Snapshot) validateValues(nowMs int64) {
 	for i := range s.MVStatus {
 		m := &s.MVStatus[i]
 		row := m.DB + "." + m.MVName
+		count(SourceIVMMVStatus, row, "CONSECUTIVE_FAILURES", &m.ConsecutiveFailures)
+		count(SourceIVMMVStatus, row, "FALLBACK_COUNT", &m.FallbackCount)
+		count(SourceIVMMVStatus, row, "PENDING_PUBLISH_TXNS", &m.PendingPublishTxns)
 		secs(SourceIVMMVStatus, row, "DATA_DELAY_SECONDS", &m.DataDelaySeconds)
 		secs(SourceIVMMVStatus, row, "MAX_EXCLUDED_DELAY_SECONDS", &m.MaxExcludedDelaySeconds)
 		secs(SourceIVMMVStatus, row, "MIN_RETENTION_HEADROOM_SECONDS", &m.MinRetentionHeadroomSeconds)

@@ -91,7 +91,7 @@ func TestValidateCountsUninterpretableValues(t *testing.T) {
                  "pending_age_seconds":-1e300,"last_consumption_time_ms":-9223372036854775808}],
  "tasks":[{"task_id":1,"mv_id":1,"mv_name":"m","mv_database_name":"d","status":"RUNNING",
            "create_time_ms":9223372036854775807,"start_time_ms":1796032700000,"duration_ms":-1}],
- "ivm_mv_status":[{"db":"d","mv_name":"m","mv_id":1,"freshness_state":"LAGGING","data_delay_seconds":1e308}]}`
+ "ivm_mv_status":[{"db":"d","mv_name":"m","mv_id":1,"freshness_state":"LAGGING","data_delay_seconds":1e308,"consecutive_failures":-9223372036854775808}]}`
 	s, err := Decode([]byte(js))
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestValidateCountsUninterpretableValues(t *testing.T) {
 	if tk.CreateTimeMs != nil || tk.StartTimeMs == nil || tk.DurationMs != nil {
 		t.Errorf("task = %+v", tk)
 	}
-	if s.MVStatus[0].DataDelaySeconds != nil {
+	if s.MVStatus[0].DataDelaySeconds != nil || s.MVStatus[0].ConsecutiveFailures != nil {
 		t.Errorf("data_delay_seconds kept: %v", *s.MVStatus[0].DataDelaySeconds)
 	}
 	cols := map[string]bool{}
@@ -123,7 +123,7 @@ func TestValidateCountsUninterpretableValues(t *testing.T) {
 	for _, want := range []string{"snapshot now", SourceTableProperties + " ttl_seconds", SourceTableStreams + " STREAM_ID",
 		SourceTableStreams + " MAX_PENDING_AGE_SECONDS", SourceTableStreamConsumption + " PENDING_AGE_SECONDS",
 		SourceTableStreamConsumption + " LAST_CONSUMPTION_TIME", SourceTasks + " CreateTime", SourceTasks + " DurationMs",
-		SourceIVMMVStatus + " DATA_DELAY_SECONDS"} {
+		SourceIVMMVStatus + " DATA_DELAY_SECONDS", SourceIVMMVStatus + " CONSECUTIVE_FAILURES"} {
 		if !cols[want] {
 			t.Errorf("malformed does not count %q: %+v", want, s.Malformed)
 		}
