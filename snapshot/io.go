@@ -231,9 +231,23 @@ func (s *Snapshot) validateValues(nowMs int64) {
 	if s.Streams != nil {
 		s.Streams = kept
 	}
+	type unit struct {
+		id   int64
+		name string
+	}
+	seenUnit := make(map[unit]bool, len(s.Consumption))
+	keptCons := s.Consumption[:0]
 	for i := range s.Consumption {
 		c := &s.Consumption[i]
 		row := c.DB + "." + c.StreamName + " " + c.Unit
+		if k := (unit{c.StreamID, c.Unit}); seenUnit[k] {
+			// One partition listed twice would count twice (pending
+			// partitions, lost rows): keep the first, count the other.
+			s.malformed(Malformed{Source: SourceTableStreamConsumption, Row: row, Column: "UNIT", Value: c.Unit,
+				Error: "duplicate (STREAM_ID, UNIT) row: left out"})
+			continue
+		}
+		seenUnit[unit{c.StreamID, c.Unit}] = true
 		secs(SourceTableStreamConsumption, row, "POSITION_GAP_SECONDS", &c.PositionGapSeconds)
 		secs(SourceTableStreamConsumption, row, "PENDING_AGE_SECONDS", &c.PendingAgeSeconds)
 		secs(SourceTableStreamConsumption, row, "RETENTION_HEADROOM_SECONDS", &c.RetentionHeadroomSeconds)
@@ -250,6 +264,10 @@ func (s *Snapshot) validateValues(nowMs int64) {
 		}
 		ms(SourceTableStreamConsumption, row, "LAST_CONSUMPTION_TIME", &c.LastConsumptionTimeMs)
 		ms(SourceTableStreamConsumption, row, "LAST_GAP_TIME", &c.LastGapTimeMs)
+		keptCons = append(keptCons, *c)
+	}
+	if s.Consumption != nil {
+		s.Consumption = keptCons
 	}
 	for i := range s.Jobs {
 		j := &s.Jobs[i]

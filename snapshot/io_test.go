@@ -88,7 +88,8 @@ func TestValidateCountsUninterpretableValues(t *testing.T) {
  "streams":[{"db":"d","name":"s","id":7,"max_pending_age_seconds":1e308,"min_retention_headroom_seconds":-5},
             {"db":"d","name":"s_again","id":7}],
  "consumption":[{"db":"d","stream_name":"s","stream_id":7,"unit":"p","consumption_status":"N/A","lag":"N/A",
-                 "pending_age_seconds":-1e300,"last_consumption_time_ms":-9223372036854775808}],
+                 "pending_age_seconds":-1e300,"last_consumption_time_ms":-9223372036854775808},
+                {"db":"d","stream_name":"s","stream_id":7,"unit":"p","consumption_status":"N/A","lag":"N/A"}],
  "tasks":[{"task_id":1,"mv_id":1,"mv_name":"m","mv_database_name":"d","status":"RUNNING",
            "create_time_ms":9223372036854775807,"start_time_ms":1796032700000,"duration_ms":-1}],
  "ivm_mv_status":[{"db":"d","mv_name":"m","mv_id":1,"freshness_state":"LAGGING","data_delay_seconds":1e308,"consecutive_failures":-9223372036854775808}]}`
@@ -104,6 +105,9 @@ func TestValidateCountsUninterpretableValues(t *testing.T) {
 	}
 	if len(s.Streams) != 1 || s.Streams[0].Name != "s" || s.Streams[0].MaxPendingAgeSeconds != nil || s.Streams[0].MinRetentionHeadroomSeconds == nil {
 		t.Errorf("streams = %+v", s.Streams)
+	}
+	if len(s.Consumption) != 1 {
+		t.Errorf("consumption rows = %d, want the duplicate (stream, unit) left out", len(s.Consumption))
 	}
 	c := s.Consumption[0]
 	if c.PendingAgeSeconds != nil || c.LastConsumptionTimeMs != nil {
@@ -121,7 +125,7 @@ func TestValidateCountsUninterpretableValues(t *testing.T) {
 		cols[m.Source+" "+m.Column] = true
 	}
 	for _, want := range []string{"snapshot now", SourceTableProperties + " ttl_seconds", SourceTableStreams + " STREAM_ID",
-		SourceTableStreams + " MAX_PENDING_AGE_SECONDS", SourceTableStreamConsumption + " PENDING_AGE_SECONDS",
+		SourceTableStreams + " MAX_PENDING_AGE_SECONDS", SourceTableStreamConsumption + " PENDING_AGE_SECONDS", SourceTableStreamConsumption + " UNIT",
 		SourceTableStreamConsumption + " LAST_CONSUMPTION_TIME", SourceTasks + " CreateTime", SourceTasks + " DurationMs",
 		SourceIVMMVStatus + " DATA_DELAY_SECONDS", SourceIVMMVStatus + " CONSECUTIVE_FAILURES"} {
 		if !cols[want] {
