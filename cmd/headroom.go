@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/tso"
 )
 
 // headroomOptions are the flags of `headroom`, the what-if of a maintenance
@@ -50,14 +52,20 @@ which are safe. --ttl tries another TTL (seconds or a duration) for both.`,
 
 // parseTTL reads seconds ("172800") or a duration ("48h").
 func parseTTL(s string) (int64, error) {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, nil
-	}
-	d, err := time.ParseDuration(s)
+	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("--ttl %q: want seconds or a duration like 48h", s)
+		d, derr := time.ParseDuration(s)
+		if derr != nil {
+			return 0, fmt.Errorf("--ttl %q: want seconds or a duration like 48h", s)
+		}
+		n = int64(d / time.Second)
 	}
-	return int64(d / time.Second), nil
+	// The retention math takes ttl*1000 ms (doris.md §2): a TTL it
+	// overflows was printed as "(-1s)" and silently judged nothing.
+	if n > math.MaxInt64/1000 {
+		return 0, fmt.Errorf("--ttl %q: at most %d seconds", s, int64(math.MaxInt64/1000))
+	}
+	return n, nil
 }
 
 func headroomRun(o *headroomOptions) error {
@@ -96,8 +104,18 @@ func headroomRun(o *headroomOptions) error {
 	if err != nil {
 		return err
 	}
+	now := series[len(series)-1].Cluster.Now
 	if o.At == "" {
-		at = series[len(series)-1].Cluster.Now.Add(o.In)
+		at = now.Add(o.In)
+	}
+	// "Later" is the contract: an earlier time printed "(+-21152d10h)", and
+	// one no TSO can encode (or more than a time.Duration after now: 292
+	// years) silently judged no partition at all.
+	if at.Before(now) {
+		return usageErrorf("--at %s is before the cluster time %s: want a later time", at.UTC().Format(time.RFC3339), now.Format(time.RFC3339))
+	}
+	if _, err := tso.FromTime(at, 0); err != nil || at.Sub(now) == time.Duration(math.MaxInt64) {
+		return usageErrorf("--at/--in: %s is too far after the cluster time %s to evaluate", at.UTC().Format(time.RFC3339), now.Format(time.RFC3339))
 	}
 	plan := diag.PlanHeadroom(series, opt, at)
 	rows := plan.Rows[:0:0]

@@ -1,7 +1,11 @@
 package cmd
 
 import (
+	"bytes"
+	"errors"
 	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -174,5 +178,45 @@ func TestSnapshotUnreachable(t *testing.T) {
 	_, stderr, code := run(t, nil, "", "snapshot", "--host", host, "--port", port, "--timeout", "2s")
 	if code != ExitError || !strings.Contains(stderr, addr) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestSnapshotGarbageFE: an "FE" that answers the MySQL handshake with
+// garbage is exit 2 and exactly one stderr line naming the host. The MySQL
+// driver's own logger ("[mysql] 2026/.. packets.go:100 unexpected EOF")
+// writes to the process's real stderr, so the command runs in a child
+// process (this test binary re-executed) to see it.
+func TestSnapshotGarbageFE(t *testing.T) {
+	if addr := os.Getenv("DORISDIAG_TEST_GARBAGE_FE"); addr != "" {
+		host, port, _ := net.SplitHostPort(addr)
+		os.Exit(Main([]string{"snapshot", "--host", host, "--port", port, "--timeout", "2s"}, System()))
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("\xff\x00\x00\x00garbage, not a handshake\n"))
+			c.Close()
+		}
+	}()
+	child := exec.Command(os.Args[0], "-test.run=^TestSnapshotGarbageFE$")
+	child.Env = append(os.Environ(), "DORISDIAG_TEST_GARBAGE_FE="+ln.Addr().String())
+	var stdout, stderr bytes.Buffer
+	child.Stdout, child.Stderr = &stdout, &stderr
+	err = child.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
+		t.Fatalf("child: %v, want exit 2; stderr %q", err, stderr.String())
+	}
+	got := stderr.String()
+	if strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "dorisdiag: ") || !strings.Contains(got, ln.Addr().String()) {
+		t.Fatalf("stderr %q; want one line naming %s", got, ln.Addr())
 	}
 }

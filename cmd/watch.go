@@ -32,11 +32,14 @@ func addWatchFlags(c *cobra.Command, w *watchOptions) {
 // pipe rounds are appended, each under a header line. It returns the error of
 // the last round (so the exit code reflects the latest state).
 func (g *globalOptions) runWatch(w watchOptions, render func(series []*snapshot.Snapshot) error) error {
+	if w.Interval < 0 {
+		return usageErrorf("--watch %s: want a positive interval", w.Interval)
+	}
 	series, err := g.loadSnapshots()
 	if err != nil {
 		return err
 	}
-	if w.Interval <= 0 {
+	if w.Interval == 0 {
 		return render(series)
 	}
 	if len(g.Source.Snapshots) > 0 {

@@ -48,6 +48,11 @@ func (a *streamAnalyzer) analyzePartition(sr *StreamResult, c *snapshot.Consumpt
 	} else if initial && p.OffsetState == OffsetNone {
 		p.OffsetState = OffsetInitialSnapshotPending
 	}
+	if consumed != nil && a.last.AfterClock(*consumed) {
+		// An offset the cluster cannot have allocated yet (snapshot.Validate
+		// counts it): neither caught up nor retained, just unreadable.
+		consumed, p.OffsetState = nil, OffsetUnknown
+	}
 	p.ConsumedTSO = consumed
 
 	// Source end, data, caught up, from LAG (a TSO difference, or a version
@@ -62,10 +67,11 @@ func (a *streamAnalyzer) analyzePartition(sr *StreamResult, c *snapshot.Consumpt
 		p.LagInVersions = true
 	}
 	switch {
-	case c.SourceEndTSO != nil && *c.SourceEndTSO > 0:
+	case c.SourceEndTSO != nil && *c.SourceEndTSO > 0 && !a.last.AfterClock(*c.SourceEndTSO):
 		p.SourceEndTSO, p.SourceEndFrom = ptrTSO(*c.SourceEndTSO), SourceServer
 		p.HasData = a.bptr(true)
-	case consumed != nil && lagOK && !p.LagInVersions && lag >= 0 && int64(*consumed) <= int64(tso.MaxReal)-lag:
+	case consumed != nil && lagOK && !p.LagInVersions && lag >= 0 && int64(*consumed) <= int64(tso.MaxReal)-lag &&
+		!a.last.AfterClock(*consumed+tso.TSO(lag)): // a LAG past the clock is no partition end
 		p.SourceEndTSO, p.SourceEndFrom = ptrTSO(*consumed+tso.TSO(lag)), "offset+lag"
 		p.HasData = a.bptr(true)
 	}

@@ -445,3 +445,30 @@ func TestPermuteStable(t *testing.T) {
 		t.Errorf("not stable: %v", s)
 	}
 }
+
+// TestOffsetAfterClockIsUnknown: an offset (or a partition end) years after
+// the cluster's current TSO cannot have been allocated; it read as "caught
+// up, headroom 4416d" before. Now the offset state is unknown and no
+// headroom, gap or resume verdict is made up from it.
+func TestOffsetAfterClockIsUnknown(t *testing.T) {
+	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+	b.stream(1, "s_future", "MIN_DELTA", "orders")
+	b.cons(1, "s_future", "p1", tp(tsoAgo(-12*365*24*time.Hour)), "0")
+	b.stream(2, "s_end", "DETAIL", "orders")
+	c := b.cons(2, "s_end", "p1", tp(tsoAgo(time.Hour)), "N/A")
+	c.SourceEndTSO = tp(tso.TSO(int64(tso.MaxReal)))
+	r := analyze(t, b.s)
+	for _, s := range r.Streams {
+		p := s.Partitions[0]
+		switch s.Name {
+		case "s_future":
+			if p.OffsetState != OffsetUnknown || p.ConsumedTSO != nil || p.HeadroomSeconds != nil || p.CanResume != nil {
+				t.Errorf("s_future: state %s, consumed %v, headroom %v, can_resume %v", p.OffsetState, p.ConsumedTSO, p.HeadroomSeconds, p.CanResume)
+			}
+		case "s_end":
+			if p.SourceEndTSO != nil || p.PositionGapSeconds != nil {
+				t.Errorf("s_end: source end %v, gap %v; want no end past the clock", p.SourceEndTSO, p.PositionGapSeconds)
+			}
+		}
+	}
+}

@@ -127,6 +127,10 @@ func openDB(cfg Config, addr string) (*sql.DB, error) {
 	// Doris accepts the native password plugin; no DSN string is ever built,
 	// so the password cannot leak through one.
 	mc.AllowNativePasswords = true
+	// The driver's default logger writes "[mysql] 2026/.. packets.go:68
+	// [warn] ..." to stderr when an FE answers garbage: the contract is
+	// one error line, and the returned error already names the host.
+	mc.Logger = &mysql.NopLogger{}
 	if cfg.TLS || cfg.TLSCA != "" {
 		tc := &tls.Config{ServerName: cfg.Host, MinVersion: tls.VersionTLS12}
 		if cfg.TLSCA != "" {

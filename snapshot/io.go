@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -78,6 +80,23 @@ func LoadFile(path string, maxBytes int64) (*Snapshot, error) {
 		return nil, fmt.Errorf("opening snapshot: %w", err)
 	}
 	defer f.Close()
+	// Refuse before reading: a directory, a device (--snapshot /dev/zero
+	// read 512 MB, 1.2 GB resident, before the limit said no) or a regular
+	// file already over the limit. Pipes are read, bounded by Load.
+	if fi, err := f.Stat(); err == nil {
+		limit := maxBytes
+		if limit <= 0 {
+			limit = DefaultMaxBytes
+		}
+		switch m := fi.Mode(); {
+		case m.IsDir():
+			return nil, fmt.Errorf("%s: is a directory, not a snapshot file", path)
+		case m&(os.ModeDevice|os.ModeCharDevice|os.ModeSocket) != 0:
+			return nil, fmt.Errorf("%s: is a device, not a snapshot file", path)
+		case m.IsRegular() && fi.Size() > limit:
+			return nil, fmt.Errorf("%s: snapshot is larger than the %d-byte limit (%d bytes)", path, limit, fi.Size())
+		}
+	}
 	s, err := Load(f, maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -86,20 +105,209 @@ func LoadFile(path string, maxBytes int64) (*Snapshot, error) {
 	return s, nil
 }
 
-// Validate checks what every diagnosis relies on: a real current TSO, from
-// which Now is derived when absent.
+// Validate checks what every diagnosis relies on: a real current TSO whose
+// physical time is a plausible cluster clock; Now is always derived from it
+// (model.go: Now is physical(CurrentTSO), the only "now" diag may use).
+// Values no diagnosis can interpret (a TTL whose ttl*1000 overflows, seconds
+// or Unix-ms times outside any real range, a negative count, a duplicate STREAM_ID) are set to
+// nil or dropped and counted in Malformed, never used as if real and never
+// silently dropped (design.md "Bad input"). Validate is idempotent.
 func (s *Snapshot) Validate() error {
 	if !realTSO(s.Cluster.CurrentTSO) {
 		return fmt.Errorf("snapshot cluster.current_tso %d is not a real TSO", int64(s.Cluster.CurrentTSO))
 	}
-	now := time.UnixMilli(s.Cluster.CurrentTSO.Physical()).UTC()
-	if s.Cluster.Now.IsZero() {
-		s.Cluster.Now = now
+	nowMs := s.Cluster.CurrentTSO.Physical()
+	if nowMs < minClockMs || nowMs > maxClockMs {
+		return fmt.Errorf("snapshot cluster.current_tso %d is not a plausible cluster clock: its physical time %s is outside %s..%s",
+			int64(s.Cluster.CurrentTSO), time.UnixMilli(nowMs).UTC().Format(time.RFC3339),
+			time.UnixMilli(minClockMs).UTC().Format("2006"), time.UnixMilli(maxClockMs).UTC().Format("2006"))
 	}
+	now := time.UnixMilli(nowMs).UTC()
+	if !s.Cluster.Now.IsZero() && !s.Cluster.Now.Truncate(time.Millisecond).Equal(now) {
+		// Two clocks would mix: ages against one, retention against the other.
+		s.malformed(Malformed{Source: "snapshot", Row: "cluster", Column: "now", Value: s.Cluster.Now.Format(time.RFC3339Nano),
+			Error: "disagrees with physical(current_tso) " + now.Format(time.RFC3339Nano) + "; the TSO's time is used"})
+	}
+	s.Cluster.Now = now
 	if s.Capabilities.Sources == nil {
 		s.Capabilities.Sources = map[string]SourceCapability{}
 	}
+	s.validateValues(nowMs)
 	return nil
+}
+
+const (
+	// minClockMs..maxClockMs bound a cluster clock: TSO physical time before
+	// 2000 or after 2200 is not a clock any Doris with a changelog ran on,
+	// and ages against it would overflow time.Duration (±292 years).
+	minClockMs = 946684800000  // 2000-01-01T00:00:00Z
+	maxClockMs = 7258118400000 // 2200-01-01T00:00:00Z
+	// maxSeconds bounds a seconds value (a pending age, delay or headroom):
+	// beyond it no duration can represent it (time.Duration is ±292 years).
+	maxSeconds = float64(math.MaxInt64 / int64(time.Second))
+	// maxFutureMs is how far after the cluster clock a Unix-ms time may lie
+	// (FE clocks skew by seconds, never by a day).
+	maxFutureMs = 24 * 3600 * 1000
+)
+
+// AfterClock reports whether t lies more than a day after the cluster clock:
+// an offset or partition end the cluster cannot have allocated yet.
+func (s *Snapshot) AfterClock(t tso.TSO) bool {
+	return t.Physical() > s.Cluster.CurrentTSO.Physical()+maxFutureMs
+}
+
+// malformed appends m once (Validate may run again on a loaded snapshot).
+func (s *Snapshot) malformed(m Malformed) {
+	for _, x := range s.Malformed {
+		if x == m {
+			return
+		}
+	}
+	s.Malformed = append(s.Malformed, m)
+}
+
+// validateValues nils out, and counts, the values no diagnosis can use.
+func (s *Snapshot) validateValues(nowMs int64) {
+	secs := func(src, row, col string, p **float64) {
+		if *p == nil {
+			return
+		}
+		if v := **p; math.IsNaN(v) || math.Abs(v) > maxSeconds {
+			s.malformed(Malformed{Source: src, Row: row, Column: col, Value: strconv.FormatFloat(v, 'g', -1, 64),
+				Error: "seconds out of any real range"})
+			*p = nil
+		}
+	}
+	ms := func(src, row, col string, p **int64) {
+		if *p == nil {
+			return
+		}
+		if v := **p; v < 0 || v > nowMs+maxFutureMs {
+			s.malformed(Malformed{Source: src, Row: row, Column: col, Value: strconv.FormatInt(v, 10),
+				Error: "Unix-ms time before 1970 or more than a day after the cluster clock"})
+			*p = nil
+		}
+	}
+	count := func(src, row, col string, p **int64) {
+		if *p != nil && **p < 0 {
+			s.malformed(Malformed{Source: src, Row: row, Column: col, Value: strconv.FormatInt(**p, 10), Error: "negative count"})
+			*p = nil
+		}
+	}
+	for i := range s.Tables {
+		t := &s.Tables[i]
+		if t.TTLSeconds != nil && *t.TTLSeconds > math.MaxInt64/1000 {
+			s.malformed(Malformed{Source: SourceTableProperties, Row: t.DB + "." + t.Name, Column: "ttl_seconds",
+				Value: strconv.FormatInt(*t.TTLSeconds, 10), Error: "ttl_seconds*1000 overflows int64: TTL unknown"})
+			t.TTLSeconds = nil
+		}
+	}
+	for i := range s.Partitions {
+		p := &s.Partitions[i]
+		row := p.DB + "." + p.Table + " " + p.Name
+		ms(SourcePartitions, row, "visible_time_ms", &p.VisibleTimeMs)
+		ms(SourcePartitions, row, "create_time_ms", &p.CreateTimeMs)
+	}
+	seen := make(map[int64]bool, len(s.Streams))
+	kept := s.Streams[:0]
+	for _, st := range s.Streams {
+		row := st.DB + "." + st.Name
+		if seen[st.ID] {
+			// Two rows with one STREAM_ID would both claim every partition
+			// of it: keep the first, count the other.
+			s.malformed(Malformed{Source: SourceTableStreams, Row: row, Column: "STREAM_ID", Value: strconv.FormatInt(st.ID, 10),
+				Error: "duplicate STREAM_ID: this row was left out"})
+			continue
+		}
+		seen[st.ID] = true
+		count(SourceTableStreams, row, "PENDING_PARTITIONS", &st.PendingPartitions)
+		count(SourceTableStreams, row, "GAP_EVENTS", &st.GapEvents)
+		secs(SourceTableStreams, row, "MAX_PENDING_AGE_SECONDS", &st.MaxPendingAgeSeconds)
+		secs(SourceTableStreams, row, "MIN_RETENTION_HEADROOM_SECONDS", &st.MinRetentionHeadroomSeconds)
+		ms(SourceTableStreams, row, "LAST_GAP_TIME", &st.LastGapTimeMs)
+		ms(SourceTableStreams, row, "MONITOR_SAMPLE_TIME", &st.MonitorSampleTimeMs)
+		kept = append(kept, st)
+	}
+	if s.Streams != nil {
+		s.Streams = kept
+	}
+	type unit struct {
+		id   int64
+		name string
+	}
+	seenUnit := make(map[unit]bool, len(s.Consumption))
+	keptCons := s.Consumption[:0]
+	for i := range s.Consumption {
+		c := &s.Consumption[i]
+		row := c.DB + "." + c.StreamName + " " + c.Unit
+		if k := (unit{c.StreamID, c.Unit}); seenUnit[k] {
+			// One partition listed twice would count twice (pending
+			// partitions, lost rows): keep the first, count the other.
+			s.malformed(Malformed{Source: SourceTableStreamConsumption, Row: row, Column: "UNIT", Value: c.Unit,
+				Error: "duplicate (STREAM_ID, UNIT) row: left out"})
+			continue
+		}
+		seenUnit[unit{c.StreamID, c.Unit}] = true
+		secs(SourceTableStreamConsumption, row, "POSITION_GAP_SECONDS", &c.PositionGapSeconds)
+		secs(SourceTableStreamConsumption, row, "PENDING_AGE_SECONDS", &c.PendingAgeSeconds)
+		secs(SourceTableStreamConsumption, row, "RETENTION_HEADROOM_SECONDS", &c.RetentionHeadroomSeconds)
+		// diag reads such an offset as unknown (streams_partition.go); the
+		// value is kept as read, counted here.
+		for _, v := range []struct {
+			col string
+			t   *tso.TSO
+		}{{"CONSUMPTION_STATUS", c.Offset}, {"CONSUMED_TSO", c.ConsumedTSO}, {"SOURCE_END_TSO", c.SourceEndTSO}} {
+			if v.t != nil && s.AfterClock(*v.t) {
+				s.malformed(Malformed{Source: SourceTableStreamConsumption, Row: row, Column: v.col, Value: v.t.String(),
+					Error: "TSO more than a day after the cluster's current TSO " + s.Cluster.CurrentTSO.String()})
+			}
+		}
+		ms(SourceTableStreamConsumption, row, "LAST_CONSUMPTION_TIME", &c.LastConsumptionTimeMs)
+		ms(SourceTableStreamConsumption, row, "LAST_GAP_TIME", &c.LastGapTimeMs)
+		keptCons = append(keptCons, *c)
+	}
+	if s.Consumption != nil {
+		s.Consumption = keptCons
+	}
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		ms(SourceJobs, j.MVDatabaseName+"."+j.MVName, "CreateTime", &j.CreateTimeMs)
+	}
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		row := t.MVDatabaseName + "." + t.MVName + " task " + strconv.FormatInt(t.TaskID, 10)
+		ms(SourceTasks, row, "CreateTime", &t.CreateTimeMs)
+		ms(SourceTasks, row, "StartTime", &t.StartTimeMs)
+		ms(SourceTasks, row, "FinishTime", &t.FinishTimeMs)
+		count(SourceTasks, row, "IvmRebuiltPartitions", &t.IvmRebuiltPartitions)
+		if t.DurationMs != nil && *t.DurationMs < 0 {
+			s.malformed(Malformed{Source: SourceTasks, Row: row, Column: "DurationMs", Value: strconv.FormatInt(*t.DurationMs, 10),
+				Error: "negative duration"})
+			t.DurationMs = nil
+		}
+	}
+	for i := range s.MVStatus {
+		m := &s.MVStatus[i]
+		row := m.DB + "." + m.MVName
+		count(SourceIVMMVStatus, row, "CONSECUTIVE_FAILURES", &m.ConsecutiveFailures)
+		count(SourceIVMMVStatus, row, "FALLBACK_COUNT", &m.FallbackCount)
+		count(SourceIVMMVStatus, row, "PENDING_PUBLISH_TXNS", &m.PendingPublishTxns)
+		secs(SourceIVMMVStatus, row, "DATA_DELAY_SECONDS", &m.DataDelaySeconds)
+		secs(SourceIVMMVStatus, row, "MAX_EXCLUDED_DELAY_SECONDS", &m.MaxExcludedDelaySeconds)
+		secs(SourceIVMMVStatus, row, "MIN_RETENTION_HEADROOM_SECONDS", &m.MinRetentionHeadroomSeconds)
+		secs(SourceIVMMVStatus, row, "CURRENT_TASK_AGE_SECONDS", &m.CurrentTaskAgeSeconds)
+		ms(SourceIVMMVStatus, row, "LAST_SUCCESS_TIME", &m.LastSuccessTimeMs)
+		ms(SourceIVMMVStatus, row, "LAST_FAILURE_TIME", &m.LastFailureTimeMs)
+		ms(SourceIVMMVStatus, row, "LAST_FALLBACK_TIME", &m.LastFallbackTimeMs)
+		ms(SourceIVMMVStatus, row, "SAMPLE_TIME", &m.SampleTimeMs)
+	}
+	for i := range s.Dependencies {
+		d := &s.Dependencies[i]
+		row := d.DB + "." + d.MVName + " " + d.BaseTableDB + "." + d.BaseTableName
+		secs(SourceIVMDependencies, row, "DELAY_SECONDS", &d.DelaySeconds)
+		secs(SourceIVMDependencies, row, "MIN_RETENTION_HEADROOM_SECONDS", &d.MinRetentionHeadroomSeconds)
+		ms(SourceIVMDependencies, row, "SAMPLE_TIME", &d.SampleTimeMs)
+	}
 }
 
 func realTSO(t tso.TSO) bool { return t > 0 && t < 1<<63-1 }

@@ -1,0 +1,76 @@
+package diag_test
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// FuzzCheckSnapshot feeds a fuzzed snapshot JSON through the whole pipeline a
+// --snapshot FILE takes: snapshot.Decode, diag.Check and every renderer of
+// check (table, JSON, markdown, prom), plus streams/mv rendering and the
+// headroom what-if. Bad input must be refused by Decode or analysed without
+// a panic (design.md "Bad input never panics: every parser is fuzzed").
+func FuzzCheckSnapshot(f *testing.F) {
+	for _, name := range []string{"healthy", "incident", "legacy"} {
+		s, err := fixtures.Scenario(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := snapshot.Write(&buf, s); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
+	const head = `{"schema_version":1,"cluster":{"current_tso":"470819222323200000"}`
+	for _, s := range []string{
+		``, `{}`, `null`, `[1]`, `{"schema_version":99}`,
+		head + `}`,
+		head + `,"tables":null,"streams":null,"consumption":null,"mvs":null,"jobs":null,"tasks":null}`,
+		head + `,"tables":[{"db":"d","name":"t","ttl_seconds":9223372036854775807}],"streams":[{"db":"d","name":"s","id":1,"base_table_db":"d","base_table_name":"t","enabled":true}],"consumption":[{"db":"d","stream_name":"s","stream_id":1,"unit":"p","consumption_status":"9223372036854775807","offset":"9223372036854775807","lag":"-9223372036854775808","lag_value":-9223372036854775808}]}`,
+		head + `,"streams":[{"db":"d","name":"__doris_ivm_stream_","id":1},{"db":"d","name":"__doris_ivm_stream_x_!!_zz","id":1}],"consumption":[{"db":"d","stream_name":"ghost","stream_id":7,"unit":"p","consumption_status":"N/A","lag":"N/A"}]}`,
+		head + `,"mvs":[{"id":1,"db":"d","name":"m","refresh_info":"REFRESH INCREMENTAL ON SCHEDULE EVERY 9223372036854775807 DAY"}],"tasks":[{"task_id":1,"mv_id":1,"mv_name":"m","mv_database_name":"d","status":"RUNNING","create_time_ms":9223372036854775807,"start_time_ms":-9223372036854775808,"duration_ms":-1}]}`,
+		head + `,"ivm_mv_status":[{"db":"d","mv_name":"m","mv_id":1,"freshness_state":"LAGGING","data_delay_seconds":1e308,"consecutive_failures":-9223372036854775808}],"streams":[{"db":"d","name":"s","id":2,"max_pending_age_seconds":-1e308}]}`,
+		head + `,"metrics":[{"kind":"fe","target":"x","is_master":true,"bytes":-1,"body":"\u0000\ufffd# TYPE a counter\na{b=\"\\\"} NaN\n"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := snapshot.Decode(data)
+		if err != nil {
+			return
+		}
+		series := []*snapshot.Snapshot{s}
+		res := diag.Check(series, diag.CheckOptions{})
+		st := report.NewStyle(io.Discard, false)
+		_ = report.CheckOverview(io.Discard, st, res)
+		_ = report.CheckFindings(io.Discard, st, res, nil)
+		if err := report.JSON(io.Discard, "check", res); err != nil {
+			t.Fatalf("check JSON: %v", err)
+		}
+		_ = report.CheckMarkdown(io.Discard, res)
+		_ = report.WriteProm(io.Discard, report.CheckProm(res))
+		_ = report.Streams(io.Discard, st, res.Streams, res.Streams.Streams, res.Streams.Findings, true)
+		_ = report.StreamsMarkdown(io.Discard, res.Streams.Streams, res.Streams.Findings, true)
+		for i := range res.Streams.Streams {
+			_ = report.StreamShow(io.Discard, st, &res.Streams.Streams[i], res.Streams.Findings)
+		}
+		var items []diag.MVListItem
+		for i := range res.MVs.MVs {
+			m := &res.MVs.MVs[i]
+			items = append(items, m.ListItem(res.MVs.Findings))
+			_ = report.MVExplain(io.Discard, st, res.Now, m, res.MVs.Findings, false)
+			_ = report.MVExplain(io.Discard, st, res.Now, m, res.MVs.Findings, true)
+		}
+		_ = report.MVList(io.Discard, st, items, true, false)
+		plan := diag.PlanHeadroom(series, diag.StreamOptions{}, s.Cluster.Now.Add(time.Hour))
+		_ = report.Headroom(io.Discard, st, plan, true, true)
+	})
+}
