@@ -135,3 +135,14 @@ func TestJoinDemoValue(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestUnknownDemoScenarioIsNamed(t *testing.T) {
+	_, stderr, code := run(t, nil, "", "mv", "list", "--demo", "nope")
+	if code != ExitError || !strings.Contains(stderr, `unknown scenario "nope"`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	// A bare --demo before a command name still means the default scenario.
+	if _, stderr, code := run(t, nil, "", "--demo", "mv", "list"); code != ExitOK {
+		t.Errorf("--demo mv list: exit %d, stderr %q", code, stderr)
+	}
+}

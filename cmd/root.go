@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,6 +180,11 @@ func Main(args []string, ios *IOStreams) int {
 	root.SetArgs(joinDemoValue(args))
 	err := root.Execute()
 	if err != nil && isCobraUsageError(err) {
+		// "--demo nope" leaves "nope" as an argument (the value is optional):
+		// say what was really wrong.
+		if bad := unknownDemoValue(root, args); bad != "" && strings.Contains(err.Error(), strconv.Quote(bad)) {
+			err = fmt.Errorf("--demo: unknown scenario %q (bundled: %s)", bad, strings.Join(scenarioNames(), ", "))
+		}
 		err = usageError{err}
 	}
 	return exitCode(err, ios.Err)
@@ -209,6 +215,28 @@ func joinDemoValue(args []string) []string {
 		out = append(out, args[i])
 	}
 	return out
+}
+
+// unknownDemoValue returns X for "--demo X" when X is neither a scenario, a
+// flag nor a command name.
+func unknownDemoValue(root *cobra.Command, args []string) string {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--" {
+			return ""
+		}
+		if args[i] != "--demo" {
+			continue
+		}
+		x := args[i+1]
+		if isScenarioName(x) || strings.HasPrefix(x, "-") {
+			return ""
+		}
+		if c, _, err := root.Find([]string{x}); err == nil && c != root {
+			return ""
+		}
+		return x
+	}
+	return ""
 }
 
 func isScenarioName(s string) bool {
