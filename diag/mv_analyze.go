@@ -186,7 +186,10 @@ func (a *mvAnalyzer) clientLaggingReason(r *MVResult) string {
 		return ReasonRunning
 	case h.OldestPending != nil:
 		return ReasonQueued
-	case h.LastFinished != nil && h.LastFinished.Result == ResultFailed:
+	case h.ConsecutiveFailures > 0:
+		// The latest task that succeeded or failed failed. A canceled task
+		// after it changes nothing: consecutive failures "stay on canceled"
+		// and the refresh summary ignores it (seed §3).
 		return ReasonRefreshFailed
 	case strings.EqualFold(r.JobStatus, "PAUSED"):
 		return ReasonJobPaused

@@ -86,8 +86,11 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 		return m
 	}
 	worstDep := r.worstTrigger()
-	changelogBroken := h.LastFailure != nil && h.LastFinished != nil && h.LastFinished.Result == ResultFailed && IsChangelogBroken(h.LastFailure.FailureReason)
-	if r.Server != nil && IsChangelogBroken(r.Server.LastFailureReason) && h.LastFinished != nil && h.LastFinished.Result == ResultFailed {
+	// The refreshes are still failing when the latest task that succeeded or
+	// failed failed; canceled tasks in between change nothing (seed §3).
+	stillFailing := h.ConsecutiveFailures > 0 && h.LastFailure != nil
+	changelogBroken := stillFailing && IsChangelogBroken(h.LastFailure.FailureReason)
+	if r.Server != nil && IsChangelogBroken(r.Server.LastFailureReason) && stillFailing {
 		changelogBroken = true
 	}
 

@@ -1,0 +1,44 @@
+package diag
+
+import (
+	"testing"
+	"time"
+)
+
+// Seed §3: consecutive failures "stay on canceled", and a canceled task
+// leaves the refresh summary as it is. A canceled task after failures must
+// therefore not hide REFRESH_FAILED or a broken changelog (T0).
+func TestCanceledAfterFailureKeepsFailureState(t *testing.T) {
+	expired := "Row changelog offset has expired according to changelog.ttl_seconds"
+	for _, tc := range []struct {
+		name     string
+		statuses []string // oldest first, 10 minutes apart
+		reason   string
+		broken   bool
+	}{
+		{"failed then canceled", []string{"SUCCESS", "FAILED", "CANCELED"}, ReasonRefreshFailed, true},
+		{"failed, canceled, canceled", []string{"SUCCESS", "FAILED", "CANCELED", "CANCELED"}, ReasonRefreshFailed, true},
+		{"failed then success then canceled", []string{"FAILED", "SUCCESS", "CANCELED"}, ReasonWaitingTrigger, false},
+		{"failed last", []string{"SUCCESS", "CANCELED", "FAILED"}, ReasonRefreshFailed, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+			b.mv(1, "mv", incrCommit, "orders", 7, 12*time.Minute)
+			n := len(tc.statuses)
+			for i, st := range tc.statuses {
+				tk := b.task(1, "mv", int64(10+i), st, time.Duration(n-i)*10*time.Minute)
+				if st == "FAILED" {
+					tk.ErrorMsg = expired
+				}
+			}
+			r := analyzeMVs(t, b.s)
+			m := r.ByName("demo", "mv")
+			if m.LaggingReason != tc.reason {
+				t.Errorf("lagging reason %s, want %s", m.LaggingReason, tc.reason)
+			}
+			if _, ok := mvCodesOf(r, "mv")["MV_CHANGELOG_BROKEN"]; ok != tc.broken {
+				t.Errorf("MV_CHANGELOG_BROKEN %v, want %v", ok, tc.broken)
+			}
+		})
+	}
+}
