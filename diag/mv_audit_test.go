@@ -1,6 +1,8 @@
 package diag
 
 import (
+	"github.com/dorisdiag/dorisdiag/snapshot"
+
 	"testing"
 	"time"
 )
@@ -42,3 +44,30 @@ func TestCanceledAfterFailureKeepsFailureState(t *testing.T) {
 		})
 	}
 }
+
+// The overview's "longest running task" (seed: oldest_running_age, "how long
+// the longest running refresh task has run") must be the longest one, not
+// the newest: a manual task may run beside the automatic one.
+func TestHistoryRunningIsTheLongest(t *testing.T) {
+	fb := ParseRefreshInfo("REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	run := func(id int64, created, started time.Duration) snapshotTask {
+		return snapshotTask{TaskID: id, Status: "RUNNING", CreateTimeMs: mvAgo(created), StartTimeMs: mvAgo(started)}
+	}
+	for _, tc := range []struct {
+		name  string
+		tasks []snapshotTask
+		want  int64
+	}{
+		{"one", []snapshotTask{run(1, 2*time.Hour, 2*time.Hour)}, 1},
+		{"older first", []snapshotTask{run(1, 2*time.Hour, 2*time.Hour), run(2, time.Hour, time.Hour)}, 1},
+		{"newer given first", []snapshotTask{run(2, time.Hour, time.Hour), run(1, 2*time.Hour, 2*time.Hour)}, 1},
+		{"created earlier, started later", []snapshotTask{run(1, 3*time.Hour, 10*time.Minute), run(2, time.Hour, time.Hour)}, 2},
+	} {
+		h := AnalyzeHistory(tc.tasks, fb, mvNow, HistoryOptions{})
+		if h.Running == nil || h.Running.TaskID != tc.want {
+			t.Errorf("%s: running %+v, want task %d", tc.name, h.Running, tc.want)
+		}
+	}
+}
+
+type snapshotTask = snapshot.Task

@@ -354,7 +354,7 @@ type History struct {
 	// LastMethod is the method of the latest task that succeeded or failed.
 	LastMethod         string         `json:"last_method,omitempty"`
 	LastMethodInferred bool           `json:"last_method_inferred,omitempty"`
-	Running            *TaskClass     `json:"running,omitempty"`
+	Running            *TaskClass     `json:"running,omitempty"` // the longest running
 	OldestPending      *TaskClass     `json:"oldest_pending,omitempty"`
 	FallbacksInWindow  int            `json:"fallbacks_in_window"`
 	FallbackReasons    map[string]int `json:"fallback_reasons,omitempty"` // in the window
@@ -407,7 +407,11 @@ func AnalyzeHistory(tasks []snapshot.Task, refresh RefreshInfo, now time.Time, o
 		case ResultCanceled:
 			// unchanged (seed §3)
 		case ResultRunning:
-			h.Running = c
+			// The longest running one (seed: oldest_running_age), by its
+			// start: a task created earlier may have started later.
+			if h.Running == nil || ageOf(c) > ageOf(h.Running) {
+				h.Running = c
+			}
 		case ResultPending:
 			if h.OldestPending == nil {
 				h.OldestPending = c
@@ -452,6 +456,14 @@ func AnalyzeHistory(tasks []snapshot.Task, refresh RefreshInfo, now time.Time, o
 		h.Tasks = append(h.Tasks, cls[i])
 	}
 	return h
+}
+
+// ageOf is a running or pending task's age; -1 when unknown.
+func ageOf(c *TaskClass) float64 {
+	if c.AgeSeconds == nil {
+		return -1
+	}
+	return *c.AgeSeconds
 }
 
 func durationTrend(d []int64) DurationTrend {
