@@ -248,18 +248,22 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 			o.MVs.ExcludedOutdated++
 		}
 		h := &m.History
-		if h.ConsecutiveFailures > o.MVs.MaxConsecutiveFailures {
-			o.MVs.MaxConsecutiveFailures = h.ConsecutiveFailures
+		// The server's persisted summary when present: the bounded task
+		// history does not limit it (seed "ivm_mv_status"), as the findings.
+		cf := h.ConsecutiveFailures
+		if m.Server != nil && m.Server.ConsecutiveFailures != nil {
+			cf = int(*m.Server.ConsecutiveFailures)
+		}
+		if cf > o.MVs.MaxConsecutiveFailures {
+			o.MVs.MaxConsecutiveFailures = cf
 		}
 		o.Tasks.FallbacksInWindow += h.FallbacksInWindow
 		for reason, n := range h.FallbackReasons {
 			o.Tasks.FallbackReasons[reason] += n
 		}
-		for _, t := range h.Tasks {
-			if t.Result == "failed" && t.FinishTimeMs != nil && now.Sub(time.UnixMilli(*t.FinishTimeMs)) <= window {
-				o.Tasks.FailedInWindow++
-			}
-		}
+		// Over every task seen, not only the HistoryLimit newest kept in
+		// h.Tasks for display.
+		o.Tasks.FailedInWindow += h.failedInWindow
 		if t := h.OldestPending; t != nil && t.AgeSeconds != nil {
 			if o.Tasks.OldestQueued == nil || *t.AgeSeconds > o.Tasks.OldestQueued.Seconds {
 				o.Tasks.OldestQueued = &ObjectValue{Object: name, Seconds: *t.AgeSeconds}

@@ -71,3 +71,40 @@ func TestHistoryRunningIsTheLongest(t *testing.T) {
 }
 
 type snapshotTask = snapshot.Task
+
+// The overview counts failures over every task of the window, not only the
+// HistoryLimit newest kept for display, and takes consecutive failures from
+// the server's persisted summary when the build has it (seed: "the bounded
+// task history does not limit them").
+func TestOverviewTasksNotBoundedByDisplayLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		failed     int
+		serverCF   *int64
+		wantFailed int
+		wantCF     int
+	}{
+		{"few failures", 3, nil, 3, 3},
+		{"more failures than the display limit", 25, nil, 25, 25},
+		{"server summary wins", 2, ip64(7), 2, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+			b.mv(1, "mv", incrCommit, "orders", 7, 0)
+			for i := 0; i < tc.failed; i++ {
+				b.task(1, "mv", int64(100+i), "FAILED", time.Duration(50-i)*time.Minute)
+			}
+			if tc.serverCF != nil {
+				b.s.MVStatus = append(b.s.MVStatus, snapshot.MVStatus{DB: "demo", MVName: "mv", MVID: 1, FreshnessState: "FRESH",
+					DataDelaySeconds: f64(0), DelayPrecision: "PRECISE", LaggingReason: "NONE", ConsecutiveFailures: tc.serverCF, SampleTimeMs: mvAgo(5 * time.Second)})
+			}
+			o := Check([]*snapshot.Snapshot{b.s}, CheckOptions{}).Overview
+			if o.Tasks.FailedInWindow != tc.wantFailed {
+				t.Errorf("failed in window %d, want %d", o.Tasks.FailedInWindow, tc.wantFailed)
+			}
+			if o.MVs.MaxConsecutiveFailures != tc.wantCF {
+				t.Errorf("max consecutive failures %d, want %d", o.MVs.MaxConsecutiveFailures, tc.wantCF)
+			}
+		})
+	}
+}

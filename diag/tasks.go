@@ -368,6 +368,9 @@ type History struct {
 	DurationTrend  DurationTrend `json:"duration_trend"`
 	// UnknownStatuses counts rows with a status the seed does not define.
 	UnknownStatuses int `json:"unknown_statuses,omitempty"`
+	// failedInWindow counts the failed tasks that finished within the
+	// fallback window, over every task seen (Tasks keeps only Limit).
+	failedInWindow int
 }
 
 // AnalyzeHistory classifies an MV's tasks and summarises them. tasks may be
@@ -400,6 +403,9 @@ func AnalyzeHistory(tasks []snapshot.Task, refresh RefreshInfo, now time.Time, o
 		case ResultFailed:
 			h.ConsecutiveFailures++
 			h.LastFailure = c
+			if c.FinishTimeMs != nil && *c.FinishTimeMs >= windowStart {
+				h.failedInWindow++
+			}
 		case ResultSuccess, ResultNoChange:
 			h.ConsecutiveFailures = 0
 			sawReset = true
