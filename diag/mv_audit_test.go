@@ -108,3 +108,35 @@ func TestOverviewTasksNotBoundedByDisplayLimit(t *testing.T) {
 		})
 	}
 }
+
+// Seed §3: "A failure reason is the IVM reason when falling back is not
+// allowed, and otherwise the stage that threw ... An expired offset is
+// CHANGELOG_BROKEN (T0)."
+func TestFailureReasonFollowsFallbackAllowed(t *testing.T) {
+	incr := ParseRefreshInfo("BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT")
+	fb := ParseRefreshInfo("BUILD DEFERRED REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	auto := ParseRefreshInfo("BUILD DEFERRED REFRESH AUTO ON COMMIT")
+	for _, tc := range []struct {
+		name    string
+		refresh RefreshInfo
+		msg     string
+		ivm     string // IvmFallbackReason
+		want    string
+	}{
+		{"no fallback: IVM reason from the text", incr, "incremental refresh impossible: AGG_UNSUPPORTED", "", "AGG_UNSUPPORTED"},
+		{"no fallback: IVM reason from IvmFallbackReason", incr, "boom", "OUTER_JOIN_RETRACTION_UNSUPPORTED", "OUTER_JOIN_RETRACTION_UNSUPPORTED"},
+		{"fallback allowed: the stage, not the IVM reason in the text", fb, "AGG_UNSUPPORTED, fell back; insert execution failed: memory", "", FailureExecutionFailed},
+		{"fallback allowed: IvmFallbackReason is not the failure reason", fb, "boom", "AGG_UNSUPPORTED", FailureOther},
+		{"AUTO allows fallback", auto, "plan PLAN_PATTERN_UNSUPPORTED", "", FailureOther},
+		{"fallback allowed: expired offset is still CHANGELOG_BROKEN (T0)", fb, "Row changelog offset has expired according to changelog.ttl_seconds", "", "CHANGELOG_BROKEN"},
+		{"fallback allowed: CHANGELOG_BROKEN token (T0)", fb, "refresh failed: CHANGELOG_BROKEN", "", "CHANGELOG_BROKEN"},
+		{"fallback allowed: BINLOG_BROKEN token kept as seen", fb, "refresh failed: BINLOG_BROKEN", "", "BINLOG_BROKEN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ClassifyTask(snapshotTask{Status: "FAILED", ErrorMsg: tc.msg, IvmFallbackReason: tc.ivm}, tc.refresh, mvNow)
+			if c.FailureReason != tc.want {
+				t.Errorf("failure reason %s, want %s", c.FailureReason, tc.want)
+			}
+		})
+	}
+}

@@ -270,13 +270,24 @@ func failureReason(msg, fallbackReason string, refresh RefreshInfo) (string, boo
 		}
 		return "CHANGELOG_BROKEN", true
 	}
-	for _, r := range ivmFailureReasons {
+	// An expired offset named as such is T0 whatever the refresh allows.
+	for _, r := range []string{"CHANGELOG_BROKEN", "BINLOG_BROKEN"} {
 		if containsToken(up, r) {
 			return r, true
 		}
 	}
-	if fallbackReason != "" && !refresh.FallbackAllowed() {
-		return fallbackReason, true
+	// The IVM reason only when falling back is not allowed; otherwise the
+	// task fell back and the failure is the stage that threw (seed §3), so
+	// an IVM reason in the text or in IvmFallbackReason is not the answer.
+	if !refresh.FallbackAllowed() {
+		for _, r := range ivmFailureReasons {
+			if containsToken(up, r) {
+				return r, true
+			}
+		}
+		if fallbackReason != "" {
+			return fallbackReason, true
+		}
 	}
 	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed} {
 		if containsToken(up, r) {
@@ -290,9 +301,6 @@ func failureReason(msg, fallbackReason string, refresh RefreshInfo) (string, boo
 		return FailureQueryUnusable, true
 	case strings.Contains(low, "execut") || strings.Contains(low, "insert overwrite") || strings.Contains(low, "memory") || strings.Contains(low, "timeout"):
 		return FailureExecutionFailed, true
-	}
-	if fallbackReason != "" {
-		return fallbackReason, true
 	}
 	return FailureOther, true
 }
