@@ -296,12 +296,22 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 			oldest = &v
 		}
 	}
+	// A NULL MONITOR_SAMPLE_TIME while the columns exist is stale too (seed:
+	// "NULL before the first one"), as MONITOR_STALE judges it.
+	cols := sourceHasColumn(last, "table_streams", "MONITOR_SAMPLE_TIME") || sourceHasColumn(last, "table_streams", "MONITOR_STATE")
+	nullSample := false
 	for _, s := range last.Streams {
 		if s.MonitorState != nil || s.MonitorSampleTimeMs != nil {
-			o.Monitor.Present = true
+			cols = true
+		}
+	}
+	for _, s := range last.Streams {
+		if cols && s.MonitorSampleTimeMs == nil {
+			nullSample = true
 		}
 		consider(s.MonitorSampleTimeMs)
 	}
+	o.Monitor.Present = cols
 	for _, m := range last.MVStatus {
 		o.Monitor.Present = true
 		consider(m.SampleTimeMs)
@@ -310,6 +320,9 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 		age := now.Sub(time.UnixMilli(*oldest)).Seconds()
 		o.Monitor.SampleAgeSeconds = &age
 		o.Monitor.Stale = age > 2*MonitorInterval.Seconds()
+	}
+	if nullSample {
+		o.Monitor.Stale = true
 	}
 
 	o.Sources.Unreadable = len(last.CouldNotRead)

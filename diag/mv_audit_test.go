@@ -2,6 +2,7 @@ package diag
 
 import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
+	"strconv"
 
 	"testing"
 	"time"
@@ -136,6 +137,44 @@ func TestFailureReasonFollowsFallbackAllowed(t *testing.T) {
 			c := ClassifyTask(snapshotTask{Status: "FAILED", ErrorMsg: tc.msg, IvmFallbackReason: tc.ivm}, tc.refresh, mvNow)
 			if c.FailureReason != tc.want {
 				t.Errorf("failure reason %s, want %s", c.FailureReason, tc.want)
+			}
+		})
+	}
+}
+
+// MONITOR_STALE (BRIEF, seed "MONITOR_SAMPLE_TIME: NULL before the first
+// one") fires when the sample time is older than 2 × 15 s or NULL while the
+// columns exist; the check overview's monitor.stale must say the same.
+func TestOverviewMonitorStaleAgreesWithFinding(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cols    bool
+		samples []*int64
+		present bool
+		stale   bool
+	}{
+		{"no columns", false, []*int64{nil}, false, false},
+		{"fresh", true, []*int64{mvAgo(10 * time.Second)}, true, false},
+		{"old", true, []*int64{mvAgo(time.Minute)}, true, true},
+		{"NULL while the columns exist", true, []*int64{nil}, true, true},
+		{"one NULL among fresh", true, []*int64{mvAgo(10 * time.Second), nil}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+			for i, ms := range tc.samples {
+				st := b.stream(int64(100+i), "s"+strconv.Itoa(i), "DETAIL", "orders")
+				st.MonitorSampleTimeMs = ms
+			}
+			if tc.cols {
+				b.s.Capabilities.Sources = map[string]snapshot.SourceCapability{"information_schema.table_streams": {Present: true, Columns: []string{"STREAM_NAME", "MONITOR_STATE", "MONITOR_SAMPLE_TIME"}}}
+			}
+			c := Check([]*snapshot.Snapshot{b.s}, CheckOptions{})
+			finding := false
+			for _, f := range c.Findings {
+				finding = finding || f.Code == "MONITOR_STALE"
+			}
+			if c.Overview.Monitor.Present != tc.present || c.Overview.Monitor.Stale != tc.stale || finding != tc.stale {
+				t.Errorf("present %v stale %v finding %v, want %v %v %v", c.Overview.Monitor.Present, c.Overview.Monitor.Stale, finding, tc.present, tc.stale, tc.stale)
 			}
 		})
 	}
