@@ -245,13 +245,17 @@ func (a *mvAnalyzer) serverFreshness(r *MVResult, st *snapshot.MVStatus) {
 // delayMismatch compares a server delay with the client's bound (design.md:
 // "compare them and raise a finding when they disagree"). The tolerance is
 // two sampling intervals plus how old the server's sample is.
-func delayMismatch(server, client Value, sampleAgeSeconds float64) (bool, string) {
+//
+// refreshedSince says a refresh finished after the server's round: the
+// delay may have dropped by any amount since, so a server value above the
+// client's bound is then expected and only the lower side is compared.
+func delayMismatch(server, client Value, sampleAgeSeconds float64, refreshedSince bool) (bool, string) {
 	if server.Seconds == nil || client.Precision == PrecisionUnknown {
 		return false, ""
 	}
 	tol := 2*MonitorInterval.Seconds() + math.Max(0, sampleAgeSeconds)
 	s := *server.Seconds
-	if client.Seconds != nil && client.Precision != PrecisionUnknown && s > *client.Seconds+tol {
+	if !refreshedSince && client.Seconds != nil && client.Precision != PrecisionUnknown && s > *client.Seconds+tol {
 		return true, fmt.Sprintf("the server reports %s, above the client's upper bound %s", durText(s), durText(*client.Seconds))
 	}
 	lower := client.Lower

@@ -179,3 +179,31 @@ func TestOverviewMonitorStaleAgreesWithFinding(t *testing.T) {
 		})
 	}
 }
+
+// ivm_mv_status is from the latest round (up to one interval old plus the
+// sample's age): a refresh that finished after SAMPLE_TIME may have covered
+// everything, so a server delay above the client's bound is expected then,
+// not a disagreement. Without such a refresh it still is one.
+func TestMVCrossCheckRefreshAfterSample(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		finishedAt time.Duration // the latest success finished this long ago
+		mismatch   bool
+	}{
+		{"refresh finished after the sample", 5 * time.Second, false},
+		{"refresh finished before the sample", 30 * time.Minute, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+			b.mv(1, "mv", incrCommit, "orders", 7, 0)
+			tk := b.task(1, "mv", 10, "SUCCESS", tc.finishedAt+2*time.Second)
+			tk.FinishTimeMs = mvAgo(tc.finishedAt)
+			b.s.MVStatus = []snapshot.MVStatus{{DB: "demo", MVName: "mv", MVID: 1, FreshnessState: "LAGGING", DataDelaySeconds: f64(3600),
+				DelayPrecision: "PRECISE", LaggingReason: "RUNNING", SampleTimeMs: mvAgo(12 * time.Second)}}
+			r := analyzeMVs(t, b.s)
+			if _, ok := mvCodesOf(r, "mv")["SERVER_CLIENT_MISMATCH"]; ok != tc.mismatch {
+				t.Errorf("SERVER_CLIENT_MISMATCH %v, want %v", ok, tc.mismatch)
+			}
+		})
+	}
+}

@@ -275,10 +275,15 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 	// Server vs client.
 	if r.Server != nil && r.ClientDelay != nil && r.LaggingReason != ReasonPublishing && r.FreshnessState != FreshRebuildRequired {
 		age := 0.0
+		refreshedSince := false
 		if r.Server.SampleTimeMs != nil {
 			age = float64(a.nowMs-*r.Server.SampleTimeMs) / 1000
+			// Only a success moves the coverage; a failed or canceled task does not.
+			if t := h.LastSuccess; t != nil && t.FinishTimeMs != nil && *t.FinishTimeMs > *r.Server.SampleTimeMs {
+				refreshedSince = true
+			}
 		}
-		if bad, why := delayMismatch(r.DataDelay, *r.ClientDelay, age); bad {
+		if bad, why := delayMismatch(r.DataDelay, *r.ClientDelay, age, refreshedSince); bad {
 			add("SERVER_CLIENT_MISMATCH", "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
 				"Server "+valueText(r.DataDelay)+", client "+valueText(*r.ClientDelay)+" (tolerance: 2 sampling intervals plus the sample's age). One side reads the offsets differently; the client keeps the server's value.",
 				ev("server_delay", valueText(r.DataDelay), "client_delay", valueText(*r.ClientDelay)),
