@@ -70,9 +70,9 @@ func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
 		if p.ConsumedTSO == nil || p.CaughtUp == nil || *p.CaughtUp {
 			continue
 		}
-		if p.PendingAge.Source == SourceServer && p.PendingAge.Precision == PrecisionPrecise {
-			continue // the server's change points are at least as good
-		}
+		// A server value (even PRECISE, from change points the client cannot
+		// see) stays the reported one below; the client's bound is still
+		// narrowed, because it is what the server's value is checked against.
 		c := *p.ConsumedTSO
 		first := -1
 		for i := 0; i <= lastI; i++ {

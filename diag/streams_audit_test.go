@@ -1,0 +1,82 @@
+package diag
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// TestServerPendingAgeTolerance: the server's PENDING_AGE_SECONDS disagrees
+// with the client's bound [lower, upper] only when the two cannot both hold.
+// A PRECISE server value is at most one sampling interval above the truth, so
+// it may not exceed the client's upper end (+ tolerance); an UPPER_BOUND one
+// (after a Master switch: now − physical(C); a no-offset partition: counted
+// from the stream's creation) only bounds the truth from above, so a value
+// above the client's upper end is no disagreement (design.md: never report a
+// delay too small; seed §3 Pending age). Either may not fall below the
+// client's lower end.
+func TestServerPendingAgeTolerance(t *testing.T) {
+	type tc struct {
+		name      string
+		series    bool // narrow the client bound to [30, 45] with a series
+		noOffset  bool // a partition created 1 h ago with data and no offset
+		server    float64
+		precision string
+		mismatch  bool
+	}
+	for _, c := range []tc{
+		{"precise within the one-snapshot bound", false, false, 3600, "PRECISE", false},
+		{"precise above the narrowed bound", true, false, 3600, "PRECISE", true},
+		{"upper bound above the narrowed bound (Master switch)", true, false, 3600, "UPPER_BOUND", false},
+		{"upper bound below the lower end", true, false, 2, "UPPER_BOUND", true},
+		{"precise within the narrowed bound", true, false, 44, "PRECISE", false},
+		{"no offset: server counts from the stream's creation", false, true, 86400, "UPPER_BOUND", false},
+		{"no offset: precise far above the partition's age", false, true, 86400, "PRECISE", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mk := func(at time.Duration, end tso.TSO, last bool) *snapshot.Snapshot {
+				b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+				b.s.Cluster.CurrentTSO = tso.TSO((nowMs() - at.Milliseconds()) << 18)
+				b.s.Cluster.Now = testNow.Add(-at)
+				b.stream(1, "s", "DETAIL", "orders")
+				var cons *snapshot.Consumption
+				if c.noOffset {
+					ct := nowMs() - 3600*1000
+					vt := nowMs() - 60*1000
+					b.s.Partitions = append(b.s.Partitions, snapshot.Partition{DB: "demo", Table: "orders", Name: "p1", CreateTimeMs: &ct, VisibleTimeMs: &vt})
+					cons = b.cons(1, "s", "p1", nil, "N/A")
+					cons.OffsetState, cons.SourceEndTSO = sp(OffsetNone), tp(tsoAgo(time.Minute))
+				} else {
+					off := tsoAgo(time.Hour)
+					cons = b.cons(1, "s", "p1", tp(off), strconv.FormatInt(int64(end-off), 10))
+				}
+				if last {
+					v := c.server
+					cons.PendingAgeSeconds = &v
+					cons.PendingAgePrecision = sp(c.precision)
+				}
+				return b.s
+			}
+			off := tsoAgo(time.Hour)
+			var snaps []*snapshot.Snapshot
+			if c.series {
+				snaps = append(snaps, mk(45*time.Second, off, false), mk(30*time.Second, tsoAgo(35*time.Second), false))
+			}
+			snaps = append(snaps, mk(0, tsoAgo(5*time.Second), true))
+			r := analyze(t, snaps...)
+			var got []Finding
+			for _, f := range r.Findings {
+				if f.Code == "SERVER_CLIENT_MISMATCH" {
+					got = append(got, f)
+				}
+			}
+			if (len(got) > 0) != c.mismatch {
+				p := r.Streams[0].Partitions[0]
+				t.Errorf("mismatch %v, want %v; client %s, findings %+v", len(got) > 0, c.mismatch, boundStr(p.ClientPendingAge), got)
+			}
+		})
+	}
+}
