@@ -2,6 +2,7 @@ package diag
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +77,44 @@ func TestServerPendingAgeTolerance(t *testing.T) {
 			if (len(got) > 0) != c.mismatch {
 				p := r.Streams[0].Partitions[0]
 				t.Errorf("mismatch %v, want %v; client %s, findings %+v", len(got) > 0, c.mismatch, boundStr(p.ClientPendingAge), got)
+			}
+		})
+	}
+}
+
+// TestNoOffsetVerdictT12Only: seed §1 T12 covers user streams read as
+// MIN_DELTA and streams on duplicate-key tables only; APPEND_ONLY and DETAIL
+// streams on unique-key tables "stay as they are" — returning only the
+// retained changes of a partition with no offset is their design, not the T12
+// defect. Neither the finding nor the verdict may attribute it to T12.
+func TestNoOffsetVerdictT12Only(t *testing.T) {
+	for _, c := range []struct {
+		mode, keys string
+		t12        bool
+	}{
+		{"MIN_DELTA", "UNIQUE_KEYS", true},
+		{"DEFAULT", "UNIQUE_KEYS", true},
+		{"DETAIL", "DUP_KEYS", true},
+		{"APPEND_ONLY", "DUP_KEYS", true},
+		{"DETAIL", "UNIQUE_KEYS", false},
+		{"APPEND_ONLY", "UNIQUE_KEYS", false},
+	} {
+		t.Run(c.mode+"/"+c.keys, func(t *testing.T) {
+			one := int64(3600)
+			b := newTB().table("demo", "t", c.keys, &one)
+			b.stream(1, "s", c.mode, "t")
+			b.cons(1, "s", "p_ok", tp(tsoAgo(time.Minute)), "0")
+			b.cons(1, "s", "p_data", nil, "N/A")
+			ct, vt := nowMs()-5*3600*1000, nowMs()-2*3600*1000
+			b.s.Partitions = append(b.s.Partitions, snapshot.Partition{DB: "demo", Table: "t", Name: "p_data", CreateTimeMs: &ct, VisibleTimeMs: &vt})
+			r := analyze(t, b.s)
+			_, finding := codes(r, "s")["STREAM_NO_OFFSET_ROWS_SKIPPED"]
+			verdict := strings.Join(r.Streams[0].Verdict, " ")
+			if finding != c.t12 || strings.Contains(verdict, "T12") != c.t12 {
+				t.Errorf("T12 finding %v, verdict names T12 %v; want %v: %q", finding, strings.Contains(verdict, "T12"), c.t12, verdict)
+			}
+			if !c.t12 && !strings.Contains(verdict, "p_data") {
+				t.Errorf("the verdict should still name the partition whose old rows the read does not return: %q", verdict)
 			}
 		})
 	}
