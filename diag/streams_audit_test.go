@@ -119,3 +119,41 @@ func TestNoOffsetVerdictT12Only(t *testing.T) {
 		})
 	}
 }
+
+// TestLostWindowBoundaryMillisecond: a clipped read loses the changes from
+// next_required up to min(retention floor, nextTso(source end)) (doris.md §2:
+// the whole boundary millisecond X expires). An end inside millisecond X loses
+// the same milliseconds as an end at or past the floor, so the span may not
+// shrink by one millisecond there.
+func TestLostWindowBoundaryMillisecond(t *testing.T) {
+	x := nowMs() - day*1000 // X: physical(commit) <= X has expired
+	c := tso.TSO((x - 10) << 18)
+	for _, tc := range []struct {
+		name string
+		end  tso.TSO
+		lost int64
+	}{
+		{"end past the floor", tso.TSO((x + 500) << 18), 11},
+		{"end at the floor", tso.TSO((x + 1) << 18), 11},
+		{"end in the boundary millisecond", tso.TSO(x<<18 | 5), 11},
+		{"end one millisecond before it", tso.TSO((x - 1) << 18), 10},
+		{"end in the offset's own millisecond", c + 3, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+			b.stream(1, "s", "DETAIL", "orders")
+			b.cons(1, "s", "p1", tp(c), "N/A").SourceEndTSO = tp(tc.end)
+			p := analyze(t, b.s).Streams[0].Partitions[0]
+			if p.NextRead != NextReadClipped || p.LostWindowMs == nil || *p.LostWindowMs != tc.lost {
+				t.Errorf("next read %s, lost %s ms, want clipped, %d ms", p.NextRead, fmtI(p.LostWindowMs), tc.lost)
+			}
+		})
+	}
+}
+
+func fmtI(v *int64) string {
+	if v == nil {
+		return "nil"
+	}
+	return strconv.FormatInt(*v, 10)
+}
