@@ -157,3 +157,39 @@ func fmtI(v *int64) string {
 	}
 	return strconv.FormatInt(*v, 10)
 }
+
+// TestMonitorStateToleranceAtResumeBoundary: table_streams comes from the
+// latest round, up to one interval plus the sample age old (seed "One sampler",
+// "FE configs"). A stream whose headroom crossed 0 since that round is
+// cannot_resume now and was lagging then; like CAN_RESUME beside it, its
+// MONITOR_STATE disagrees only beyond that tolerance.
+func TestMonitorStateToleranceAtResumeBoundary(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		headroom time.Duration // the client's headroom now
+		server   string
+		mismatch bool
+	}{
+		{"crossed 0 since the round", -3 * time.Second, "LAGGING", false},
+		{"expired long before the round", -time.Hour, "LAGGING", true},
+		{"same state", -time.Hour, "CANNOT_RESUME", false},
+		{"resumable, server says caught up", time.Hour, "CAUGHT_UP", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+			st := b.stream(1, "s", "MIN_DELTA", "orders")
+			sample := nowMs() - 10000
+			st.MonitorState, st.MonitorSampleTimeMs = sp(c.server), &sample
+			// next_required = C+1 is in the millisecond of C: headroom =
+			// physical(C) - (X+1).
+			x := nowMs() - day*1000
+			off := tso.TSO((x + 1 + c.headroom.Milliseconds()) << 18)
+			b.cons(1, "s", "p1", tp(off), lagOf(time.Minute))
+			r := analyze(t, b.s)
+			f, ok := codes(r, "s")["SERVER_CLIENT_MISMATCH"]
+			if ok != c.mismatch {
+				t.Errorf("state %s (server %s): mismatch %v, want %v: %+v", r.Streams[0].State, c.server, ok, c.mismatch, f)
+			}
+		})
+	}
+}

@@ -323,7 +323,11 @@ func (a *streamAnalyzer) mismatchFindings(sr *StreamResult, obj Object) []Findin
 		tol := a.tolerance(sv.SampleAgeSeconds)
 		if sv.MonitorState != nil && sr.StateSource == SourceClient {
 			s := strings.ToLower(*sv.MonitorState)
-			if s != sr.State && !(sr.Kind == KindIVM && sr.State == StateCannotResume) {
+			// The round is up to tol old: a headroom that crossed 0 since then
+			// explains cannot_resume on one side only, as for CAN_RESUME below.
+			crossed := (s == StateCannotResume) != (sr.State == StateCannotResume) &&
+				sr.MinHeadroomSeconds != nil && math.Abs(*sr.MinHeadroomSeconds) <= tol
+			if s != sr.State && !crossed && !(sr.Kind == KindIVM && sr.State == StateCannotResume) {
 				note("monitor_state", s, sr.State)
 			}
 		}
