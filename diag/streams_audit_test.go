@@ -193,3 +193,31 @@ func TestMonitorStateToleranceAtResumeBoundary(t *testing.T) {
 		})
 	}
 }
+
+// TestIVMCannotResumeSaysMay: an IVM internal stream resumes from max(C, K)
+// with the keep-alive TSO K (seed T9), which SQL does not show on older
+// builds; computed from C alone, its cannot_resume is a "may", never an
+// assertion — in the state reason as in the findings.
+func TestIVMCannotResumeSaysMay(t *testing.T) {
+	for _, c := range []struct {
+		name, stream string
+		may          bool
+	}{
+		{"ivm internal stream", "__doris_ivm_stream_mv_ltv_9ix_lm", true},
+		{"user stream", "s_user", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newTB().table("demo", "customers", "UNIQUE_KEYS", &day)
+			b.stream(1, c.stream, "MIN_DELTA", "customers")
+			b.cons(1, c.stream, "customers", tp(tsoAgo(30*time.Hour)), "0")
+			s := analyze(t, b.s).Streams[0]
+			if s.State != StateCannotResume {
+				t.Fatalf("state %s", s.State)
+			}
+			says := strings.Contains(s.StateReason, "may") && strings.Contains(s.StateReason, "T9")
+			if says != c.may {
+				t.Errorf("state reason %q: says may (T9) %v, want %v", s.StateReason, says, c.may)
+			}
+		})
+	}
+}
