@@ -221,3 +221,32 @@ func TestIVMCannotResumeSaysMay(t *testing.T) {
 		})
 	}
 }
+
+// TestSeriesNarrowsFromLagText: a snapshot that carries LAG as text only
+// (lag_value absent, as in a hand-written or older snapshot file) is read the
+// same way for the series as for the partition itself: the change-point rule
+// (seed §3 Pending age) must still narrow the bound to PRECISE.
+func TestSeriesNarrowsFromLagText(t *testing.T) {
+	for _, textOnly := range []bool{false, true} {
+		t.Run(strconv.FormatBool(textOnly), func(t *testing.T) {
+			mk := func(at time.Duration, end tso.TSO) *snapshot.Snapshot {
+				b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+				b.s.Cluster.CurrentTSO = tso.TSO((nowMs() - at.Milliseconds()) << 18)
+				b.s.Cluster.Now = testNow.Add(-at)
+				b.stream(1, "s", "DETAIL", "orders")
+				c := tsoAgo(time.Hour)
+				row := b.cons(1, "s", "p1", tp(c), strconv.FormatInt(int64(end-c), 10))
+				if textOnly {
+					row.LagValue = nil
+				}
+				return b.s
+			}
+			c := tsoAgo(time.Hour)
+			r := analyze(t, mk(45*time.Second, c), mk(30*time.Second, tsoAgo(35*time.Second)), mk(0, tsoAgo(5*time.Second)))
+			v := r.Streams[0].Partitions[0].PendingAge
+			if v.Precision != PrecisionPrecise || *v.Seconds != 45 {
+				t.Errorf("pending age %s %s, want PRECISE 45", boundStr(&v), v.Precision)
+			}
+		})
+	}
+}
