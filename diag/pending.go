@@ -28,11 +28,20 @@ func (a *streamAnalyzer) seriesIndex() []map[seriesKey]seriesPoint {
 			} else if c.ConsumedTSO != nil && *c.ConsumedTSO > 0 {
 				pt.offset = ptrTSO(*c.ConsumedTSO)
 			}
+			// LAG as analyzePartition reads it: the parsed value, else the text
+			// (a snapshot may carry only the text), so that the series sees the
+			// same source end as the partition it narrows.
+			lag, lagOK := int64(0), false
+			if c.LagValue != nil {
+				lag, lagOK = *c.LagValue, true
+			} else if v, ok, err := tso.ParseLag(c.Lag); err == nil && ok {
+				lag, lagOK = v, true
+			}
 			switch {
 			case c.SourceEndTSO != nil && *c.SourceEndTSO > 0:
 				pt.end = ptrTSO(*c.SourceEndTSO)
-			case pt.offset != nil && c.LagValue != nil && *c.LagValue >= 0 && !tso.LooksLikeVersionCount(*c.LagValue, *pt.offset):
-				pt.end = ptrTSO(*pt.offset + tso.TSO(*c.LagValue))
+			case pt.offset != nil && lagOK && lag >= 0 && int64(*pt.offset) <= int64(tso.MaxReal)-lag && !tso.LooksLikeVersionCount(lag, *pt.offset):
+				pt.end = ptrTSO(*pt.offset + tso.TSO(lag))
 			}
 			m[seriesKey{c.StreamID, c.Unit}] = pt
 		}
@@ -70,9 +79,9 @@ func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
 		if p.ConsumedTSO == nil || p.CaughtUp == nil || *p.CaughtUp {
 			continue
 		}
-		if p.PendingAge.Source == SourceServer && p.PendingAge.Precision == PrecisionPrecise {
-			continue // the server's change points are at least as good
-		}
+		// A server value (even PRECISE, from change points the client cannot
+		// see) stays the reported one below; the client's bound is still
+		// narrowed, because it is what the server's value is checked against.
 		c := *p.ConsumedTSO
 		first := -1
 		for i := 0; i <= lastI; i++ {

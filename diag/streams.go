@@ -286,8 +286,9 @@ type PartitionResult struct {
 	NextRead     string `json:"next_read"`
 	NextReadNote string `json:"next_read_note,omitempty"`
 	// LostWindowMs: for a clipped read with a known position, the span of
-	// changes (from next_required to min(retention floor, source end)) the
-	// read skips; 0 when nothing after the offset expired.
+	// changes the read skips, in whole milliseconds from next_required to
+	// min(retention floor, nextTso(source end)); 0 when nothing after the
+	// offset expired.
 	LostWindowMs *int64 `json:"lost_window_ms,omitempty"`
 	// RowsSkipped (no-offset partitions, T12): "yes" | "may" | "".
 	RowsSkipped string `json:"rows_skipped,omitempty"`

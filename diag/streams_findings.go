@@ -285,7 +285,14 @@ func (a *streamAnalyzer) mismatchFindings(sr *StreamResult, obj Object) []Findin
 		tol := a.tolerance(nil)
 		if s.PendingAgeSeconds != nil && p.ClientPendingAge != nil {
 			c := p.ClientPendingAge
-			tooBig := c.Seconds != nil && *s.PendingAgeSeconds > *c.Seconds+tol
+			// Only a PRECISE server value claims the truth is within one
+			// interval below it, so only it can be too big for the client's
+			// upper end. An UPPER_BOUND one (after a Master switch: now −
+			// physical(C); no offset: counted from the stream's creation, which
+			// the client cannot see) bounds the truth from above only: larger
+			// than the client's bound is no disagreement (seed §3 Pending age).
+			tooBig := c.Seconds != nil && *s.PendingAgeSeconds > *c.Seconds+tol &&
+				(s.PendingAgePrecision == nil || Precision(*s.PendingAgePrecision) == PrecisionPrecise)
 			tooSmall := c.Lower != nil && *s.PendingAgeSeconds < *c.Lower-tol
 			if tooBig || tooSmall {
 				note("pending_age_seconds", fmtF(s.PendingAgeSeconds), boundStr(c))
@@ -316,7 +323,11 @@ func (a *streamAnalyzer) mismatchFindings(sr *StreamResult, obj Object) []Findin
 		tol := a.tolerance(sv.SampleAgeSeconds)
 		if sv.MonitorState != nil && sr.StateSource == SourceClient {
 			s := strings.ToLower(*sv.MonitorState)
-			if s != sr.State && !(sr.Kind == KindIVM && sr.State == StateCannotResume) {
+			// The round is up to tol old: a headroom that crossed 0 since then
+			// explains cannot_resume on one side only, as for CAN_RESUME below.
+			crossed := (s == StateCannotResume) != (sr.State == StateCannotResume) &&
+				sr.MinHeadroomSeconds != nil && math.Abs(*sr.MinHeadroomSeconds) <= tol
+			if s != sr.State && !crossed && !(sr.Kind == KindIVM && sr.State == StateCannotResume) {
 				note("monitor_state", s, sr.State)
 			}
 		}

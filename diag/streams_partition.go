@@ -234,7 +234,10 @@ func (a *streamAnalyzer) nextRead(sr *StreamResult, p *PartitionResult, c *snaps
 			if *p.SourceEndTSO >= r.RetentionFloorTSO {
 				p.LostWindowMs = i64(r.ExpiredWindowMs)
 			} else {
-				p.LostWindowMs = i64(max(0, endMs-r.NextRequiredTSO.Physical()))
+				// Every change up to the end expired: the lost span runs to
+				// nextTso(end), so the end's own millisecond counts, as the
+				// boundary millisecond X does in ExpiredWindowMs (doris.md §2).
+				p.LostWindowMs = i64(max(0, endMs+1-r.NextRequiredTSO.Physical()))
 			}
 			p.NextReadNote = fmt.Sprintf("%s read from an expired offset: clipped silently, the changes of %s after the offset are skipped", sr.ReadMode, tso.FormatDuration(*p.LostWindowMs))
 		default:

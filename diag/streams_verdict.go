@@ -64,7 +64,13 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 			}
 			v = append(v, fmt.Sprintf("The next %s read of %s will be CLIPPED: it succeeds but silently skips the expired changes of %s%s.", sr.ReadMode, name, list(clipped), lost))
 		}
-		if len(skipped) > 0 {
+		if len(skipped) > 0 && !isT12(sr) {
+			// Seed §1 T12: APPEND_ONLY and DETAIL streams on a unique-key table
+			// "stay as they are" — not the defect, but the user should know.
+			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows %s older than the TTL: the next %s read returns only the retained changes of them, by design on a unique-key table, not a defect. If the consumer needs those rows, copy them from the base table (INSERT ... SELECT ... FROM %s.%s PARTITION (...)).",
+				list(skipped), skippedWord(sr.RowsSkipped), orMode(sr.ReadMode), quoteIdent(sr.BaseTableDB), quoteIdent(sr.BaseTableName)))
+		}
+		if len(skipped) > 0 && isT12(sr) {
 			verb := "were"
 			if sr.RowsSkipped == "may" {
 				verb = "may be"
