@@ -1,7 +1,13 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
 
 	"bytes"
 	"flag"
@@ -144,5 +150,37 @@ func TestUnknownDemoScenarioIsNamed(t *testing.T) {
 	// A bare --demo before a command name still means the default scenario.
 	if _, stderr, code := run(t, nil, "", "--demo", "mv", "list"); code != ExitOK {
 		t.Errorf("--demo mv list: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Snapshot files form a series oldest first whatever order they are given in.
+func TestSnapshotSeriesOrderedByClusterTime(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i, shift := range []int64{0, -60_000, -30_000} { // newest given first
+		s, err := fixtures.Scenario("incident")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Cluster.CurrentTSO += tso.TSO(shift << 18)
+		s.Cluster.Now = time.Time{}
+		var buf bytes.Buffer
+		if err := snapshot.Write(&buf, s); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+		os.WriteFile(p, buf.Bytes(), 0o644)
+		paths = append(paths, p)
+	}
+	g := &globalOptions{ios: &IOStreams{}}
+	g.Source.Snapshots = paths
+	series, err := g.loadSnapshots()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(series); i++ {
+		if series[i-1].Cluster.CurrentTSO > series[i].Cluster.CurrentTSO {
+			t.Fatalf("series not ordered by cluster time at %d", i)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/fixtures"
@@ -96,6 +97,9 @@ func (g *globalOptions) loadSnapshots() ([]*snapshot.Snapshot, error) {
 			}
 			out = append(out, s)
 		}
+		// A series is analysed oldest first (the last is "now"): order the
+		// files by cluster time, whatever order they were given in.
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Cluster.CurrentTSO < out[j].Cluster.CurrentTSO })
 		return out, nil
 	case "demo":
 		s, err := fixtures.Scenario(g.Source.Demo)

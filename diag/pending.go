@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -123,9 +124,21 @@ func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
 		v.Source = SourceClient
 		if p.PendingAge.Source == SourceServer {
 			// Keep the server's value reported; the narrowed client bound is what
-			// it is compared with.
+			// it is compared with — unless the server's value is below what the
+			// series proves: never report a delay too small (design.md).
 			p.ClientPendingAge = &v
+			if sv := p.PendingAge.Seconds; sv != nil && v.Lower != nil && *sv < *v.Lower-1 {
+				shown := v
+				shown.Note = fmt.Sprintf("the server's PENDING_AGE_SECONDS (%.3f) is below the lower bound the series proves (%.3f): the client's value is reported; %s", *sv, *v.Lower, v.Note)
+				p.PendingAge = shown
+			}
 			continue
+		}
+		if p.ClientPendingAge != nil {
+			// The client's value is the reported one (the server's was below its
+			// proven bound): keep the comparison copy narrowed too.
+			cp := v
+			p.ClientPendingAge = &cp
 		}
 		p.PendingAge = v
 	}

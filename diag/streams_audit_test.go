@@ -74,9 +74,17 @@ func TestServerPendingAgeTolerance(t *testing.T) {
 					got = append(got, f)
 				}
 			}
+			p := r.Streams[0].Partitions[0]
 			if (len(got) > 0) != c.mismatch {
-				p := r.Streams[0].Partitions[0]
 				t.Errorf("mismatch %v, want %v; client %s, findings %+v", len(got) > 0, c.mismatch, boundStr(p.ClientPendingAge), got)
+			}
+			// Never a delay too small, never a lower bound above the value.
+			v := p.PendingAge
+			if v.Seconds != nil && v.Lower != nil && *v.Lower > *v.Seconds {
+				t.Errorf("reported lower bound %.3f above the value %.3f", *v.Lower, *v.Seconds)
+			}
+			if cl := p.ClientPendingAge; cl != nil && cl.Lower != nil && v.Seconds != nil && *v.Seconds < *cl.Lower-1 {
+				t.Errorf("reported pending age %.3f is below the client's proven lower bound %.3f", *v.Seconds, *cl.Lower)
 			}
 		})
 	}

@@ -150,6 +150,14 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 	if p.Server.PendingAgePrecision != nil {
 		prec = Precision(*p.Server.PendingAgePrecision)
 	}
+	// Never report a delay too small (design.md): a server value below what
+	// the client proves (now − physical(end), the age of a change it already
+	// sees pending) is not reported; the client's bound is, and the
+	// disagreement becomes SERVER_CLIENT_MISMATCH.
+	if client.Lower != nil && *p.Server.PendingAgeSeconds < *client.Lower-1 {
+		p.PendingAge.Note = fmt.Sprintf("the server's PENDING_AGE_SECONDS (%.3f) is below the client's proven lower bound (%.3f): the client's value is reported", *p.Server.PendingAgeSeconds, *client.Lower)
+		return
+	}
 	p.PendingAge = Value{Seconds: a.f64(*p.Server.PendingAgeSeconds), Lower: client.Lower, Precision: prec, Source: SourceServer,
 		Note: "PENDING_AGE_SECONDS of table_stream_consumption"}
 	if prec == PrecisionPrecise {
