@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/scrape/sqlquote"
 )
 
 // ErrNotReadOnly is returned for any statement other than one SELECT or SHOW:
@@ -61,47 +63,12 @@ func CheckReadOnly(query string) error {
 	return nil
 }
 
-// QuoteIdent backquotes an identifier for Doris (MySQL dialect): every name
-// dorisdiag puts into SQL — databases, tables, and columns such as the
-// reserved word LAG — goes through here. A backquote inside the name is
-// doubled, which is the only escape inside backquotes.
-func QuoteIdent(name string) string {
-	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
-}
+// QuoteIdent backquotes an identifier for Doris: see sqlquote.Ident, the one
+// implementation every SQL text dorisdiag writes (sent or printed) uses.
+func QuoteIdent(name string) string { return sqlquote.Ident(name) }
 
-// QuoteLiteral writes a single-quoted string literal. TVF arguments such as
-// mv_infos("database"=...) cannot be bind parameters (go-libraries.md §3:
-// "the client must inline those literals"), so every inlined value goes
-// through this one function: backslash, quote and the control bytes the
-// MySQL lexer treats specially are escaped, so a hostile database name stays
-// one literal.
-func QuoteLiteral(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('\'')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\':
-			b.WriteString(`\\`)
-		case '\'':
-			b.WriteString(`\'`)
-		case '"':
-			b.WriteString(`\"`)
-		case 0:
-			b.WriteString(`\0`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case 0x1a:
-			b.WriteString(`\Z`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
-}
+// QuoteLiteral writes a single-quoted string literal: see sqlquote.Literal.
+func QuoteLiteral(s string) string { return sqlquote.Literal(s) }
 
 // table is a query result with every cell kept as text (NULL = nil), the
 // columns named as the server named them. Scanning everything as text is
