@@ -381,6 +381,12 @@ func metricsScrapeRun(g *globalOptions, o *metricsScrapeOptions) error {
 			return err
 		}
 		snap = snaps[len(snaps)-1]
+		if kind == "live" && o.Conform.Now == "" {
+			// Judge the monitor's staleness by the cluster's clock (its
+			// current TSO, read just now), not this machine's: client clock
+			// skew must not make a healthy monitor look stale.
+			copts.Now = snap.Cluster.Now.Add(time.Since(start))
+		}
 		if o.Targets == "" {
 			discovery = kind
 			targets = targetsFromSnapshot(snap)
