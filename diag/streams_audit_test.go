@@ -258,3 +258,38 @@ func TestSeriesNarrowsFromLagText(t *testing.T) {
 		})
 	}
 }
+
+// TestPendingPartitionsTolerance: table_streams.PENDING_PARTITIONS comes from
+// the latest round; a partition consumed (or written) since then may be
+// pending on one side only, so only a difference larger than the number of
+// such partitions is a SERVER_CLIENT_MISMATCH.
+func TestPendingPartitionsTolerance(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		consumedAgo  time.Duration // when p1 (caught up now) was last consumed
+		wantMismatch bool
+	}{
+		{"p1 consumed after the round: explained", 3 * time.Second, false},
+		{"nothing moved since the round: a real disagreement", time.Hour, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			day := int64(86400)
+			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
+			st := b.stream(1, "s", "DETAIL", "orders")
+			pending, sample := int64(2), nowMs()-5000
+			st.PendingPartitions, st.MonitorSampleTimeMs = &pending, &sample
+			off := tsoAgo(time.Hour)
+			p1 := b.cons(1, "s", "p1", tp(off), "0")
+			p1.LastConsumptionTimeMs = i64(nowMs() - tc.consumedAgo.Milliseconds())
+			b.cons(1, "s", "p2", tp(off), lagOf(30*time.Minute))
+			r := analyze(t, b.s)
+			if got := r.Streams[0].PendingPartitions; got != 1 {
+				t.Fatalf("client pending partitions = %d, want 1", got)
+			}
+			_, mismatch := codes(r, "s")["SERVER_CLIENT_MISMATCH"]
+			if mismatch != tc.wantMismatch {
+				t.Errorf("SERVER_CLIENT_MISMATCH = %v, want %v (findings %+v)", mismatch, tc.wantMismatch, r.Findings)
+			}
+		})
+	}
+}

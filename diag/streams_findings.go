@@ -46,6 +46,22 @@ func (a *streamAnalyzer) tolerance(sampleAge *float64) float64 {
 	return t
 }
 
+// changedSince counts the partitions of a stream whose source end or
+// consumption moved at or after sinceMs (Unix ms): their pending status may
+// differ between the server's latest round and now.
+func (a *streamAnalyzer) changedSince(sr *StreamResult, sinceMs int64) int {
+	n := 0
+	for i := range sr.Partitions {
+		p := &sr.Partitions[i]
+		consumed := p.LastConsumptionTimeMs != nil && *p.LastConsumptionTimeMs >= sinceMs
+		written := p.SourceEndTSO != nil && p.SourceEndTSO.Physical() >= sinceMs
+		if consumed || written {
+			n++
+		}
+	}
+	return n
+}
+
 // streamFindings raises the hazards of one stream (BRIEF "Streams (S4)").
 func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 	var fs []Finding
@@ -340,8 +356,17 @@ func (a *streamAnalyzer) mismatchFindings(sr *StreamResult, obj Object) []Findin
 			(sr.MinHeadroomSeconds == nil || math.Abs(*sr.MinHeadroomSeconds) > tol) {
 			note("can_resume", strconv.FormatBool(*sv.CanResume), strconv.FormatBool(*sr.CanResume))
 		}
-		if sv.PendingPartitions != nil && int(*sv.PendingPartitions) != sr.PendingPartitions && sr.StateSource == SourceClient {
-			note("pending_partitions", strconv.FormatInt(*sv.PendingPartitions, 10), strconv.Itoa(sr.PendingPartitions))
+		if sv.PendingPartitions != nil && sr.StateSource == SourceClient {
+			// The round is up to tol old: a partition written or consumed
+			// since then may be pending on one side only. Only a difference
+			// larger than the number of such partitions is a disagreement.
+			diff := int(*sv.PendingPartitions) - sr.PendingPartitions
+			if diff < 0 {
+				diff = -diff
+			}
+			if diff > a.changedSince(sr, a.nowMs-int64(tol*1000)) {
+				note("pending_partitions", strconv.FormatInt(*sv.PendingPartitions, 10), strconv.Itoa(sr.PendingPartitions))
+			}
 		}
 		emit(obj, diffs, ev)
 	}
