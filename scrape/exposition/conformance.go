@@ -26,6 +26,7 @@ const (
 	RuleDesignNaN               = "design-nan"
 	RuleDesignStateValue        = "design-state-value"
 	RuleDesignBuckets           = "design-buckets-not-cumulative"
+	RuleDesignUnknownNotCounted = "design-unknown-delay-not-counted"
 	RuleDesignStateOnFollower   = "design-state-series-on-follower"
 	RuleDesignMonitorStale      = "design-monitor-stale"
 	RuleDesignSeriesBudget      = "design-series-budget"
@@ -47,6 +48,7 @@ var ConformanceRules = []Rule{
 	{RuleDesignNaN, SeverityWarning, `NaN in a designed series ("No NaN", seed §3 "Unknown values")`},
 	{RuleDesignStateValue, SeverityWarning, `a per-object state gauge that is not one of the state numbers (streams 0-6, MVs 0-4)`},
 	{RuleDesignBuckets, SeverityWarning, `doris_fe_ivm_mvs_by_data_delay is not cumulative, or its le="+Inf" is not the number of MVs with a known delay (doris_fe_ivm_mvs fresh + lagging + rebuild_required)`},
+	{RuleDesignUnknownNotCounted, SeverityWarning, `more MVs export doris_fe_ivm_mv_data_delay_seconds -1 (unknown) than doris_fe_ivm_mvs counts as unknown + initializing: an MV without a known delay must count in one of them (seed §3 "Unknown values")`},
 	{RuleDesignStateOnFollower, SeverityWarning, `state series from an FE that is not the Master (no node_info{type="is_master"} 1), or from more than one FE`},
 	{RuleDesignMonitorStale, SeverityWarning, `now - doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds exceeds 2 x the monitor interval, or the Master exports state series without it`},
 	{RuleDesignSeriesBudget, SeverityWarning, `more changelog/IVM series than the design's budget (about 9,100 with the default quotas)`},
@@ -164,6 +166,7 @@ func Conform(res *Result, opts ConformOptions) []Problem {
 	buckets := map[string]float64{}
 	bucketLine := 0
 	undesignedMVState := false
+	unknownDelays, unknownDelayLine := 0, 0
 	for i := range res.DesignSamples {
 		s := &res.DesignSamples[i]
 		if s.Name == "node_info" {
@@ -219,6 +222,7 @@ func Conform(res *Result, opts ConformOptions) []Problem {
 				// an MV whose delay is unknown counts in unknown (seed §3)
 				sums["mv_known_delay"] += v
 			case "initializing", "unknown":
+				sums["mv_no_delay"] += v
 			default:
 				undesignedMVState = true // reported above; no second guess
 			}
@@ -232,6 +236,13 @@ func Conform(res *Result, opts ConformOptions) []Problem {
 		case "doris_fe_ivm_mvs_by_data_delay":
 			buckets[s.Labels["le"]] = v
 			bucketLine = s.Line
+		case "doris_fe_ivm_mv_data_delay_seconds":
+			if v == -1 {
+				unknownDelays++
+				if unknownDelayLine == 0 {
+					unknownDelayLine = s.Line
+				}
+			}
 		}
 	}
 	// cluster-level series whenever per-object ones are present
@@ -290,6 +301,13 @@ func Conform(res *Result, opts ConformOptions) []Problem {
 					" with a known delay (fresh, lagging, rebuild_required) of "+formatFloat(total)+"; the buckets count known delays only, and an MV with an unknown delay counts in state=\"unknown\"", "")
 			}
 		}
+	}
+	// "Unknown values": a per-object -1 delay is an MV in state unknown or
+	// initializing, and the per-object MVs are a subset of the counted ones.
+	if _, ok := sums["mv"]; ok && !undesignedMVState && unknownDelays > 0 && float64(unknownDelays) > sums["mv_no_delay"] {
+		add(RuleDesignUnknownNotCounted, unknownDelayLine, "doris_fe_ivm_mv_data_delay_seconds", "", "-1",
+			strconv.Itoa(unknownDelays)+" MV(s) export an unknown delay (-1) but doris_fe_ivm_mvs counts only "+formatFloat(sums["mv_no_delay"])+
+				" as unknown or initializing; the alert on state=~\"rebuild_required|unknown\" would miss them", "")
 	}
 	// the monitor's own health
 	if !o.Now.IsZero() {

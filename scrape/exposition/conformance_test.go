@@ -38,7 +38,11 @@ func TestConform(t *testing.T) {
 		"doris_fe_changelog_ivm_monitor_objects_not_exported{type=\"mv\"} 0\ndoris_fe_changelog_ivm_monitor_objects_not_exported{type=\"stream\"} 0\n" +
 		"# TYPE doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds gauge\n"
 	fresh := "doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds 1796083195\n"
-	perObj := "# TYPE doris_fe_ivm_mv_data_delay_seconds gauge\n" + mvObj("1", "0") + mvObj("2", "-1")
+	perObj := "# TYPE doris_fe_ivm_mv_data_delay_seconds gauge\n" + mvObj("1", "0") + mvObj("2", "3")
+	unknownObj := "# TYPE doris_fe_ivm_mv_data_delay_seconds gauge\n" + mvObj("1", "0") + mvObj("2", "-1")
+	// one fresh MV and one whose delay is unknown, counted as such
+	oneUnknown := strings.NewReplacer(`state="fresh"} 2`, `state="fresh"} 1`, `state="unknown"} 0`, `state="unknown"} 1`,
+		`{le="60"} 2`, `{le="60"} 1`, `{le="300"} 2`, `{le="300"} 1`, `{le="900"} 2`, `{le="900"} 1`, `{le="3600"} 2`, `{le="3600"} 1`, `{le="+Inf"} 2`, `{le="+Inf"} 1`).Replace(cluster)
 	tests := []struct {
 		name    string
 		payload string
@@ -65,6 +69,8 @@ func TestConform(t *testing.T) {
 			map[string]int{RuleDesignWrongType: 1, RuleDesignLabelSet: 1, RuleDesignNotExported: 1}},
 		{"series budget", master + cluster + fresh + perObj, ConformOptions{Now: now, SeriesBudget: 5}, map[string]int{RuleDesignSeriesBudget: 1}},
 		{"missing combinations", master + strings.Replace(cluster, "doris_fe_ivm_mvs{state=\"unknown\"} 0\n", "", 1) + fresh + perObj, ConformOptions{Now: now}, map[string]int{RuleDesignMissingCluster: 1}},
+		{"-1 delay counted as unknown", master + oneUnknown + fresh + unknownObj, ConformOptions{Now: now}, map[string]int{}},
+		{"-1 delay on an MV counted fresh", master + cluster + fresh + unknownObj, ConformOptions{Now: now}, map[string]int{RuleDesignUnknownNotCounted: 1}},
 		{"BE cleanup failed and old", "# TYPE doris_be_changelog_ttl_cleanup_total counter\ndoris_be_changelog_ttl_cleanup_total{result=\"failed\"} 2\n# TYPE doris_be_changelog_ttl_last_success_timestamp_seconds gauge\ndoris_be_changelog_ttl_last_success_timestamp_seconds 1796070000\n",
 			ConformOptions{Now: now}, map[string]int{RuleTTLCleanupFailed: 1, RuleTTLCleanupStale: 1}},
 		{"unknown design family", "# TYPE doris_fe_ivm_new_signal gauge\ndoris_fe_ivm_new_signal 1\n", ConformOptions{Now: now}, map[string]int{RuleDesignUnknownFamily: 1}},
