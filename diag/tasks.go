@@ -401,6 +401,27 @@ func AnalyzeHistory(tasks []snapshot.Task, refresh RefreshInfo, now time.Time, o
 		}
 		return cls[i].TaskID < cls[j].TaskID
 	})
+	// Seed §3: building the first baseline is not a fallback. Doris records
+	// it as IvmFallbackReason INCOMPLETE_REFRESH_SNAPSHOT (MTMVTask: an IVM
+	// MV without a refresh snapshot, fallback allowed, runs COMPLETE), the
+	// same reason as a later rebuild of an invalidated snapshot, which is a
+	// fallback. What tells them apart is whether the MV ever had a baseline:
+	// a success before it. With none in the bounded history it is taken as
+	// the baseline, and NotFallback says so.
+	succeeded := false
+	for i := range cls {
+		c := &cls[i]
+		if c.Fallback && strings.EqualFold(c.FallbackReason, "INCOMPLETE_REFRESH_SNAPSHOT") && !succeeded {
+			c.Fallback = false
+			c.NotFallback = "first baseline build: no refresh snapshot and no earlier success in the task history (seed §3: not a fallback)"
+			if len(cls) >= opt.Limit {
+				c.NotFallback += "; the history is bounded, so an older success may have dropped out of it"
+			}
+		}
+		if c.Result == ResultSuccess || c.Result == ResultNoChange {
+			succeeded = true
+		}
+	}
 	h := History{TasksSeen: len(cls), FallbackWindowSecs: int64(opt.FallbackWindow / time.Second)}
 	windowStart := now.Add(-opt.FallbackWindow).UnixMilli()
 	sawReset := false

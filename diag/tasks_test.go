@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +138,35 @@ func TestHistoryFallbacksShareTrend(t *testing.T) {
 	}
 	if h.LastMethod != MethodComplete || !h.LastMethodInferred {
 		t.Errorf("last method %s inferred=%v", h.LastMethod, h.LastMethodInferred)
+	}
+}
+
+// TestFirstBaselineIsNotAFallback: Doris records the first build of an IVM
+// MV (no refresh snapshot yet, fallback allowed) with IvmFallbackReason
+// INCOMPLETE_REFRESH_SNAPSHOT (MTMVTask.executeIvmAttempt); the seed says
+// building the first baseline is not a fallback, while rebuilding a snapshot
+// invalidated later is.
+func TestFirstBaselineIsNotAFallback(t *testing.T) {
+	fb := ParseRefreshInfo("BUILD IMMEDIATE REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	at := func(ago time.Duration) *int64 { v := now.Add(-ago).UnixMilli(); return &v }
+	complete := func(id int64, ago time.Duration) snapshot.Task {
+		return snapshot.Task{TaskID: id, Status: "SUCCESS", RefreshMode: "COMPLETE", IvmFallbackReason: "INCOMPLETE_REFRESH_SNAPSHOT",
+			CreateTimeMs: at(ago), FinishTimeMs: at(ago - time.Minute), TaskContext: `{"triggerMode":"SYSTEM"}`}
+	}
+	incr := snapshot.Task{TaskID: 2, Status: "SUCCESS", RefreshMode: `\N`, CreateTimeMs: at(40 * time.Minute), FinishTimeMs: at(39 * time.Minute)}
+	h := AnalyzeHistory([]snapshot.Task{complete(1, 50*time.Minute), incr, complete(3, 20*time.Minute)}, fb, now, HistoryOptions{})
+	byID := map[int64]TaskClass{}
+	for _, c := range h.Tasks {
+		byID[c.TaskID] = c
+	}
+	if c := byID[1]; c.Fallback || !strings.Contains(c.NotFallback, "first baseline") {
+		t.Errorf("task 1 (first build): fallback=%v not=%q, want the baseline, not a fallback", c.Fallback, c.NotFallback)
+	}
+	if c := byID[3]; !c.Fallback || c.FallbackReason != "INCOMPLETE_REFRESH_SNAPSHOT" {
+		t.Errorf("task 3 (snapshot invalidated after a success): fallback=%v reason=%q, want a fallback", c.Fallback, c.FallbackReason)
+	}
+	if h.FallbacksInWindow != 1 {
+		t.Errorf("fallbacks in window = %d, want 1", h.FallbacksInWindow)
 	}
 }
