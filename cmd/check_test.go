@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net"
 	"os"
 	"os/exec"
@@ -352,25 +353,12 @@ func TestCheckE2EEmulator(t *testing.T) {
 		})
 	}
 	t.Run("unreachable", func(t *testing.T) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
 		// Accept and never answer: the MySQL handshake must time out.
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
-			}
-		}()
-		host, port, _ := net.SplitHostPort(ln.Addr().String())
+		addr := testnet.SilentListener(t)
+		host, port, _ := net.SplitHostPort(addr)
 		start := time.Now()
 		_, stderr, code := run(t, nil, "", "check", "--host", host, "--port", port, "--timeout", "1s")
-		if code != ExitError || !strings.Contains(stderr, ln.Addr().String()) {
+		if code != ExitError || !strings.Contains(stderr, addr) {
 			t.Fatalf("exit %d, stderr %q: want 2 with the host named", code, stderr)
 		}
 		if d := time.Since(start); d > 30*time.Second {

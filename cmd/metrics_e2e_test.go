@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ func TestMetricsScrapeDiscoversFromLiveCluster(t *testing.T) {
 	ln.Close()
 	_, hp, _ := net.SplitHostPort(httpAddr)
 	httpPort, _ := strconv.Atoi(hp)
-	silent := silentAddr(t)
+	silent := testnet.SilentListener(t)
 	_, sp, _ := net.SplitHostPort(silent)
 	silentPort, _ := strconv.Atoi(sp)
 	snap.Frontends = []snapshot.Node{

@@ -3,13 +3,12 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-	"net"
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/prometheus/common/expfmt"
@@ -109,36 +108,6 @@ func TestMetricsLintBadInput(t *testing.T) {
 	}
 }
 
-func silentAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return ln.Addr().String()
-}
-
 func TestMetricsScrape(t *testing.T) {
 	serve := func(body string) string {
 		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) }))
@@ -149,7 +118,7 @@ func TestMetricsScrape(t *testing.T) {
 	follower := serve(readFixture(t, "fe_follower.prom"))
 	broken := serve(readFixture(t, "user_backslash.prom"))
 	be := serve(readFixture(t, "be.prom"))
-	silent := silentAddr(t)
+	silent := testnet.SilentListener(t)
 	targets := "fe=" + master + ",fe=" + follower + ",fe=" + broken + ",be=" + be + ",be=" + silent
 	args := []string{"metrics", "scrape", "--targets", targets, "--header-timeout", "300ms", "--connect-timeout", "300ms", "--now", fixtureNow, "--no-color"}
 	out, stderr, code := run(t, nil, "", append(args, "--fail-on", "critical")...)

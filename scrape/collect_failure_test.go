@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net"
 	"strconv"
 	"strings"
@@ -19,21 +20,8 @@ import (
 // answers makes Collect fail within --timeout, naming the host (seed 002
 // measured a silent hang; design.md "Timeouts on every network hop").
 func TestTimeoutSilentListener(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // hold it open, say nothing
-		}
-	}()
-	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	addr := testnet.SilentListener(t)
+	host, port, _ := net.SplitHostPort(addr)
 	p, _ := strconv.Atoi(port)
 	done := make(chan error, 1)
 	go func() {
@@ -45,8 +33,8 @@ func TestTimeoutSilentListener(t *testing.T) {
 		if err == nil {
 			t.Fatal("Collect against a silent listener succeeded")
 		}
-		if !strings.Contains(err.Error(), ln.Addr().String()) {
-			t.Errorf("error does not name the host %s: %v", ln.Addr(), err)
+		if !strings.Contains(err.Error(), addr) {
+			t.Errorf("error does not name the host %s: %v", addr, err)
 		}
 	case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
 		t.Fatal("Collect hung on a silent listener")

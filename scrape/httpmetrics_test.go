@@ -5,12 +5,12 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -22,37 +22,6 @@ func fixture(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// silentListener accepts connections and never answers.
-func silentListener(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return ln.Addr().String()
 }
 
 var fast = FetchOptions{ConnectTimeout: 300 * time.Millisecond, HeaderTimeout: 300 * time.Millisecond, RequestTimeout: 2 * time.Second}
@@ -141,7 +110,7 @@ func TestFetchMetrics(t *testing.T) {
 }
 
 func TestFetchNeverAnswers(t *testing.T) {
-	addr := silentListener(t)
+	addr := testnet.SilentListener(t)
 	start := time.Now()
 	_, err := FetchMetrics(context.Background(), NewClient(fast), "http://"+addr+"/metrics", fast)
 	var te *TimeoutError
@@ -179,7 +148,7 @@ func TestScrapeAll(t *testing.T) {
 	defer good.Close()
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(broken) }))
 	defer bad.Close()
-	silent := silentListener(t)
+	silent := testnet.SilentListener(t)
 	refused := func() string { // a port nobody listens on
 		ln, _ := net.Listen("tcp", "127.0.0.1:0")
 		a := ln.Addr().String()

@@ -1,0 +1,43 @@
+// Package testnet holds network fixtures shared by tests in several
+// packages. Only tests import it, so the dorisdiag binary never links it.
+package testnet
+
+import (
+	"net"
+	"sync"
+	"testing"
+)
+
+// SilentListener listens on 127.0.0.1, accepts every connection and never
+// answers: a node that hangs (seed 002 measured a silent hang), for testing
+// that every network hop times out and names the host. It returns
+// "host:port"; the listener and its connections close when the test ends.
+func SilentListener(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String()
+}
