@@ -1,6 +1,8 @@
 package diag
 
 import (
+	"github.com/dorisdiag/dorisdiag/doris"
+
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -298,7 +300,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 	}
 	// A NULL MONITOR_SAMPLE_TIME while the columns exist is stale too (seed:
 	// "NULL before the first one"), as MONITOR_STALE judges it.
-	cols := sourceHasColumn(last, "table_streams", "MONITOR_SAMPLE_TIME") || sourceHasColumn(last, "table_streams", "MONITOR_STATE")
+	cols := sourceHasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorSampleTime) || sourceHasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorState)
 	nullSample := false
 	for _, s := range last.Streams {
 		if s.MonitorState != nil || s.MonitorSampleTimeMs != nil {

@@ -1,6 +1,8 @@
 package diag
 
 import (
+	"github.com/dorisdiag/dorisdiag/doris"
+
 	"fmt"
 	"math"
 	"sort"
@@ -95,7 +97,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 		}
 	}
 	if !a.caps.IvmRefreshMethod {
-		a.caps.IvmRefreshMethod = sourceHasColumn(last, "tasks", "IvmRefreshMethod")
+		a.caps.IvmRefreshMethod = sourceHasColumn(last, doris.Tasks.Rel(), doris.Tasks.IvmRefreshMethod)
 	}
 	for _, c := range last.Consumption {
 		if c.PendingAgePrecision != nil || c.OffsetState != nil {
@@ -104,7 +106,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 		}
 	}
 	if !a.caps.ConsumptionT2 {
-		a.caps.ConsumptionT2 = sourceHasColumn(last, "table_stream_consumption", "PENDING_AGE_SECONDS")
+		a.caps.ConsumptionT2 = sourceHasColumn(last, doris.TableStreamConsumption.Rel(), doris.TableStreamConsumption.PendingAgeSeconds)
 	}
 	return a
 }
@@ -119,15 +121,14 @@ func sourcePresent(s *snapshot.Snapshot, name string) bool {
 	return false
 }
 
-func sourceHasColumn(s *snapshot.Snapshot, name, col string) bool {
-	for k, v := range s.Capabilities.Sources {
-		if !strings.Contains(strings.ToLower(k), name) || !v.Present {
-			continue
-		}
-		for _, c := range v.Columns {
-			if strings.EqualFold(c, col) {
-				return true
-			}
+func sourceHasColumn(s *snapshot.Snapshot, rel *doris.Relation, col doris.Column) bool {
+	v, ok := s.Capabilities.Sources[rel.Source]
+	if !ok || !v.Present {
+		return false
+	}
+	for _, c := range v.Columns {
+		if strings.EqualFold(c, col.Name) {
+			return true
 		}
 	}
 	return false

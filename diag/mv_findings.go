@@ -2,7 +2,7 @@ package diag
 
 import (
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/scrape/sqlquote"
+	"github.com/dorisdiag/dorisdiag/doris"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,7 +36,7 @@ func sortByCause(fs []Finding) {
 	})
 }
 
-func (r *MVResult) qualified() string { return sqlquote.Ident(r.DB) + "." + sqlquote.Ident(r.Name) }
+func (r *MVResult) qualified() string { return doris.QuoteIdent(r.DB) + "." + doris.QuoteIdent(r.Name) }
 
 func (r *MVResult) label() string { return r.DB + "." + r.Name }
 
@@ -45,8 +45,8 @@ func tasksSQL(r *MVResult, hasMethod bool) string {
 	if hasMethod {
 		cols = "TaskId, Status, RefreshMode, IvmRefreshMethod, IvmFallbackReason, DurationMs, ErrorMsg, LastQueryId"
 	}
-	return "SELECT " + cols + " FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = " + sqlquote.Literal(r.DB) +
-		" AND MvName = " + sqlquote.Literal(r.Name) + " ORDER BY CreateTime DESC LIMIT 20;"
+	return "SELECT " + cols + " FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = " + doris.QuoteLiteral(r.DB) +
+		" AND MvName = " + doris.QuoteLiteral(r.Name) + " ORDER BY CreateTime DESC LIMIT 20;"
 }
 
 func consumptionSQL(id int64, t2 bool) string {
@@ -116,8 +116,8 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 			add("MV_INTERNAL_STREAM_MISSING", fmt.Sprintf("no internal stream follows base table %s.%s", d.BaseTableDB, d.BaseTableName),
 				"The MV follows this base table ("+d.Source+" source) but table_streams has no internal stream for it. "+d.Note,
 				ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName),
-				"SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = "+sqlquote.Literal(r.DB)+
-					" AND STREAM_NAME LIKE "+sqlquote.Literal(IvmStreamPrefix+r.Name+"_%")+";")
+				"SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = "+doris.QuoteLiteral(r.DB)+
+					" AND STREAM_NAME LIKE "+doris.QuoteLiteral(IvmStreamPrefix+r.Name+"_%")+";")
 		}
 	}
 
@@ -279,7 +279,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 			add("SERVER_CLIENT_MISMATCH", "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
 				"Server "+valueText(r.DataDelay)+", client "+valueText(*r.ClientDelay)+" (tolerance: 2 sampling intervals plus the sample's age). One side reads the offsets differently; the client keeps the server's value.",
 				ev("server_delay", valueText(r.DataDelay), "client_delay", valueText(*r.ClientDelay)),
-				"SELECT DATA_DELAY_SECONDS, DELAY_PRECISION, SAMPLE_TIME FROM information_schema.ivm_mv_status WHERE DB_NAME = "+sqlquote.Literal(r.DB)+" AND MV_NAME = "+sqlquote.Literal(r.Name)+";")
+				"SELECT DATA_DELAY_SECONDS, DELAY_PRECISION, SAMPLE_TIME FROM information_schema.ivm_mv_status WHERE DB_NAME = "+doris.QuoteLiteral(r.DB)+" AND MV_NAME = "+doris.QuoteLiteral(r.Name)+";")
 		}
 	}
 	return fs

@@ -1,7 +1,7 @@
 package diag
 
 import (
-	"github.com/dorisdiag/dorisdiag/scrape/sqlquote"
+	"github.com/dorisdiag/dorisdiag/doris"
 	"strings"
 	"time"
 )
@@ -100,16 +100,16 @@ func (a *mvAnalyzer) nextSQL(r *MVResult, fs []Finding) []string {
 	}
 	if a.caps.IvmMVStatus {
 		push("SELECT DB_NAME, MV_NAME, FRESHNESS_STATE, DATA_DELAY_SECONDS, DELAY_PRECISION, LAGGING_REASON, CONSECUTIVE_FAILURES, LAST_FAILURE_REASON, SAMPLE_TIME " +
-			"FROM information_schema.ivm_mv_status WHERE DB_NAME = " + sqlquote.Literal(r.DB) + " AND MV_NAME = " + sqlquote.Literal(r.Name) + ";")
+			"FROM information_schema.ivm_mv_status WHERE DB_NAME = " + doris.QuoteLiteral(r.DB) + " AND MV_NAME = " + doris.QuoteLiteral(r.Name) + ";")
 	} else {
-		push("SELECT Name, State, RefreshState, RefreshInfo, SyncWithBaseTables FROM mv_infos(\"database\" = " + strings.ReplaceAll(sqlquote.Literal(r.DB), "'", "\"") + ") WHERE Name = " + sqlquote.Literal(r.Name) + ";")
+		push("SELECT Name, State, RefreshState, RefreshInfo, SyncWithBaseTables FROM mv_infos(\"database\" = " + strings.ReplaceAll(doris.QuoteLiteral(r.DB), "'", "\"") + ") WHERE Name = " + doris.QuoteLiteral(r.Name) + ";")
 	}
 	if a.caps.IvmDependencies {
 		push("SELECT BASE_TABLE_DB, BASE_TABLE_NAME, IS_EXCLUDED_TRIGGER, DEPENDENCY_STATE, DELAY_SECONDS, LAGGING_PARTITIONS, WORST_PARTITION, STREAM_ID " +
-			"FROM information_schema.ivm_dependencies WHERE DB_NAME = " + sqlquote.Literal(r.DB) + " AND MV_NAME = " + sqlquote.Literal(r.Name) + " ORDER BY DELAY_SECONDS DESC;")
+			"FROM information_schema.ivm_dependencies WHERE DB_NAME = " + doris.QuoteLiteral(r.DB) + " AND MV_NAME = " + doris.QuoteLiteral(r.Name) + " ORDER BY DELAY_SECONDS DESC;")
 	} else {
 		push("SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_DB, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = " +
-			sqlquote.Literal(r.DB) + " AND STREAM_NAME LIKE " + sqlquote.Literal(IvmStreamPrefix+r.Name+"_%") + ";")
+			doris.QuoteLiteral(r.DB) + " AND STREAM_NAME LIKE " + doris.QuoteLiteral(IvmStreamPrefix+r.Name+"_%") + ";")
 	}
 	if w := r.worstTrigger(); w != nil && w.StreamID != nil {
 		push(consumptionSQL(*w.StreamID, a.caps.ConsumptionT2))

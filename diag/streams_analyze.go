@@ -1,6 +1,8 @@
 package diag
 
 import (
+	"github.com/dorisdiag/dorisdiag/doris"
+
 	"fmt"
 	"strings"
 	"time"
@@ -63,9 +65,9 @@ func newStreamAnalyzer(series []*snapshot.Snapshot, opt StreamOptions) *streamAn
 			a.consumptionUnreadable = g.Error
 		}
 	}
-	if cap, ok := last.Capabilities.Sources["information_schema.table_streams"]; ok {
+	if cap, ok := last.Capabilities.Sources[doris.SourceTableStreams]; ok {
 		for _, c := range cap.Columns {
-			if strings.EqualFold(c, "MONITOR_SAMPLE_TIME") || strings.EqualFold(c, "MONITOR_STATE") {
+			if strings.EqualFold(c, doris.TableStreams.MonitorSampleTime.Name) || strings.EqualFold(c, doris.TableStreams.MonitorState.Name) {
 				a.streamMonitorColumns = true
 			}
 		}

@@ -2,7 +2,7 @@ package diag
 
 import (
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/scrape/sqlquote"
+	"github.com/dorisdiag/dorisdiag/doris"
 	"math"
 	"sort"
 	"strconv"
@@ -82,7 +82,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 		}
 		return m
 	}
-	q := sqlquote.Ident(sr.DB) + "." + sqlquote.Ident(sr.Name)
+	q := doris.QuoteIdent(sr.DB) + "." + doris.QuoteIdent(sr.Name)
 	consQ := fmt.Sprintf("SELECT UNIT, CONSUMPTION_STATUS, `LAG`, LAST_CONSUMPTION_TIME FROM information_schema.table_stream_consumption WHERE STREAM_ID = %d;", sr.ID)
 
 	if !sr.Enabled {
@@ -146,7 +146,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 		f := add("IVM_STREAM_RECOMPUTE_ONLY", fmt.Sprintf("internal stream of MV %s: the next refresh may only recompute (headroom %s on %s)", mvLabel(sr), fmtSecs(w.HeadroomSeconds), w.Unit),
 			fmt.Sprintf("%d partition(s) have an offset below the retention floor. An IVM read rejects an expired offset (T10), so the refresh falls back to COMPLETE (T0) — or, before T0, fails with CHANGELOG_BROKEN. A keep-alive TSO (T9) that SQL does not show on older builds may still cover an idle partition, hence \"may\".", len(all)),
 			ev("mv", mvLabel(sr), "partitions", strconv.Itoa(len(all)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", ttl),
-			"dorisdiag mv explain "+sr.DB+"."+mvNameOr(sr)+"   # then, if needed: REFRESH MATERIALIZED VIEW "+sqlquote.Ident(sr.DB)+"."+sqlquote.Ident(mvNameOr(sr))+" COMPLETE;")
+			"dorisdiag mv explain "+sr.DB+"."+mvNameOr(sr)+"   # then, if needed: REFRESH MATERIALIZED VIEW "+doris.QuoteIdent(sr.DB)+"."+doris.QuoteIdent(mvNameOr(sr))+" COMPLETE;")
 		_ = f
 	}
 	if sr.Kind == KindUser && len(behind) > 0 {
@@ -162,7 +162,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 			}
 			add("STREAM_CANNOT_RESUME_CLIPPED", fmt.Sprintf("cannot resume: the next %s read will silently skip changes%s (%d partition(s), offset expired %s ago)", sr.ReadMode, lost, len(behind), fmtSecs(negate(w.HeadroomSeconds))),
 				fmt.Sprintf("The offset of %s is below the retention floor: a %s read is clipped to the first retained TSO and the expired changes are skipped without an error (doris.md §2). The consumer never sees them.", w.Unit, sr.ReadMode),
-				ev2, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet (ALTER TABLE "+sqlquote.Ident(sr.BaseTableDB)+"."+sqlquote.Ident(sr.BaseTableName)+" SET (\""+sr.TTLProperty+"\" = \"...\")); otherwise re-sync the consumer from the base table and SELECT * FROM "+q+"@reset() to start again.")
+				ev2, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet (ALTER TABLE "+doris.QuoteIdent(sr.BaseTableDB)+"."+doris.QuoteIdent(sr.BaseTableName)+" SET (\""+sr.TTLProperty+"\" = \"...\")); otherwise re-sync the consumer from the base table and SELECT * FROM "+q+"@reset() to start again.")
 		default:
 			add("STREAM_CANNOT_RESUME_REJECTED", fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(behind), fmtSecs(negate(w.HeadroomSeconds))),
 				strings.TrimSpace(fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (doris.md §2). %s", w.Unit, sr.ReadModeNote)),
@@ -227,7 +227,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 				Detail: fmt.Sprintf("A %s stream reads a partition with no offset from the changelog; rows older than %s (%s) are no longer in it, so they are skipped and the offset moves past them for good. MIN_DELTA may even emit UPDATE_BEFORE/DELETE rows for rows never received (seed T12).",
 					modeOrDup(sr), sr.TTLProperty, ttl),
 				Evidence: ev("partition", p.Unit, "rows_skipped", p.RowsSkipped, "data_age_lower_seconds", fmtF(dataLower(p)), "data_age_upper_seconds", fmtF(dataUpper(p)), "ttl_seconds", ttl, "key_model", sr.KeyModel),
-				Next:     "Read partition " + p.Unit + " of " + sr.BaseTableDB + "." + sr.BaseTableName + " from the base table into the consumer (INSERT ... SELECT ... FROM " + sqlquote.Ident(sr.BaseTableDB) + "." + sqlquote.Ident(sr.BaseTableName) + " PARTITION (" + sqlquote.Ident(p.Unit) + ")), then SELECT * FROM " + q + "@reset(); upgrade to a build with T12."}
+				Next:     "Read partition " + p.Unit + " of " + sr.BaseTableDB + "." + sr.BaseTableName + " from the base table into the consumer (INSERT ... SELECT ... FROM " + doris.QuoteIdent(sr.BaseTableDB) + "." + doris.QuoteIdent(sr.BaseTableName) + " PARTITION (" + doris.QuoteIdent(p.Unit) + ")), then SELECT * FROM " + q + "@reset(); upgrade to a build with T12."}
 			if p.RowsSkipped == "may" {
 				f.Severity = SeverityWarning
 				f.Summary = fmt.Sprintf("partition %s has no offset and its rows may be older than the TTL: the next read may silently skip them (T12)", p.Unit)

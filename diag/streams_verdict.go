@@ -2,7 +2,7 @@ package diag
 
 import (
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/scrape/sqlquote"
+	"github.com/dorisdiag/dorisdiag/doris"
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -14,7 +14,7 @@ import (
 func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 	var v []string
 	name := sr.DB + "." + sr.Name
-	q := sqlquote.Ident(sr.DB) + "." + sqlquote.Ident(sr.Name)
+	q := doris.QuoteIdent(sr.DB) + "." + doris.QuoteIdent(sr.Name)
 	switch sr.State {
 	case StateDisabled:
 		return append(v, fmt.Sprintf("%s is disabled: nothing reads it, while the TTL keeps moving behind its offsets. Enable it again or drop it.", name))
@@ -49,7 +49,7 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 	if sr.Kind == KindIVM {
 		if len(rejected) > 0 {
 			v = append(v, fmt.Sprintf("The next refresh of MV %s may only recompute: the offset of %s is below the retention floor, so the IVM read is rejected and the refresh falls back to COMPLETE (or fails with CHANGELOG_BROKEN on builds without T0). A keep-alive TSO the FE may hold (T9) is invisible to SQL on older builds, hence \"may\".", mvLabel(sr), list(rejected)))
-			v = append(v, fmt.Sprintf("Run: REFRESH MATERIALIZED VIEW %s.%s COMPLETE; at a quiet time, and check `dorisdiag mv explain %s`.", sqlquote.Ident(sr.DB), sqlquote.Ident(mvNameOr(sr)), sr.DB+"."+mvNameOr(sr)))
+			v = append(v, fmt.Sprintf("Run: REFRESH MATERIALIZED VIEW %s.%s COMPLETE; at a quiet time, and check `dorisdiag mv explain %s`.", doris.QuoteIdent(sr.DB), doris.QuoteIdent(mvNameOr(sr)), sr.DB+"."+mvNameOr(sr)))
 		}
 		if len(skipped) > 0 {
 			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows older than the TTL: an MV refresh may miss them unless the build has T11 (#69778); a COMPLETE refresh brings them back.", list(skipped)))
@@ -69,7 +69,7 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 			// Seed §1 T12: APPEND_ONLY and DETAIL streams on a unique-key table
 			// "stay as they are" — not the defect, but the user should know.
 			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows %s older than the TTL: the next %s read returns only the retained changes of them, by design on a unique-key table, not a defect. If the consumer needs those rows, copy them from the base table (INSERT ... SELECT ... FROM %s.%s PARTITION (...)).",
-				list(skipped), skippedWord(sr.RowsSkipped), orMode(sr.ReadMode), sqlquote.Ident(sr.BaseTableDB), sqlquote.Ident(sr.BaseTableName)))
+				list(skipped), skippedWord(sr.RowsSkipped), orMode(sr.ReadMode), doris.QuoteIdent(sr.BaseTableDB), doris.QuoteIdent(sr.BaseTableName)))
 		}
 		if len(skipped) > 0 && isT12(sr) {
 			verb := "were"
@@ -77,7 +77,7 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 				verb = "may be"
 			}
 			v = append(v, fmt.Sprintf("Rows %s silently skipped: partition(s) %s have no offset and rows older than the TTL, so the next read skips them and moves the offset past them for good (seed T12). Copy them from the base table (INSERT ... SELECT ... FROM %s.%s PARTITION (...)) into the consumer, then SELECT * FROM %s@reset().",
-				verb, list(skipped), sqlquote.Ident(sr.BaseTableDB), sqlquote.Ident(sr.BaseTableName), q))
+				verb, list(skipped), doris.QuoteIdent(sr.BaseTableDB), doris.QuoteIdent(sr.BaseTableName), q))
 		}
 		if len(rejected)+len(clipped) > 0 {
 			v = append(v, fmt.Sprintf("What to run: raise %s on %s.%s before the next read if the expired changelog is not compacted yet (it may become readable again); otherwise re-sync the consumer from the base table and run SELECT * FROM %s@reset() to start from now.", sr.TTLProperty, sr.BaseTableDB, sr.BaseTableName, q))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -209,7 +210,7 @@ func (col *collector) run(ctx context.Context) error {
 // fails the collection, naming the host) and reads the session time zone the
 // TVFs write their datetime text in.
 func (col *collector) session(ctx context.Context) error {
-	t, err := col.c.query(ctx, "SELECT @@version_comment AS version_comment, @@time_zone AS time_zone")
+	t, err := col.c.query(ctx, doris.SessionVars.Statements[0].Build())
 	if err != nil {
 		return err
 	}
@@ -217,10 +218,10 @@ func (col *collector) session(ctx context.Context) error {
 		return nil
 	}
 	rr := col.reader(t, t.rows[0], "session", "")
-	tz := rr.raw("time_zone")
+	tz := rr.raw(doris.SessionVars.TimeZone)
 	if strings.EqualFold(tz, "SYSTEM") {
-		if st, err := col.c.query(ctx, "SELECT @@system_time_zone AS system_time_zone"); err == nil && len(st.rows) > 0 {
-			tz = col.reader(st, st.rows[0], "session", "").raw("system_time_zone")
+		if st, err := col.c.query(ctx, doris.SessionVars.Statements[1].Build()); err == nil && len(st.rows) > 0 {
+			tz = col.reader(st, st.rows[0], "session", "").raw(doris.SessionVars.SystemTimeZone)
 		}
 	}
 	col.snap.Cluster.TimeZone = tz
@@ -229,7 +230,7 @@ func (col *collector) session(ctx context.Context) error {
 	} else {
 		col.gap("@@time_zone", "", fmt.Errorf("time zone %q is not an IANA name or an offset: datetime text of tasks()/jobs() read as UTC", tz))
 	}
-	if v := rr.raw("version_comment"); v != "" {
+	if v := rr.raw(doris.SessionVars.VersionComment); v != "" {
 		col.snap.Cluster.DorisVersion = strings.TrimSpace(strings.TrimPrefix(v, "Doris version "))
 	}
 	return nil
@@ -239,21 +240,25 @@ func (col *collector) reader(t *table, r []*string, source, row string) *rowRead
 	return &rowReader{t: t, r: r, source: source, row: row, snap: col.snap, loc: col.loc}
 }
 
-// infoTables are the information_schema tables the collector may read.
-var infoTables = []string{"tso_status", "table_streams", "table_stream_consumption", "table_properties",
-	"table_options", "metadata_name_ids", "partitions", "ivm_mv_status", "ivm_dependencies"}
+// infoTables are the information_schema tables the collector may read: every
+// information_schema relation of the wire contract but the probe itself.
+func infoTables() []string {
+	var out []string
+	for _, r := range doris.All() {
+		if r.Kind == doris.InfoSchema && r != &doris.Columns.Relation {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
 
 // probe finds which information_schema tables and columns exist, in one
 // query (capability detection: a missing newer column is absent, never an
 // error). When the probe itself fails, each source is read with SELECT *
 // and its columns learnt from the result.
 func (col *collector) probe(ctx context.Context) {
-	lits := make([]string, len(infoTables))
-	for i, n := range infoTables {
-		lits[i] = QuoteLiteral(n)
-	}
-	q := "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.columns WHERE TABLE_SCHEMA = 'information_schema' AND TABLE_NAME IN (" +
-		strings.Join(lits, ", ") + ") ORDER BY TABLE_NAME, ORDINAL_POSITION"
+	c := doris.Columns
+	q := c.Statements[0].Build(doris.QuoteIdent(c.TableName.Name)+", "+doris.QuoteIdent(c.ColumnName.Name), inList(infoTables()))
 	t, err := col.c.query(ctx, q)
 	if err != nil {
 		col.gap(snapshot.SourceColumns, q, err)
@@ -264,17 +269,18 @@ func (col *collector) probe(ctx context.Context) {
 	col.present = map[string][]string{}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceColumns, "")
-		name := strings.ToLower(rr.raw("TABLE_NAME"))
-		col.present[name] = append(col.present[name], rr.raw("COLUMN_NAME"))
+		name := strings.ToLower(rr.raw(doris.Columns.TableName))
+		col.present[name] = append(col.present[name], rr.raw(doris.Columns.ColumnName))
 	}
 }
 
-// selectInfo reads an information_schema table: the wanted columns that
-// exist, by name (LAG and every other identifier backquoted), plus where.
-// ok=false when the table does not exist in this build (recorded as absent;
-// required says whether that is also a gap).
-func (col *collector) selectInfo(ctx context.Context, name string, wanted []string, where string, required bool) (*table, bool) {
-	source := "information_schema." + name
+// selectInfo reads an information_schema table of the wire contract: the
+// columns it reads that this build has, by name (LAG and every other
+// identifier backquoted), plus where. ok=false when the table does not exist
+// in this build (recorded as absent; required says whether that is also a
+// gap).
+func (col *collector) selectInfo(ctx context.Context, rel *doris.Relation, where string, required bool) (*table, bool) {
+	source, name := rel.Source, rel.Name
 	var cols []string
 	if col.present != nil {
 		have, ok := col.present[name]
@@ -289,9 +295,9 @@ func (col *collector) selectInfo(ctx context.Context, name string, wanted []stri
 		for _, h := range have {
 			set[strings.ToUpper(h)] = true
 		}
-		for _, w := range wanted {
-			if set[strings.ToUpper(w)] {
-				cols = append(cols, QuoteIdent(w))
+		for _, w := range rel.ReadColumns() {
+			if set[strings.ToUpper(w.Name)] {
+				cols = append(cols, doris.QuoteIdent(w.Name))
 			}
 		}
 	}
@@ -304,7 +310,7 @@ func (col *collector) selectInfo(ctx context.Context, name string, wanted []stri
 		}
 		list = strings.Join(cols, ", ")
 	}
-	q := "SELECT " + list + " FROM information_schema." + QuoteIdent(name)
+	q := "SELECT " + list + " FROM information_schema." + doris.QuoteIdent(name)
 	if where != "" {
 		q += " WHERE " + where
 	}
@@ -346,7 +352,7 @@ func inList(values []string) string {
 		if i > 0 && v == values[i-1] {
 			continue
 		}
-		out = append(out, QuoteLiteral(v))
+		out = append(out, doris.QuoteLiteral(v))
 	}
 	return "(" + strings.Join(out, ", ") + ")"
 }

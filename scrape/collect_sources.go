@@ -5,35 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
-)
-
-// Column lists: the names real Doris serves (docs/snapshot.md says where each
-// was verified). Only the ones the build has are selected.
-var (
-	tsoCols = []string{"CURRENT_TSO", "CURRENT_TSO_PHYSICAL_TIME", "CURRENT_TSO_LOGICAL_COUNTER", "WINDOW_END_PHYSICAL_TIME",
-		"COMMITTED_TSO", "COMMITTED_TSO_PHYSICAL_TIME"}
-	streamCols = []string{"DB_NAME", "STREAM_NAME", "STREAM_ID", "STREAM_TYPE", "CONSUME_TYPE", "STREAM_COMMENT",
-		"BASE_TABLE_NAME", "BASE_TABLE_DB", "BASE_TABLE_CTL", "BASE_TABLE_TYPE", "ENABLED", "IS_STALE", "STALE_REASON",
-		"IVM_MV_ID", "MONITOR_STATE", "PENDING_PARTITIONS", "MAX_PENDING_AGE_SECONDS", "PENDING_AGE_PRECISION",
-		"CAN_RESUME", "MIN_RETENTION_HEADROOM_SECONDS", "GAP_EVENTS", "LAST_GAP_TIME", "MONITOR_SAMPLE_TIME"}
-	consumptionCols = []string{"DB_NAME", "STREAM_NAME", "STREAM_ID", "UNIT", "CONSUMPTION_STATUS", "LAG",
-		"LAST_CONSUMPTION_TIME", "SOURCE_END_TSO", "CONSUMED_TSO", "OFFSET_STATE", "CAUGHT_UP", "POSITION_GAP_SECONDS",
-		"PENDING_AGE_SECONDS", "PENDING_AGE_PRECISION", "RETENTION_APPLICABLE", "RETENTION_FLOOR_TSO",
-		"NEXT_REQUIRED_TSO", "CAN_RESUME", "RETENTION_HEADROOM_SECONDS", "LAST_GAP_TIME"}
-	mvStatusCols = []string{"DB_NAME", "MV_NAME", "MV_ID", "FRESHNESS_STATE", "DATA_DELAY_SECONDS", "DELAY_PRECISION",
-		"LAGGING_REASON", "LAGGING_DEPENDENCIES", "DIRTY_PARTITIONS", "PENDING_PUBLISH_TXNS",
-		"EXCLUDED_OUTDATED_DEPENDENCIES", "MAX_EXCLUDED_DELAY_SECONDS", "MIN_RETENTION_HEADROOM_SECONDS", "JOB_STATUS",
-		"CURRENT_TASK_ID", "CURRENT_TASK_STATUS", "CURRENT_TASK_AGE_SECONDS", "CONSECUTIVE_FAILURES",
-		"LAST_SUCCESS_TIME", "LAST_FAILURE_TIME", "LAST_FAILURE_REASON", "LAST_ERROR_MESSAGE", "LAST_REFRESH_METHOD",
-		"LAST_REFRESH_DURATION_MS", "FALLBACK_COUNT", "LAST_FALLBACK_REASON", "LAST_FALLBACK_TIME", "SAMPLE_TIME"}
-	dependencyCols = []string{"DB_NAME", "MV_NAME", "MV_ID", "BASE_TABLE_CTL", "BASE_TABLE_DB", "BASE_TABLE_NAME",
-		"BASE_TABLE_ID", "IS_EXCLUDED_TRIGGER", "STREAM_NAME", "STREAM_ID", "DEPENDENCY_STATE", "COVERED",
-		"LAGGING_PARTITIONS", "WORST_PARTITION", "DELAY_SECONDS", "DELAY_PRECISION", "COVERED_VERSION",
-		"CURRENT_VERSION", "MIN_RETENTION_HEADROOM_SECONDS", "CAN_RESUME", "SAMPLE_TIME"}
 )
 
 // clock reads the current TSO: information_schema.tso_status, else
@@ -41,13 +18,13 @@ var (
 // the collection fails: "now" is the cluster's TSO, never the client clock.
 func (col *collector) clock(ctx context.Context) error {
 	var errs []string
-	if t, ok := col.selectInfo(ctx, "tso_status", tsoCols, "", false); ok {
+	if t, ok := col.selectInfo(ctx, &doris.TSOStatus.Relation, "", false); ok {
 		if len(t.rows) > 0 {
 			rr := col.reader(t, t.rows[0], snapshot.SourceTSOStatus, "")
-			if cur := rr.optTSO("CURRENT_TSO"); cur != nil && cur.IsReal() && *cur > 0 {
+			if cur := rr.optTSO(doris.TSOStatus.CurrentTSO); cur != nil && cur.IsReal() && *cur > 0 {
 				col.snap.Cluster.CurrentTSO = *cur
 				col.snap.Cluster.ClockSource = snapshot.SourceTSOStatus
-				col.snap.Cluster.CommittedTSO = rr.optTSO("COMMITTED_TSO")
+				col.snap.Cluster.CommittedTSO = rr.optTSO(doris.TSOStatus.CommittedTSO)
 				return nil
 			}
 		}
@@ -55,12 +32,12 @@ func (col *collector) clock(ctx context.Context) error {
 	} else {
 		errs = append(errs, "information_schema.tso_status: not readable")
 	}
-	const showTSO = "SHOW TSO STATUS"
+	showTSO := doris.ShowTSOStatus.Statements[0].Build()
 	t, err := col.c.query(ctx, showTSO)
 	if err == nil && len(t.rows) > 0 {
 		col.capability(snapshot.SourceShowTSOStatus, true, t.cols)
 		rr := col.reader(t, t.rows[0], snapshot.SourceShowTSOStatus, "")
-		if cur := rr.optTSO("current_tso"); cur != nil && *cur > 0 && cur.IsReal() {
+		if cur := rr.optTSO(doris.ShowTSOStatus.CurrentTSO); cur != nil && *cur > 0 && cur.IsReal() {
 			col.snap.Cluster.CurrentTSO = *cur
 			col.snap.Cluster.ClockSource = snapshot.SourceShowTSOStatus
 			return nil
@@ -117,7 +94,7 @@ func atoi(s string) int {
 }
 
 func (col *collector) frontends(ctx context.Context) {
-	t, ok := col.show(ctx, snapshot.SourceFrontends, "SHOW FRONTENDS")
+	t, ok := col.show(ctx, snapshot.SourceFrontends, doris.Frontends.Statements[0].Build())
 	if !ok {
 		return
 	}
@@ -125,50 +102,50 @@ func (col *collector) frontends(ctx context.Context) {
 		rr := col.reader(t, r, snapshot.SourceFrontends, "")
 		// CurrentConnected says which FE serves this session: its /metrics
 		// is the one fetched, and only the Master's has the state series.
-		if strings.EqualFold(rr.raw("CurrentConnected"), "yes") {
-			col.connectedMaster = rr.bool("IsMaster")
+		if strings.EqualFold(rr.raw(doris.Frontends.CurrentConnected), "yes") {
+			col.connectedMaster = rr.bool(doris.Frontends.IsMaster)
 		}
 		col.snap.Frontends = append(col.snap.Frontends, snapshot.Node{
-			Kind: "fe", ID: rr.raw("Name"), Host: firstNonEmpty(rr.raw("Host"), rr.raw("HostName"), rr.raw("IP")),
-			HTTPPort: atoi(rr.raw("HttpPort")), QueryPort: atoi(rr.raw("QueryPort")),
-			IsMaster: rr.bool("IsMaster"), Alive: rr.bool("Alive"), Version: rr.raw("Version"),
+			Kind: "fe", ID: rr.raw(doris.Frontends.Name), Host: firstNonEmpty(rr.raw(doris.Frontends.Host), rr.raw(doris.Frontends.HostName), rr.raw(doris.Frontends.IP)),
+			HTTPPort: atoi(rr.raw(doris.Frontends.HTTPPort)), QueryPort: atoi(rr.raw(doris.Frontends.QueryPort)),
+			IsMaster: rr.bool(doris.Frontends.IsMaster), Alive: rr.bool(doris.Frontends.Alive), Version: rr.raw(doris.Frontends.Version),
 		})
 	}
 }
 
 func (col *collector) backends(ctx context.Context) {
-	t, ok := col.show(ctx, snapshot.SourceBackends, "SHOW BACKENDS")
+	t, ok := col.show(ctx, snapshot.SourceBackends, doris.Backends.Statements[0].Build())
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceBackends, "")
 		col.snap.Backends = append(col.snap.Backends, snapshot.Node{
-			Kind: "be", ID: rr.raw("BackendId"), Host: firstNonEmpty(rr.raw("Host"), rr.raw("HostName"), rr.raw("IP")),
-			HTTPPort: atoi(rr.raw("HttpPort")), Alive: rr.bool("Alive"), Version: rr.raw("Version"),
+			Kind: "be", ID: rr.raw(doris.Backends.BackendID), Host: firstNonEmpty(rr.raw(doris.Backends.Host), rr.raw(doris.Backends.HostName), rr.raw(doris.Backends.IP)),
+			HTTPPort: atoi(rr.raw(doris.Backends.HTTPPort)), Alive: rr.bool(doris.Backends.Alive), Version: rr.raw(doris.Backends.Version),
 		})
 	}
 }
 
 func (col *collector) streams(ctx context.Context) {
-	t, ok := col.selectInfo(ctx, "table_streams", streamCols, "", true)
+	t, ok := col.selectInfo(ctx, &doris.TableStreams.Relation, "", true)
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceTableStreams, "")
-		rr.row = rr.raw("DB_NAME") + "." + rr.raw("STREAM_NAME")
+		rr.row = rr.raw(doris.TableStreams.DBName) + "." + rr.raw(doris.TableStreams.StreamName)
 		st := snapshot.Stream{
-			DB: rr.raw("DB_NAME"), Name: rr.raw("STREAM_NAME"), ID: rr.int("STREAM_ID"),
-			Type: rr.raw("STREAM_TYPE"), ConsumeType: rr.raw("CONSUME_TYPE"), Comment: rr.raw("STREAM_COMMENT"),
-			BaseTableCtl: rr.raw("BASE_TABLE_CTL"), BaseTableDB: rr.raw("BASE_TABLE_DB"),
-			BaseTableName: rr.raw("BASE_TABLE_NAME"), BaseTableType: rr.raw("BASE_TABLE_TYPE"),
-			Enabled: rr.bool("ENABLED"), IsStale: rr.bool("IS_STALE"), StaleReason: rr.naStr("STALE_REASON"),
-			IvmMVID: rr.optInt("IVM_MV_ID", false), MonitorState: rr.optStr("MONITOR_STATE"),
-			PendingPartitions: rr.optInt("PENDING_PARTITIONS", false), MaxPendingAgeSeconds: rr.optFloat("MAX_PENDING_AGE_SECONDS"),
-			PendingAgePrecision: rr.optStr("PENDING_AGE_PRECISION"), CanResume: rr.optBool("CAN_RESUME"),
-			MinRetentionHeadroomSeconds: rr.optFloat("MIN_RETENTION_HEADROOM_SECONDS"), GapEvents: rr.optInt("GAP_EVENTS", false),
-			LastGapTimeMs: rr.optTimeMs("LAST_GAP_TIME"), MonitorSampleTimeMs: rr.optTimeMs("MONITOR_SAMPLE_TIME"),
+			DB: rr.raw(doris.TableStreams.DBName), Name: rr.raw(doris.TableStreams.StreamName), ID: rr.int(doris.TableStreams.StreamID),
+			Type: rr.raw(doris.TableStreams.StreamType), ConsumeType: rr.raw(doris.TableStreams.ConsumeType), Comment: rr.raw(doris.TableStreams.StreamComment),
+			BaseTableCtl: rr.raw(doris.TableStreams.BaseTableCtl), BaseTableDB: rr.raw(doris.TableStreams.BaseTableDB),
+			BaseTableName: rr.raw(doris.TableStreams.BaseTableName), BaseTableType: rr.raw(doris.TableStreams.BaseTableType),
+			Enabled: rr.bool(doris.TableStreams.Enabled), IsStale: rr.bool(doris.TableStreams.IsStale), StaleReason: rr.naStr(doris.TableStreams.StaleReason),
+			IvmMVID: rr.optInt(doris.TableStreams.IvmMVID, false), MonitorState: rr.optStr(doris.TableStreams.MonitorState),
+			PendingPartitions: rr.optInt(doris.TableStreams.PendingPartitions, false), MaxPendingAgeSeconds: rr.optFloat(doris.TableStreams.MaxPendingAgeSeconds),
+			PendingAgePrecision: rr.optStr(doris.TableStreams.PendingAgePrecision), CanResume: rr.optBool(doris.TableStreams.CanResume),
+			MinRetentionHeadroomSeconds: rr.optFloat(doris.TableStreams.MinRetentionHeadroomSeconds), GapEvents: rr.optInt(doris.TableStreams.GapEvents, false),
+			LastGapTimeMs: rr.optTimeMs(doris.TableStreams.LastGapTime), MonitorSampleTimeMs: rr.optTimeMs(doris.TableStreams.MonitorSampleTime),
 		}
 		// A dropped base table shows N/A in all four base columns (doris.md
 		// §3); the raw text is kept.
@@ -180,35 +157,35 @@ func (col *collector) streams(ctx context.Context) {
 }
 
 func (col *collector) consumption(ctx context.Context) {
-	t, ok := col.selectInfo(ctx, "table_stream_consumption", consumptionCols, "", true)
+	t, ok := col.selectInfo(ctx, &doris.TableStreamConsumption.Relation, "", true)
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceTableStreamConsumption, "")
-		rr.row = rr.raw("DB_NAME") + "." + rr.raw("STREAM_NAME") + " " + rr.raw("UNIT")
+		rr.row = rr.raw(doris.TableStreamConsumption.DBName) + "." + rr.raw(doris.TableStreamConsumption.StreamName) + " " + rr.raw(doris.TableStreamConsumption.Unit)
 		c := snapshot.Consumption{
-			DB: rr.raw("DB_NAME"), StreamName: rr.raw("STREAM_NAME"), StreamID: rr.int("STREAM_ID"), Unit: rr.raw("UNIT"),
-			ConsumptionStatus: rr.raw("CONSUMPTION_STATUS"), Lag: rr.raw("LAG"),
-			LastConsumptionTimeMs: rr.optTimeMs("LAST_CONSUMPTION_TIME"),
-			SourceEndTSO:          rr.optTSO("SOURCE_END_TSO"), ConsumedTSO: rr.optTSO("CONSUMED_TSO"),
-			OffsetState: rr.optStr("OFFSET_STATE"), CaughtUp: rr.optBool("CAUGHT_UP"),
-			PositionGapSeconds: rr.optFloat("POSITION_GAP_SECONDS"), PendingAgeSeconds: rr.optFloat("PENDING_AGE_SECONDS"),
-			PendingAgePrecision: rr.optStr("PENDING_AGE_PRECISION"), RetentionApplicable: rr.optBool("RETENTION_APPLICABLE"),
-			RetentionFloorTSO: rr.optTSO("RETENTION_FLOOR_TSO"), NextRequiredTSO: rr.optTSO("NEXT_REQUIRED_TSO"),
-			CanResume: rr.optBool("CAN_RESUME"), RetentionHeadroomSeconds: rr.optFloat("RETENTION_HEADROOM_SECONDS"),
-			LastGapTimeMs: rr.optTimeMs("LAST_GAP_TIME"),
+			DB: rr.raw(doris.TableStreamConsumption.DBName), StreamName: rr.raw(doris.TableStreamConsumption.StreamName), StreamID: rr.int(doris.TableStreamConsumption.StreamID), Unit: rr.raw(doris.TableStreamConsumption.Unit),
+			ConsumptionStatus: rr.raw(doris.TableStreamConsumption.ConsumptionStatus), Lag: rr.raw(doris.TableStreamConsumption.Lag),
+			LastConsumptionTimeMs: rr.optTimeMs(doris.TableStreamConsumption.LastConsumptionTime),
+			SourceEndTSO:          rr.optTSO(doris.TableStreamConsumption.SourceEndTSO), ConsumedTSO: rr.optTSO(doris.TableStreamConsumption.ConsumedTSO),
+			OffsetState: rr.optStr(doris.TableStreamConsumption.OffsetState), CaughtUp: rr.optBool(doris.TableStreamConsumption.CaughtUp),
+			PositionGapSeconds: rr.optFloat(doris.TableStreamConsumption.PositionGapSeconds), PendingAgeSeconds: rr.optFloat(doris.TableStreamConsumption.PendingAgeSeconds),
+			PendingAgePrecision: rr.optStr(doris.TableStreamConsumption.PendingAgePrecision), RetentionApplicable: rr.optBool(doris.TableStreamConsumption.RetentionApplicable),
+			RetentionFloorTSO: rr.optTSO(doris.TableStreamConsumption.RetentionFloorTSO), NextRequiredTSO: rr.optTSO(doris.TableStreamConsumption.NextRequiredTSO),
+			CanResume: rr.optBool(doris.TableStreamConsumption.CanResume), RetentionHeadroomSeconds: rr.optFloat(doris.TableStreamConsumption.RetentionHeadroomSeconds),
+			LastGapTimeMs: rr.optTimeMs(doris.TableStreamConsumption.LastGapTime),
 		}
 		// CONSUMPTION_STATUS is the offset as text; <= 0, N/A, `\N` mean no
 		// real offset (doris.md §4).
 		if p, err := tso.ParseOffset(c.ConsumptionStatus); err != nil {
-			rr.bad("CONSUMPTION_STATUS", c.ConsumptionStatus, err.Error())
+			rr.bad(doris.TableStreamConsumption.ConsumptionStatus, c.ConsumptionStatus, err.Error())
 		} else if p.Kind == tso.KindTSO {
 			v := p.TSO
 			c.Offset = &v
 		}
 		if lag, ok, err := tso.ParseLag(c.Lag); err != nil {
-			rr.bad("LAG", c.Lag, err.Error())
+			rr.bad(doris.TableStreamConsumption.Lag, c.Lag, err.Error())
 		} else if ok {
 			c.LagValue = &lag
 		}
@@ -233,18 +210,18 @@ func (col *collector) tvf(ctx context.Context, source, q string) (*table, bool) 
 }
 
 func (col *collector) jobs(ctx context.Context) {
-	t, ok := col.tvf(ctx, snapshot.SourceJobs, `SELECT * FROM jobs('type' = 'mv')`)
+	t, ok := col.tvf(ctx, snapshot.SourceJobs, doris.Jobs.Statements[0].Build())
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceJobs, "")
-		rr.row = rr.str("MvDatabaseName") + "." + rr.str("MvName")
+		rr.row = rr.str(doris.Jobs.MvDatabaseName) + "." + rr.str(doris.Jobs.MvName)
 		col.snap.Jobs = append(col.snap.Jobs, snapshot.Job{
-			ID: rr.int("Id"), Name: rr.str("Name"), MVID: rr.int("MvId"), MVName: rr.str("MvName"),
-			MVDatabaseID: rr.optInt("MvDatabaseId", false), MVDatabaseName: rr.str("MvDatabaseName"),
-			ExecuteType: rr.str("ExecuteType"), RecurringStrategy: rr.str("RecurringStrategy"), Status: rr.str("Status"),
-			CreateTimeMs: rr.optTimeMs("CreateTime"),
+			ID: rr.int(doris.Jobs.ID), Name: rr.str(doris.Jobs.Name), MVID: rr.int(doris.Jobs.MvID), MVName: rr.str(doris.Jobs.MvName),
+			MVDatabaseID: rr.optInt(doris.Jobs.MvDatabaseID, false), MVDatabaseName: rr.str(doris.Jobs.MvDatabaseName),
+			ExecuteType: rr.str(doris.Jobs.ExecuteType), RecurringStrategy: rr.str(doris.Jobs.RecurringStrategy), Status: rr.str(doris.Jobs.Status),
+			CreateTimeMs: rr.optTimeMs(doris.Jobs.CreateTime),
 		})
 	}
 }
@@ -256,13 +233,12 @@ func (col *collector) jobs(ctx context.Context) {
 // here.
 func (col *collector) tasks(ctx context.Context) {
 	n := col.cfg.TasksPerMV
-	q := fmt.Sprintf("SELECT * FROM (SELECT t.*, ROW_NUMBER() OVER (PARTITION BY t.%s ORDER BY t.%s DESC, t.%s DESC) AS %s FROM tasks('type' = 'mv') t) ranked WHERE %s <= %d",
-		QuoteIdent("MvId"), QuoteIdent("CreateTime"), QuoteIdent("TaskId"), QuoteIdent("dorisdiag_rank"), QuoteIdent("dorisdiag_rank"), n)
+	q := doris.Tasks.Statements[0].Build(strconv.Itoa(n))
 	t, err := col.c.query(ctx, q)
 	if err != nil {
 		col.gap(snapshot.SourceTasks, q, fmt.Errorf("windowed read failed, reading tasks() whole: %w", err))
 		var ok bool
-		if t, ok = col.tvf(ctx, snapshot.SourceTasks, `SELECT * FROM tasks('type' = 'mv')`); !ok {
+		if t, ok = col.tvf(ctx, snapshot.SourceTasks, doris.Tasks.Statements[1].Build()); !ok {
 			return
 		}
 	} else {
@@ -278,17 +254,17 @@ func (col *collector) tasks(ctx context.Context) {
 	var tasks []snapshot.Task
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceTasks, "")
-		rr.row = rr.str("MvDatabaseName") + "." + rr.str("MvName") + " task " + rr.str("TaskId")
+		rr.row = rr.str(doris.Tasks.MvDatabaseName) + "." + rr.str(doris.Tasks.MvName) + " task " + rr.str(doris.Tasks.TaskID)
 		task := snapshot.Task{
-			TaskID: rr.int("TaskId"), JobID: rr.int("JobId"), JobName: rr.str("JobName"), MVID: rr.int("MvId"),
-			MVName: rr.str("MvName"), MVDatabaseID: rr.optInt("MvDatabaseId", false), MVDatabaseName: rr.str("MvDatabaseName"),
-			Status: rr.str("Status"), ErrorMsg: rr.str("ErrorMsg"), CreateTimeMs: rr.optTimeMs("CreateTime"),
-			StartTimeMs: rr.optTimeMs("StartTime"), FinishTimeMs: rr.optTimeMs("FinishTime"),
-			DurationMs: rr.optInt("DurationMs", true), TaskContext: rr.str("TaskContext"), RefreshMode: rr.str("RefreshMode"),
-			NeedRefreshPartitions: rr.str("NeedRefreshPartitions"), CompletedPartitions: rr.str("CompletedPartitions"),
-			Progress: rr.str("Progress"), LastQueryID: rr.str("LastQueryId"), ComputeGroup: rr.str("ComputeGroup"),
-			IvmFallbackReason: rr.str("IvmFallbackReason"), IvmRebuiltPartitions: rr.optInt("IvmRebuiltPartitions", false),
-			IvmRefreshMethod: rr.optStr("IvmRefreshMethod"),
+			TaskID: rr.int(doris.Tasks.TaskID), JobID: rr.int(doris.Tasks.JobID), JobName: rr.str(doris.Tasks.JobName), MVID: rr.int(doris.Tasks.MvID),
+			MVName: rr.str(doris.Tasks.MvName), MVDatabaseID: rr.optInt(doris.Tasks.MvDatabaseID, false), MVDatabaseName: rr.str(doris.Tasks.MvDatabaseName),
+			Status: rr.str(doris.Tasks.Status), ErrorMsg: rr.str(doris.Tasks.ErrorMsg), CreateTimeMs: rr.optTimeMs(doris.Tasks.CreateTime),
+			StartTimeMs: rr.optTimeMs(doris.Tasks.StartTime), FinishTimeMs: rr.optTimeMs(doris.Tasks.FinishTime),
+			DurationMs: rr.optInt(doris.Tasks.DurationMs, true), TaskContext: rr.str(doris.Tasks.TaskContext), RefreshMode: rr.str(doris.Tasks.RefreshMode),
+			NeedRefreshPartitions: rr.str(doris.Tasks.NeedRefreshPartitions), CompletedPartitions: rr.str(doris.Tasks.CompletedPartitions),
+			Progress: rr.str(doris.Tasks.Progress), LastQueryID: rr.str(doris.Tasks.LastQueryID), ComputeGroup: rr.str(doris.Tasks.ComputeGroup),
+			IvmFallbackReason: rr.str(doris.Tasks.IvmFallbackReason), IvmRebuiltPartitions: rr.optInt(doris.Tasks.IvmRebuiltPartitions, false),
+			IvmRefreshMethod: rr.optStr(doris.Tasks.IvmRefreshMethod),
 		}
 		tasks = append(tasks, task)
 	}
@@ -323,50 +299,50 @@ func derefMs(p *int64) int64 {
 }
 
 func (col *collector) mvStatus(ctx context.Context) {
-	t, ok := col.selectInfo(ctx, "ivm_mv_status", mvStatusCols, "", false)
+	t, ok := col.selectInfo(ctx, &doris.IVMMVStatus.Relation, "", false)
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceIVMMVStatus, "")
-		rr.row = rr.raw("DB_NAME") + "." + rr.raw("MV_NAME")
+		rr.row = rr.raw(doris.IVMMVStatus.DBName) + "." + rr.raw(doris.IVMMVStatus.MVName)
 		col.snap.MVStatus = append(col.snap.MVStatus, snapshot.MVStatus{
-			DB: rr.raw("DB_NAME"), MVName: rr.raw("MV_NAME"), MVID: rr.int("MV_ID"), FreshnessState: rr.raw("FRESHNESS_STATE"),
-			DataDelaySeconds: rr.optFloat("DATA_DELAY_SECONDS"), DelayPrecision: rr.raw("DELAY_PRECISION"),
-			LaggingReason: rr.raw("LAGGING_REASON"), LaggingDependencies: rr.raw("LAGGING_DEPENDENCIES"),
-			DirtyPartitions: rr.raw("DIRTY_PARTITIONS"), PendingPublishTxns: rr.optInt("PENDING_PUBLISH_TXNS", false),
-			ExcludedOutdatedDependencies: rr.raw("EXCLUDED_OUTDATED_DEPENDENCIES"),
-			MaxExcludedDelaySeconds:      rr.optFloat("MAX_EXCLUDED_DELAY_SECONDS"),
-			MinRetentionHeadroomSeconds:  rr.optFloat("MIN_RETENTION_HEADROOM_SECONDS"), JobStatus: rr.raw("JOB_STATUS"),
-			CurrentTaskID: rr.optInt("CURRENT_TASK_ID", false), CurrentTaskStatus: rr.raw("CURRENT_TASK_STATUS"),
-			CurrentTaskAgeSeconds: rr.optFloat("CURRENT_TASK_AGE_SECONDS"), ConsecutiveFailures: rr.optInt("CONSECUTIVE_FAILURES", false),
-			LastSuccessTimeMs: rr.optTimeMs("LAST_SUCCESS_TIME"), LastFailureTimeMs: rr.optTimeMs("LAST_FAILURE_TIME"),
-			LastFailureReason: rr.raw("LAST_FAILURE_REASON"), LastErrorMessage: rr.raw("LAST_ERROR_MESSAGE"),
-			LastRefreshMethod: rr.raw("LAST_REFRESH_METHOD"), LastRefreshDurationMs: rr.optInt("LAST_REFRESH_DURATION_MS", false),
-			FallbackCount: rr.optInt("FALLBACK_COUNT", false), LastFallbackReason: rr.raw("LAST_FALLBACK_REASON"),
-			LastFallbackTimeMs: rr.optTimeMs("LAST_FALLBACK_TIME"), SampleTimeMs: rr.optTimeMs("SAMPLE_TIME"),
+			DB: rr.raw(doris.IVMMVStatus.DBName), MVName: rr.raw(doris.IVMMVStatus.MVName), MVID: rr.int(doris.IVMMVStatus.MVID), FreshnessState: rr.raw(doris.IVMMVStatus.FreshnessState),
+			DataDelaySeconds: rr.optFloat(doris.IVMMVStatus.DataDelaySeconds), DelayPrecision: rr.raw(doris.IVMMVStatus.DelayPrecision),
+			LaggingReason: rr.raw(doris.IVMMVStatus.LaggingReason), LaggingDependencies: rr.raw(doris.IVMMVStatus.LaggingDependencies),
+			DirtyPartitions: rr.raw(doris.IVMMVStatus.DirtyPartitions), PendingPublishTxns: rr.optInt(doris.IVMMVStatus.PendingPublishTxns, false),
+			ExcludedOutdatedDependencies: rr.raw(doris.IVMMVStatus.ExcludedOutdatedDependencies),
+			MaxExcludedDelaySeconds:      rr.optFloat(doris.IVMMVStatus.MaxExcludedDelaySeconds),
+			MinRetentionHeadroomSeconds:  rr.optFloat(doris.IVMMVStatus.MinRetentionHeadroomSeconds), JobStatus: rr.raw(doris.IVMMVStatus.JobStatus),
+			CurrentTaskID: rr.optInt(doris.IVMMVStatus.CurrentTaskID, false), CurrentTaskStatus: rr.raw(doris.IVMMVStatus.CurrentTaskStatus),
+			CurrentTaskAgeSeconds: rr.optFloat(doris.IVMMVStatus.CurrentTaskAgeSeconds), ConsecutiveFailures: rr.optInt(doris.IVMMVStatus.ConsecutiveFailures, false),
+			LastSuccessTimeMs: rr.optTimeMs(doris.IVMMVStatus.LastSuccessTime), LastFailureTimeMs: rr.optTimeMs(doris.IVMMVStatus.LastFailureTime),
+			LastFailureReason: rr.raw(doris.IVMMVStatus.LastFailureReason), LastErrorMessage: rr.raw(doris.IVMMVStatus.LastErrorMessage),
+			LastRefreshMethod: rr.raw(doris.IVMMVStatus.LastRefreshMethod), LastRefreshDurationMs: rr.optInt(doris.IVMMVStatus.LastRefreshDurationMs, false),
+			FallbackCount: rr.optInt(doris.IVMMVStatus.FallbackCount, false), LastFallbackReason: rr.raw(doris.IVMMVStatus.LastFallbackReason),
+			LastFallbackTimeMs: rr.optTimeMs(doris.IVMMVStatus.LastFallbackTime), SampleTimeMs: rr.optTimeMs(doris.IVMMVStatus.SampleTime),
 		})
 	}
 }
 
 func (col *collector) dependencies(ctx context.Context) {
-	t, ok := col.selectInfo(ctx, "ivm_dependencies", dependencyCols, "", false)
+	t, ok := col.selectInfo(ctx, &doris.IVMDependencies.Relation, "", false)
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceIVMDependencies, "")
-		rr.row = rr.raw("DB_NAME") + "." + rr.raw("MV_NAME") + " " + rr.raw("BASE_TABLE_DB") + "." + rr.raw("BASE_TABLE_NAME")
+		rr.row = rr.raw(doris.IVMDependencies.DBName) + "." + rr.raw(doris.IVMDependencies.MVName) + " " + rr.raw(doris.IVMDependencies.BaseTableDB) + "." + rr.raw(doris.IVMDependencies.BaseTableName)
 		col.snap.Dependencies = append(col.snap.Dependencies, snapshot.Dependency{
-			DB: rr.raw("DB_NAME"), MVName: rr.raw("MV_NAME"), MVID: rr.int("MV_ID"), BaseTableCtl: rr.raw("BASE_TABLE_CTL"),
-			BaseTableDB: rr.raw("BASE_TABLE_DB"), BaseTableName: rr.raw("BASE_TABLE_NAME"), BaseTableID: rr.optInt("BASE_TABLE_ID", false),
-			IsExcludedTrigger: rr.bool("IS_EXCLUDED_TRIGGER"), StreamName: rr.raw("STREAM_NAME"), StreamID: rr.optInt("STREAM_ID", false),
-			DependencyState: rr.raw("DEPENDENCY_STATE"), Covered: rr.optBool("COVERED"),
-			LaggingPartitions: rr.raw("LAGGING_PARTITIONS"), WorstPartition: rr.raw("WORST_PARTITION"),
-			DelaySeconds: rr.optFloat("DELAY_SECONDS"), DelayPrecision: rr.raw("DELAY_PRECISION"),
-			CoveredVersion: rr.optInt("COVERED_VERSION", false), CurrentVersion: rr.optInt("CURRENT_VERSION", false),
-			MinRetentionHeadroomSeconds: rr.optFloat("MIN_RETENTION_HEADROOM_SECONDS"), CanResume: rr.optBool("CAN_RESUME"),
-			SampleTimeMs: rr.optTimeMs("SAMPLE_TIME"),
+			DB: rr.raw(doris.IVMDependencies.DBName), MVName: rr.raw(doris.IVMDependencies.MVName), MVID: rr.int(doris.IVMDependencies.MVID), BaseTableCtl: rr.raw(doris.IVMDependencies.BaseTableCtl),
+			BaseTableDB: rr.raw(doris.IVMDependencies.BaseTableDB), BaseTableName: rr.raw(doris.IVMDependencies.BaseTableName), BaseTableID: rr.optInt(doris.IVMDependencies.BaseTableID, false),
+			IsExcludedTrigger: rr.bool(doris.IVMDependencies.IsExcludedTrigger), StreamName: rr.raw(doris.IVMDependencies.StreamName), StreamID: rr.optInt(doris.IVMDependencies.StreamID, false),
+			DependencyState: rr.raw(doris.IVMDependencies.DependencyState), Covered: rr.optBool(doris.IVMDependencies.Covered),
+			LaggingPartitions: rr.raw(doris.IVMDependencies.LaggingPartitions), WorstPartition: rr.raw(doris.IVMDependencies.WorstPartition),
+			DelaySeconds: rr.optFloat(doris.IVMDependencies.DelaySeconds), DelayPrecision: rr.raw(doris.IVMDependencies.DelayPrecision),
+			CoveredVersion: rr.optInt(doris.IVMDependencies.CoveredVersion, false), CurrentVersion: rr.optInt(doris.IVMDependencies.CurrentVersion, false),
+			MinRetentionHeadroomSeconds: rr.optFloat(doris.IVMDependencies.MinRetentionHeadroomSeconds), CanResume: rr.optBool(doris.IVMDependencies.CanResume),
+			SampleTimeMs: rr.optTimeMs(doris.IVMDependencies.SampleTime),
 		})
 	}
 }
@@ -401,19 +377,19 @@ func (col *collector) mvDatabases() []string {
 // query of the collector (design.md "Performance budgets").
 func (col *collector) mvInfos(ctx context.Context) {
 	for _, db := range col.mvDatabases() {
-		t, ok := col.tvf(ctx, snapshot.SourceMVInfos, "SELECT * FROM mv_infos('database' = "+QuoteLiteral(db)+")")
+		t, ok := col.tvf(ctx, snapshot.SourceMVInfos, doris.MVInfos.Statements[0].Build(doris.QuoteLiteral(db)))
 		if !ok {
 			continue
 		}
 		for _, r := range t.rows {
 			rr := col.reader(t, r, snapshot.SourceMVInfos, "")
-			rr.row = db + "." + rr.str("Name")
+			rr.row = db + "." + rr.str(doris.MVInfos.Name)
 			col.snap.MVs = append(col.snap.MVs, snapshot.MVInfo{
-				ID: rr.int("Id"), DB: db, Name: rr.str("Name"), JobName: rr.str("JobName"), State: rr.str("State"),
-				SchemaChangeDetail: rr.str("SchemaChangeDetail"), RefreshState: rr.str("RefreshState"),
-				RefreshInfo: rr.str("RefreshInfo"), QuerySQL: rr.str("QuerySql"), EnvInfo: rr.str("EnvInfo"),
-				MvProperties: rr.str("MvProperties"), MvPartitionInfo: rr.str("MvPartitionInfo"),
-				SyncWithBaseTables: rr.optBool("SyncWithBaseTables"), IvmBaseTableStreams: rr.str("IvmBaseTableStreams"),
+				ID: rr.int(doris.MVInfos.ID), DB: db, Name: rr.str(doris.MVInfos.Name), JobName: rr.str(doris.MVInfos.JobName), State: rr.str(doris.MVInfos.State),
+				SchemaChangeDetail: rr.str(doris.MVInfos.SchemaChangeDetail), RefreshState: rr.str(doris.MVInfos.RefreshState),
+				RefreshInfo: rr.str(doris.MVInfos.RefreshInfo), QuerySQL: rr.str(doris.MVInfos.QuerySQL), EnvInfo: rr.str(doris.MVInfos.EnvInfo),
+				MvProperties: rr.str(doris.MVInfos.MvProperties), MvPartitionInfo: rr.str(doris.MVInfos.MvPartitionInfo),
+				SyncWithBaseTables: rr.optBool(doris.MVInfos.SyncWithBaseTables), IvmBaseTableStreams: rr.str(doris.MVInfos.IvmBaseTableStreams),
 			})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -140,21 +141,23 @@ func setProperty(t *snapshot.Table, k, v string) {
 }
 
 func (col *collector) tableProperties(ctx context.Context, in string, byKey map[tableKey]*snapshot.Table) {
-	where := "TABLE_SCHEMA IN " + in + " AND (PROPERTY_NAME LIKE 'changelog.%' OR PROPERTY_NAME LIKE 'binlog.%')"
-	t, ok := col.selectInfo(ctx, "table_properties", []string{"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PROPERTY_NAME", "PROPERTY_VALUE"}, where, false)
+	tp := doris.TableProperties
+	where := doris.QuoteIdent(tp.TableSchema.Name) + " IN " + in + " AND (" + doris.QuoteIdent(tp.PropertyName.Name) + " LIKE 'changelog.%' OR " +
+		doris.QuoteIdent(tp.PropertyName.Name) + " LIKE 'binlog.%')"
+	t, ok := col.selectInfo(ctx, &doris.TableProperties.Relation, where, false)
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceTableProperties, "")
-		tb := byKey[tableKey{rr.raw("TABLE_SCHEMA"), rr.raw("TABLE_NAME")}]
-		if tb == nil || !isChangelogProperty(rr.raw("PROPERTY_NAME")) {
+		tb := byKey[tableKey{rr.raw(doris.TableProperties.TableSchema), rr.raw(doris.TableProperties.TableName)}]
+		if tb == nil || !isChangelogProperty(rr.raw(doris.TableProperties.PropertyName)) {
 			continue
 		}
-		setProperty(tb, rr.raw("PROPERTY_NAME"), rr.raw("PROPERTY_VALUE"))
+		setProperty(tb, rr.raw(doris.TableProperties.PropertyName), rr.raw(doris.TableProperties.PropertyValue))
 		tb.TTLSource = "table_properties"
 		if tb.Catalog == "" {
-			tb.Catalog = rr.raw("TABLE_CATALOG")
+			tb.Catalog = rr.raw(doris.TableProperties.TableCatalog)
 		}
 	}
 }
@@ -174,74 +177,70 @@ func keyModel(s string) string {
 }
 
 func (col *collector) tableOptions(ctx context.Context, in string, byKey map[tableKey]*snapshot.Table) {
-	t, ok := col.selectInfo(ctx, "table_options", []string{"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_MODEL"}, "TABLE_SCHEMA IN "+in, false)
+	t, ok := col.selectInfo(ctx, &doris.TableOptions.Relation, doris.QuoteIdent(doris.TableOptions.TableSchema.Name)+" IN "+in, false)
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceTableOptions, "")
-		tb := byKey[tableKey{rr.raw("TABLE_SCHEMA"), rr.raw("TABLE_NAME")}]
+		tb := byKey[tableKey{rr.raw(doris.TableOptions.TableSchema), rr.raw(doris.TableOptions.TableName)}]
 		if tb == nil {
 			continue
 		}
-		if m := rr.raw("TABLE_MODEL"); m != "" {
+		if m := rr.raw(doris.TableOptions.TableModel); m != "" {
 			if km := keyModel(m); km != "" {
 				tb.KeyModel = km
 			} else {
 				rr.row = tb.DB + "." + tb.Name
-				rr.bad("TABLE_MODEL", m, "unknown key model (want DUP, UNI or AGG)")
+				rr.bad(doris.TableOptions.TableModel, m, "unknown key model (want DUP, UNI or AGG)")
 			}
 		}
 		if tb.Catalog == "" {
-			tb.Catalog = rr.raw("TABLE_CATALOG")
+			tb.Catalog = rr.raw(doris.TableOptions.TableCatalog)
 		}
 	}
 }
 
 func (col *collector) tableIDs(ctx context.Context, in string, byKey map[tableKey]*snapshot.Table) {
-	t, ok := col.selectInfo(ctx, "metadata_name_ids", []string{"CATALOG_NAME", "DATABASE_NAME", "TABLE_NAME", "TABLE_ID"}, "DATABASE_NAME IN "+in, false)
+	t, ok := col.selectInfo(ctx, &doris.MetadataNameIDs.Relation, doris.QuoteIdent(doris.MetadataNameIDs.DatabaseName.Name)+" IN "+in, false)
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceMetadataNameIDs, "")
-		tb := byKey[tableKey{rr.raw("DATABASE_NAME"), rr.raw("TABLE_NAME")}]
+		tb := byKey[tableKey{rr.raw(doris.MetadataNameIDs.DatabaseName), rr.raw(doris.MetadataNameIDs.TableName)}]
 		if tb == nil {
 			continue
 		}
-		if cat := rr.raw("CATALOG_NAME"); tb.Catalog != "" && cat != "" && cat != tb.Catalog {
+		if cat := rr.raw(doris.MetadataNameIDs.CatalogName); tb.Catalog != "" && cat != "" && cat != tb.Catalog {
 			continue
 		}
 		rr.row = tb.DB + "." + tb.Name
-		tb.ID = rr.optInt("TABLE_ID", true)
+		tb.ID = rr.optInt(doris.MetadataNameIDs.TableID, true)
 	}
 }
 
 // partitions reads information_schema.partitions for the base tables'
-// databases. It is the MySQL-compatible table: no partition ID or visible
-// version; UPDATE_TIME is read as the visible-version time (docs/snapshot.md).
+// databases: PARTITION_ID, VISIBLE_VERSION, and UPDATE_TIME, the
+// visible-version time in the session time zone. CREATE_TIME is always 0
+// on real Doris; the contract's sentinel makes it unknown.
 func (col *collector) partitions(ctx context.Context, in string, byKey map[tableKey]*snapshot.Table) {
-	t, ok := col.selectInfo(ctx, "partitions", []string{"TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME", "PARTITION_ID",
-		"VISIBLE_VERSION", "VISIBLE_VERSION_TIME", "TABLE_ROWS", "DATA_LENGTH", "CREATE_TIME", "UPDATE_TIME"}, "TABLE_SCHEMA IN "+in, false)
+	t, ok := col.selectInfo(ctx, &doris.Partitions.Relation, doris.QuoteIdent(doris.Partitions.TableSchema.Name)+" IN "+in, false)
 	if !ok {
 		return
 	}
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourcePartitions, "")
-		k := tableKey{rr.raw("TABLE_SCHEMA"), rr.raw("TABLE_NAME")}
+		k := tableKey{rr.raw(doris.Partitions.TableSchema), rr.raw(doris.Partitions.TableName)}
 		if byKey[k] == nil {
 			continue
 		}
-		rr.row = k.db + "." + k.name + " " + rr.raw("PARTITION_NAME")
-		visible := "UPDATE_TIME"
-		if t.has("VISIBLE_VERSION_TIME") {
-			visible = "VISIBLE_VERSION_TIME"
-		}
+		rr.row = k.db + "." + k.name + " " + rr.raw(doris.Partitions.PartitionName)
 		col.snap.Partitions = append(col.snap.Partitions, snapshot.Partition{
-			DB: k.db, Table: k.name, Name: rr.raw("PARTITION_NAME"), ID: rr.optInt("PARTITION_ID", true),
-			VisibleVersion: rr.optInt("VISIBLE_VERSION", true),
-			Rows:           rr.optInt("TABLE_ROWS", true), DataBytes: rr.optInt("DATA_LENGTH", true),
-			CreateTimeMs: rr.optTimeMs("CREATE_TIME"), VisibleTimeMs: rr.optTimeMs(visible),
+			DB: k.db, Table: k.name, Name: rr.raw(doris.Partitions.PartitionName), ID: rr.optInt(doris.Partitions.PartitionID, true),
+			VisibleVersion: rr.optInt(doris.Partitions.VisibleVersion, true),
+			Rows:           rr.optInt(doris.Partitions.TableRows, true), DataBytes: rr.optInt(doris.Partitions.DataLength, true),
+			CreateTimeMs: rr.optTimeMs(doris.Partitions.CreateTime), VisibleTimeMs: rr.optTimeMs(doris.Partitions.UpdateTime),
 		})
 	}
 }
@@ -252,7 +251,7 @@ func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tabl
 	var cols []string
 	present := false
 	for _, db := range dbs {
-		q := "SHOW DATA FROM " + QuoteIdent(db)
+		q := "SHOW DATA FROM " + doris.QuoteIdent(db)
 		t, err := col.c.query(ctx, q)
 		if err != nil {
 			col.gap(snapshot.SourceShowData, q, err)
@@ -264,12 +263,12 @@ func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tabl
 		}
 		for _, r := range t.rows {
 			rr := col.reader(t, r, snapshot.SourceShowData, "")
-			tb := byKey[tableKey{db, rr.raw("TableName")}]
+			tb := byKey[tableKey{db, rr.raw(doris.Column{Name: "TableName"})}]
 			if tb == nil {
 				continue
 			}
 			rr.row = db + "." + tb.Name
-			tb.ChangelogSizeBytes = parseBytes(rr, "ChangelogSize")
+			tb.ChangelogSizeBytes = parseBytes(rr, doris.Column{Name: "ChangelogSize"})
 		}
 	}
 	col.capability(snapshot.SourceShowData, present, cols)
@@ -279,9 +278,9 @@ var sizeRe = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*([KMGTP]?B?)$`)
 
 // parseBytes reads a byte count: a plain integer, or SHOW DATA's human form
 // ("1.500 GB", "0.000 ") — the latter rounded, as the server rounded it.
-func parseBytes(rr *rowReader, col string) *int64 {
+func parseBytes(rr *rowReader, col doris.Column) *int64 {
 	s := strings.TrimSpace(rr.raw(col))
-	if p := rr.t.get(rr.r, col); p == nil || isNullText(s) {
+	if p := rr.t.get(rr.r, col.Name); p == nil || isNullText(s) {
 		return nil
 	}
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -328,7 +327,7 @@ func (col *collector) showCreate(ctx context.Context, byKey map[tableKey]*snapsh
 		keys = keys[:col.cfg.MaxShowCreate]
 	}
 	for _, k := range keys {
-		q := "SHOW CREATE TABLE " + QuoteIdent(k.db) + "." + QuoteIdent(k.name)
+		q := doris.ShowCreateTable.Statements[0].Build(doris.QuoteIdent(k.db), doris.QuoteIdent(k.name))
 		t, err := col.c.query(ctx, q)
 		if err != nil {
 			col.gap(snapshot.SourceShowCreateTable, q, err)
@@ -339,7 +338,7 @@ func (col *collector) showCreate(ctx context.Context, byKey map[tableKey]*snapsh
 			continue
 		}
 		rr := col.reader(t, t.rows[0], snapshot.SourceShowCreateTable, k.db+"."+k.name)
-		ddl := rr.raw("Create Table")
+		ddl := rr.raw(doris.ShowCreateTable.CreateTable)
 		tb := byKey[k]
 		for _, m := range propRe.FindAllStringSubmatch(ddl, -1) {
 			setProperty(tb, m[1], m[2])

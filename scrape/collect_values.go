@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -28,21 +29,37 @@ func isNullText(s string) bool {
 	return s == "" || s == `\N` || s == "N/A" || strings.EqualFold(s, "NULL")
 }
 
-func (rr *rowReader) bad(col, val, why string) {
-	rr.snap.Malformed = append(rr.snap.Malformed, snapshot.Malformed{Source: rr.source, Row: rr.row, Column: col, Value: val, Error: why})
+func (rr *rowReader) bad(c doris.Column, val, why string) {
+	rr.snap.Malformed = append(rr.snap.Malformed, snapshot.Malformed{Source: rr.source, Row: rr.row, Column: c.Name, Value: val, Error: why})
+}
+
+// cell is the cell text for a typed read: nil for NULL, an absent column,
+// or one of the column's sentinel texts in the wire contract (the value
+// Doris writes for "no value": partitions.CREATE_TIME's 0, -1 for "never").
+func (rr *rowReader) cell(c doris.Column) *string {
+	p := rr.t.get(rr.r, c.Name)
+	if p == nil {
+		return nil
+	}
+	for _, s := range c.Sentinels {
+		if strings.TrimSpace(*p) == s {
+			return nil
+		}
+	}
+	return p
 }
 
 // raw is the cell text exactly as sent; "" for NULL or an absent column.
-func (rr *rowReader) raw(col string) string {
-	if p := rr.t.get(rr.r, col); p != nil {
+func (rr *rowReader) raw(c doris.Column) string {
+	if p := rr.t.get(rr.r, c.Name); p != nil {
 		return *p
 	}
 	return ""
 }
 
 // str is a text value with `\N` and NULL read as "" (TVF columns).
-func (rr *rowReader) str(col string) string {
-	s := rr.raw(col)
+func (rr *rowReader) str(c doris.Column) string {
+	s := rr.raw(c)
 	if s == `\N` {
 		return ""
 	}
@@ -50,8 +67,8 @@ func (rr *rowReader) str(col string) string {
 }
 
 // naStr is str with N/A also read as "" (table_streams STALE_REASON).
-func (rr *rowReader) naStr(col string) string {
-	s := rr.str(col)
+func (rr *rowReader) naStr(c doris.Column) string {
+	s := rr.str(c)
 	if s == "N/A" {
 		return ""
 	}
@@ -59,8 +76,8 @@ func (rr *rowReader) naStr(col string) string {
 }
 
 // optStr is a nullable text value: nil for NULL, `\N`, or a missing column.
-func (rr *rowReader) optStr(col string) *string {
-	p := rr.t.get(rr.r, col)
+func (rr *rowReader) optStr(c doris.Column) *string {
+	p := rr.t.get(rr.r, c.Name)
 	if p == nil || *p == `\N` {
 		return nil
 	}
@@ -70,8 +87,8 @@ func (rr *rowReader) optStr(col string) *string {
 
 // optInt reads an integer; minusOneNull says whether -1 (or any negative)
 // means "none" for this column.
-func (rr *rowReader) optInt(col string, minusOneNull bool) *int64 {
-	p := rr.t.get(rr.r, col)
+func (rr *rowReader) optInt(c doris.Column, minusOneNull bool) *int64 {
+	p := rr.cell(c)
 	if p == nil || isNullText(strings.TrimSpace(*p)) {
 		return nil
 	}
@@ -80,7 +97,7 @@ func (rr *rowReader) optInt(col string, minusOneNull bool) *int64 {
 		// DOUBLE-typed counts arrive as "3.0" on some builds.
 		f, ferr := strconv.ParseFloat(strings.TrimSpace(*p), 64)
 		if ferr != nil || f != float64(int64(f)) {
-			rr.bad(col, *p, "not an integer")
+			rr.bad(c, *p, "not an integer")
 			return nil
 		}
 		v = int64(f)
@@ -92,24 +109,24 @@ func (rr *rowReader) optInt(col string, minusOneNull bool) *int64 {
 }
 
 // int is a required integer (IDs); 0 when missing or malformed (recorded).
-func (rr *rowReader) int(col string) int64 {
-	if p := rr.optInt(col, false); p != nil {
+func (rr *rowReader) int(c doris.Column) int64 {
+	if p := rr.optInt(c, false); p != nil {
 		return *p
 	}
-	if rr.t.has(col) && rr.t.get(rr.r, col) == nil {
-		rr.bad(col, "NULL", "required value is NULL")
+	if rr.t.has(c.Name) && rr.t.get(rr.r, c.Name) == nil {
+		rr.bad(c, "NULL", "required value is NULL")
 	}
 	return 0
 }
 
-func (rr *rowReader) optFloat(col string) *float64 {
-	p := rr.t.get(rr.r, col)
+func (rr *rowReader) optFloat(c doris.Column) *float64 {
+	p := rr.cell(c)
 	if p == nil || isNullText(strings.TrimSpace(*p)) {
 		return nil
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(*p), 64)
 	if err != nil {
-		rr.bad(col, *p, "not a number")
+		rr.bad(c, *p, "not a number")
 		return nil
 	}
 	return &v
@@ -117,8 +134,8 @@ func (rr *rowReader) optFloat(col string) *float64 {
 
 // optBool reads Doris BOOLEAN (TINYINT 1/0 on the wire) and the true/false
 // text of SHOW statements.
-func (rr *rowReader) optBool(col string) *bool {
-	p := rr.t.get(rr.r, col)
+func (rr *rowReader) optBool(c doris.Column) *bool {
+	p := rr.cell(c)
 	if p == nil || isNullText(strings.TrimSpace(*p)) {
 		return nil
 	}
@@ -129,27 +146,27 @@ func (rr *rowReader) optBool(col string) *bool {
 	case "0", "false", "no":
 		v = false
 	default:
-		rr.bad(col, *p, "not a boolean")
+		rr.bad(c, *p, "not a boolean")
 		return nil
 	}
 	return &v
 }
 
-func (rr *rowReader) bool(col string) bool {
-	p := rr.optBool(col)
+func (rr *rowReader) bool(c doris.Column) bool {
+	p := rr.optBool(c)
 	return p != nil && *p
 }
 
 // optTSO reads a BIGINT TSO column; negative values and the null spellings
 // mean "none" (doris.md §1).
-func (rr *rowReader) optTSO(col string) *tso.TSO {
-	p := rr.t.get(rr.r, col)
+func (rr *rowReader) optTSO(c doris.Column) *tso.TSO {
+	p := rr.cell(c)
 	if p == nil {
 		return nil
 	}
 	parsed, err := tso.Parse(*p)
 	if err != nil {
-		rr.bad(col, *p, err.Error())
+		rr.bad(c, *p, err.Error())
 		return nil
 	}
 	if parsed.Kind != tso.KindTSO {
@@ -162,8 +179,8 @@ func (rr *rowReader) optTSO(col string) *tso.TSO {
 // optTimeMs reads a time as Unix ms from either an integer (ms, as
 // LAST_CONSUMPTION_TIME) or datetime text in the session time zone (as the
 // TVFs write CreateTime). -1 and the null spellings are nil.
-func (rr *rowReader) optTimeMs(col string) *int64 {
-	p := rr.t.get(rr.r, col)
+func (rr *rowReader) optTimeMs(c doris.Column) *int64 {
+	p := rr.cell(c)
 	if p == nil {
 		return nil
 	}
@@ -183,7 +200,7 @@ func (rr *rowReader) optTimeMs(col string) *int64 {
 			return &v
 		}
 	}
-	rr.bad(col, *p, "not a time (want Unix ms or yyyy-MM-dd HH:mm:ss)")
+	rr.bad(c, *p, "not a time (want Unix ms or yyyy-MM-dd HH:mm:ss)")
 	return nil
 }
 

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/dorisdiag/dorisdiag/scrape/sqlquote"
 )
 
 // ErrNotReadOnly is returned for any statement other than one SELECT or SHOW:
@@ -62,13 +60,6 @@ func CheckReadOnly(query string) error {
 	}
 	return nil
 }
-
-// QuoteIdent backquotes an identifier for Doris: see sqlquote.Ident, the one
-// implementation every SQL text dorisdiag writes (sent or printed) uses.
-func QuoteIdent(name string) string { return sqlquote.Ident(name) }
-
-// QuoteLiteral writes a single-quoted string literal: see sqlquote.Literal.
-func QuoteLiteral(s string) string { return sqlquote.Literal(s) }
 
 // table is a query result with every cell kept as text (NULL = nil), the
 // columns named as the server named them. Scanning everything as text is

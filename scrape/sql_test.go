@@ -1,6 +1,8 @@
 package scrape
 
 import (
+	"github.com/dorisdiag/dorisdiag/doris"
+
 	"context"
 	"errors"
 	"strings"
@@ -113,13 +115,13 @@ func unquoteIdent(s string) (string, bool) {
 
 func TestQuoteHostileNames(t *testing.T) {
 	for _, name := range hostile {
-		lit := QuoteLiteral(name)
+		lit := doris.QuoteLiteral(name)
 		if got, ok := unquoteLiteral(lit); !ok || got != name {
-			t.Errorf("QuoteLiteral(%q) = %s, reads back as %q (ok=%v)", name, lit, got, ok)
+			t.Errorf("doris.QuoteLiteral(%q) = %s, reads back as %q (ok=%v)", name, lit, got, ok)
 		}
-		id := QuoteIdent(name)
+		id := doris.QuoteIdent(name)
 		if got, ok := unquoteIdent(id); !ok || got != name {
-			t.Errorf("QuoteIdent(%q) = %s, reads back as %q (ok=%v)", name, id, got, ok)
+			t.Errorf("doris.QuoteIdent(%q) = %s, reads back as %q (ok=%v)", name, id, got, ok)
 		}
 		q := "SELECT * FROM mv_infos('database' = " + lit + ") WHERE " + id + " = 1"
 		if err := CheckReadOnly(q); err != nil {
@@ -133,14 +135,14 @@ func FuzzQuote(f *testing.F) {
 		f.Add(h)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		lit := QuoteLiteral(name)
+		lit := doris.QuoteLiteral(name)
 		if got, ok := unquoteLiteral(lit); !ok || got != name {
-			t.Fatalf("QuoteLiteral(%q) = %s reads back as %q", name, lit, got)
+			t.Fatalf("doris.QuoteLiteral(%q) = %s reads back as %q", name, lit, got)
 		}
-		if got, ok := unquoteIdent(QuoteIdent(name)); !ok || got != name {
-			t.Fatalf("QuoteIdent(%q) reads back as %q", name, got)
+		if got, ok := unquoteIdent(doris.QuoteIdent(name)); !ok || got != name {
+			t.Fatalf("doris.QuoteIdent(%q) reads back as %q", name, got)
 		}
-		if err := CheckReadOnly("SELECT " + lit + ", " + QuoteIdent(name)); err != nil {
+		if err := CheckReadOnly("SELECT " + lit + ", " + doris.QuoteIdent(name)); err != nil {
 			t.Fatalf("quoted %q: %v", name, err)
 		}
 	})

@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"github.com/dorisdiag/dorisdiag/doris"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -215,17 +217,17 @@ func (s *Snapshot) validateValues(nowMs int64) {
 		if seen[st.ID] {
 			// Two rows with one STREAM_ID would both claim every partition
 			// of it: keep the first, count the other.
-			s.malformed(Malformed{Source: SourceTableStreams, Row: row, Column: "STREAM_ID", Value: strconv.FormatInt(st.ID, 10),
+			s.malformed(Malformed{Source: SourceTableStreams, Row: row, Column: doris.TableStreams.StreamID.Name, Value: strconv.FormatInt(st.ID, 10),
 				Error: "duplicate STREAM_ID: this row was left out"})
 			continue
 		}
 		seen[st.ID] = true
-		count(SourceTableStreams, row, "PENDING_PARTITIONS", &st.PendingPartitions)
-		count(SourceTableStreams, row, "GAP_EVENTS", &st.GapEvents)
-		secs(SourceTableStreams, row, "MAX_PENDING_AGE_SECONDS", &st.MaxPendingAgeSeconds)
-		secs(SourceTableStreams, row, "MIN_RETENTION_HEADROOM_SECONDS", &st.MinRetentionHeadroomSeconds)
-		ms(SourceTableStreams, row, "LAST_GAP_TIME", &st.LastGapTimeMs)
-		ms(SourceTableStreams, row, "MONITOR_SAMPLE_TIME", &st.MonitorSampleTimeMs)
+		count(SourceTableStreams, row, doris.TableStreams.PendingPartitions.Name, &st.PendingPartitions)
+		count(SourceTableStreams, row, doris.TableStreams.GapEvents.Name, &st.GapEvents)
+		secs(SourceTableStreams, row, doris.TableStreams.MaxPendingAgeSeconds.Name, &st.MaxPendingAgeSeconds)
+		secs(SourceTableStreams, row, doris.TableStreams.MinRetentionHeadroomSeconds.Name, &st.MinRetentionHeadroomSeconds)
+		ms(SourceTableStreams, row, doris.TableStreams.LastGapTime.Name, &st.LastGapTimeMs)
+		ms(SourceTableStreams, row, doris.TableStreams.MonitorSampleTime.Name, &st.MonitorSampleTimeMs)
 		kept = append(kept, st)
 	}
 	if s.Streams != nil {
@@ -243,27 +245,27 @@ func (s *Snapshot) validateValues(nowMs int64) {
 		if k := (unit{c.StreamID, c.Unit}); seenUnit[k] {
 			// One partition listed twice would count twice (pending
 			// partitions, lost rows): keep the first, count the other.
-			s.malformed(Malformed{Source: SourceTableStreamConsumption, Row: row, Column: "UNIT", Value: c.Unit,
+			s.malformed(Malformed{Source: SourceTableStreamConsumption, Row: row, Column: doris.TableStreamConsumption.Unit.Name, Value: c.Unit,
 				Error: "duplicate (STREAM_ID, UNIT) row: left out"})
 			continue
 		}
 		seenUnit[unit{c.StreamID, c.Unit}] = true
-		secs(SourceTableStreamConsumption, row, "POSITION_GAP_SECONDS", &c.PositionGapSeconds)
-		secs(SourceTableStreamConsumption, row, "PENDING_AGE_SECONDS", &c.PendingAgeSeconds)
-		secs(SourceTableStreamConsumption, row, "RETENTION_HEADROOM_SECONDS", &c.RetentionHeadroomSeconds)
+		secs(SourceTableStreamConsumption, row, doris.TableStreamConsumption.PositionGapSeconds.Name, &c.PositionGapSeconds)
+		secs(SourceTableStreamConsumption, row, doris.TableStreamConsumption.PendingAgeSeconds.Name, &c.PendingAgeSeconds)
+		secs(SourceTableStreamConsumption, row, doris.TableStreamConsumption.RetentionHeadroomSeconds.Name, &c.RetentionHeadroomSeconds)
 		// diag reads such an offset as unknown (streams_partition.go); the
 		// value is kept as read, counted here.
 		for _, v := range []struct {
 			col string
 			t   *tso.TSO
-		}{{"CONSUMPTION_STATUS", c.Offset}, {"CONSUMED_TSO", c.ConsumedTSO}, {"SOURCE_END_TSO", c.SourceEndTSO}} {
+		}{{doris.TableStreamConsumption.ConsumptionStatus.Name, c.Offset}, {doris.TableStreamConsumption.ConsumedTSO.Name, c.ConsumedTSO}, {doris.TableStreamConsumption.SourceEndTSO.Name, c.SourceEndTSO}} {
 			if v.t != nil && s.AfterClock(*v.t) {
 				s.malformed(Malformed{Source: SourceTableStreamConsumption, Row: row, Column: v.col, Value: v.t.String(),
 					Error: "TSO more than a day after the cluster's current TSO " + s.Cluster.CurrentTSO.String()})
 			}
 		}
-		ms(SourceTableStreamConsumption, row, "LAST_CONSUMPTION_TIME", &c.LastConsumptionTimeMs)
-		ms(SourceTableStreamConsumption, row, "LAST_GAP_TIME", &c.LastGapTimeMs)
+		ms(SourceTableStreamConsumption, row, doris.TableStreamConsumption.LastConsumptionTime.Name, &c.LastConsumptionTimeMs)
+		ms(SourceTableStreamConsumption, row, doris.TableStreamConsumption.LastGapTime.Name, &c.LastGapTimeMs)
 		keptCons = append(keptCons, *c)
 	}
 	if s.Consumption != nil {
@@ -271,17 +273,17 @@ func (s *Snapshot) validateValues(nowMs int64) {
 	}
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
-		ms(SourceJobs, j.MVDatabaseName+"."+j.MVName, "CreateTime", &j.CreateTimeMs)
+		ms(SourceJobs, j.MVDatabaseName+"."+j.MVName, doris.Jobs.CreateTime.Name, &j.CreateTimeMs)
 	}
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
 		row := t.MVDatabaseName + "." + t.MVName + " task " + strconv.FormatInt(t.TaskID, 10)
-		ms(SourceTasks, row, "CreateTime", &t.CreateTimeMs)
-		ms(SourceTasks, row, "StartTime", &t.StartTimeMs)
-		ms(SourceTasks, row, "FinishTime", &t.FinishTimeMs)
-		count(SourceTasks, row, "IvmRebuiltPartitions", &t.IvmRebuiltPartitions)
+		ms(SourceTasks, row, doris.Tasks.CreateTime.Name, &t.CreateTimeMs)
+		ms(SourceTasks, row, doris.Tasks.StartTime.Name, &t.StartTimeMs)
+		ms(SourceTasks, row, doris.Tasks.FinishTime.Name, &t.FinishTimeMs)
+		count(SourceTasks, row, doris.Tasks.IvmRebuiltPartitions.Name, &t.IvmRebuiltPartitions)
 		if t.DurationMs != nil && *t.DurationMs < 0 {
-			s.malformed(Malformed{Source: SourceTasks, Row: row, Column: "DurationMs", Value: strconv.FormatInt(*t.DurationMs, 10),
+			s.malformed(Malformed{Source: SourceTasks, Row: row, Column: doris.Tasks.DurationMs.Name, Value: strconv.FormatInt(*t.DurationMs, 10),
 				Error: "negative duration"})
 			t.DurationMs = nil
 		}
@@ -289,24 +291,24 @@ func (s *Snapshot) validateValues(nowMs int64) {
 	for i := range s.MVStatus {
 		m := &s.MVStatus[i]
 		row := m.DB + "." + m.MVName
-		count(SourceIVMMVStatus, row, "CONSECUTIVE_FAILURES", &m.ConsecutiveFailures)
-		count(SourceIVMMVStatus, row, "FALLBACK_COUNT", &m.FallbackCount)
-		count(SourceIVMMVStatus, row, "PENDING_PUBLISH_TXNS", &m.PendingPublishTxns)
-		secs(SourceIVMMVStatus, row, "DATA_DELAY_SECONDS", &m.DataDelaySeconds)
-		secs(SourceIVMMVStatus, row, "MAX_EXCLUDED_DELAY_SECONDS", &m.MaxExcludedDelaySeconds)
-		secs(SourceIVMMVStatus, row, "MIN_RETENTION_HEADROOM_SECONDS", &m.MinRetentionHeadroomSeconds)
-		secs(SourceIVMMVStatus, row, "CURRENT_TASK_AGE_SECONDS", &m.CurrentTaskAgeSeconds)
-		ms(SourceIVMMVStatus, row, "LAST_SUCCESS_TIME", &m.LastSuccessTimeMs)
-		ms(SourceIVMMVStatus, row, "LAST_FAILURE_TIME", &m.LastFailureTimeMs)
-		ms(SourceIVMMVStatus, row, "LAST_FALLBACK_TIME", &m.LastFallbackTimeMs)
-		ms(SourceIVMMVStatus, row, "SAMPLE_TIME", &m.SampleTimeMs)
+		count(SourceIVMMVStatus, row, doris.IVMMVStatus.ConsecutiveFailures.Name, &m.ConsecutiveFailures)
+		count(SourceIVMMVStatus, row, doris.IVMMVStatus.FallbackCount.Name, &m.FallbackCount)
+		count(SourceIVMMVStatus, row, doris.IVMMVStatus.PendingPublishTxns.Name, &m.PendingPublishTxns)
+		secs(SourceIVMMVStatus, row, doris.IVMMVStatus.DataDelaySeconds.Name, &m.DataDelaySeconds)
+		secs(SourceIVMMVStatus, row, doris.IVMMVStatus.MaxExcludedDelaySeconds.Name, &m.MaxExcludedDelaySeconds)
+		secs(SourceIVMMVStatus, row, doris.IVMMVStatus.MinRetentionHeadroomSeconds.Name, &m.MinRetentionHeadroomSeconds)
+		secs(SourceIVMMVStatus, row, doris.IVMMVStatus.CurrentTaskAgeSeconds.Name, &m.CurrentTaskAgeSeconds)
+		ms(SourceIVMMVStatus, row, doris.IVMMVStatus.LastSuccessTime.Name, &m.LastSuccessTimeMs)
+		ms(SourceIVMMVStatus, row, doris.IVMMVStatus.LastFailureTime.Name, &m.LastFailureTimeMs)
+		ms(SourceIVMMVStatus, row, doris.IVMMVStatus.LastFallbackTime.Name, &m.LastFallbackTimeMs)
+		ms(SourceIVMMVStatus, row, doris.IVMMVStatus.SampleTime.Name, &m.SampleTimeMs)
 	}
 	for i := range s.Dependencies {
 		d := &s.Dependencies[i]
 		row := d.DB + "." + d.MVName + " " + d.BaseTableDB + "." + d.BaseTableName
-		secs(SourceIVMDependencies, row, "DELAY_SECONDS", &d.DelaySeconds)
-		secs(SourceIVMDependencies, row, "MIN_RETENTION_HEADROOM_SECONDS", &d.MinRetentionHeadroomSeconds)
-		ms(SourceIVMDependencies, row, "SAMPLE_TIME", &d.SampleTimeMs)
+		secs(SourceIVMDependencies, row, doris.IVMDependencies.DelaySeconds.Name, &d.DelaySeconds)
+		secs(SourceIVMDependencies, row, doris.IVMDependencies.MinRetentionHeadroomSeconds.Name, &d.MinRetentionHeadroomSeconds)
+		ms(SourceIVMDependencies, row, doris.IVMDependencies.SampleTime.Name, &d.SampleTimeMs)
 	}
 }
 

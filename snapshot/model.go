@@ -17,6 +17,8 @@ package snapshot
 import (
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/doris"
+
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -94,29 +96,29 @@ type Cluster struct {
 	Naming string `json:"naming,omitempty"`
 }
 
-// Source names: the keys of Capabilities.Sources and the Source of a ReadGap.
-// One spelling everywhere (collector, emulator, scenarios, diag).
+// Source names: the keys of Capabilities.Sources and the Source of a ReadGap,
+// spelled once, in the wire contract (doris/).
 const (
-	SourceTSOStatus              = "information_schema.tso_status"
-	SourceShowTSOStatus          = "SHOW TSO STATUS"
-	SourceHTTPTSO                = "GET /api/tso"
-	SourceTableStreams           = "information_schema.table_streams"
-	SourceTableStreamConsumption = "information_schema.table_stream_consumption"
-	SourceTableProperties        = "information_schema.table_properties"
-	SourceTableOptions           = "information_schema.table_options"
-	SourceMetadataNameIDs        = "information_schema.metadata_name_ids"
-	SourcePartitions             = "information_schema.partitions"
-	SourceIVMMVStatus            = "information_schema.ivm_mv_status"
-	SourceIVMDependencies        = "information_schema.ivm_dependencies"
-	SourceColumns                = "information_schema.columns"
-	SourceMVInfos                = "mv_infos()"
-	SourceJobs                   = "jobs()"
-	SourceTasks                  = "tasks()"
-	SourceFrontends              = "SHOW FRONTENDS"
-	SourceBackends               = "SHOW BACKENDS"
-	SourceShowData               = "SHOW DATA"
-	SourceShowCreateTable        = "SHOW CREATE TABLE"
-	SourceMetrics                = "GET /metrics"
+	SourceTSOStatus              = doris.SourceTSOStatus
+	SourceShowTSOStatus          = doris.SourceShowTSOStatus
+	SourceHTTPTSO                = doris.SourceHTTPTSO
+	SourceTableStreams           = doris.SourceTableStreams
+	SourceTableStreamConsumption = doris.SourceTableStreamConsumption
+	SourceTableProperties        = doris.SourceTableProperties
+	SourceTableOptions           = doris.SourceTableOptions
+	SourceMetadataNameIDs        = doris.SourceMetadataNameIDs
+	SourcePartitions             = doris.SourcePartitions
+	SourceIVMMVStatus            = doris.SourceIVMMVStatus
+	SourceIVMDependencies        = doris.SourceIVMDependencies
+	SourceColumns                = doris.SourceColumns
+	SourceMVInfos                = doris.SourceMVInfos
+	SourceJobs                   = doris.SourceJobs
+	SourceTasks                  = doris.SourceTasks
+	SourceFrontends              = doris.SourceFrontends
+	SourceBackends               = doris.SourceBackends
+	SourceShowData               = doris.SourceShowData
+	SourceShowCreateTable        = doris.SourceShowCreateTable
+	SourceMetrics                = doris.SourceMetrics
 )
 
 // Capabilities records which sources and columns the build has. A missing

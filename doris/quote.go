@@ -1,27 +1,27 @@
-// Package sqlquote is the one place that quotes identifiers and string
-// literals for Doris's MySQL dialect (design.md: "Identifiers put into SQL
-// are quoted/escaped in one function and tested with hostile names"). The
-// collector uses it for every statement it sends, and diag for every
-// statement it prints as a next step. It is pure: no I/O.
-package sqlquote
+package doris
+
+// Quoting: the one place that quotes identifiers and string literals for
+// Doris's MySQL dialect (identifiers put into SQL are quoted in one function
+// and tested with hostile names). The collector uses it for every statement
+// it sends, and diag for every statement it prints as a next step.
 
 import "strings"
 
-// Ident backquotes an identifier for Doris (MySQL dialect): every name
+// QuoteIdent backquotes an identifier for Doris (MySQL dialect): every name
 // dorisdiag puts into SQL — databases, tables, and columns such as the
 // reserved word LAG — goes through here. A backquote inside the name is
 // doubled, which is the only escape inside backquotes.
-func Ident(name string) string {
+func QuoteIdent(name string) string {
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
-// Literal writes a single-quoted string literal. TVF arguments such as
+// QuoteLiteral writes a single-quoted string literal. TVF arguments such as
 // mv_infos("database"=...) cannot be bind parameters (go-libraries.md §3:
 // "the client must inline those literals"), so every inlined value goes
 // through this one function: backslash, quote and the control bytes the
 // MySQL lexer treats specially are escaped, so a hostile database name stays
 // one literal.
-func Literal(s string) string {
+func QuoteLiteral(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('\'')

@@ -1,4 +1,4 @@
-package sqlquote
+package doris
 
 import "testing"
 
@@ -14,11 +14,11 @@ func TestIdentAndLiteral(t *testing.T) {
 		{"line\nfeed\r\x00\x1a\"", "`line\nfeed\r\x00\x1a\"`", `'line\nfeed\r\0\Z\"'`},
 		{"日本", "`日本`", "'日本'"},
 	} {
-		if got := Ident(tc.in); got != tc.ident {
-			t.Errorf("Ident(%q) = %q, want %q", tc.in, got, tc.ident)
+		if got := QuoteIdent(tc.in); got != tc.ident {
+			t.Errorf("QuoteIdent(%q) = %q, want %q", tc.in, got, tc.ident)
 		}
-		if got := Literal(tc.in); got != tc.lit {
-			t.Errorf("Literal(%q) = %q, want %q", tc.in, got, tc.lit)
+		if got := QuoteLiteral(tc.in); got != tc.lit {
+			t.Errorf("QuoteLiteral(%q) = %q, want %q", tc.in, got, tc.lit)
 		}
 	}
 }

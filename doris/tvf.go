@@ -1,0 +1,110 @@
+package doris
+
+// The metadata table-valued functions. Every column is a string unless
+// noted, and an unset value is the literal text `\N`.
+
+var tvfNull = []string{`\N`}
+
+func tcol(name string, t Type, f Format, read bool) Column {
+	return Column{Name: name, Type: t, Nullable: true, Format: f, Read: read, Sentinels: tvfNull}
+}
+
+// MVInfosRel is mv_infos('database' = db).
+type MVInfosRel struct {
+	Relation
+	ID, Name, JobName, State, SchemaChangeDetail, RefreshState, RefreshInfo, QuerySQL, EnvInfo Column
+	MvProperties, MvPartitionInfo, SyncWithBaseTables, IvmBaseTableStreams                     Column
+}
+
+// MVInfos describes the MVs of one database; called once per database
+// that has MVs (the collector's one per-database statement).
+var MVInfos = &MVInfosRel{
+	Relation: Relation{Source: SourceMVInfos, Kind: TVF, Name: "mv_infos",
+		Mirrors:    "fe/fe-core/.../tablefunction/MvInfosTableValuedFunction.java @0fb9723f (SCHEMA); values: MetadataGenerator.mtmvMetadataResult",
+		Statements: []Statement{{Template: "SELECT * FROM mv_infos('database' = {literal})", When: "once per database with MVs"}},
+		Note:       "the argument key is checked case-insensitively; its columns are not in information_schema.columns, so the result names them"},
+	ID:                 Column{Name: "Id", Type: BIGINT, Nullable: true, Format: Integer, Read: true},
+	Name:               tcol("Name", STRING, Text, true),
+	JobName:            tcol("JobName", STRING, Text, true),
+	State:              note(tcol("State", STRING, Enum, true), "INIT | NORMAL | SCHEMA_CHANGE"),
+	SchemaChangeDetail: tcol("SchemaChangeDetail", STRING, Text, true),
+	RefreshState:       note(tcol("RefreshState", STRING, Enum, true), "INIT | FAIL | SUCCESS"),
+	RefreshInfo:        tcol("RefreshInfo", STRING, RefreshText, true),
+	QuerySQL:           tcol("QuerySql", STRING, Text, true),
+	EnvInfo:            some(tcol("EnvInfo", STRING, Text, true), "after QuerySql in some builds"),
+	MvProperties: note(tcol("MvProperties", STRING, JavaMap, true),
+		"mv.getMvProperties().toString(): {excluded_trigger_tables=db.t1,db.t2, partition_sync_limit=100} or {}; entries split by \", \", a value may hold commas; JSON read as a fallback"),
+	MvPartitionInfo:    tcol("MvPartitionInfo", STRING, Text, true),
+	SyncWithBaseTables: Column{Name: "SyncWithBaseTables", Type: BOOLEAN, Nullable: true, Format: Bool01, Read: true},
+	IvmBaseTableStreams: some(tcol("IvmBaseTableStreams", STRING, Text, true),
+		"documented in the IVM docs only, in no code version (UNVERIFIED); format undocumented, kept raw"),
+}
+
+// JobsRel is jobs('type' = 'mv').
+type JobsRel struct {
+	Relation
+	ID, Name, MvID, MvName, MvDatabaseID, MvDatabaseName, ExecuteType, RecurringStrategy, Status, CreateTime Column
+}
+
+// Jobs lists the MV refresh jobs.
+var Jobs = &JobsRel{
+	Relation: Relation{Source: SourceJobs, Kind: TVF, Name: "jobs",
+		Mirrors:    "fe/fe-core/.../job/extensions/mtmv/MTMVJob.java @60a8bb75 (SCHEMA)",
+		Statements: []Statement{{Template: "SELECT * FROM jobs('type' = 'mv')", When: "always"}}},
+	ID:                tcol("Id", STRING, Integer, true),
+	Name:              note(tcol("Name", STRING, Text, true), "inner_mtmv_<mvId>"),
+	MvID:              tcol("MvId", STRING, Integer, true),
+	MvName:            tcol("MvName", STRING, Text, true),
+	MvDatabaseID:      tcol("MvDatabaseId", STRING, Integer, true),
+	MvDatabaseName:    tcol("MvDatabaseName", STRING, Text, true),
+	ExecuteType:       tcol("ExecuteType", STRING, Enum, true),
+	RecurringStrategy: tcol("RecurringStrategy", STRING, Text, true),
+	Status:            note(tcol("Status", STRING, Enum, true), "RUNNING | PAUSED | ..."),
+	CreateTime:        note(tcol("CreateTime", STRING, Datetime, true), "TimeUtils.longToTimeString"),
+}
+
+// TasksRel is tasks('type' = 'mv').
+type TasksRel struct {
+	Relation
+	TaskID, JobID, JobName, MvID, MvName, MvDatabaseID, MvDatabaseName, Status, ErrorMsg           Column
+	CreateTime, StartTime, FinishTime, DurationMs, TaskContext, RefreshMode, NeedRefreshPartitions Column
+	CompletedPartitions, Progress, LastQueryID, ComputeGroup, IvmFallbackReason                    Column
+	IvmRebuiltPartitions, IvmRefreshMethod                                                         Column
+}
+
+// Tasks is the (bounded) MV refresh task history.
+var Tasks = &TasksRel{
+	Relation: Relation{Source: SourceTasks, Kind: TVF, Name: "tasks",
+		Mirrors: "fe/fe-core/.../job/extensions/mtmv/MTMVTask.java (SCHEMA, the version with IvmRebuiltPartitions)",
+		Statements: []Statement{
+			{Template: "SELECT * FROM (SELECT t.*, ROW_NUMBER() OVER (PARTITION BY t.`MvId` ORDER BY t.`CreateTime` DESC, t.`TaskId` DESC) AS `dorisdiag_rank` FROM tasks('type' = 'mv') t) ranked WHERE `dorisdiag_rank` <= {n}",
+				When: "the latest N tasks of every MV in one statement (UNVERIFIED that every build runs a window over a TVF)"},
+			{Template: "SELECT * FROM tasks('type' = 'mv')", When: "when the windowed read fails; bounded client-side"},
+		},
+		Note: "TaskId is a string, so the tie-break is lexicographic"},
+	TaskID:                tcol("TaskId", STRING, Integer, true),
+	JobID:                 tcol("JobId", STRING, Integer, true),
+	JobName:               tcol("JobName", STRING, Text, true),
+	MvID:                  tcol("MvId", STRING, Integer, true),
+	MvName:                tcol("MvName", STRING, Text, true),
+	MvDatabaseID:          tcol("MvDatabaseId", STRING, Integer, true),
+	MvDatabaseName:        tcol("MvDatabaseName", STRING, Text, true),
+	Status:                note(tcol("Status", STRING, Enum, true), "PENDING | RUNNING | SUCCESS | FAILED | CANCELED"),
+	ErrorMsg:              tcol("ErrorMsg", STRING, Text, true),
+	CreateTime:            tcol("CreateTime", STRING, Datetime, true),
+	StartTime:             tcol("StartTime", STRING, Datetime, true),
+	FinishTime:            tcol("FinishTime", STRING, Datetime, true),
+	DurationMs:            note(tcol("DurationMs", STRING, Integer, true), `\N until finished`),
+	TaskContext:           note(tcol("TaskContext", STRING, JSONText, true), `{"triggerMode":"MANUAL|COMMIT|SYSTEM",...}`),
+	RefreshMode:           note(tcol("RefreshMode", STRING, Enum, true), `COMPLETE | PARTIAL | NOT_REFRESH, or \N after an incremental-only refresh`),
+	NeedRefreshPartitions: note(tcol("NeedRefreshPartitions", STRING, JSONText, true), "a JSON array"),
+	CompletedPartitions:   note(tcol("CompletedPartitions", STRING, JSONText, true), "a JSON array"),
+	Progress:              tcol("Progress", STRING, Text, true),
+	LastQueryID:           tcol("LastQueryId", STRING, Text, true),
+	ComputeGroup:          tcol("ComputeGroup", STRING, Text, true),
+	IvmFallbackReason: note(tcol("IvmFallbackReason", STRING, Enum, true),
+		`\N or empty = none; otherwise an IvmFailureReason or INCOMPLETE_REFRESH_SNAPSHOT`),
+	IvmRebuiltPartitions: note(tcol("IvmRebuiltPartitions", STRING, Integer, true), "a count as text"),
+	IvmRefreshMethod: design(note(tcol("IvmRefreshMethod", STRING, Enum, true),
+		"NONE | INCREMENTAL | PARTITION_REBUILD | COMPLETE | MIXED; in no Doris source yet")),
+}
