@@ -66,7 +66,14 @@ func (col *collector) tables(ctx context.Context) {
 	col.tableIDs(ctx, in, byKey)
 	col.partitions(ctx, in, byKey)
 	col.showData(ctx, dbs, byKey)
+	gapsBefore := countGaps(col.snap, snapshot.SourceShowCreateTable)
 	col.showCreate(ctx, byKey)
+	// SHOW CREATE TABLE is the fallback for table_properties: when it read
+	// every table that lacked properties, the changelog properties are all
+	// known and the table_properties gap costs nothing.
+	if countGaps(col.snap, snapshot.SourceShowCreateTable) == gapsBefore {
+		col.snap.Supersede(snapshot.SourceTableProperties, snapshot.SourceShowCreateTable)
+	}
 
 	keys := make([]tableKey, 0, len(byKey))
 	for k := range byKey {
@@ -125,6 +132,16 @@ func hasGap(s *snapshot.Snapshot, source string) bool {
 		}
 	}
 	return false
+}
+
+func countGaps(s *snapshot.Snapshot, source string) int {
+	n := 0
+	for _, g := range s.CouldNotRead {
+		if g.Source == source {
+			n++
+		}
+	}
+	return n
 }
 
 // isChangelogProperty recognises both spellings (doris.md §0).
@@ -237,11 +254,20 @@ func (col *collector) partitions(ctx context.Context, in string, byKey map[table
 		if t.has("VISIBLE_VERSION_TIME") {
 			visible = "VISIBLE_VERSION_TIME"
 		}
+		// CREATE_TIME is always 0 on real Doris (the FE writes "NULL" into
+		// the BIGINT column, the BE stores 0): unknown, never 1970-01-01.
+		created := rr.optTimeMs("CREATE_TIME")
+		if created != nil && !snapshot.PlausibleCreateTimeMs(*created) {
+			if *created != 0 {
+				rr.bad("CREATE_TIME", rr.raw("CREATE_TIME"), "not a plausible creation time (before 2000-01-01): unknown")
+			}
+			created = nil
+		}
 		col.snap.Partitions = append(col.snap.Partitions, snapshot.Partition{
 			DB: k.db, Table: k.name, Name: rr.raw("PARTITION_NAME"), ID: rr.optInt("PARTITION_ID", true),
 			VisibleVersion: rr.optInt("VISIBLE_VERSION", true),
 			Rows:           rr.optInt("TABLE_ROWS", true), DataBytes: rr.optInt("DATA_LENGTH", true),
-			CreateTimeMs: rr.optTimeMs("CREATE_TIME"), VisibleTimeMs: rr.optTimeMs(visible),
+			CreateTimeMs: created, VisibleTimeMs: rr.optTimeMs(visible),
 		})
 	}
 }
