@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -194,8 +195,12 @@ func summarize(s *snapshot.Snapshot) snapshotSummary {
 		DorisVersion: s.Cluster.DorisVersion, Naming: s.Cluster.Naming, CloudMode: s.Cluster.CloudMode,
 		CouldNotRead: s.CouldNotRead, Malformed: len(s.Malformed),
 	}
-	if sum.CouldNotRead == nil {
-		sum.CouldNotRead = []snapshot.ReadGap{}
+	// A fallback another source superseded is shown as such (also for a
+	// snapshot written before the collector marked it).
+	sum.CouldNotRead = make([]snapshot.ReadGap, len(s.CouldNotRead))
+	for i, g := range s.CouldNotRead {
+		g.Superseded = diag.SupersededBy(s, g)
+		sum.CouldNotRead[i] = g
 	}
 	if !s.TakenAt.IsZero() {
 		sum.TakenAt = s.TakenAt.UTC().Format("2006-01-02T15:04:05Z07:00")
@@ -298,9 +303,27 @@ func (sum snapshotSummary) tableRows() [][]string {
 func (sum snapshotSummary) gapRows() [][]string {
 	var rows [][]string
 	for _, g := range sum.CouldNotRead {
-		rows = append(rows, []string{g.Source, g.Error})
+		e := g.Error
+		if g.Superseded != "" {
+			e = "superseded by " + g.Superseded + ": " + e
+		}
+		rows = append(rows, []string{g.Source, e})
 	}
 	return rows
+}
+
+// gapCount is "N", or "N (M superseded by a fallback)".
+func (sum snapshotSummary) gapCount() string {
+	n := 0
+	for _, g := range sum.CouldNotRead {
+		if g.Superseded != "" {
+			n++
+		}
+	}
+	if n == 0 {
+		return strconv.Itoa(len(sum.CouldNotRead))
+	}
+	return fmt.Sprintf("%d (%d superseded by a fallback: no finding)", len(sum.CouldNotRead), n)
 }
 
 var summaryHeaders = []string{"SOURCE", "PRESENT", "ROWS", "COLUMNS"}
@@ -316,7 +339,7 @@ func (sum snapshotSummary) table(w io.Writer, st report.Style) error {
 	if len(sum.CouldNotRead) == 0 {
 		fmt.Fprintln(w, "could not read: nothing")
 	} else {
-		fmt.Fprintln(w, st.Severity("warning", fmt.Sprintf("could not read: %d", len(sum.CouldNotRead))))
+		fmt.Fprintln(w, st.Severity("warning", "could not read: "+sum.gapCount()))
 		if err := report.Table(w, []string{"SOURCE", "ERROR"}, sum.gapRows()); err != nil {
 			return err
 		}
@@ -340,6 +363,6 @@ func (sum snapshotSummary) markdown(w io.Writer) error {
 		fmt.Fprintln(w, "Could not read: nothing.")
 		return nil
 	}
-	fmt.Fprintf(w, "Could not read: %d\n\n", len(sum.CouldNotRead))
+	fmt.Fprintf(w, "Could not read: %s\n\n", sum.gapCount())
 	return report.Markdown(w, []string{"SOURCE", "ERROR"}, sum.gapRows())
 }

@@ -115,8 +115,18 @@ type MonitorOverview struct {
 
 // SourcesOverview counts what could not be read or interpreted.
 type SourcesOverview struct {
+	// Unreadable counts the gaps nothing superseded (each is a finding).
 	Unreadable int `json:"unreadable"`
 	Malformed  int `json:"malformed"`
+	// Superseded lists the fallbacks taken: a source that failed and the
+	// one that gave the same facts instead. They cost nothing.
+	Superseded []SupersededSource `json:"superseded,omitempty"`
+}
+
+// SupersededSource is one failed source another one replaced.
+type SupersededSource struct {
+	Source string `json:"source"`
+	By     string `json:"by"`
 }
 
 // FindingsOverview counts findings by severity.
@@ -327,7 +337,13 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 		o.Monitor.Stale = true
 	}
 
-	o.Sources.Unreadable = len(last.CouldNotRead)
+	for _, g := range last.CouldNotRead {
+		if by := SupersededBy(last, g); by != "" {
+			o.Sources.Superseded = append(o.Sources.Superseded, SupersededSource{Source: g.Source, By: by})
+			continue
+		}
+		o.Sources.Unreadable++
+	}
 	o.Sources.Malformed = len(last.Malformed)
 	return o
 }

@@ -9,16 +9,34 @@ import (
 // SourceFindings turns what the snapshot could not read or interpret into
 // findings, so that a partial view takes part in --fail-on instead of passing
 // silently (design.md "Partial failures", "nothing is silently dropped").
+// The severity of an unreadable source follows what it costs (sourceCosts):
+// critical for a source the diagnosis needs, a warning naming what is not
+// diagnosed for an optional one, nothing for a superseded fallback.
 func SourceFindings(s *snapshot.Snapshot) []Finding {
 	var out []Finding
+	mvs := mvsKnown(s)
 	for _, g := range s.CouldNotRead {
+		// A fallback another source superseded costs nothing: it is listed
+		// in the sources (check overview, snapshot --summary), no finding.
+		if SupersededBy(s, g) != "" {
+			continue
+		}
+		cost := lookupSourceCost(g.Source)
+		sev := gapSeverity(cost, mvs)
+		detail := g.Error
+		switch {
+		case sev == SeverityCritical && cost.IfMVs != 0:
+			detail += " (critical: MVs exist and the MV diagnosis needs this source)"
+		case sev < mustCode("SOURCE_UNREACHABLE").Severity:
+			detail += " (" + sev.String() + ": an optional source; the rest is diagnosed)"
+		}
 		out = append(out, Finding{
 			Code:     "SOURCE_UNREACHABLE",
-			Severity: mustCode("SOURCE_UNREACHABLE").Severity,
+			Severity: sev,
 			Object:   Object{Kind: "source", Name: g.Source},
-			Summary:  fmt.Sprintf("%s could not be read; what it holds is not diagnosed", g.Source),
-			Detail:   g.Error,
-			Evidence: nonEmpty(map[string]string{"query": g.Query, "error": g.Error}),
+			Summary:  fmt.Sprintf("%s could not be read: %s", g.Source, cost.NotDiagnosed),
+			Detail:   detail,
+			Evidence: nonEmpty(map[string]string{"query": g.Query, "error": g.Error, "not_diagnosed": cost.NotDiagnosed}),
 			Next:     "dorisdiag snapshot --summary  # then fix access to " + g.Source + " and re-run",
 		})
 	}

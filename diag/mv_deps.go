@@ -290,6 +290,7 @@ func streamDelay(sr *StreamResult) (Value, []string, string, *bool) {
 	worst, worstAge := "", -1.0
 	v := Value{Seconds: f64(0), Precision: PrecisionPrecise, Source: SourceClient}
 	anyUnknown := false
+	var unknownLower *float64
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
 		behind := p.CaughtUp != nil && !*p.CaughtUp
@@ -298,6 +299,11 @@ func streamDelay(sr *StreamResult) (Value, []string, string, *bool) {
 		}
 		if p.OffsetState == OffsetUnknown || (behind && p.PendingAge.Seconds == nil && p.OffsetState != OffsetInitialSnapshotPending) {
 			anyUnknown = true
+			// A pending age with no upper bound still has a proven lower
+			// one (a partition with data, no offset, no creation time).
+			if l := p.PendingAge.Lower; l != nil && (unknownLower == nil || *l > *unknownLower) {
+				unknownLower = f64(*l)
+			}
 		}
 		if !behind {
 			continue
@@ -317,7 +323,11 @@ func streamDelay(sr *StreamResult) (Value, []string, string, *bool) {
 	var covered *bool
 	switch {
 	case anyUnknown || sr.State == StateUnknown:
-		v = Value{Precision: PrecisionUnknown, Source: SourceClient, Note: "an offset of the internal stream cannot be read", Lower: v.Seconds}
+		lower := v.Seconds
+		if unknownLower != nil && (lower == nil || *unknownLower > *lower) {
+			lower = unknownLower
+		}
+		v = Value{Precision: PrecisionUnknown, Source: SourceClient, Note: "an offset of the internal stream cannot be read", Lower: lower}
 	case len(lagging) > 0:
 		covered = bptr(false)
 		v.Precision = worstPrecision(v.Precision, PrecisionUpperBound)

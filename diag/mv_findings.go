@@ -247,7 +247,21 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 			"REFRESH MATERIALIZED VIEW "+r.qualified()+" AUTO;  -- only if the MV should reflect them now")
 	}
 
-	// S1: delay over the target.
+	// S1: delay over the target. An unknown delay whose proven lower bound
+	// is already over the target is over it too ("at least").
+	if v := r.DataDelay; v.Seconds == nil && v.Lower != nil && *v.Lower > a.opt.MaxDelay.Seconds() {
+		f := add("MV_DELAY_HIGH", fmt.Sprintf("at least %s behind (target %s)%s", durText(*v.Lower), durText(a.opt.MaxDelay.Seconds()), depText(worstDep)),
+			"The data delay has no upper bound ("+v.Note+"), but it is at least "+durText(*v.Lower)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+").",
+			ev("data_delay_lower_seconds", fmtFloat(*v.Lower), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(worstDep), "worst_partition", depPart(worstDep)),
+			"")
+		if *v.Lower >= 3*a.opt.MaxDelay.Seconds() {
+			f.Severity = SeverityCritical
+			f.Detail += fmt.Sprintf(" Critical: at least 3× the %s target.", durText(a.opt.MaxDelay.Seconds()))
+		}
+		if worstDep != nil && worstDep.StreamID != nil {
+			f.Next = consumptionSQL(*worstDep.StreamID, a.caps.ConsumptionT2)
+		}
+	}
 	if v := r.DataDelay; v.Seconds != nil && *v.Seconds > a.opt.MaxDelay.Seconds() {
 		f := add("MV_DELAY_HIGH", fmt.Sprintf("%s behind (target %s)%s", valueText(v), durText(a.opt.MaxDelay.Seconds()), depText(worstDep)),
 			"Data delay "+valueText(v)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+")."+ifText(v.Note != "", " "+v.Note+"."),

@@ -120,6 +120,13 @@ func TestScenarioLegacyPrecision(t *testing.T) {
 			continue
 		}
 		if l.FreshnessState != m.FreshnessState {
+			// A partition with data and no offset has no upper bound on a
+			// build without the server's columns: information_schema
+			// .partitions.CREATE_TIME is always 0. The delay is unknown, with
+			// its proven lower bound.
+			if l.FreshnessState == diag.FreshUnknown && m.FreshnessState == diag.FreshLagging && l.DataDelay.Lower != nil {
+				continue
+			}
 			t.Errorf("%s: legacy %s, incident %s", m.Name, l.FreshnessState, m.FreshnessState)
 		}
 		if l.FreshnessState == diag.FreshLagging {

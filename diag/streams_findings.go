@@ -214,6 +214,24 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 			ev("pending_partitions", strconv.Itoa(sr.PendingPartitions), "worst_partition", w.Unit, "pending_age_seconds", fmtF(sr.MaxPendingAge.Seconds), "precision", string(sr.MaxPendingAge.Precision)),
 			"Check the consuming job of "+sr.DB+"."+sr.Name+"; "+consQ)
 	}
+	// A pending age with no upper bound (a partition with data, no offset and
+	// no creation time) whose proven lower bound is over the threshold.
+	if sr.Kind == KindUser && len(behind) == 0 && (sr.MaxPendingAge.Seconds == nil || *sr.MaxPendingAge.Seconds <= a.opt.MaxPending.Seconds()) {
+		var w *PartitionResult
+		for i := range sr.Partitions {
+			p := &sr.Partitions[i]
+			if p.PendingAge.Seconds == nil && p.PendingAge.Lower != nil && *p.PendingAge.Lower > a.opt.MaxPending.Seconds() &&
+				(w == nil || *p.PendingAge.Lower > *w.PendingAge.Lower) {
+				w = p
+			}
+		}
+		if w != nil {
+			add("STREAM_PENDING_AGE_HIGH", fmt.Sprintf("a change has waited at least %s on %s (> %s)", fmtSecs(w.PendingAge.Lower), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
+				fmt.Sprintf("The pending age of %s has no upper bound (%s), but it is at least %s (%s).", w.Unit, w.PendingAge.Note, fmtSecs(w.PendingAge.Lower), w.PendingAge.LowerSource),
+				ev("worst_partition", w.Unit, "pending_age_lower_seconds", fmtF(w.PendingAge.Lower), "precision", string(w.PendingAge.Precision)),
+				"Check the consuming job of "+sr.DB+"."+sr.Name+"; "+consQ)
+		}
+	}
 	// T12: rows of a partition with no offset, older than the TTL.
 	if isT12(sr) {
 		for i := range sr.Partitions {

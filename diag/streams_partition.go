@@ -85,6 +85,10 @@ func (a *streamAnalyzer) analyzePartition(sr *StreamResult, c *snapshot.Consumpt
 		hasData := !lagOK || lag != 0 // LAG N/A with no offset = the partition has data
 		if p.Server != nil && p.Server.OffsetState != nil {
 			hasData = c.SourceEndTSO != nil && *c.SourceEndTSO > 0
+		} else if part := a.part(sr, p.Unit); part != nil && part.VisibleVersion != nil && *part.VisibleVersion <= partitionInitVersion {
+			// Nothing was ever loaded into the partition: its visible
+			// version is still the one it was created with.
+			hasData = false
 		}
 		p.HasData = a.bptr(hasData)
 		p.CaughtUp = a.bptr(!hasData)
@@ -120,23 +124,7 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 		}
 		p.PendingAge = v
 	default: // no offset, with data
-		part := a.parts[sr.BaseTableDB+"\x00"+sr.BaseTableName+"\x00"+p.Unit]
-		v := Value{Precision: PrecisionUpperBound, Source: SourceClient}
-		if part != nil && part.CreateTimeMs != nil {
-			v.Seconds = a.f64(math.Max(0, secs(now-*part.CreateTimeMs)))
-			v.Note = "no offset: at most the partition's age (created " + fmtMs(*part.CreateTimeMs) + ")"
-		}
-		switch {
-		case p.SourceEndTSO != nil:
-			v.Lower = a.f64(math.Max(0, secs(now-p.SourceEndTSO.Physical())))
-		case part != nil && part.VisibleTimeMs != nil:
-			v.Lower = a.f64(math.Max(0, secs(now-*part.VisibleTimeMs)))
-		}
-		if v.Seconds == nil {
-			v.Precision = PrecisionUnknown
-			v.Note = "no offset and the partition's creation time is unknown: no upper bound"
-		}
-		p.PendingAge = v
+		p.PendingAge = a.noOffsetPendingAge(sr, p)
 	}
 	// The server's pending age (seed T2), when the build has it and this is
 	// not a what-if: it has change points the client cannot see, so it is the
@@ -163,6 +151,72 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 	if prec == PrecisionPrecise {
 		p.PendingAge.Lower = a.f64(math.Max(0, *p.Server.PendingAgeSeconds-MonitorInterval.Seconds()))
 	}
+}
+
+// partitionInitVersion is the visible version a partition is created with
+// (Partition.PARTITION_INIT_VERSION = 1L, fe-core catalog/Partition.java and
+// PhysicalPartition.java); every load publishes a higher one.
+const partitionInitVersion = 1
+
+// part is the information_schema.partitions row of a stream's partition.
+func (a *streamAnalyzer) part(sr *StreamResult, unit string) *snapshot.Partition {
+	return a.parts[sr.BaseTableDB+"\x00"+sr.BaseTableName+"\x00"+unit]
+}
+
+// createdMs is the partition's creation time when it is a real one. Real
+// Doris serves CREATE_TIME 0 (unknown); the collector and the loader drop
+// it, and this guards a snapshot built in memory.
+func createdMs(part *snapshot.Partition) *int64 {
+	if part == nil || part.CreateTimeMs == nil || !snapshot.PlausibleCreateTimeMs(*part.CreateTimeMs) {
+		return nil
+	}
+	return part.CreateTimeMs
+}
+
+// noOffsetPendingAge bounds the pending age of a partition with data and no
+// offset from what its row really gives (docs/streams.md "Pending age"):
+//
+//   - upper: the partition's age, when CREATE_TIME is a real time. Nothing
+//     else is a sound upper bound: the stream's other offsets and
+//     LAST_CONSUMPTION_TIMEs are at or after the stream's creation, so they
+//     bound how long the stream has existed from below, not from above, and
+//     no row says that a consumption read this partition. Without it the
+//     value is UNKNOWN, its lower bound kept — never a delay too small.
+//   - lower: the newest change is at least now − physical(source end), else
+//     now − UPDATE_TIME (the visible-version time) old.
+func (a *streamAnalyzer) noOffsetPendingAge(sr *StreamResult, p *PartitionResult) Value {
+	now := a.evalMs
+	part := a.part(sr, p.Unit)
+	v := Value{Precision: PrecisionUpperBound, Source: SourceClient}
+	if c := createdMs(part); c != nil {
+		v.Seconds = a.f64(math.Max(0, secs(now-*c)))
+		v.Note = "no offset: at most the partition's age (created " + fmtMs(*c) + ")"
+		v.BoundSource = "partition_create_time"
+	}
+	switch {
+	case p.SourceEndTSO != nil:
+		v.Lower = a.f64(math.Max(0, secs(now-p.SourceEndTSO.Physical())))
+		v.LowerSource = "source_end"
+	case part != nil && part.VisibleTimeMs != nil:
+		v.Lower = a.f64(math.Max(0, secs(now-*part.VisibleTimeMs)))
+		v.LowerSource = "update_time"
+	}
+	if v.Seconds == nil {
+		v.Precision = PrecisionUnknown
+		v.BoundSource = "none"
+		v.Note = "no offset and the partition's creation time is unknown (CREATE_TIME is 0 on Doris): no upper bound"
+		if v.Lower != nil {
+			v.Note += fmt.Sprintf("; at least %s (the newest change's age, from %s)", tso.FormatDuration(int64(*v.Lower*1000)), lowerWord(v.LowerSource))
+		}
+	}
+	return v
+}
+
+func lowerWord(src string) string {
+	if src == "source_end" {
+		return "the source end"
+	}
+	return "UPDATE_TIME, the visible-version time"
 }
 
 // retention applies seed §3 "Resume and retention headroom" with the
@@ -276,7 +330,7 @@ func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
 		return
 	}
 	cutoffMs := a.evalMs - *sr.TTLSeconds*1000 // doris.md §2: X; physical <= X has expired
-	part := a.parts[sr.BaseTableDB+"\x00"+sr.BaseTableName+"\x00"+p.Unit]
+	part := a.part(sr, p.Unit)
 	// The data age: the newest data is at least as old as the source end or
 	// the latest visible version; the oldest at most as old as the partition.
 	age := Value{Precision: PrecisionUpperBound, Source: SourceClient}
@@ -287,8 +341,8 @@ func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
 	case part != nil && part.VisibleTimeMs != nil:
 		newestMs = i64(*part.VisibleTimeMs)
 	}
-	if part != nil && part.CreateTimeMs != nil {
-		createMs = i64(*part.CreateTimeMs)
+	if c := createdMs(part); c != nil {
+		createMs = i64(*c)
 		age.Seconds = a.f64(math.Max(0, secs(a.evalMs-*createMs)))
 	}
 	if newestMs != nil {

@@ -472,3 +472,52 @@ func TestOffsetAfterClockIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateTimeZeroIsNoBound: real Doris serves partitions.CREATE_TIME 0.
+// A partition with data and no offset must never be bounded by 1970 (a
+// ~56-year pending age): with no real creation time the value is UNKNOWN,
+// its lower bound (UPDATE_TIME) kept, and the bound sources named.
+func TestCreateTimeZeroIsNoBound(t *testing.T) {
+	one := int64(3600)
+	b := newTB().table("demo", "events", "DUP_KEYS", &one)
+	b.stream(1, "s_dup", "APPEND_ONLY", "events")
+	b.cons(1, "s_dup", "p1", tp(tsoAgo(time.Minute)), "0") // an offset elsewhere: not initializing
+	b.cons(1, "s_dup", "p_data", nil, "N/A")
+	zero, vt, v2 := int64(0), nowMs()-2*3600*1000, int64(2)
+	b.s.Partitions = append(b.s.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &zero, VisibleTimeMs: &vt, VisibleVersion: &v2})
+	pd := unit(analyze(t, b.s), "p_data")
+	v := pd.PendingAge
+	if v.Seconds != nil || v.Precision != PrecisionUnknown || strings.Contains(v.Note, "1970") {
+		t.Fatalf("CREATE_TIME 0 gave a bound: %+v", v)
+	}
+	if v.Lower == nil || *v.Lower != 2*3600 || v.LowerSource != "update_time" || v.BoundSource != "none" {
+		t.Errorf("lower bound from UPDATE_TIME not kept: %+v", v)
+	}
+	if pd.DataAge != nil && pd.DataAge.Seconds != nil {
+		t.Errorf("data age bounded by 1970: %+v", pd.DataAge)
+	}
+	// VISIBLE_VERSION 1 (PARTITION_INIT_VERSION): nothing was ever loaded,
+	// so an N/A LAG is no data and nothing is pending.
+	v1 := int64(1)
+	b.s.Partitions[0].VisibleVersion = &v1
+	pd = unit(analyze(t, b.s), "p_data")
+	if pd.HasData == nil || *pd.HasData || pd.PendingAge.Seconds == nil || *pd.PendingAge.Seconds != 0 {
+		t.Errorf("visible version 1: want no data, pending 0; got has_data %v, %+v", pd.HasData, pd.PendingAge)
+	}
+	// A real creation time still bounds it, and says so.
+	ct := nowMs() - 5*3600*1000
+	b.s.Partitions[0].VisibleVersion, b.s.Partitions[0].CreateTimeMs = &v2, &ct
+	pd = unit(analyze(t, b.s), "p_data")
+	if pd.PendingAge.Seconds == nil || *pd.PendingAge.Seconds != 5*3600 || pd.PendingAge.BoundSource != "partition_create_time" {
+		t.Errorf("real creation time: %+v", pd.PendingAge)
+	}
+}
+
+func unit(r *StreamsResult, name string) PartitionResult {
+	for _, p := range r.ByName("demo", "s_dup").Partitions {
+		if p.Unit == name {
+			return p
+		}
+	}
+	return PartitionResult{}
+}

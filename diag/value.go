@@ -34,6 +34,13 @@ type Value struct {
 	Precision Precision `json:"precision"`
 	Source    string    `json:"source"`         // "server" | "client"
 	Note      string    `json:"note,omitempty"` // how it was bounded, or why unknown
+	// BoundSource and LowerSource name the facts the upper and the lower
+	// bound came from, where a value has several possible ones (a partition
+	// with data and no offset, docs/streams.md "Pending age"):
+	// "partition_create_time" or "none" (no sound upper bound: UNKNOWN);
+	// "source_end" or "update_time". Omitted elsewhere.
+	BoundSource string `json:"bound_source,omitempty"`
+	LowerSource string `json:"lower_source,omitempty"`
 }
 
 // Known reports whether the value has a number.

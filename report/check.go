@@ -164,10 +164,18 @@ func CheckOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 	default:
 		kv = append(kv, [2]string{"Monitor", "FE monitor sampled " + dur(*o.Monitor.SampleAgeSeconds) + " ago"})
 	}
+	var fallbacks string
+	if len(o.Sources.Superseded) > 0 {
+		parts := make([]string, len(o.Sources.Superseded))
+		for i, x := range o.Sources.Superseded {
+			parts[i] = x.Source + " failed, " + x.By + " used"
+		}
+		fallbacks = " (superseded: " + strings.Join(parts, "; ") + ")"
+	}
 	if o.Sources.Unreadable+o.Sources.Malformed > 0 {
-		kv = append(kv, [2]string{"Sources", st.Severity("critical", fmt.Sprintf("%d unreadable, %d malformed value(s): the view is partial", o.Sources.Unreadable, o.Sources.Malformed))})
+		kv = append(kv, [2]string{"Sources", st.Severity("critical", fmt.Sprintf("%d unreadable, %d malformed value(s): the view is partial", o.Sources.Unreadable, o.Sources.Malformed)) + fallbacks})
 	} else {
-		kv = append(kv, [2]string{"Sources", "every source read"})
+		kv = append(kv, [2]string{"Sources", "every source read" + fallbacks})
 	}
 	width := 0
 	for _, p := range kv {

@@ -70,6 +70,18 @@ func FindingsDoc(w io.Writer, codes []diag.Code) error {
 			fmt.Fprintf(&b, "\n**Related.** %s\n", strings.Join(links, ", "))
 		}
 	}
+	b.WriteString("\n## What an unreadable source costs\n\n")
+	b.WriteString("The severity of `SOURCE_UNREACHABLE` per source (`diag/sources.go`, generated here). A gap that a\n")
+	b.WriteString("fallback superseded (`could_not_read[].superseded`) is no finding, whatever the source. A source not\n")
+	b.WriteString("listed (from a snapshot of another version) is critical.\n\n")
+	b.WriteString("| source | severity | not diagnosed without it | why |\n|---|---|---|---|\n")
+	for _, c := range diag.SourceCosts() {
+		sev := c.Severity.String()
+		if c.IfMVs != 0 {
+			sev = c.IfMVs.String() + " when MVs exist, else " + sev
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Source, sev, mdCell(c.NotDiagnosed), mdCell(c.Why))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

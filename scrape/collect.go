@@ -262,6 +262,9 @@ func (col *collector) probe(ctx context.Context) {
 	t, err := col.c.query(ctx, q)
 	if err != nil {
 		col.gap(snapshot.SourceColumns, q, err)
+		// Each table is then read with SELECT * (selectInfo): the probe
+		// costs nothing, and each source's own failure is its own gap.
+		col.snap.Supersede(snapshot.SourceColumns, "SELECT * of each information_schema table")
 		col.capability(snapshot.SourceColumns, false, nil)
 		return
 	}

@@ -40,6 +40,7 @@ func (col *collector) clock(ctx context.Context) error {
 		if cur := rr.optTSO(doris.ShowTSOStatus.CurrentTSO); cur != nil && *cur > 0 && cur.IsReal() {
 			col.snap.Cluster.CurrentTSO = *cur
 			col.snap.Cluster.ClockSource = snapshot.SourceShowTSOStatus
+			col.snap.Supersede(snapshot.SourceTSOStatus, snapshot.SourceShowTSOStatus)
 			return nil
 		}
 		err = errors.New("no current_tso in the result")
@@ -56,6 +57,8 @@ func (col *collector) clock(ctx context.Context) error {
 		col.capability(snapshot.SourceHTTPTSO, true, nil)
 		col.snap.Cluster.CurrentTSO = cur
 		col.snap.Cluster.ClockSource = snapshot.SourceHTTPTSO
+		col.snap.Supersede(snapshot.SourceTSOStatus, snapshot.SourceHTTPTSO)
+		col.snap.Supersede(snapshot.SourceShowTSOStatus, snapshot.SourceHTTPTSO)
 		return nil
 	}
 	col.capability(snapshot.SourceHTTPTSO, false, nil)
@@ -241,6 +244,7 @@ func (col *collector) tasks(ctx context.Context) {
 		if t, ok = col.tvf(ctx, snapshot.SourceTasks, doris.Tasks.Statements[1].Build()); !ok {
 			return
 		}
+		col.snap.Supersede(snapshot.SourceTasks, "tasks() read whole")
 	} else {
 		cols := make([]string, 0, len(t.cols))
 		for _, c := range t.cols {

@@ -67,7 +67,14 @@ func (col *collector) tables(ctx context.Context) {
 	col.tableIDs(ctx, in, byKey)
 	col.partitions(ctx, in, byKey)
 	col.showData(ctx, dbs, byKey)
+	gapsBefore := countGaps(col.snap, snapshot.SourceShowCreateTable)
 	col.showCreate(ctx, byKey)
+	// SHOW CREATE TABLE is the fallback for table_properties: when it read
+	// every table that lacked properties, the changelog properties are all
+	// known and the table_properties gap costs nothing.
+	if countGaps(col.snap, snapshot.SourceShowCreateTable) == gapsBefore {
+		col.snap.Supersede(snapshot.SourceTableProperties, snapshot.SourceShowCreateTable)
+	}
 
 	keys := make([]tableKey, 0, len(byKey))
 	for k := range byKey {
@@ -126,6 +133,16 @@ func hasGap(s *snapshot.Snapshot, source string) bool {
 		}
 	}
 	return false
+}
+
+func countGaps(s *snapshot.Snapshot, source string) int {
+	n := 0
+	for _, g := range s.CouldNotRead {
+		if g.Source == source {
+			n++
+		}
+	}
+	return n
 }
 
 // isChangelogProperty recognises both spellings (doris.md §0).
@@ -236,11 +253,18 @@ func (col *collector) partitions(ctx context.Context, in string, byKey map[table
 			continue
 		}
 		rr.row = k.db + "." + k.name + " " + rr.raw(doris.Partitions.PartitionName)
+		// CREATE_TIME is always 0 on real Doris (the contract's sentinel:
+		// unknown, never 1970-01-01); another implausible value is malformed.
+		created := rr.optTimeMs(doris.Partitions.CreateTime)
+		if created != nil && !snapshot.PlausibleCreateTimeMs(*created) {
+			rr.bad(doris.Partitions.CreateTime, rr.raw(doris.Partitions.CreateTime), "not a plausible creation time (before 2000-01-01): unknown")
+			created = nil
+		}
 		col.snap.Partitions = append(col.snap.Partitions, snapshot.Partition{
 			DB: k.db, Table: k.name, Name: rr.raw(doris.Partitions.PartitionName), ID: rr.optInt(doris.Partitions.PartitionID, true),
 			VisibleVersion: rr.optInt(doris.Partitions.VisibleVersion, true),
 			Rows:           rr.optInt(doris.Partitions.TableRows, true), DataBytes: rr.optInt(doris.Partitions.DataLength, true),
-			CreateTimeMs: rr.optTimeMs(doris.Partitions.CreateTime), VisibleTimeMs: rr.optTimeMs(doris.Partitions.UpdateTime),
+			CreateTimeMs: created, VisibleTimeMs: rr.optTimeMs(doris.Partitions.UpdateTime),
 		})
 	}
 }

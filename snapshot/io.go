@@ -158,6 +158,17 @@ func (s *Snapshot) AfterClock(t tso.TSO) bool {
 	return t.Physical() > s.Cluster.CurrentTSO.Physical()+maxFutureMs
 }
 
+// minCreateTimeMs is 2000-01-01T00:00:00Z: no Doris partition was created
+// before it, so an earlier CREATE_TIME is a sentinel or a unit mistake.
+const minCreateTimeMs = 946684800000
+
+// PlausibleCreateTimeMs reports whether v can be a real partition creation
+// time (Unix ms). information_schema.partitions CREATE_TIME is always 0 on
+// real Doris: SchemaTable/MetadataGenerator write setStringVal("NULL") into
+// the BIGINT column and the BE's insert_block_column stores the unset
+// longVal 0 (schema_scanner.cpp) — 0 means unknown, not 1970-01-01.
+func PlausibleCreateTimeMs(v int64) bool { return v >= minCreateTimeMs }
+
 // malformed appends m once (Validate may run again on a loaded snapshot).
 func (s *Snapshot) malformed(m Malformed) {
 	for _, x := range s.Malformed {
@@ -208,7 +219,17 @@ func (s *Snapshot) validateValues(nowMs int64) {
 		p := &s.Partitions[i]
 		row := p.DB + "." + p.Table + " " + p.Name
 		ms(SourcePartitions, row, "visible_time_ms", &p.VisibleTimeMs)
+		if p.CreateTimeMs != nil && *p.CreateTimeMs == 0 {
+			// Doris's "not available" (see PlausibleCreateTimeMs): unknown,
+			// not 1970-01-01, and not malformed.
+			p.CreateTimeMs = nil
+		}
 		ms(SourcePartitions, row, "create_time_ms", &p.CreateTimeMs)
+		if p.CreateTimeMs != nil && !PlausibleCreateTimeMs(*p.CreateTimeMs) {
+			s.malformed(Malformed{Source: SourcePartitions, Row: row, Column: "create_time_ms", Value: strconv.FormatInt(*p.CreateTimeMs, 10),
+				Error: "a partition creation time before 2000-01-01 is no real one (seconds instead of ms?): unknown"})
+			p.CreateTimeMs = nil
+		}
 	}
 	seen := make(map[int64]bool, len(s.Streams))
 	kept := s.Streams[:0]

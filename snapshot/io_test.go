@@ -177,3 +177,21 @@ func TestLoadFileRefusesBeforeReading(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateTimeZeroLoadsAsUnknown: a saved snapshot with create_time_ms 0
+// (real Doris CREATE_TIME) loads as unknown, not 1970-01-01 and not
+// malformed; a pre-2000 value is malformed and unknown.
+func TestCreateTimeZeroLoadsAsUnknown(t *testing.T) {
+	doc := `{"schema_version":1,"cluster":{"current_tso":"470819222323200000"},"could_not_read":[],
+	"partitions":[{"db":"d","table":"t","name":"p0","create_time_ms":0},{"db":"d","table":"t","name":"p1","create_time_ms":1700000000}]}`
+	s, err := Decode([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Partitions[0].CreateTimeMs != nil || s.Partitions[1].CreateTimeMs != nil {
+		t.Errorf("create times kept: %v %v", s.Partitions[0].CreateTimeMs, s.Partitions[1].CreateTimeMs)
+	}
+	if len(s.Malformed) != 1 || s.Malformed[0].Row != "d.t p1" {
+		t.Errorf("malformed %+v, want only p1 (seconds, not ms)", s.Malformed)
+	}
+}

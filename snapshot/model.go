@@ -181,7 +181,10 @@ type Partition struct {
 	VisibleVersion *int64 `json:"visible_version,omitempty"`
 	// VisibleTimeMs is when the latest version became visible (Unix ms).
 	VisibleTimeMs *int64 `json:"visible_time_ms,omitempty"`
-	// CreateTimeMs is when the partition was created (Unix ms).
+	// CreateTimeMs is when the partition was created (Unix ms); nil when
+	// unknown. Real Doris always serves CREATE_TIME 0 (the FE writes "NULL"
+	// into a BIGINT column, the BE stores 0), so 0 is read, and loaded, as
+	// unknown (PlausibleCreateTimeMs).
 	CreateTimeMs *int64 `json:"create_time_ms,omitempty"`
 	Rows         *int64 `json:"rows,omitempty"`
 	DataBytes    *int64 `json:"data_bytes,omitempty"`
@@ -390,6 +393,21 @@ type ReadGap struct {
 	Source string `json:"source"`          // e.g. "information_schema.table_stream_consumption"
 	Query  string `json:"query,omitempty"` // the statement or URL
 	Error  string `json:"error"`
+	// Superseded names the source that gave the same facts instead (a
+	// fallback the collector took, e.g. "GET /api/tso" for a failed
+	// "SHOW TSO STATUS"); "" when nothing took over. A superseded gap costs
+	// the diagnosis nothing: it is listed, never a finding.
+	Superseded string `json:"superseded,omitempty"`
+}
+
+// Supersede marks every gap of source that nothing took over yet as
+// superseded by by (the collector calls it when a fallback succeeded).
+func (s *Snapshot) Supersede(source, by string) {
+	for i := range s.CouldNotRead {
+		if g := &s.CouldNotRead[i]; g.Source == source && g.Superseded == "" {
+			g.Superseded = by
+		}
+	}
 }
 
 // Malformed is one value the collector could not interpret.

@@ -1,0 +1,160 @@
+package diag
+
+import (
+	"strings"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// SourceCost is what an unreadable source costs the diagnosis (design.md
+// "Partial failures": a source the diagnosis needs is critical, an optional
+// one a warning naming what is not diagnosed, a superseded fallback no
+// finding). sourceCosts is the one table; docs/findings.md is generated
+// from it (report.FindingsDoc).
+type SourceCost struct {
+	Source string
+	// Severity of SOURCE_UNREACHABLE when this source is unreadable.
+	Severity Severity
+	// IfMVs, when set, replaces Severity when the snapshot shows that MVs
+	// exist: the MV sources are what S1–S3 are diagnosed from.
+	IfMVs Severity
+	// NotDiagnosed names what is not diagnosed without the source.
+	NotDiagnosed string
+	// Why justifies the severity (docs only).
+	Why string
+}
+
+// clockSources are the three places the cluster clock is read from, in the
+// collector's order: any one of them is the clock.
+var clockSources = map[string]bool{
+	snapshot.SourceTSOStatus: true, snapshot.SourceShowTSOStatus: true, snapshot.SourceHTTPTSO: true,
+}
+
+var sourceCosts = []SourceCost{
+	{Source: snapshot.SourceTSOStatus, Severity: SeverityCritical,
+		NotDiagnosed: "the cluster clock: no pending age, retention or headroom can be computed",
+		Why:          "\"now\" is the cluster's TSO; SHOW TSO STATUS and GET /api/tso are its fallbacks, and a gap one of them replaced is no finding"},
+	{Source: snapshot.SourceShowTSOStatus, Severity: SeverityCritical,
+		NotDiagnosed: "the cluster clock (fallback of information_schema.tso_status)",
+		Why:          "as information_schema.tso_status"},
+	{Source: snapshot.SourceHTTPTSO, Severity: SeverityCritical,
+		NotDiagnosed: "the cluster clock (last fallback)",
+		Why:          "as information_schema.tso_status"},
+	{Source: snapshot.SourceTableStreams, Severity: SeverityCritical,
+		NotDiagnosed: "every stream: S4 retention and S6 stream state not diagnosed",
+		Why:          "the list of streams is what every stream diagnosis starts from"},
+	{Source: snapshot.SourceTableStreamConsumption, Severity: SeverityCritical,
+		NotDiagnosed: "every stream's offsets: pending age, retention, headroom and the next read (S4) not diagnosed",
+		Why:          "the offsets are the input of S4; without them each stream is UNKNOWN"},
+	{Source: snapshot.SourceMVInfos, Severity: SeverityWarning, IfMVs: SeverityCritical,
+		NotDiagnosed: "MV definitions and refresh state: S1–S3 not diagnosed for the MVs it holds",
+		Why:          "needed by the MV diagnosis: critical when MVs exist (jobs(), tasks(), ivm_mv_status or an IVM internal stream show one), a warning when no MV is known"},
+	{Source: snapshot.SourceJobs, Severity: SeverityWarning, IfMVs: SeverityCritical,
+		NotDiagnosed: "MV refresh jobs: a paused or stopped job (S2) not diagnosed, and MV databases found from streams only",
+		Why:          "needed by the MV diagnosis, as mv_infos(); jobs('type'='mv') needs no ADMIN (JobsTableValuedFunction checks ADMIN only for other job types)"},
+	{Source: snapshot.SourceTasks, Severity: SeverityWarning, IfMVs: SeverityCritical,
+		NotDiagnosed: "MV refresh history: failed, queued, stuck and fallback refreshes (S1–S3) not diagnosed",
+		Why:          "needed by the MV diagnosis, as mv_infos(); a failed windowed read that the whole read replaced is no finding"},
+	{Source: snapshot.SourceIVMMVStatus, Severity: SeverityWarning,
+		NotDiagnosed: "the server's MV status (ivm_mv_status): MVs diagnosed client-side only, no server/client comparison",
+		Why:          "optional: the client-side MV diagnosis from mv_infos(), jobs(), tasks() and the streams still runs"},
+	{Source: snapshot.SourceIVMDependencies, Severity: SeverityWarning,
+		NotDiagnosed: "the server's MV dependencies (ivm_dependencies): dependencies derived client-side only",
+		Why:          "optional, as ivm_mv_status"},
+	{Source: snapshot.SourceTableProperties, Severity: SeverityWarning,
+		NotDiagnosed: "changelog TTL of the base tables: retention, headroom and the next read (S4) unknown where SHOW CREATE TABLE did not read them",
+		Why:          "optional: SHOW CREATE TABLE is its fallback; when that read every table, the gap is superseded and no finding"},
+	{Source: snapshot.SourceShowCreateTable, Severity: SeverityWarning,
+		NotDiagnosed: "TTL and key model of the tables it did not read: retention (S4) and T12 unknown for them",
+		Why:          "optional: the fallback of table_properties, bounded per run"},
+	{Source: snapshot.SourceTableOptions, Severity: SeverityWarning,
+		NotDiagnosed: "key model of the base tables: T12 (no-offset rows skipped on a duplicate-key table) judged by the read mode only",
+		Why:          "optional: only the T12 rule for duplicate-key tables uses it"},
+	{Source: snapshot.SourcePartitions, Severity: SeverityWarning,
+		NotDiagnosed: "partition times and versions: the pending age of a partition with no offset has no bound, and excluded trigger tables changed since a refresh (S3, builds without ivm_dependencies) are not found",
+		Why:          "optional: offsets and LAG still give every other pending age"},
+	{Source: snapshot.SourceMetadataNameIDs, Severity: SeverityInfo,
+		NotDiagnosed: "base table IDs: shown only, nothing is diagnosed from them",
+		Why:          "display only"},
+	{Source: snapshot.SourceColumns, Severity: SeverityWarning,
+		NotDiagnosed: "the capability probe",
+		Why:          "always superseded: each table is then read with SELECT * and its columns learnt from the result"},
+	{Source: snapshot.SourceFrontends, Severity: SeverityWarning,
+		NotDiagnosed: "the FE list: FE liveness, the Master and versions not shown (the version comes from @@version_comment)",
+		Why:          "optional; needs ADMIN or OPERATOR (ShowFrontendsCommand), so a least-privilege user is denied it on a healthy cluster"},
+	{Source: snapshot.SourceBackends, Severity: SeverityWarning,
+		NotDiagnosed: "the BE list: BE liveness not shown and BE /metrics (S5 TTL cleanup) not found",
+		Why:          "optional; needs ADMIN or OPERATOR (ShowBackendsCommand)"},
+	{Source: snapshot.SourceShowData, Severity: SeverityWarning,
+		NotDiagnosed: "S5 changelog size not diagnosed",
+		Why:          "optional: only S5 uses it; the form with no database needs ADMIN (ShowDataCommand.getAllDbStats)"},
+	{Source: snapshot.SourceMetrics, Severity: SeverityWarning,
+		NotDiagnosed: "that node's /metrics: T8 exposition lint and S5 TTL cleanup not diagnosed for it",
+		Why:          "optional: one node's metrics; the SQL diagnosis is complete without them"},
+	{Source: "@@time_zone", Severity: SeverityWarning,
+		NotDiagnosed: "the session time zone: tasks()/jobs() times were read as UTC, so MV refresh ages (S1–S3) may be off by the zone's offset",
+		Why:          "the values are still read; only their zone is assumed"},
+}
+
+// SourceCosts returns the table, in its documented order.
+func SourceCosts() []SourceCost { return append([]SourceCost(nil), sourceCosts...) }
+
+// unknownSourceCost is the cost of a source this build does not know (a
+// snapshot written by another version): critical, so that nothing passes a
+// gate silently.
+var unknownSourceCost = SourceCost{Severity: SeverityCritical, NotDiagnosed: "what it holds", Why: "unknown source"}
+
+func lookupSourceCost(source string) SourceCost {
+	for _, c := range sourceCosts {
+		if c.Source == source {
+			return c
+		}
+	}
+	c := unknownSourceCost
+	c.Source = source
+	return c
+}
+
+// SupersededBy says which source took over from an unreadable one: the
+// collector's mark (ReadGap.Superseded), or what the snapshot itself shows
+// for snapshots written before that field: a clock gap is superseded by the
+// clock the snapshot has, and the capability probe always by the SELECT *
+// reads. "" when nothing took over.
+func SupersededBy(s *snapshot.Snapshot, g snapshot.ReadGap) string {
+	switch {
+	case g.Superseded != "":
+		return g.Superseded
+	case clockSources[g.Source] && s.Cluster.ClockSource != "" && s.Cluster.ClockSource != g.Source && s.Cluster.CurrentTSO > 0:
+		return s.Cluster.ClockSource
+	case g.Source == snapshot.SourceColumns:
+		return "SELECT * of each information_schema table"
+	}
+	return ""
+}
+
+// mvsKnown reports whether the snapshot shows that MVs exist: a job, an
+// MV row, a status or dependency row, or an IVM internal stream.
+func mvsKnown(s *snapshot.Snapshot) bool {
+	if len(s.MVs)+len(s.Jobs)+len(s.MVStatus)+len(s.Dependencies) > 0 {
+		return true
+	}
+	for _, t := range s.Tasks {
+		if t.MVID != 0 || t.MVName != "" {
+			return true
+		}
+	}
+	for _, st := range s.Streams {
+		if st.IvmMVID != nil || strings.HasPrefix(st.Name, "__doris_ivm_stream_") {
+			return true
+		}
+	}
+	return false
+}
+
+// gapSeverity is the severity of an unreadable, not superseded source.
+func gapSeverity(c SourceCost, mvs bool) Severity {
+	if mvs && c.IfMVs != 0 {
+		return c.IfMVs
+	}
+	return c.Severity
+}
