@@ -334,7 +334,7 @@ func (col *collector) mvStatus(ctx context.Context) {
 			DB: rr.raw("DB_NAME"), MVName: rr.raw("MV_NAME"), MVID: rr.int("MV_ID"), FreshnessState: rr.raw("FRESHNESS_STATE"),
 			DataDelaySeconds: rr.optFloat("DATA_DELAY_SECONDS"), DelayPrecision: rr.raw("DELAY_PRECISION"),
 			LaggingReason: rr.raw("LAGGING_REASON"), LaggingDependencies: rr.raw("LAGGING_DEPENDENCIES"),
-			DirtyPartitions: rr.raw("DIRTY_PARTITIONS"), PendingPublishTxns: rr.optInt("PENDING_PUBLISH_TXNS", false),
+			DirtyPartitions: rr.raw("DIRTY_PARTITIONS"), PendingPublishTxnsText: rr.str("PENDING_PUBLISH_TXNS"),
 			ExcludedOutdatedDependencies: rr.raw("EXCLUDED_OUTDATED_DEPENDENCIES"),
 			MaxExcludedDelaySeconds:      rr.optFloat("MAX_EXCLUDED_DELAY_SECONDS"),
 			MinRetentionHeadroomSeconds:  rr.optFloat("MIN_RETENTION_HEADROOM_SECONDS"), JobStatus: rr.raw("JOB_STATUS"),
