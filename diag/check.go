@@ -256,7 +256,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 				o.MVs.MaxDelay = &ObjectValue{Object: name, Seconds: *v.Seconds, Precision: v.Precision}
 			}
 		}
-		if len(m.ExcludedOutdated) > 0 {
+		if m.HasExcludedOutdated() {
 			o.MVs.ExcludedOutdated++
 		}
 		h := &m.History

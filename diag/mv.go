@@ -2,6 +2,7 @@ package diag
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -163,7 +164,7 @@ type MVResult struct {
 	JobStatus    string       `json:"job_status,omitempty"` // jobs().Status
 	State        string       `json:"mv_state,omitempty"`   // mv_infos().State
 	RefreshState string       `json:"refresh_state,omitempty"`
-	RefreshInfo  RefreshInfo  `json:"refresh_info"`
+	Refresh      RefreshInfo  `json:"refresh_info"`
 	Excluded     []TableRef   `json:"excluded_trigger_tables,omitempty"`
 	Properties   MvProperties `json:"-"`
 
@@ -189,11 +190,17 @@ type MVResult struct {
 	WorstPartitions []WorstPartition `json:"worst_partitions"`
 	// ExcludedOutdated names the excluded dependencies changed since covered.
 	ExcludedOutdated []string `json:"excluded_outdated,omitempty"`
-	MaxExcludedDelay *Value   `json:"max_excluded_delay,omitempty"`
+	// ExcludedOutdatedCount is how many, when the server's
+	// EXCLUDED_OUTDATED_DEPENDENCIES is a count (no names); nil otherwise.
+	ExcludedOutdatedCount *int64 `json:"excluded_outdated_count,omitempty"`
+	MaxExcludedDelay      *Value `json:"max_excluded_delay,omitempty"`
 	// MinHeadroomSeconds is the smallest retention headroom of the internal
 	// streams (negative: the next refresh may only recompute, T9).
 	MinHeadroomSeconds *float64 `json:"min_headroom_seconds,omitempty"`
 	DirtyPartitions    string   `json:"dirty_partitions,omitempty"`
+	// DirtyPartitionCount is how many, when the server's DIRTY_PARTITIONS is
+	// a count (no names); nil otherwise.
+	DirtyPartitionCount *int64 `json:"dirty_partition_count,omitempty"`
 
 	History History `json:"history"`
 	// Server holds ivm_mv_status as the server filled it.
@@ -358,6 +365,23 @@ type MVListItem struct {
 	Headline                   string   `json:"headline"`
 }
 
+// HasExcludedOutdated: an excluded trigger table changed since the MV
+// covered it, by name or (server count) by number.
+func (r *MVResult) HasExcludedOutdated() bool {
+	return len(r.ExcludedOutdated) > 0 || (r.ExcludedOutdatedCount != nil && *r.ExcludedOutdatedCount > 0)
+}
+
+// dirtyText names the dirty partitions, or says how many; "" when none is known.
+func (r *MVResult) dirtyText() string {
+	if r.DirtyPartitions != "" {
+		return r.DirtyPartitions
+	}
+	if r.DirtyPartitionCount != nil && *r.DirtyPartitionCount > 0 {
+		return strconv.FormatInt(*r.DirtyPartitionCount, 10)
+	}
+	return ""
+}
+
 // ListItem projects an MV onto a `mv list` row; codes are its findings' codes
 // in cause order.
 func (r *MVResult) ListItem(fs []Finding) MVListItem {
@@ -368,7 +392,7 @@ func (r *MVResult) ListItem(fs []Finding) MVListItem {
 	if r.Server != nil && r.Server.ConsecutiveFailures != nil {
 		it.ConsecutiveFailures, it.ConsecutiveFailuresAtLeast = int(*r.Server.ConsecutiveFailures), false
 	}
-	if r.Server != nil && !isNullText(r.Server.LastRefreshMethod) {
+	if r.Server != nil && r.Server.LastRefreshMethod != "" {
 		it.LastMethod, it.LastMethodInferred = strings.ToLower(r.Server.LastRefreshMethod), false
 	}
 	for _, f := range fs {

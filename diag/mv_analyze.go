@@ -31,10 +31,9 @@ func valueText(v Value) string {
 func ValueText(v Value) string { return valueText(v) }
 
 func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MVResult, []Finding) {
-	refresh := ParseRefreshInfo(mv.RefreshInfo)
-	props := ParseMvProperties(mv.MvProperties, mv.DB)
+	refresh, props := mv.Refresh, mv.Properties
 	r := MVResult{DB: mv.DB, Name: mv.Name, ID: mv.ID, JobName: mv.JobName, State: mv.State, RefreshState: mv.RefreshState,
-		RefreshInfo: refresh, Excluded: props.ExcludedTriggerTables, Properties: props}
+		Refresh: refresh, Excluded: props.ExcludedTriggerTables, Properties: props}
 	job := a.jobsByMV[mv.ID]
 	if job != nil {
 		r.JobStatus = job.Status
@@ -193,7 +192,7 @@ func (a *mvAnalyzer) clientLaggingReason(r *MVResult) string {
 		return ReasonRefreshFailed
 	case strings.EqualFold(r.JobStatus, "PAUSED"):
 		return ReasonJobPaused
-	case strings.EqualFold(r.RefreshInfo.Trigger, "SCHEDULE"):
+	case strings.EqualFold(r.Refresh.Trigger, "SCHEDULE"):
 		return ReasonWaitingSchedule
 	}
 	return ReasonWaitingTrigger
@@ -205,7 +204,7 @@ func (a *mvAnalyzer) serverFreshness(r *MVResult, st *snapshot.MVStatus) {
 	r.Server = st
 	clientState, clientDelay := r.FreshnessState, r.DataDelay
 	state := strings.ToLower(strings.TrimSpace(st.FreshnessState))
-	if state == "" || isNullText(st.FreshnessState) {
+	if state == "" {
 		return // the server has no value: keep the client's
 	}
 	r.ClientState, r.ClientDelay = clientState, &clientDelay
@@ -216,28 +215,35 @@ func (a *mvAnalyzer) serverFreshness(r *MVResult, st *snapshot.MVStatus) {
 		prec = PrecisionUnknown
 	}
 	r.DataDelay = Value{Seconds: st.DataDelaySeconds, Precision: prec, Source: SourceServer}
-	if reason := strings.ToUpper(strings.TrimSpace(st.LaggingReason)); reason != "" && !isNullText(reason) {
+	if reason := strings.ToUpper(strings.TrimSpace(st.LaggingReason)); reason != "" {
 		r.LaggingReason, r.LaggingReasonSource = reason, SourceServer
 	} else if state == FreshFresh {
 		r.LaggingReason, r.LaggingReasonSource = ReasonNone, SourceServer
 	}
-	if !isNullText(st.DirtyPartitions) {
-		r.DirtyPartitions = st.DirtyPartitions
+	// DIRTY_PARTITIONS and EXCLUDED_OUTDATED_DEPENDENCIES are a count or a
+	// list (the seed does not fix their type; snapshot.ParseCountOrList): a
+	// count of 0 is none, a count names no table.
+	switch {
+	case st.Dirty.None():
+	case st.Dirty.Shape == snapshot.ShapeList:
+		r.DirtyPartitions = strings.Join(st.Dirty.Names, ",")
+	default:
+		r.DirtyPartitionCount = st.Dirty.Count
 	}
 	if st.MinRetentionHeadroomSeconds != nil {
 		r.MinHeadroomSeconds = st.MinRetentionHeadroomSeconds
 	}
-	if !isNullText(st.ExcludedOutdatedDependencies) && len(r.ExcludedOutdated) == 0 {
-		for _, p := range strings.Split(strings.Trim(st.ExcludedOutdatedDependencies, "[]"), ",") {
-			if p = strings.Trim(strings.TrimSpace(p), `"'`); p != "" {
-				r.ExcludedOutdated = append(r.ExcludedOutdated, p)
-			}
+	if !st.ExcludedOutdated.None() && len(r.ExcludedOutdated) == 0 {
+		if st.ExcludedOutdated.Shape == snapshot.ShapeList {
+			r.ExcludedOutdated = append(r.ExcludedOutdated, st.ExcludedOutdated.Names...)
+		} else {
+			r.ExcludedOutdatedCount = st.ExcludedOutdated.Count
 		}
 		if st.MaxExcludedDelaySeconds != nil {
 			r.MaxExcludedDelay = &Value{Seconds: st.MaxExcludedDelaySeconds, Precision: PrecisionPrecise, Source: SourceServer}
 		}
 	}
-	if st.JobStatus != "" && !isNullText(st.JobStatus) && r.JobStatus == "" {
+	if st.JobStatus != "" && r.JobStatus == "" {
 		r.JobStatus = st.JobStatus
 	}
 }

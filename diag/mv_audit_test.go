@@ -50,7 +50,7 @@ func TestCanceledAfterFailureKeepsFailureState(t *testing.T) {
 // the longest running refresh task has run") must be the longest one, not
 // the newest: a manual task may run beside the automatic one.
 func TestHistoryRunningIsTheLongest(t *testing.T) {
-	fb := ParseRefreshInfo("REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	fb := refreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	run := func(id int64, created, started time.Duration) snapshotTask {
 		return snapshotTask{TaskID: id, Status: "RUNNING", CreateTimeMs: mvAgo(created), StartTimeMs: mvAgo(started)}
 	}
@@ -64,7 +64,7 @@ func TestHistoryRunningIsTheLongest(t *testing.T) {
 		{"newer given first", []snapshotTask{run(2, time.Hour, time.Hour), run(1, 2*time.Hour, 2*time.Hour)}, 1},
 		{"created earlier, started later", []snapshotTask{run(1, 3*time.Hour, 10*time.Minute), run(2, time.Hour, time.Hour)}, 2},
 	} {
-		h := AnalyzeHistory(tc.tasks, fb, mvNow, HistoryOptions{})
+		h := AnalyzeHistory(normTasks(tc.tasks), fb, mvNow, HistoryOptions{})
 		if h.Running == nil || h.Running.TaskID != tc.want {
 			t.Errorf("%s: running %+v, want task %d", tc.name, h.Running, tc.want)
 		}
@@ -99,7 +99,7 @@ func TestOverviewTasksNotBoundedByDisplayLimit(t *testing.T) {
 				b.s.MVStatus = append(b.s.MVStatus, snapshot.MVStatus{DB: "demo", MVName: "mv", MVID: 1, FreshnessState: "FRESH",
 					DataDelaySeconds: f64(0), DelayPrecision: "PRECISE", LaggingReason: "NONE", ConsecutiveFailures: tc.serverCF, SampleTimeMs: mvAgo(5 * time.Second)})
 			}
-			o := Check([]*snapshot.Snapshot{b.s}, CheckOptions{}).Overview
+			o := Check([]*snapshot.Snapshot{norm(b.s)}, CheckOptions{}).Overview
 			if o.Tasks.FailedInWindow != tc.wantFailed {
 				t.Errorf("failed in window %d, want %d", o.Tasks.FailedInWindow, tc.wantFailed)
 			}
@@ -114,9 +114,9 @@ func TestOverviewTasksNotBoundedByDisplayLimit(t *testing.T) {
 // allowed, and otherwise the stage that threw ... An expired offset is
 // CHANGELOG_BROKEN (T0)."
 func TestFailureReasonFollowsFallbackAllowed(t *testing.T) {
-	incr := ParseRefreshInfo("BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT")
-	fb := ParseRefreshInfo("BUILD DEFERRED REFRESH INCREMENTAL FALLBACK ON COMMIT")
-	auto := ParseRefreshInfo("BUILD DEFERRED REFRESH AUTO ON COMMIT")
+	incr := refreshOf("BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT")
+	fb := refreshOf("BUILD DEFERRED REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	auto := refreshOf("BUILD DEFERRED REFRESH AUTO ON COMMIT")
 	for _, tc := range []struct {
 		name    string
 		refresh RefreshInfo
@@ -168,7 +168,7 @@ func TestOverviewMonitorStaleAgreesWithFinding(t *testing.T) {
 			if tc.cols {
 				b.s.Capabilities.Sources = map[string]snapshot.SourceCapability{"information_schema.table_streams": {Present: true, Columns: []string{"STREAM_NAME", "MONITOR_STATE", "MONITOR_SAMPLE_TIME"}}}
 			}
-			c := Check([]*snapshot.Snapshot{b.s}, CheckOptions{})
+			c := Check([]*snapshot.Snapshot{norm(b.s)}, CheckOptions{})
 			finding := false
 			for _, f := range c.Findings {
 				finding = finding || f.Code == "MONITOR_STALE"

@@ -137,10 +137,10 @@ func sourceHasColumn(s *snapshot.Snapshot, rel *doris.Relation, col doris.Column
 // isIVM: an MV refreshed INCREMENTAL, or one with internal streams or rows in
 // the seed's IVM tables.
 func (a *mvAnalyzer) isIVM(mv *snapshot.MVInfo) bool {
-	if ParseRefreshInfo(mv.RefreshInfo).IsIncremental() {
+	if mv.Refresh.IsIncremental() {
 		return true
 	}
-	if !isNullText(mv.IvmBaseTableStreams) {
+	if mv.BaseTableStreams.Present {
 		return true
 	}
 	return len(a.ivmByMV[mv.ID]) > 0 || a.statusByMV[mv.ID] != nil || len(a.depsByMV[mv.ID]) > 0
@@ -187,8 +187,8 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 	}
 	// mv_infos().IvmBaseTableStreams, when the build has it: the tables the MV
 	// follows, so a missing stream shows.
-	if entries, ok := ParseIvmBaseTableStreams(mv.IvmBaseTableStreams, mv.DB); ok {
-		for _, e := range entries {
+	if bts := mv.BaseTableStreams; bts.Readable {
+		for _, e := range bts.Entries {
 			k := tableKey(e.BaseTable.DB, e.BaseTable.Name)
 			if seen[k] || props.IsExcluded(e.BaseTable.DB, e.BaseTable.Name) {
 				continue
@@ -214,7 +214,7 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 			deps = append(deps, a.clientDependency(sr))
 		}
 	} else {
-		notes = append(notes, "mv_infos().IvmBaseTableStreams could not be read ("+truncateText(mv.IvmBaseTableStreams, 60)+"); base tables taken from the internal streams")
+		notes = append(notes, "mv_infos().IvmBaseTableStreams could not be read ("+truncateText(mv.BaseTableStreams.Raw, 60)+"); base tables taken from the internal streams")
 	}
 	for _, sr := range streams {
 		k := tableKey(sr.BaseTableDB, sr.BaseTableName)
@@ -370,9 +370,19 @@ func (a *mvAnalyzer) rowsMayBeMissed(d *DependencyResult, sr *StreamResult) {
 	}
 }
 
-// excludedDependency judges an excluded trigger table client-side: it is
-// outdated when one of its partitions became visible after the start of the
-// MV's last successful refresh (UPPER_BOUND: the change is at most that old).
+// excludedDependency judges an excluded trigger table client-side (the
+// legacy path: no ivm_dependencies). The evidence is
+// information_schema.partitions UPDATE_TIME — the partition's visible-version
+// time (SchemaTable partitions; partitionsForInternalCatalog writes
+// getVisibleVersionTime()) — against the StartTime of the MV's last
+// successful refresh in the task history: a partition that became visible
+// after that refresh started changed since the MV covered it (UPPER_BOUND:
+// the change is at most that old). It never guesses: without a successful
+// refresh in the history, without the partitions, or with a partition whose
+// visible time is missing or falls in the same second as the start (both are
+// second-precision datetime text), the coverage is unknown. A partition at
+// VISIBLE_VERSION 1 (Partition.PARTITION_INIT_VERSION) has had no load
+// committed, so its time is no change.
 func (a *mvAnalyzer) excludedDependency(ex TableRef, hist *History) DependencyResult {
 	d := DependencyResult{BaseTableDB: ex.DB, BaseTableName: ex.Name, Excluded: true, DependencyState: DepExcluded, Source: SourceClient,
 		Delay: unknownValue(SourceClient, "coverage of an excluded table needs ivm_dependencies, or its partitions' visible times and a successful refresh in the task history")}
@@ -380,41 +390,74 @@ func (a *mvAnalyzer) excludedDependency(ex TableRef, hist *History) DependencyRe
 		d.BaseTableID, d.KeyModel, d.TTLSeconds = t.ID, t.KeyModel, t.TTLSeconds
 	}
 	parts := a.partsByTbl[tableKey(ex.DB, ex.Name)]
-	if hist.LastSuccess == nil || len(parts) == 0 {
+	switch {
+	case hist.LastSuccess == nil:
+		d.Note = "unknown: no successful refresh in the task history read"
+		return d
+	case len(parts) == 0:
+		d.Note = "unknown: information_schema.partitions has no row of this table"
 		return d
 	}
-	covered := firstNonNil(hist.LastSuccess.StartTimeMs, hist.LastSuccess.CreateTimeMs)
+	covered, basis := hist.LastSuccess.StartTimeMs, "StartTime"
 	if covered == nil {
+		covered, basis = hist.LastSuccess.CreateTimeMs, "CreateTime"
+	}
+	if covered == nil {
+		d.Note = "unknown: the last successful refresh has no start time"
 		return d
 	}
+	refresh := fmt.Sprintf("the %s of task %d, the last successful refresh", basis, hist.LastSuccess.TaskID)
 	var newest int64 = math.MinInt64
-	known := false
+	var unknown, sameSecond []string
 	for _, p := range parts {
+		if p.VisibleVersion != nil && *p.VisibleVersion <= 1 {
+			continue // no load committed: nothing changed
+		}
 		if p.VisibleTimeMs == nil {
+			unknown = append(unknown, p.Name)
 			continue
 		}
-		known = true
-		if *p.VisibleTimeMs > newest {
-			newest = *p.VisibleTimeMs
+		v := *p.VisibleTimeMs
+		if floorDiv(v, 1000) == floorDiv(*covered, 1000) {
+			sameSecond = append(sameSecond, p.Name)
+			continue
 		}
-		if *p.VisibleTimeMs > *covered {
+		if v > *covered {
 			d.LaggingPartitions = append(d.LaggingPartitions, p.Name)
+			if v > newest {
+				newest = v
+			}
 		}
-	}
-	if !known {
-		return d
 	}
 	sort.Strings(d.LaggingPartitions)
-	if len(d.LaggingPartitions) == 0 {
-		d.Covered = bptr(true)
-		d.Delay = Value{Seconds: f64(0), Precision: PrecisionUpperBound, Source: SourceClient, Note: "no partition became visible after the last successful refresh started"}
+	if len(d.LaggingPartitions) > 0 {
+		d.Covered = bptr(false)
+		d.WorstPartition = d.LaggingPartitions[0]
+		d.Note = "information_schema.partitions UPDATE_TIME (visible-version time) of partition " + strings.Join(d.LaggingPartitions, ", ") + " is after " + refresh
+		d.Delay = Value{Seconds: f64(math.Max(0, float64(a.nowMs-*covered)/1000)), Lower: f64(math.Max(0, float64(a.nowMs-newest)/1000)),
+			Precision: PrecisionUpperBound, Source: SourceClient, Note: "changed after the last successful refresh started; at most that old"}
 		return d
 	}
-	d.Covered = bptr(false)
-	d.WorstPartition = d.LaggingPartitions[0]
-	d.Delay = Value{Seconds: f64(math.Max(0, float64(a.nowMs-*covered)/1000)), Lower: f64(math.Max(0, float64(a.nowMs-newest)/1000)),
-		Precision: PrecisionUpperBound, Source: SourceClient, Note: "changed after the last successful refresh started; at most that old"}
+	switch {
+	case len(unknown) > 0:
+		d.Note = "unknown: partition " + strings.Join(unknown, ", ") + " has no visible-version time (UPDATE_TIME)"
+		return d
+	case len(sameSecond) > 0:
+		d.Note = "unknown: partition " + strings.Join(sameSecond, ", ") + " became visible in the same second as " + refresh
+		return d
+	}
+	d.Covered = bptr(true)
+	d.Note = "every partition's UPDATE_TIME (visible-version time) is before " + refresh
+	d.Delay = Value{Seconds: f64(0), Precision: PrecisionUpperBound, Source: SourceClient, Note: "no partition became visible after the last successful refresh started"}
 	return d
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
 }
 
 // serverDependency reads one ivm_dependencies row and attaches the client's
@@ -427,12 +470,8 @@ func (a *mvAnalyzer) serverDependency(r *snapshot.Dependency) DependencyResult {
 	if d.DependencyState == "" {
 		d.DependencyState = DepUnknown
 	}
-	if !isNullText(r.LaggingPartitions) {
-		for _, p := range strings.Split(strings.Trim(r.LaggingPartitions, "[]"), ",") {
-			if p = strings.Trim(strings.TrimSpace(p), `"'`); p != "" {
-				d.LaggingPartitions = append(d.LaggingPartitions, p)
-			}
-		}
+	if r.Lagging.Shape == snapshot.ShapeList {
+		d.LaggingPartitions = append(d.LaggingPartitions, r.Lagging.Names...)
 	}
 	prec := Precision(strings.ToUpper(strings.TrimSpace(r.DelayPrecision)))
 	if prec == "" {

@@ -123,7 +123,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 
 	switch r.FreshnessState {
 	case FreshRebuildRequired:
-		dirty := r.DirtyPartitions
+		dirty := r.dirtyText()
 		add("MV_REBUILD_REQUIRED", "a partition of the MV is dirty and needs a rebuild"+ifText(dirty != "", " ("+dirty+")"),
 			"information_schema.ivm_mv_status reports REBUILD_REQUIRED: the delta cannot maintain the dirty partition; its age counts in the delay ("+valueText(r.DataDelay)+").",
 			ev("dirty_partitions", dirty, "data_delay", valueText(r.DataDelay)),
@@ -172,9 +172,9 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 		if h.LastFailure != nil {
 			reason, msg = h.LastFailure.FailureReason, h.LastFailure.ErrorMsg
 		}
-		if r.Server != nil && !isNullText(r.Server.LastFailureReason) {
+		if r.Server != nil && r.Server.LastFailureReason != "" {
 			reason = strings.ToUpper(r.Server.LastFailureReason)
-			if !isNullText(r.Server.LastErrorMessage) {
+			if r.Server.LastErrorMessage != "" {
 				msg = r.Server.LastErrorMessage
 			}
 		}
@@ -236,14 +236,35 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 	}
 
 	// Excluded dependencies changed since covered.
-	if len(r.ExcludedOutdated) > 0 {
+	if r.HasExcludedOutdated() {
 		d := ""
 		if r.MaxExcludedDelay != nil {
 			d = valueText(*r.MaxExcludedDelay)
 		}
-		add("MV_EXCLUDED_DEPENDENCY_OUTDATED", "excluded trigger table "+strings.Join(r.ExcludedOutdated, ", ")+" changed since the MV covered it",
-			"By design its changes trigger no refresh and stay out of the data delay; the MV does not reflect them"+ifText(d != "", " (up to "+d+")")+".",
-			ev("excluded_outdated", strings.Join(r.ExcludedOutdated, ","), "max_excluded_delay", d),
+		summary, evKey, evVal := "excluded trigger table "+strings.Join(r.ExcludedOutdated, ", ")+" changed since the MV covered it",
+			"excluded_outdated", strings.Join(r.ExcludedOutdated, ",")
+		if len(r.ExcludedOutdated) == 0 {
+			// The server gave a count, not names.
+			n := *r.ExcludedOutdatedCount
+			summary = fmt.Sprintf("%d excluded trigger tables changed since the MV covered them", n)
+			if n == 1 {
+				summary = "1 excluded trigger table changed since the MV covered it"
+			}
+			evKey, evVal = "excluded_outdated_count", strconv.FormatInt(n, 10)
+		}
+		basis := "information_schema.ivm_mv_status EXCLUDED_OUTDATED_DEPENDENCIES"
+		for _, dep := range r.Dependencies {
+			if dep.Excluded && dep.Covered != nil && !*dep.Covered {
+				basis = dep.Note
+				if dep.Source == SourceServer || dep.Note == "" {
+					basis = "information_schema.ivm_dependencies COVERED = false"
+				}
+				break
+			}
+		}
+		add("MV_EXCLUDED_DEPENDENCY_OUTDATED", summary,
+			"By design its changes trigger no refresh and stay out of the data delay; the MV does not reflect them"+ifText(d != "", " (up to "+d+")")+". Evidence: "+basis+".",
+			ev(evKey, evVal, "max_excluded_delay", d, "evidence", basis),
 			"REFRESH MATERIALIZED VIEW "+r.qualified()+" AUTO;  -- only if the MV should reflect them now")
 	}
 

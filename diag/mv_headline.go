@@ -41,8 +41,8 @@ func (a *mvAnalyzer) headline(r *MVResult, fs []Finding) string {
 		parts = append(parts, s)
 	case FreshRebuildRequired:
 		s := "needs a rebuild"
-		if r.DirtyPartitions != "" {
-			s += " of dirty partition(s) " + r.DirtyPartitions
+		if d := r.dirtyText(); d != "" {
+			s += " of dirty partition(s) " + d
 		}
 		parts = append(parts, s+"; "+valueText(r.DataDelay)+" behind")
 	case FreshInitializing:

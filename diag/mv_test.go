@@ -56,7 +56,7 @@ func mvCodesOf(r *MVsResult, name string) map[string]Finding {
 
 func analyzeMVs(t *testing.T, s *snapshot.Snapshot) *MVsResult {
 	t.Helper()
-	return AnalyzeMVs([]*snapshot.Snapshot{s}, nil, MVOptions{})
+	return AnalyzeMVs([]*snapshot.Snapshot{norm(s)}, nil, MVOptions{})
 }
 
 const incrCommit = "BUILD IMMEDIATE REFRESH INCREMENTAL FALLBACK ON COMMIT"

@@ -57,7 +57,7 @@ func tp(t tso.TSO) *tso.TSO { return &t }
 
 func analyze(t *testing.T, snaps ...*snapshot.Snapshot) *StreamsResult {
 	t.Helper()
-	return AnalyzeStreams(snaps, StreamOptions{})
+	return AnalyzeStreams(normAll(snaps), StreamOptions{})
 }
 
 func codes(r *StreamsResult, name string) map[string]Finding {
@@ -378,13 +378,13 @@ func TestWhatIfAt(t *testing.T) {
 	b.stream(1, "s", "DETAIL", "orders")
 	b.cons(1, "s", "p1", tp(tsoAgo(4*time.Hour)), "0")
 	at := testNow.Add(21 * time.Hour)
-	r := AnalyzeStreams([]*snapshot.Snapshot{b.s}, StreamOptions{At: &at})
+	r := AnalyzeStreams([]*snapshot.Snapshot{norm(b.s)}, StreamOptions{At: &at})
 	p := r.Streams[0].Partitions[0]
 	if p.CanResume == nil || *p.CanResume || *p.HeadroomSeconds != -3600.001 {
 		t.Errorf("at +20h: %+v", p)
 	}
 	ttl := int64(2 * 86400)
-	r = AnalyzeStreams([]*snapshot.Snapshot{b.s}, StreamOptions{At: &at, TTLOverride: &ttl})
+	r = AnalyzeStreams([]*snapshot.Snapshot{norm(b.s)}, StreamOptions{At: &at, TTLOverride: &ttl})
 	if p := r.Streams[0].Partitions[0]; !*p.CanResume {
 		t.Errorf("ttl 2d: %+v", p)
 	}

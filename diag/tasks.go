@@ -1,7 +1,6 @@
 package diag
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -99,34 +98,6 @@ type TaskClass struct {
 	LastQueryID string   `json:"last_query_id,omitempty"`
 }
 
-// taskContext is the part of tasks().TaskContext (MTMVTaskContext JSON) diag reads.
-type taskContext struct {
-	TriggerMode   string   `json:"triggerMode"`
-	Partitions    []string `json:"partitions"`
-	IsComplete    bool     `json:"isComplete"`
-	RefreshMode   string   `json:"refreshMode"`
-	AllowFallback *bool    `json:"af"`
-}
-
-func parseTaskContext(s string) (taskContext, bool) {
-	var c taskContext
-	t := strings.TrimSpace(s)
-	if t == "" || t == `\N` {
-		return c, true
-	}
-	if err := json.Unmarshal([]byte(t), &c); err != nil {
-		return taskContext{}, false
-	}
-	return c, true
-}
-
-// isNullText is the TVF spelling of "unset" (doris.md §5: `\N`), empty text,
-// or NULL.
-func isNullText(s string) bool {
-	t := strings.TrimSpace(s)
-	return t == "" || t == `\N` || strings.EqualFold(t, "NULL")
-}
-
 // ClassifyTask applies the seed's "Refresh result, method and fallback"
 // rules to one tasks() row. refresh is the MV's RefreshInfo (whether a
 // fallback was allowed); now is the cluster time.
@@ -137,21 +108,11 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 		FinishTimeMs: t.FinishTimeMs, DurationMs: t.DurationMs, ErrorMsg: strings.TrimSpace(t.ErrorMsg),
 		LastQueryID: t.LastQueryID,
 	}
-	if isNullText(c.RefreshMode) {
-		c.RefreshMode = ""
-	}
-	if isNullText(c.ErrorMsg) {
-		c.ErrorMsg = ""
-	}
-	if isNullText(c.LastQueryID) {
-		c.LastQueryID = ""
-	}
-	ctx, _ := parseTaskContext(t.TaskContext)
-	c.TriggerMode = strings.ToUpper(ctx.TriggerMode)
+	// `\N` and NULL were read as "" by snapshot.Normalize; TaskContext was
+	// parsed there (t.Context).
+	ctx := t.Context
+	c.TriggerMode = ctx.TriggerMode
 	fallbackReason := strings.ToUpper(strings.TrimSpace(t.IvmFallbackReason))
-	if isNullText(fallbackReason) {
-		fallbackReason = ""
-	}
 	nowMs := now.UnixMilli()
 	status := strings.ToUpper(strings.TrimSpace(t.Status))
 	switch status {
@@ -174,7 +135,7 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 	default:
 		// Unknown status: kept as data, never guessed at.
 		c.Result = strings.ToLower(status)
-		if isNullText(status) {
+		if status == "" {
 			c.Result = "unknown"
 		}
 		return c
@@ -224,7 +185,7 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 // taskMethod is IvmRefreshMethod when the build has it (seed T3), else
 // inferred. It returns the method, whether it was inferred, and how.
 func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, explicitPartitions bool) (string, bool, string) {
-	if t.IvmRefreshMethod != nil && !isNullText(*t.IvmRefreshMethod) {
+	if t.IvmRefreshMethod != nil && strings.TrimSpace(*t.IvmRefreshMethod) != "" {
 		return strings.ToLower(strings.TrimSpace(*t.IvmRefreshMethod)), false, "IvmRefreshMethod"
 	}
 	if status != "SUCCESS" {

@@ -15,8 +15,8 @@ func ip64(v int64) *int64          { return &v }
 func sp(s string) *string          { return &s }
 
 func TestClassifyTask(t *testing.T) {
-	incr := ParseRefreshInfo("BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT")
-	fb := ParseRefreshInfo("BUILD DEFERRED REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	incr := refreshOf("BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT")
+	fb := refreshOf("BUILD DEFERRED REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	for _, tc := range []struct {
 		name        string
 		task        snapshot.Task
@@ -57,7 +57,7 @@ func TestClassifyTask(t *testing.T) {
 		{name: "pending", task: snapshot.Task{Status: "PENDING", CreateTimeMs: mvAgo(20 * time.Minute)}, refresh: fb, result: ResultPending},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := ClassifyTask(tc.task, tc.refresh, mvNow)
+			c := ClassifyTask(normTask(tc.task), tc.refresh, mvNow)
 			if c.Result != tc.result || c.Method != tc.method || c.MethodInferred != tc.inferred || c.Fallback != tc.fallback {
 				t.Fatalf("got result=%s method=%s inferred=%v fallback=%v, want %s %s %v %v", c.Result, c.Method, c.MethodInferred, c.Fallback, tc.result, tc.method, tc.inferred, tc.fallback)
 			}
@@ -87,7 +87,7 @@ func mvTask(id int64, status string, ago time.Duration) snapshot.Task {
 }
 
 func TestConsecutiveFailures(t *testing.T) {
-	fb := ParseRefreshInfo("REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	fb := refreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	for _, tc := range []struct {
 		name    string
 		tasks   []snapshot.Task
@@ -102,7 +102,7 @@ func TestConsecutiveFailures(t *testing.T) {
 		{"all failed: at least", []snapshot.Task{mvTask(1, "FAILED", 50*time.Minute), mvTask(2, "FAILED", 40*time.Minute), mvTask(3, "FAILED", 30*time.Minute), mvTask(4, "FAILED", 20*time.Minute)}, 4, true},
 		{"unordered input", []snapshot.Task{mvTask(4, "FAILED", 20*time.Minute), mvTask(1, "SUCCESS", 50*time.Minute), mvTask(3, "FAILED", 30*time.Minute)}, 2, false},
 	} {
-		h := AnalyzeHistory(tc.tasks, fb, mvNow, HistoryOptions{})
+		h := AnalyzeHistory(normTasks(tc.tasks), fb, mvNow, HistoryOptions{})
 		if h.ConsecutiveFailures != tc.want || h.ConsecutiveFailuresAtLeast != tc.atLeast {
 			t.Errorf("%s: %d (at least %v), want %d (%v)", tc.name, h.ConsecutiveFailures, h.ConsecutiveFailuresAtLeast, tc.want, tc.atLeast)
 		}
@@ -110,7 +110,7 @@ func TestConsecutiveFailures(t *testing.T) {
 }
 
 func TestHistoryFallbacksShareTrend(t *testing.T) {
-	fb := ParseRefreshInfo("REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	fb := refreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	var tasks []snapshot.Task
 	for i := 0; i < 8; i++ {
 		tk := mvTask(int64(i+1), "SUCCESS", time.Duration(100-i*10)*time.Minute)
@@ -122,7 +122,7 @@ func TestHistoryFallbacksShareTrend(t *testing.T) {
 		tk.DurationMs = &d
 		tasks = append(tasks, tk)
 	}
-	h := AnalyzeHistory(tasks, fb, mvNow, HistoryOptions{Limit: 5})
+	h := AnalyzeHistory(normTasks(tasks), fb, mvNow, HistoryOptions{Limit: 5})
 	// Tasks 5..8 fell back and finished 59m59s to 29m59s ago: all within the hour.
 	if h.FallbacksInWindow != 4 || h.FallbackReasons["AGG_UNSUPPORTED"] != 4 {
 		t.Errorf("fallbacks in window %d %v, want 4", h.FallbacksInWindow, h.FallbackReasons)
@@ -147,7 +147,7 @@ func TestHistoryFallbacksShareTrend(t *testing.T) {
 // building the first baseline is not a fallback, while rebuilding a snapshot
 // invalidated later is.
 func TestFirstBaselineIsNotAFallback(t *testing.T) {
-	fb := ParseRefreshInfo("BUILD IMMEDIATE REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	fb := refreshOf("BUILD IMMEDIATE REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	at := func(ago time.Duration) *int64 { v := now.Add(-ago).UnixMilli(); return &v }
 	complete := func(id int64, ago time.Duration) snapshot.Task {
@@ -155,7 +155,7 @@ func TestFirstBaselineIsNotAFallback(t *testing.T) {
 			CreateTimeMs: at(ago), FinishTimeMs: at(ago - time.Minute), TaskContext: `{"triggerMode":"SYSTEM"}`}
 	}
 	incr := snapshot.Task{TaskID: 2, Status: "SUCCESS", RefreshMode: `\N`, CreateTimeMs: at(40 * time.Minute), FinishTimeMs: at(39 * time.Minute)}
-	h := AnalyzeHistory([]snapshot.Task{complete(1, 50*time.Minute), incr, complete(3, 20*time.Minute)}, fb, now, HistoryOptions{})
+	h := AnalyzeHistory(normTasks([]snapshot.Task{complete(1, 50*time.Minute), incr, complete(3, 20*time.Minute)}), fb, now, HistoryOptions{})
 	byID := map[int64]TaskClass{}
 	for _, c := range h.Tasks {
 		byID[c.TaskID] = c

@@ -62,7 +62,7 @@ func MVExplain(w io.Writer, st Style, now time.Time, m *diag.MVResult, fs []diag
 	if markdown {
 		fmt.Fprintf(&b, "# %s.%s\n\n", m.DB, m.Name)
 	} else {
-		fmt.Fprintf(&b, "%s  %s\n", st.Bold(m.DB+"."+m.Name), st.Dim(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.RefreshInfo.Raw), mvDash(m.JobName), mvDash(m.JobStatus))))
+		fmt.Fprintf(&b, "%s  %s\n", st.Bold(m.DB+"."+m.Name), st.Dim(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.Refresh.Raw), mvDash(m.JobName), mvDash(m.JobStatus))))
 	}
 	fmt.Fprintf(&b, "verdict: %s\n", m.Headline)
 	h("State")

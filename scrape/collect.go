@@ -364,15 +364,8 @@ func inList(values []string) string {
 func (col *collector) finish() {
 	s := col.snap
 	s.Cluster.CloudMode = s.Cluster.CommittedTSO != nil
-	for _, t := range s.Tables {
-		if t.PropertyNaming == "changelog" {
-			s.Cluster.Naming = "changelog"
-			break
-		}
-		if t.PropertyNaming == "binlog" {
-			s.Cluster.Naming = "binlog"
-		}
-	}
+	// Cluster.Naming is derived from the tables' properties by
+	// snapshot.Normalize (run by Validate).
 	for _, fe := range s.Frontends {
 		if fe.IsMaster && fe.Version != "" {
 			s.Cluster.DorisVersion = fe.Version

@@ -314,7 +314,7 @@ func (col *collector) mvStatus(ctx context.Context) {
 			DB: rr.raw(doris.IVMMVStatus.DBName), MVName: rr.raw(doris.IVMMVStatus.MVName), MVID: rr.int(doris.IVMMVStatus.MVID), FreshnessState: rr.raw(doris.IVMMVStatus.FreshnessState),
 			DataDelaySeconds: rr.optFloat(doris.IVMMVStatus.DataDelaySeconds), DelayPrecision: rr.raw(doris.IVMMVStatus.DelayPrecision),
 			LaggingReason: rr.raw(doris.IVMMVStatus.LaggingReason), LaggingDependencies: rr.raw(doris.IVMMVStatus.LaggingDependencies),
-			DirtyPartitions: rr.raw(doris.IVMMVStatus.DirtyPartitions), PendingPublishTxns: rr.optInt(doris.IVMMVStatus.PendingPublishTxns, false),
+			DirtyPartitions: rr.raw(doris.IVMMVStatus.DirtyPartitions), PendingPublishTxnsText: rr.str(doris.IVMMVStatus.PendingPublishTxns),
 			ExcludedOutdatedDependencies: rr.raw(doris.IVMMVStatus.ExcludedOutdatedDependencies),
 			MaxExcludedDelaySeconds:      rr.optFloat(doris.IVMMVStatus.MaxExcludedDelaySeconds),
 			MinRetentionHeadroomSeconds:  rr.optFloat(doris.IVMMVStatus.MinRetentionHeadroomSeconds), JobStatus: rr.raw(doris.IVMMVStatus.JobStatus),

@@ -2,7 +2,6 @@ package scrape
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
 	"sort"
 	"strconv"
@@ -39,17 +38,12 @@ func (col *collector) tables(ctx context.Context) {
 	}
 	// Excluded trigger tables have no internal stream; on builds without
 	// ivm_dependencies only the MV's properties name them.
+	// snapshot.ParseMvProperties is the one parser of MvProperties (Java
+	// Map.toString, JSON fallback); Normalize records what it cannot read.
 	for _, m := range col.snap.MVs {
-		for _, ref := range excludedTriggerTables(m.MvProperties) {
-			parts := strings.Split(ref, ".")
-			switch len(parts) {
-			case 1:
-				add("", m.DB, parts[0])
-			case 2:
-				add("", parts[0], parts[1])
-			case 3:
-				add(parts[0], parts[1], parts[2])
-			}
+		props, _ := snapshot.ParseMvProperties(m.MvProperties, m.DB)
+		for _, ref := range props.ExcludedTriggerTables {
+			add(ref.Catalog, ref.DB, ref.Name)
 		}
 	}
 	if len(byKey) == 0 {
@@ -86,34 +80,13 @@ func (col *collector) tables(ctx context.Context) {
 		}
 		return keys[i].name < keys[j].name
 	})
+	// ChangelogEnabled, TTLSeconds and PropertyNaming are derived from the
+	// properties by snapshot.Normalize (a malformed TTL is unknown, never the
+	// 86400 default).
 	for _, k := range keys {
-		t := byKey[k]
-		deriveTTL(t)
-		col.snap.Tables = append(col.snap.Tables, *t)
+		col.snap.Tables = append(col.snap.Tables, *byKey[k])
 	}
 }
-
-// excludedTriggerTables reads excluded_trigger_tables out of mv_infos()
-// MvProperties (a JSON object in the builds read; a regexp otherwise).
-func excludedTriggerTables(props string) []string {
-	var v string
-	var m map[string]any
-	if err := json.Unmarshal([]byte(props), &m); err == nil {
-		v, _ = m["excluded_trigger_tables"].(string)
-	} else if sm := excludedRe.FindStringSubmatch(props); sm != nil {
-		v = sm[1]
-	}
-	var out []string
-	for _, ref := range strings.Split(v, ",") {
-		ref = strings.Trim(strings.TrimSpace(ref), "`")
-		if ref != "" {
-			out = append(out, ref)
-		}
-	}
-	return out
-}
-
-var excludedRe = regexp.MustCompile(`excluded_trigger_tables"?\s*[:=]\s*"([^"]*)"`)
 
 func uniqueSorted(v []string) []string {
 	sort.Strings(v)
@@ -380,37 +353,4 @@ func (col *collector) showCreate(ctx context.Context, byKey map[tableKey]*snapsh
 		}
 	}
 	col.capability(snapshot.SourceShowCreateTable, present, nil)
-}
-
-// deriveTTL fills ChangelogEnabled, TTLSeconds and PropertyNaming from the
-// properties read. A table whose changelog is on but whose TTL property is
-// absent gets Doris's default 86400 s with TTLSource "default" (doris.md §2:
-// report what was assumed).
-func deriveTTL(t *snapshot.Table) {
-	for _, prefix := range []string{"changelog.", "binlog."} {
-		en, hasEn := t.Properties[prefix+"enable"]
-		ttl, hasTTL := t.Properties[prefix+"ttl_seconds"]
-		if !hasEn && !hasTTL {
-			continue
-		}
-		t.PropertyNaming = strings.TrimSuffix(prefix, ".")
-		if hasEn {
-			v := strings.EqualFold(strings.TrimSpace(en), "true")
-			t.ChangelogEnabled = &v
-		}
-		if hasTTL {
-			if v, err := strconv.ParseInt(strings.TrimSpace(ttl), 10, 64); err == nil {
-				t.TTLSeconds = &v
-			}
-		}
-		break
-	}
-	if t.TTLSeconds == nil && t.ChangelogEnabled != nil && *t.ChangelogEnabled {
-		v := int64(86400)
-		t.TTLSeconds = &v
-		t.TTLSource = "default"
-	}
-	if t.TTLSeconds == nil && t.ChangelogEnabled == nil {
-		t.TTLSource = ""
-	}
 }

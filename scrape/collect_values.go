@@ -24,9 +24,10 @@ type rowReader struct {
 	loc    *time.Location
 }
 
-// isNullText reports the textual "no value" spellings.
+// isNullText reports the textual "no value" spellings: snapshot.IsNullText
+// and N/A (table_streams, table_stream_consumption).
 func isNullText(s string) bool {
-	return s == "" || s == `\N` || s == "N/A" || strings.EqualFold(s, "NULL")
+	return s == "N/A" || snapshot.IsNullText(s)
 }
 
 func (rr *rowReader) bad(c doris.Column, val, why string) {
@@ -139,17 +140,12 @@ func (rr *rowReader) optBool(c doris.Column) *bool {
 	if p == nil || isNullText(strings.TrimSpace(*p)) {
 		return nil
 	}
-	var v bool
-	switch strings.ToLower(strings.TrimSpace(*p)) {
-	case "1", "true", "yes":
-		v = true
-	case "0", "false", "no":
-		v = false
-	default:
-		rr.bad(c, *p, "not a boolean")
+	v, err := snapshot.ParseBool(*p)
+	if err != nil {
+		rr.bad(c, *p, err.Error())
 		return nil
 	}
-	return &v
+	return v
 }
 
 func (rr *rowReader) bool(c doris.Column) bool {

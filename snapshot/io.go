@@ -113,7 +113,8 @@ func LoadFile(path string, maxBytes int64) (*Snapshot, error) {
 // Values no diagnosis can interpret (a TTL whose ttl*1000 overflows, seconds
 // or Unix-ms times outside any real range, a negative count, a duplicate STREAM_ID) are set to
 // nil or dropped and counted in Malformed, never used as if real and never
-// silently dropped (design.md "Bad input"). Validate is idempotent.
+// silently dropped (design.md "Bad input"). It runs Normalize, which parses
+// the raw Doris text into the typed fields diag reads. Validate is idempotent.
 func (s *Snapshot) Validate() error {
 	if !realTSO(s.Cluster.CurrentTSO) {
 		return fmt.Errorf("snapshot cluster.current_tso %d is not a real TSO", int64(s.Cluster.CurrentTSO))
@@ -134,6 +135,7 @@ func (s *Snapshot) Validate() error {
 	if s.Capabilities.Sources == nil {
 		s.Capabilities.Sources = map[string]SourceCapability{}
 	}
+	s.Normalize()
 	s.validateValues(nowMs)
 	return nil
 }

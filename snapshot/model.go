@@ -258,7 +258,8 @@ type Consumption struct {
 }
 
 // MVInfo is one row of mv_infos("database"=...). Values are kept as the server
-// wrote them (`\N` → ""); diag interprets RefreshInfo and MvProperties.
+// wrote them (`\N` → "" for the plain text columns); RefreshInfo, MvProperties
+// and IvmBaseTableStreams are kept raw as evidence and parsed by Normalize.
 type MVInfo struct {
 	ID                  int64  `json:"id"`
 	DB                  string `json:"db"` // the database mv_infos() was called for
@@ -274,6 +275,13 @@ type MVInfo struct {
 	MvPartitionInfo     string `json:"mv_partition_info,omitempty"`
 	SyncWithBaseTables  *bool  `json:"sync_with_base_tables,omitempty"`
 	IvmBaseTableStreams string `json:"ivm_base_table_streams,omitempty"` // format undocumented; kept raw
+
+	// Derived from the raw text above by Normalize on every build and load
+	// of a snapshot (docs/snapshot.md "Parsed once"); never written, so a
+	// saved snapshot cannot carry a parse that disagrees with its text.
+	Refresh          RefreshInfo      `json:"-"` // RefreshInfo parsed
+	Properties       MvProperties     `json:"-"` // MvProperties parsed (Java Map.toString, JSON fallback)
+	BaseTableStreams BaseTableStreams `json:"-"` // IvmBaseTableStreams parsed
 }
 
 // Job is one row of jobs("type"="mv").
@@ -317,20 +325,27 @@ type Task struct {
 	IvmRebuiltPartitions *int64 `json:"ivm_rebuilt_partitions,omitempty"`
 	// IvmRefreshMethod is the seed T3 column; nil when the build lacks it or it is NULL.
 	IvmRefreshMethod *string `json:"ivm_refresh_method,omitempty"`
+
+	// Context is TaskContext parsed by Normalize (never written).
+	Context TaskContext `json:"-"`
 }
 
 // MVStatus is one row of information_schema.ivm_mv_status (seed T4).
 type MVStatus struct {
-	DB                           string   `json:"db"`
-	MVName                       string   `json:"mv_name"`
-	MVID                         int64    `json:"mv_id"`
-	FreshnessState               string   `json:"freshness_state"`
-	DataDelaySeconds             *float64 `json:"data_delay_seconds,omitempty"`
-	DelayPrecision               string   `json:"delay_precision,omitempty"`
-	LaggingReason                string   `json:"lagging_reason,omitempty"`
-	LaggingDependencies          string   `json:"lagging_dependencies,omitempty"`
-	DirtyPartitions              string   `json:"dirty_partitions,omitempty"`
+	DB                  string   `json:"db"`
+	MVName              string   `json:"mv_name"`
+	MVID                int64    `json:"mv_id"`
+	FreshnessState      string   `json:"freshness_state"`
+	DataDelaySeconds    *float64 `json:"data_delay_seconds,omitempty"`
+	DelayPrecision      string   `json:"delay_precision,omitempty"`
+	LaggingReason       string   `json:"lagging_reason,omitempty"`
+	LaggingDependencies string   `json:"lagging_dependencies,omitempty"`
+	DirtyPartitions     string   `json:"dirty_partitions,omitempty"`
+	// PendingPublishTxns is PENDING_PUBLISH_TXNS when it is a count.
+	// PendingPublishTxnsText is the column's text as read (live
+	// collections); Normalize derives PendingPublishTxns from it.
 	PendingPublishTxns           *int64   `json:"pending_publish_txns,omitempty"`
+	PendingPublishTxnsText       string   `json:"pending_publish_txns_text,omitempty"`
 	ExcludedOutdatedDependencies string   `json:"excluded_outdated_dependencies,omitempty"`
 	MaxExcludedDelaySeconds      *float64 `json:"max_excluded_delay_seconds,omitempty"`
 	MinRetentionHeadroomSeconds  *float64 `json:"min_retention_headroom_seconds,omitempty"`
@@ -349,6 +364,13 @@ type MVStatus struct {
 	LastFallbackReason           string   `json:"last_fallback_reason,omitempty"`
 	LastFallbackTimeMs           *int64   `json:"last_fallback_time_ms,omitempty"`
 	SampleTimeMs                 *int64   `json:"sample_time_ms,omitempty"`
+
+	// The four seed columns of open type (a count or a list of names),
+	// parsed by Normalize from the raw text above (never written).
+	Lagging          CountOrList `json:"-"` // LAGGING_DEPENDENCIES
+	Dirty            CountOrList `json:"-"` // DIRTY_PARTITIONS
+	PendingPublish   CountOrList `json:"-"` // PENDING_PUBLISH_TXNS
+	ExcludedOutdated CountOrList `json:"-"` // EXCLUDED_OUTDATED_DEPENDENCIES
 }
 
 // Dependency is one row of information_schema.ivm_dependencies (seed T4).
@@ -374,6 +396,9 @@ type Dependency struct {
 	MinRetentionHeadroomSeconds *float64 `json:"min_retention_headroom_seconds,omitempty"`
 	CanResume                   *bool    `json:"can_resume,omitempty"`
 	SampleTimeMs                *int64   `json:"sample_time_ms,omitempty"`
+
+	// Lagging is LaggingPartitions parsed by Normalize (never written).
+	Lagging CountOrList `json:"-"`
 }
 
 // MetricsPayload is one /metrics body fetched from an FE or BE.
