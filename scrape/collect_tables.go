@@ -15,8 +15,8 @@ type tableKey struct{ db, name string }
 
 // tables builds snap.Tables: every base table of a stream or an IVM MV, with
 // its key model, changelog properties and TTL, ID, partitions and changelog
-// size — in a fixed number of statements filtered by database, plus one
-// SHOW DATA per database (docs/snapshot.md).
+// size — in a fixed number of statements filtered by database, plus the
+// bounded SHOW DATA and SHOW CREATE TABLE fallbacks (docs/snapshot.md).
 func (col *collector) tables(ctx context.Context) {
 	byKey := map[tableKey]*snapshot.Table{}
 	add := func(ctl, db, name string) {
@@ -65,8 +65,10 @@ func (col *collector) tables(ctx context.Context) {
 	col.tableOptions(ctx, in, byKey)
 	col.tableIDs(ctx, in, byKey)
 	col.partitions(ctx, in, byKey)
-	col.showData(ctx, dbs, byKey)
+	// SHOW CREATE TABLE first: it fills the changelog properties that tell
+	// showData which tables have a changelog worth a per-table statement.
 	col.showCreate(ctx, byKey)
+	col.showData(ctx, dbs, byKey)
 
 	keys := make([]tableKey, 0, len(byKey))
 	for k := range byKey {
@@ -244,58 +246,6 @@ func (col *collector) partitions(ctx context.Context, in string, byKey map[table
 			CreateTimeMs: rr.optTimeMs("CREATE_TIME"), VisibleTimeMs: rr.optTimeMs(visible),
 		})
 	}
-}
-
-// showData reads ChangelogSize (S5) with one SHOW DATA per base-table
-// database; builds without the column record it as absent.
-func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tableKey]*snapshot.Table) {
-	var cols []string
-	present := false
-	for _, db := range dbs {
-		q := "SHOW DATA FROM " + QuoteIdent(db)
-		t, err := col.c.query(ctx, q)
-		if err != nil {
-			col.gap(snapshot.SourceShowData, q, err)
-			continue
-		}
-		present, cols = true, t.cols
-		if !t.has("ChangelogSize") {
-			continue
-		}
-		for _, r := range t.rows {
-			rr := col.reader(t, r, snapshot.SourceShowData, "")
-			tb := byKey[tableKey{db, rr.raw("TableName")}]
-			if tb == nil {
-				continue
-			}
-			rr.row = db + "." + tb.Name
-			tb.ChangelogSizeBytes = parseBytes(rr, "ChangelogSize")
-		}
-	}
-	col.capability(snapshot.SourceShowData, present, cols)
-}
-
-var sizeRe = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*([KMGTP]?B?)$`)
-
-// parseBytes reads a byte count: a plain integer, or SHOW DATA's human form
-// ("1.500 GB", "0.000 ") — the latter rounded, as the server rounded it.
-func parseBytes(rr *rowReader, col string) *int64 {
-	s := strings.TrimSpace(rr.raw(col))
-	if p := rr.t.get(rr.r, col); p == nil || isNullText(s) {
-		return nil
-	}
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return &v
-	}
-	m := sizeRe.FindStringSubmatch(strings.ToUpper(s))
-	if m == nil {
-		rr.bad(col, s, "not a byte count")
-		return nil
-	}
-	f, _ := strconv.ParseFloat(m[1], 64)
-	mult := map[string]float64{"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "P": 1 << 50, "PB": 1 << 50}[m[2]]
-	v := int64(f * mult)
-	return &v
 }
 
 var propRe = regexp.MustCompile(`"((?:changelog|binlog)\.[A-Za-z0-9_.]+)"\s*=\s*"([^"]*)"`)
