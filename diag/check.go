@@ -3,6 +3,7 @@ package diag
 import (
 	"github.com/dorisdiag/dorisdiag/doris"
 
+	"sort"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -88,9 +89,15 @@ type TasksOverview struct {
 
 // SpaceOverview is S5: how much changelog is kept and whether TTL cleanup works.
 type SpaceOverview struct {
-	ChangelogBytes *int64 `json:"changelog_bytes,omitempty"` // sum of SHOW DATA ChangelogSize over the tables that report it
+	ChangelogBytes *int64 `json:"changelog_bytes,omitempty"` // sum of SHOW DATA BinlogSize over the tables that report it
 	TablesWithSize int    `json:"tables_with_size"`
 	Tables         int    `json:"tables"`
+	// TableSizes is each base table's changelog size (SHOW DATA BinlogSize),
+	// largest first; Approximate when SHOW DATA printed it rounded ("1.500 MB").
+	TableSizes []TableSize `json:"table_sizes,omitempty"`
+	// DatabaseSizes is each base-table database's BinlogSize, when a
+	// per-database form of SHOW DATA answered; largest first.
+	DatabaseSizes []DatabaseSize `json:"database_sizes,omitempty"`
 	// From /metrics, when payloads were fetched.
 	RetainedBytes              *float64 `json:"retained_bytes,omitempty"`
 	TTLCleanupFailed           *float64 `json:"ttl_cleanup_failed,omitempty"`
@@ -101,6 +108,19 @@ type SpaceOverview struct {
 	MetricsPayloadsUnparseable int      `json:"metrics_payloads_unparseable"`
 	MetricsPayloadsNotFetched  int      `json:"metrics_payloads_not_fetched"`
 	MetricsStyleProblems       int      `json:"metrics_style_problems"`
+}
+
+// TableSize is one base table's changelog size.
+type TableSize struct {
+	Object      string `json:"object"` // db.table
+	Bytes       int64  `json:"bytes"`
+	Approximate bool   `json:"approximate,omitempty"`
+}
+
+// DatabaseSize is one database's changelog size.
+type DatabaseSize struct {
+	DB    string `json:"db"`
+	Bytes int64  `json:"bytes"`
 }
 
 // MonitorOverview is the health of the FE's own changelog/IVM monitor, when
@@ -296,8 +316,23 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 			}
 			*o.Space.ChangelogBytes += *t.ChangelogSizeBytes
 			o.Space.TablesWithSize++
+			o.Space.TableSizes = append(o.Space.TableSizes, TableSize{Object: t.DB + "." + t.Name,
+				Bytes: *t.ChangelogSizeBytes, Approximate: t.ChangelogSizeText != ""})
 		}
 	}
+	for _, d := range last.Databases {
+		if d.BinlogSizeBytes != nil {
+			o.Space.DatabaseSizes = append(o.Space.DatabaseSizes, DatabaseSize{DB: d.DB, Bytes: *d.BinlogSizeBytes})
+		}
+	}
+	sort.SliceStable(o.Space.TableSizes, func(i, j int) bool {
+		a, b := o.Space.TableSizes[i], o.Space.TableSizes[j]
+		return a.Bytes > b.Bytes || a.Bytes == b.Bytes && a.Object < b.Object
+	})
+	sort.SliceStable(o.Space.DatabaseSizes, func(i, j int) bool {
+		a, b := o.Space.DatabaseSizes[i], o.Space.DatabaseSizes[j]
+		return a.Bytes > b.Bytes || a.Bytes == b.Bytes && a.DB < b.DB
+	})
 	metrics.fillSpace(&o.Space)
 
 	// Monitor health: the oldest sample time any sampled row reports.

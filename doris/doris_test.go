@@ -7,10 +7,10 @@ import (
 func TestEveryRelationHasColumnsAndStatements(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range All() {
-		if seen[r.Source] {
-			t.Errorf("source %q registered twice", r.Source)
+		if seen[r.Source+" "+r.Name] {
+			t.Errorf("relation %q %q registered twice", r.Source, r.Name)
 		}
-		seen[r.Source] = true
+		seen[r.Source+" "+r.Name] = true
 		if len(r.Statements) == 0 {
 			t.Errorf("%s: no statement", r.Source)
 		}

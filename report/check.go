@@ -112,9 +112,34 @@ func CheckOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 	s := o.Space
 	var sp []string
 	if s.ChangelogBytes != nil {
-		sp = append(sp, fmt.Sprintf("changelog %s over %d/%d table(s)", Bytes(float64(*s.ChangelogBytes)), s.TablesWithSize, s.Tables))
+		line := fmt.Sprintf("changelog %s over %d/%d table(s)", Bytes(float64(*s.ChangelogBytes)), s.TablesWithSize, s.Tables)
+		if n := len(s.TableSizes); n > 0 {
+			var top []string
+			for _, ts := range s.TableSizes[:min(3, n)] {
+				approx := ""
+				if ts.Approximate {
+					approx = "~"
+				}
+				top = append(top, fmt.Sprintf("%s %s%s", ts.Object, approx, Bytes(float64(ts.Bytes))))
+			}
+			if n > 3 {
+				top = append(top, fmt.Sprintf("%d more", n-3))
+			}
+			line += " (largest " + strings.Join(top, ", ") + ")"
+		}
+		sp = append(sp, line)
 	} else {
-		sp = append(sp, "changelog size unknown (SHOW DATA has no ChangelogSize on this build)")
+		sp = append(sp, "changelog size unknown (no BinlogSize in SHOW DATA on this build, or not read)")
+	}
+	if n := len(s.DatabaseSizes); n > 0 {
+		var dbs []string
+		for _, d := range s.DatabaseSizes[:min(3, n)] {
+			dbs = append(dbs, fmt.Sprintf("%s %s", d.DB, Bytes(float64(d.Bytes))))
+		}
+		if n > 3 {
+			dbs = append(dbs, fmt.Sprintf("%d more", n-3))
+		}
+		sp = append(sp, "per database "+strings.Join(dbs, ", "))
 	}
 	if s.RetainedBytes != nil {
 		sp = append(sp, "FE retained "+Bytes(*s.RetainedBytes))
@@ -338,7 +363,7 @@ func CheckProm(r *diag.CheckResult) []PromFamily {
 	}
 	fams = append(fams, sev, byCode, streams, pend, head, mvs, delay, fb)
 	if b := o.Space.ChangelogBytes; b != nil {
-		fams = append(fams, g("dorisdiag_changelog_bytes", "Changelog size summed over the base tables that report it (SHOW DATA ChangelogSize).", one(float64(*b))))
+		fams = append(fams, g("dorisdiag_changelog_bytes", "Changelog size summed over the base tables that report it (SHOW DATA BinlogSize).", one(float64(*b))))
 	}
 	if a := o.Monitor.SampleAgeSeconds; a != nil {
 		fams = append(fams, g("dorisdiag_monitor_sample_age_seconds", "Age of the oldest sample of the FE changelog/IVM monitor.", one(*a)))

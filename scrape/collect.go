@@ -44,6 +44,10 @@ type Config struct {
 	// MaxShowCreate bounds the SHOW CREATE TABLE fallback, used only when
 	// information_schema.table_properties cannot be read; 0 = 50.
 	MaxShowCreate int
+	// MaxShowData bounds the per-table SHOW DATA FROM db.tbl statements,
+	// sent only for changelog tables whose database's BinlogSize is not 0
+	// (docs/snapshot.md "SHOW DATA"); 0 = 50.
+	MaxShowData int
 }
 
 // DefaultTasksPerMV is the tasks() window per MV (design.md "Bounded reads").
@@ -70,6 +74,9 @@ func (cfg *Config) defaults() {
 	}
 	if cfg.MaxShowCreate <= 0 {
 		cfg.MaxShowCreate = 50
+	}
+	if cfg.MaxShowData <= 0 {
+		cfg.MaxShowData = 50
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -15,8 +14,8 @@ type tableKey struct{ db, name string }
 
 // tables builds snap.Tables: every base table of a stream or an IVM MV, with
 // its key model, changelog properties and TTL, ID, partitions and changelog
-// size — in a fixed number of statements filtered by database, plus one
-// SHOW DATA per database (docs/snapshot.md).
+// size — in a fixed number of statements filtered by database, plus the
+// bounded SHOW DATA and SHOW CREATE TABLE fallbacks (docs/snapshot.md).
 func (col *collector) tables(ctx context.Context) {
 	byKey := map[tableKey]*snapshot.Table{}
 	add := func(ctl, db, name string) {
@@ -60,7 +59,8 @@ func (col *collector) tables(ctx context.Context) {
 	col.tableOptions(ctx, in, byKey)
 	col.tableIDs(ctx, in, byKey)
 	col.partitions(ctx, in, byKey)
-	col.showData(ctx, dbs, byKey)
+	// SHOW CREATE TABLE first: it fills the changelog properties that tell
+	// showData which tables have a changelog worth a per-table statement.
 	gapsBefore := countGaps(col.snap, snapshot.SourceShowCreateTable)
 	col.showCreate(ctx, byKey)
 	// SHOW CREATE TABLE is the fallback for table_properties: when it read
@@ -69,6 +69,7 @@ func (col *collector) tables(ctx context.Context) {
 	if countGaps(col.snap, snapshot.SourceShowCreateTable) == gapsBefore {
 		col.snap.Supersede(snapshot.SourceTableProperties, snapshot.SourceShowCreateTable)
 	}
+	col.showData(ctx, dbs, byKey)
 
 	keys := make([]tableKey, 0, len(byKey))
 	for k := range byKey {
@@ -240,58 +241,6 @@ func (col *collector) partitions(ctx context.Context, in string, byKey map[table
 			CreateTimeMs: created, VisibleTimeMs: rr.optTimeMs(doris.Partitions.UpdateTime),
 		})
 	}
-}
-
-// showData reads ChangelogSize (S5) with one SHOW DATA per base-table
-// database; builds without the column record it as absent.
-func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tableKey]*snapshot.Table) {
-	var cols []string
-	present := false
-	for _, db := range dbs {
-		q := "SHOW DATA FROM " + doris.QuoteIdent(db)
-		t, err := col.c.query(ctx, q)
-		if err != nil {
-			col.gap(snapshot.SourceShowData, q, err)
-			continue
-		}
-		present, cols = true, t.cols
-		if !t.has("ChangelogSize") {
-			continue
-		}
-		for _, r := range t.rows {
-			rr := col.reader(t, r, snapshot.SourceShowData, "")
-			tb := byKey[tableKey{db, rr.raw(doris.Column{Name: "TableName"})}]
-			if tb == nil {
-				continue
-			}
-			rr.row = db + "." + tb.Name
-			tb.ChangelogSizeBytes = parseBytes(rr, doris.Column{Name: "ChangelogSize"})
-		}
-	}
-	col.capability(snapshot.SourceShowData, present, cols)
-}
-
-var sizeRe = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*([KMGTP]?B?)$`)
-
-// parseBytes reads a byte count: a plain integer, or SHOW DATA's human form
-// ("1.500 GB", "0.000 ") — the latter rounded, as the server rounded it.
-func parseBytes(rr *rowReader, col doris.Column) *int64 {
-	s := strings.TrimSpace(rr.raw(col))
-	if p := rr.t.get(rr.r, col.Name); p == nil || isNullText(s) {
-		return nil
-	}
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return &v
-	}
-	m := sizeRe.FindStringSubmatch(strings.ToUpper(s))
-	if m == nil {
-		rr.bad(col, s, "not a byte count")
-		return nil
-	}
-	f, _ := strconv.ParseFloat(m[1], 64)
-	mult := map[string]float64{"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "P": 1 << 50, "PB": 1 << 50}[m[2]]
-	v := int64(f * mult)
-	return &v
 }
 
 var propRe = regexp.MustCompile(`"((?:changelog|binlog)\.[A-Za-z0-9_.]+)"\s*=\s*"([^"]*)"`)

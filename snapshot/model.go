@@ -36,13 +36,17 @@ type Snapshot struct {
 	Frontends []Node `json:"frontends"` // SHOW FRONTENDS
 	Backends  []Node `json:"backends"`  // SHOW BACKENDS
 
-	Tables      []Table       `json:"tables"`               // base tables with a stream or an IVM MV
-	Partitions  []Partition   `json:"partitions,omitempty"` // information_schema.partitions, when readable
-	Streams     []Stream      `json:"streams"`              // information_schema.table_streams
-	Consumption []Consumption `json:"consumption"`          // information_schema.table_stream_consumption
-	MVs         []MVInfo      `json:"mvs"`                  // mv_infos("database"=...) for every database with MVs
-	Jobs        []Job         `json:"jobs"`                 // jobs("type"="mv")
-	Tasks       []Task        `json:"tasks"`                // tasks("type"="mv"), the latest N per MV
+	Tables []Table `json:"tables"` // base tables with a stream or an IVM MV
+	// Databases is SHOW DATA's per-database sizes for the base tables'
+	// databases (S5), when a per-database form answered (docs/snapshot.md
+	// "SHOW DATA"); absent otherwise.
+	Databases   []DatabaseSize `json:"databases,omitempty"`
+	Partitions  []Partition    `json:"partitions,omitempty"` // information_schema.partitions, when readable
+	Streams     []Stream       `json:"streams"`              // information_schema.table_streams
+	Consumption []Consumption  `json:"consumption"`          // information_schema.table_stream_consumption
+	MVs         []MVInfo       `json:"mvs"`                  // mv_infos("database"=...) for every database with MVs
+	Jobs        []Job          `json:"jobs"`                 // jobs("type"="mv")
+	Tasks       []Task         `json:"tasks"`                // tasks("type"="mv"), the latest N per MV
 
 	MVStatus     []MVStatus   `json:"ivm_mv_status,omitempty"`    // information_schema.ivm_mv_status (seed T4), when present
 	Dependencies []Dependency `json:"ivm_dependencies,omitempty"` // information_schema.ivm_dependencies (seed T4), when present
@@ -133,6 +137,10 @@ type Capabilities struct {
 type SourceCapability struct {
 	Present bool     `json:"present"`
 	Columns []string `json:"columns,omitempty"`
+	// Note says which form of the source answered when an earlier form
+	// failed and another superseded it (e.g. SHOW DATA's ADMIN-only form
+	// refused, the per-table form used): a fallback, not a gap.
+	Note string `json:"note,omitempty"`
 }
 
 // Node is one frontend or backend.
@@ -168,8 +176,28 @@ type Table struct {
 	PropertyNaming string `json:"property_naming,omitempty"`
 	// Properties keeps the changelog/binlog properties exactly as read.
 	Properties map[string]string `json:"properties,omitempty"`
-	// ChangelogSizeBytes is SHOW DATA's ChangelogSize (S5); nil where the build lacks it.
+	// ChangelogSizeBytes is SHOW DATA's BinlogSize of the table (S5; the
+	// Total row of SHOW DATA FROM db.tbl, or 0 when its database's BinlogSize
+	// is 0); nil where the build has no BinlogSize or it was not read.
 	ChangelogSizeBytes *int64 `json:"changelog_size_bytes,omitempty"`
+	// ChangelogSizeText is the size exactly as SHOW DATA printed it when that
+	// was the human form ("1.500 MB": rounded to 3 decimals, so
+	// ChangelogSizeBytes is approximate); "" when the bytes are exact.
+	ChangelogSizeText string `json:"changelog_size_text,omitempty"`
+}
+
+// DatabaseSize is one database's row of SHOW DATA's per-database forms
+// (raw byte counts; ShowDataCommand getDbStatsByProperties / getAllDbStats).
+type DatabaseSize struct {
+	DB string `json:"db"`
+	// BinlogSizeBytes is the database's BinlogSize: the changelog size summed
+	// over its OLAP tables; nil where the build has no BinlogSize.
+	BinlogSizeBytes *int64 `json:"binlog_size_bytes,omitempty"`
+	// DataSizeBytes is DataSize (PROPERTIES form) or Size (all-databases form).
+	DataSizeBytes *int64 `json:"data_size_bytes,omitempty"`
+	// Statement is the form that gave the row: "SHOW DATA PROPERTIES" or
+	// "SHOW DATA".
+	Statement string `json:"statement"`
 }
 
 // Partition is one base-table partition (information_schema.partitions or SHOW PARTITIONS).
