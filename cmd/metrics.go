@@ -155,7 +155,8 @@ func (g *globalOptions) openMetricsInput(input string, maxBytes int64) (io.ReadC
 	case input == "-" || input == "":
 		return io.NopCloser(g.ios.In), "stdin", nil
 	case strings.HasPrefix(input, "http://") || strings.HasPrefix(input, "https://"):
-		fo := scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: maxBytes}
+		fo := scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: maxBytes,
+			Credentials: g.httpCredentials()}
 		ctx, cancel := context.WithTimeout(context.Background(), g.Timeout+time.Second)
 		defer cancel()
 		p, err := scrape.FetchMetrics(ctx, scrape.NewClient(fo), input, fo)
@@ -400,7 +401,7 @@ func metricsScrapeRun(g *globalOptions, o *metricsScrapeOptions) error {
 		rt = g.Timeout
 	}
 	fo := scrape.FetchOptions{ConnectTimeout: o.ConnectTimeout, HeaderTimeout: o.HeaderTimeout, RequestTimeout: rt,
-		MaxBytes: o.MaxBytes, Concurrency: o.Concurrency, KeepBody: o.Save != ""}
+		MaxBytes: o.MaxBytes, Concurrency: o.Concurrency, KeepBody: o.Save != "", Credentials: g.httpCredentials()}
 	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
 
 	var findings []diag.Finding

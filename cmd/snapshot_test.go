@@ -166,6 +166,62 @@ func TestSnapshotPasswordNeverShown(t *testing.T) {
 	}
 }
 
+// TestLiveMetricsCredentials: FEs serve a public /metrics (MetricsAction),
+// BEs run with enable_all_http_auth=true (http_handler_with_auth.cpp).
+// `snapshot --with-metrics` (the connected FE) and `check` (every FE and BE
+// from SHOW FRONTENDS/BACKENDS, which name the emulator's 127.0.0.1
+// listeners): no FE request carries an Authorization header; each BE gets
+// one request without it, then — after its 401 Basic challenge — exactly
+// one with it; the password appears in no output.
+func TestLiveMetricsCredentials(t *testing.T) {
+	const secret = "Pw-4c1-metrics"
+	snap, _ := fixtures.Scenario("incident")
+	e, err := emulator.New(snap, emulator.Options{User: "diag", Password: secret, BEHTTP: true, EnableAllHTTPAuth: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	host, port, _ := net.SplitHostPort(e.Addr())
+	_, hport, _ := net.SplitHostPort(e.HTTPAddr())
+	conn := []string{"--host", host, "--port", port, "--http-port", hport, "--user", "diag"}
+	env := map[string]string{"DORISDIAG_PASSWORD": secret}
+
+	out, stderr, code := run(t, env, "", append([]string{"snapshot", "--with-metrics"}, conn...)...)
+	if code != ExitOK || strings.Contains(out+stderr, secret) {
+		t.Fatalf("snapshot: exit %d (or the password shown): %s", code, stderr)
+	}
+	for _, r := range e.HTTPRequests() {
+		if r.Authorization || r.Server != "fe" {
+			t.Errorf("snapshot --with-metrics: %+v, want FE requests without Authorization only", r)
+		}
+	}
+
+	before := len(e.HTTPRequests())
+	out, stderr, _ = run(t, env, "", append([]string{"check", "-o", "json"}, conn...)...)
+	if strings.Contains(out+stderr, secret) {
+		t.Fatal("check: the password appears in the output")
+	}
+	if strings.Contains(out, "HTTP 401") || strings.Contains(out, "HTTP 403") {
+		t.Errorf("check: a node refused the scrape: %s", out)
+	}
+	per := map[string][]bool{}
+	for _, r := range e.HTTPRequests()[before:] {
+		per[r.Server] = append(per[r.Server], r.Authorization)
+		if r.Server == "fe" && r.Authorization {
+			t.Errorf("check: credentials sent to the FE: %+v", r)
+		}
+	}
+	for _, b := range snap.Backends {
+		name := "be " + b.ID
+		if a := per[name]; len(a) != 2 || a[0] || !a[1] {
+			t.Errorf("check: %s Authorization per request %v, want [false true]", name, a)
+		}
+	}
+}
+
 // TestSnapshotUnreachable: no FE listening is exit 2 with the host named.
 func TestSnapshotUnreachable(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

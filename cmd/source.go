@@ -37,6 +37,18 @@ func (g *globalOptions) password() string {
 	return g.ios.Getenv("MYSQL_PWD")
 }
 
+// httpCredentials are the user's, for a node that answers /metrics with a
+// 401 Basic challenge (a BE with enable_all_http_auth=true); scrape sends
+// them only then, and only to the host:port that asked (docs/snapshot.md
+// "Credentials over HTTP").
+func (g *globalOptions) httpCredentials() *scrape.Credentials {
+	user := g.Conn.User
+	if user == "" {
+		user = "root"
+	}
+	return &scrape.Credentials{User: user, Password: g.password()}
+}
+
 // liveConfig is the collector configuration of the connection flags.
 func (g *globalOptions) liveConfig() scrape.Config {
 	return scrape.Config{
@@ -146,7 +158,7 @@ func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) {
 	if len(targets) == 0 {
 		targets = []scrape.Target{{Kind: "fe", Host: joinHostPort(g.Conn.Host, g.Conn.HTTPPort)}}
 	}
-	fo := scrape.FetchOptions{RequestTimeout: g.Timeout, KeepBody: true}
+	fo := scrape.FetchOptions{RequestTimeout: g.Timeout, KeepBody: true, Credentials: g.httpCredentials()}
 	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
 	s.Metrics = payloadsFrom(results, time.Now())
 }

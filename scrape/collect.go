@@ -178,6 +178,10 @@ type collector struct {
 	// connectedMaster: the FE this session is on is the Master (SHOW
 	// FRONTENDS CurrentConnected).
 	connectedMaster bool
+	// connectedKnown: some SHOW FRONTENDS row said CurrentConnected=Yes.
+	connectedKnown bool
+	// frontendsRead: SHOW FRONTENDS answered (snap.Frontends is the list).
+	frontendsRead bool
 }
 
 func (col *collector) gap(source, query string, err error) {
@@ -193,10 +197,12 @@ func (col *collector) run(ctx context.Context) error {
 		return err
 	}
 	col.probe(ctx)
+	// SHOW FRONTENDS before the clock: GET /api/tso, the last clock
+	// fallback, must go to the Master FE's HTTP port (tsoTargets).
+	col.frontends(ctx)
 	if err := col.clock(ctx); err != nil {
 		return err
 	}
-	col.frontends(ctx)
 	col.backends(ctx)
 	col.streams(ctx)
 	col.consumption(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,8 +15,9 @@ import (
 )
 
 // clock reads the current TSO: information_schema.tso_status, else
-// SHOW TSO STATUS, else the FE's GET /api/tso (doris.md §1). Without any,
-// the collection fails: "now" is the cluster's TSO, never the client clock.
+// SHOW TSO STATUS, else GET /api/tso on the Master FE (tsoTargets; SHOW
+// FRONTENDS is read before the clock for this). Without any, the collection
+// fails: "now" is the cluster's TSO, never the client clock.
 func (col *collector) clock(ctx context.Context) error {
 	var errs []string
 	if t, ok := col.selectInfo(ctx, &doris.TSOStatus.Relation, "", false); ok {
@@ -52,18 +54,33 @@ func (col *collector) clock(ctx context.Context) error {
 	col.gap(snapshot.SourceShowTSOStatus, showTSO, err)
 	errs = append(errs, "SHOW TSO STATUS: "+err.Error())
 
-	cur, url, herr := fetchTSO(ctx, col.cfg)
-	if herr == nil {
-		col.capability(snapshot.SourceHTTPTSO, true, nil)
-		col.snap.Cluster.CurrentTSO = cur
-		col.snap.Cluster.ClockSource = snapshot.SourceHTTPTSO
-		col.snap.Supersede(snapshot.SourceTSOStatus, snapshot.SourceHTTPTSO)
-		col.snap.Supersede(snapshot.SourceShowTSOStatus, snapshot.SourceHTTPTSO)
-		return nil
+	var herrs []error
+	var urls []string
+	targets := col.tsoTargets()
+	for i, target := range targets {
+		cur, url, herr := fetchTSO(ctx, col.cfg, target)
+		if herr == nil {
+			col.capability(snapshot.SourceHTTPTSO, true, nil)
+			col.snap.Cluster.CurrentTSO = cur
+			col.snap.Cluster.ClockSource = snapshot.SourceHTTPTSO
+			col.snap.Supersede(snapshot.SourceTSOStatus, snapshot.SourceHTTPTSO)
+			col.snap.Supersede(snapshot.SourceShowTSOStatus, snapshot.SourceHTTPTSO)
+			return nil
+		}
+		herrs, urls = append(herrs, herr), append(urls, url)
+		// The next target is asked only when this FE says it is not the
+		// Master (--host is on a follower after all, e.g. behind a
+		// load balancer).
+		var fe *feAnswerError
+		if i+1 < len(targets) && !(errors.As(herr, &fe) && fe.notMaster()) {
+			break
+		}
 	}
 	col.capability(snapshot.SourceHTTPTSO, false, nil)
-	col.gap(snapshot.SourceHTTPTSO, url, herr)
-	errs = append(errs, "GET /api/tso: "+herr.Error())
+	for i, herr := range herrs {
+		col.gap(snapshot.SourceHTTPTSO, urls[i], herr)
+		errs = append(errs, "GET /api/tso: "+herr.Error())
+	}
 	return redact(fmt.Errorf("no cluster clock could be read (%s)", strings.Join(errs, "; ")), col.cfg.Password)
 }
 
@@ -96,17 +113,49 @@ func atoi(s string) int {
 	return n
 }
 
+// tsoTargets are the host:ports to ask GET /api/tso, in order. TSOAction
+// answers only on the Master ("Current FE is not master" elsewhere), so:
+//   - SHOW FRONTENDS not read, or no Master row with a host and HttpPort:
+//     --host:--http-port, the only address known;
+//   - the session is on the Master (CurrentConnected): --host:--http-port,
+//     the address the user chose and can reach, then the Master row's
+//     address should that answer "not master" (a load balancer in front);
+//   - the session is on a follower: the Master row's Host:HttpPort
+//     (FrontendsProcNode; HttpPort is the FE's Config.http_port).
+func (col *collector) tsoTargets() []string {
+	user := net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort))
+	master := ""
+	if col.frontendsRead {
+		for _, fe := range col.snap.Frontends {
+			if fe.IsMaster && fe.Host != "" && fe.HTTPPort > 0 {
+				master = net.JoinHostPort(fe.Host, strconv.Itoa(fe.HTTPPort))
+				break
+			}
+		}
+	}
+	switch {
+	case master == "" || master == user:
+		return []string{user}
+	case col.connectedKnown && !col.connectedMaster:
+		return []string{master}
+	default:
+		return []string{user, master}
+	}
+}
+
 func (col *collector) frontends(ctx context.Context) {
 	t, ok := col.show(ctx, snapshot.SourceFrontends, doris.Frontends.Statements[0].Build())
 	if !ok {
 		return
 	}
+	col.frontendsRead = true
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceFrontends, "")
 		// CurrentConnected says which FE serves this session: its /metrics
 		// is the one fetched, and only the Master's has the state series.
 		if strings.EqualFold(rr.raw(doris.Frontends.CurrentConnected), "yes") {
 			col.connectedMaster = rr.bool(doris.Frontends.IsMaster)
+			col.connectedKnown = true
 		}
 		col.snap.Frontends = append(col.snap.Frontends, snapshot.Node{
 			Kind: "fe", ID: rr.raw(doris.Frontends.Name), Host: firstNonEmpty(rr.raw(doris.Frontends.Host), rr.raw(doris.Frontends.HostName), rr.raw(doris.Frontends.IP)),

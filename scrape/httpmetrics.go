@@ -2,14 +2,11 @@ package scrape
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,6 +91,11 @@ type FetchOptions struct {
 	Lint           exposition.Options
 	// DialContext replaces the TCP dialer (tests).
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Credentials answer a Basic challenge from the host:port asked, once
+	// (docs/snapshot.md "Credentials over HTTP"); nil never sends any.
+	Credentials *Credentials
+
+	accept string // Accept header; FetchMetrics sets the exposition one
 }
 
 // DefaultMaxBytes is the /metrics body limit: the seed's worst case is 50 MB
@@ -142,16 +144,23 @@ func (e *TimeoutError) Error() string {
 // Timeout marks it as a timeout for net.Error-style checks.
 func (e *TimeoutError) Timeout() bool { return true }
 
-// HTTPStatusError is a non-2xx answer.
+// HTTPStatusError is a non-2xx answer. URL is the one that answered (after
+// a redirect, where it led), without any user info.
 type HTTPStatusError struct {
 	URL    string
 	Status string
 	Code   int
 	Body   string // the start of the body, escaped for display
+	// AuthUser is set when the answer came to the retry that carried the
+	// credentials of this user (never the password).
+	AuthUser string
 }
 
 func (e *HTTPStatusError) Error() string {
 	msg := fmt.Sprintf("GET %s: HTTP %s", e.URL, e.Status)
+	if e.AuthUser != "" {
+		msg += fmt.Sprintf(" (with the credentials of user %q, sent in answer to a Basic challenge)", e.AuthUser)
+	}
 	if e.Body != "" {
 		msg += ": " + e.Body
 	}
@@ -217,87 +226,22 @@ type Payload struct {
 	Body            []byte        `json:"-"`
 	Bytes           int64         `json:"bytes"`
 	FetchTime       time.Duration `json:"fetch_time_ns"`
+	// Authenticated: the body answered the one retry that carried the
+	// credentials (a Basic challenge asked for them).
+	Authenticated bool `json:"-"`
 }
 
-// FetchMetrics GETs url with the client, bounded by opts' header and whole
-// request timeouts (the client's dialer bounds the connect), and reads at
-// most limit bytes of (decompressed) body. Errors name the host and what
-// failed: a *TimeoutError, *HTTPStatusError or *TooLargeError, wrapped.
+// FetchMetrics GETs url with the client through get, the one HTTP GET of
+// dorisdiag: bounded by opts' header and whole request timeouts (the
+// client's dialer bounds the connect), at most limit bytes of
+// (decompressed) body, no credentials unless a Basic challenge asks for
+// them (opts.Credentials). Errors name the host and what failed: a
+// *TimeoutError, *HTTPStatusError or *TooLargeError, wrapped.
 func FetchMetrics(ctx context.Context, client *http.Client, url string, opts FetchOptions) (Payload, error) {
-	o := opts.withDefaults()
-	start := time.Now()
-	p := Payload{URL: url}
-	req0, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		return p, fmt.Errorf("GET %s: %w", url, err)
+	if opts.accept == "" {
+		opts.accept = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 	}
-	host := req0.URL.Host
-	rctx, cancelReq := context.WithTimeoutCause(ctx, o.RequestTimeout, &TimeoutError{Host: host, Phase: "request", After: o.RequestTimeout})
-	defer cancelReq()
-	hctx, cancelHdr := context.WithCancelCause(rctx)
-	defer cancelHdr(nil)
-	// The header timeout runs from the moment the request is written, so a
-	// slow connect is named as such, not as a silent server.
-	var hdrMu sync.Mutex
-	var hdrTimer *time.Timer
-	headersIn := false
-	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
-		hdrMu.Lock()
-		defer hdrMu.Unlock()
-		if hdrTimer == nil && !headersIn {
-			hdrTimer = time.AfterFunc(o.HeaderTimeout, func() {
-				cancelHdr(&TimeoutError{Host: host, Phase: "response header", After: o.HeaderTimeout})
-			})
-		}
-	}}
-	req := req0.WithContext(httptrace.WithClientTrace(hctx, trace))
-	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
-	req.Header.Set("User-Agent", "dorisdiag")
-	resp, err := client.Do(req)
-	hdrMu.Lock()
-	headersIn = true
-	fired := hdrTimer != nil && !hdrTimer.Stop()
-	hdrMu.Unlock()
-	if err != nil {
-		p.FetchTime = time.Since(start)
-		return p, fmt.Errorf("GET %s: %w", url, classify(err, hctx))
-	}
-	defer resp.Body.Close()
-	if fired {
-		// The header timer fired as the headers arrived: the headers won,
-		// but the request context is canceled; report the body as such.
-		hctx = rctx
-	}
-	p.Status = resp.StatusCode
-	p.ContentType = resp.Header.Get("Content-Type")
-	p.ContentEncoding = resp.Header.Get("Content-Encoding")
-	var body io.Reader = resp.Body
-	if !resp.Uncompressed && strings.EqualFold(p.ContentEncoding, "gzip") {
-		zr, err := gzip.NewReader(resp.Body)
-		if err != nil {
-			p.FetchTime = time.Since(start)
-			return p, fmt.Errorf("GET %s: gzip body: %w", url, err)
-		}
-		defer zr.Close()
-		body = zr
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		snip, _ := io.ReadAll(io.LimitReader(body, 200))
-		p.FetchTime = time.Since(start)
-		return p, &HTTPStatusError{URL: url, Status: resp.Status, Code: resp.StatusCode, Body: exposition.DisplayValue(bytes.TrimSpace(snip))}
-	}
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(body, o.MaxBytes+1))
-	p.FetchTime = time.Since(start)
-	if err != nil {
-		return p, fmt.Errorf("GET %s: reading body after %d bytes: %w", url, n, classify(err, hctx))
-	}
-	if n > o.MaxBytes {
-		return p, &TooLargeError{URL: url, Limit: o.MaxBytes}
-	}
-	p.Body = buf.Bytes()
-	p.Bytes = n
-	return p, nil
+	return get(ctx, client, url, opts, nil)
 }
 
 // classify replaces a context error by the timeout that caused it.

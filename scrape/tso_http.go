@@ -4,92 +4,130 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strconv"
+	"strings"
 
+	"github.com/dorisdiag/dorisdiag/scrape/exposition"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// fetchTSO is the last clock fallback: GET /api/tso on the FE (admin;
-// {"code":0,"data":{"current_tso":...}}, doris.md §1). The TSO exceeds 2^53,
-// so the body is decoded with UseNumber, never through float64.
-func fetchTSO(ctx context.Context, cfg Config) (tso.TSO, string, error) {
-	url := "http://" + net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.HTTPPort)) + "/api/tso"
-	body, err := httpGet(ctx, cfg, url, 1<<20)
+// fetchTSO is the last clock fallback: GET /api/tso on target (host:port of
+// an FE's HTTP server; the collector picks the Master's, see tsoTargets).
+//
+// Doris's TSOAction (fe-core/.../httpv2/rest/TSOAction.java @db2b4e86)
+// answers every outcome with HTTP 200 and the httpv2 envelope
+// (ResponseEntityBuilder: "All response will return with http code 200"):
+//
+//	{"code":0,"msg":"success","data":{"current_tso":...,...}}   the Master
+//	{"code":400,"msg":"Bad Request","data":"Current FE is not master"}   a follower
+//	{"code":400,"msg":"Bad Request","data":"Need auth information."}   no Authorization header
+//
+// The last one is its way of asking for credentials: executeCheckPassword
+// throws UnauthorizedException("Need auth information.") from
+// BaseController.getAuthorizationInfo, and TSOAction's catch (Exception)
+// turns it into badRequest — no 401, no WWW-Authenticate. get treats that
+// exact shape as the challenge (tsoAsksForAuth). The TSO exceeds 2^53, so
+// the body is decoded with UseNumber, never through float64.
+func fetchTSO(ctx context.Context, cfg Config, target string) (tso.TSO, string, error) {
+	u := "http://" + target + "/api/tso"
+	o := FetchOptions{ConnectTimeout: cfg.Timeout, HeaderTimeout: cfg.Timeout, RequestTimeout: cfg.Timeout, MaxBytes: 1 << 20,
+		Credentials: &Credentials{User: cfg.User, Password: cfg.Password}, accept: "application/json"}
+	p, err := get(ctx, httpClient(o), u, o, tsoAsksForAuth)
 	if err != nil {
-		return 0, url, err
+		return 0, u, err
 	}
-	var resp struct {
-		Code *int            `json:"code"`
-		Msg  string          `json:"msg"`
-		Data json.RawMessage `json:"data"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&resp); err != nil {
-		return 0, url, fmt.Errorf("%s: not JSON: %w", url, err)
+	resp, err := decodeEnvelope(p.Body)
+	if err != nil {
+		return 0, u, fmt.Errorf("GET %s: not JSON: %w", u, err)
 	}
 	if resp.Code == nil || *resp.Code != 0 {
-		return 0, url, fmt.Errorf("%s: FE answered code %v: %s", url, deref(resp.Code), resp.Msg)
+		return 0, u, &feAnswerError{URL: u, Code: resp.Code, Msg: resp.Msg, Data: resp.dataText()}
 	}
 	var data struct {
 		CurrentTSO json.Number `json:"current_tso"`
 	}
-	dec = json.NewDecoder(bytes.NewReader(resp.Data))
+	dec := json.NewDecoder(bytes.NewReader(resp.Data))
 	dec.UseNumber()
 	if err := dec.Decode(&data); err != nil {
-		return 0, url, fmt.Errorf("%s: data: %w", url, err)
+		return 0, u, fmt.Errorf("GET %s: data: %w", u, err)
 	}
-	p, err := tso.Parse(data.CurrentTSO.String())
-	if err != nil || p.Kind != tso.KindTSO || p.TSO <= 0 {
-		return 0, url, fmt.Errorf("%s: current_tso %q is not a real TSO", url, data.CurrentTSO)
+	pt, err := tso.Parse(data.CurrentTSO.String())
+	if err != nil || pt.Kind != tso.KindTSO || pt.TSO <= 0 {
+		return 0, u, fmt.Errorf("GET %s: current_tso %q is not a real TSO", u, data.CurrentTSO)
 	}
-	return p.TSO, url, nil
+	return pt.TSO, u, nil
 }
 
-func deref(p *int) any {
-	if p == nil {
-		return "missing"
-	}
-	return *p
+// envelope is the httpv2 ResponseBody: {code, msg, data}.
+type envelope struct {
+	Code *int            `json:"code"`
+	Msg  string          `json:"msg"`
+	Data json.RawMessage `json:"data"`
 }
 
-// httpGet is a bounded GET: --timeout for the whole request, a body limit,
-// basic auth with the collector's user, and the host in every error.
-func httpGet(ctx context.Context, cfg Config, url string, maxBytes int64) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.SetBasicAuth(cfg.User, cfg.Password)
-	client := &http.Client{Timeout: cfg.Timeout, Transport: &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: cfg.Timeout}).DialContext,
-		ResponseHeaderTimeout: cfg.Timeout,
-		Proxy:                 nil,
-	}}
-	resp, err := client.Do(req)
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within --timeout %s: %w", cfg.Timeout, err)
-		}
-		return nil, redact(err, cfg.Password)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d", url, resp.StatusCode)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
-	if err != nil {
-		return nil, redact(fmt.Errorf("GET %s: %w", url, err), cfg.Password)
-	}
-	if int64(len(body)) > maxBytes {
-		return nil, fmt.Errorf("GET %s: body larger than the %d-byte limit", url, maxBytes)
-	}
-	return body, nil
+func decodeEnvelope(body []byte) (envelope, error) {
+	var e envelope
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	err := dec.Decode(&e)
+	return e, err
 }
+
+// dataText is data as text: a JSON string unquoted, anything else as sent.
+func (e envelope) dataText() string {
+	var s string
+	if json.Unmarshal(e.Data, &s) == nil {
+		return s
+	}
+	return string(bytes.TrimSpace(e.Data))
+}
+
+// tsoAsksForAuth recognises TSOAction's answer to a request without
+// credentials: code 400 with data "Need auth information." (verified, see
+// fetchTSO). A code 401 envelope (ResponseEntityBuilder.unauthorized) is
+// accepted too: UNVERIFIED that /api/tso ever sends it.
+func tsoAsksForAuth(body []byte) bool {
+	e, err := decodeEnvelope(body)
+	if err != nil || e.Code == nil {
+		return false
+	}
+	if *e.Code == 401 {
+		return true
+	}
+	return *e.Code == 400 && strings.Contains(strings.ToLower(e.dataText()), "need auth information")
+}
+
+// feAnswerError is an httpv2 envelope with a code other than 0; Data is
+// Doris's reason ("Current FE is not master").
+type feAnswerError struct {
+	URL  string
+	Code *int
+	Msg  string
+	Data string
+}
+
+func (e *feAnswerError) Error() string {
+	code := "missing"
+	if e.Code != nil {
+		code = fmt.Sprint(*e.Code)
+	}
+	msg := fmt.Sprintf("GET %s: FE answered code %s", e.URL, code)
+	if e.Msg != "" {
+		msg += " (" + exposition.DisplayValue([]byte(e.Msg)) + ")"
+	}
+	if e.Data != "" {
+		msg += ": " + exposition.DisplayValue([]byte(e.Data))
+	}
+	return msg
+}
+
+// notMaster: the FE asked is a follower (TSOAction: "Current FE is not
+// master").
+func (e *feAnswerError) notMaster() bool {
+	return strings.Contains(strings.ToLower(e.Data), "not master")
+}
+
+// httpClient is a client with o's connect timeout, no proxy (a cluster's
+// own nodes are never reached through one).
+func httpClient(o FetchOptions) *http.Client { return NewClient(o) }

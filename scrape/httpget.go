@@ -1,0 +1,273 @@
+package scrape
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/scrape/exposition"
+)
+
+// Credentials are the user's, for HTTP Basic auth. get sends them only in
+// answer to a challenge from the host:port it asked (design.md "Credentials
+// only where asked"; docs/snapshot.md "Credentials over HTTP").
+type Credentials struct {
+	User     string
+	Password string
+}
+
+// authAsk recognises an answer that asks for credentials without the HTTP
+// challenge: Doris's TSOAction answers HTTP 200 {"code":400,"data":"Need auth
+// information."} (see tsoAsksForAuth). nil: only a 401 Basic challenge counts.
+type authAsk func(body []byte) bool
+
+// get is the one HTTP GET of dorisdiag: /api/tso, the FE's and every BE's
+// /metrics all go through it.
+//
+//   - The first request carries no Authorization header.
+//   - Only when the answer is a 401 whose WWW-Authenticate offers Basic (or,
+//     for /api/tso, Doris's JSON "Need auth information." — ask), and came
+//     from the very scheme://host:port requested (the final response's
+//     request URL: not after a redirect elsewhere), and o.Credentials is set,
+//     is the same URL asked once more with them. A 401 without a Basic
+//     challenge is not retried.
+//   - A redirect to another scheme://host:port never carries credentials
+//     (the Authorization header and any URL user info are stripped).
+//   - Timeouts: the client's dialer bounds the connect, o.HeaderTimeout the
+//     wait for headers, o.RequestTimeout each attempt; the body is read up
+//     to o.MaxBytes (after gzip).
+//   - Errors name the URL that failed — after a redirect, the one it was
+//     redirected to — and are built without the password.
+func get(ctx context.Context, client *http.Client, rawURL string, opts FetchOptions, ask authAsk) (Payload, error) {
+	o := opts.withDefaults()
+	start := time.Now()
+	p := Payload{URL: rawURL}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return p, fmt.Errorf("GET %s: %w", rawURL, err)
+	}
+	if u.User != nil {
+		// Credentials never travel in a URL (they would be sent ahead of
+		// any challenge, and printed with it).
+		u.User = nil
+		return p, fmt.Errorf("GET %s: user info in the URL is refused: credentials are sent only in answer to a Basic challenge", u.Redacted())
+	}
+	p.URL = u.String()
+	origin := originOf(u)
+	a, err := attempt(ctx, client, u, o, nil)
+	if err == nil && o.Credentials != nil && originOf(a.final) == origin &&
+		(basicChallenge(a.status, a.header) || (ask != nil && a.status == http.StatusOK && ask(a.body))) {
+		a, err = attempt(ctx, client, u, o, o.Credentials)
+		if err == nil {
+			p.Authenticated = true
+		}
+	}
+	p.FetchTime = time.Since(start)
+	if err != nil {
+		return p, err
+	}
+	p.Status = a.status
+	p.ContentType = a.header.Get("Content-Type")
+	p.ContentEncoding = a.header.Get("Content-Encoding")
+	if a.status < 200 || a.status > 299 {
+		se := &HTTPStatusError{URL: a.final.Redacted(), Status: a.statusText, Code: a.status, Body: exposition.DisplayValue(bytes.TrimSpace(a.body))}
+		if p.Authenticated {
+			se.AuthUser = o.Credentials.User
+		}
+		return p, se
+	}
+	p.Body = a.body
+	p.Bytes = int64(len(a.body))
+	return p, nil
+}
+
+// answer is one attempt's outcome: the final response (after redirects).
+type answer struct {
+	status     int
+	statusText string
+	header     http.Header
+	final      *url.URL
+	body       []byte // whole (2xx) or its first 200 bytes (otherwise)
+}
+
+var basicRE = regexp.MustCompile(`(?i)(?:^|,)\s*basic(?:\s|,|$)`)
+
+// basicChallenge: a 401 whose WWW-Authenticate offers the Basic scheme
+// (RFC 7617), e.g. the BE's `Basic realm="Restricted"`.
+func basicChallenge(status int, h http.Header) bool {
+	if status != http.StatusUnauthorized {
+		return false
+	}
+	for _, v := range h.Values("WWW-Authenticate") {
+		if basicRE.MatchString(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// originOf is scheme://host:port with the default port made explicit.
+func originOf(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// hops remembers the URL of the latest request of a redirect chain, so a
+// timeout names the host that did not answer.
+type hops struct {
+	mu   sync.Mutex
+	last *url.URL
+}
+
+func (h *hops) set(u *url.URL) {
+	h.mu.Lock()
+	c := *u
+	c.User = nil
+	h.last = &c
+	h.mu.Unlock()
+}
+
+func (h *hops) get() *url.URL {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.last
+}
+
+// attempt is one GET of u (following redirects), with Basic credentials
+// when creds is set, under o's header and whole-request timeouts.
+func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOptions, creds *Credentials) (*answer, error) {
+	origin := originOf(u)
+	hop := &hops{}
+	hop.set(u)
+	c := *client
+	next := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		hop.set(req.URL)
+		if originOf(req.URL) != origin {
+			// net/http keeps Authorization across a redirect to another
+			// port of the same host name: never let it go.
+			req.Header.Del("Authorization")
+			req.URL.User = nil
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	rctx, cancelReq := context.WithTimeoutCause(ctx, o.RequestTimeout, &TimeoutError{Phase: "request", After: o.RequestTimeout})
+	defer cancelReq()
+	hctx, cancelHdr := context.WithCancelCause(rctx)
+	defer cancelHdr(nil)
+	// The header timeout runs from the moment the request is written, so a
+	// slow connect is named as such, not as a silent server.
+	var hdrMu sync.Mutex
+	var hdrTimer *time.Timer
+	headersIn := false
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		hdrMu.Lock()
+		defer hdrMu.Unlock()
+		if hdrTimer == nil && !headersIn {
+			hdrTimer = time.AfterFunc(o.HeaderTimeout, func() {
+				cancelHdr(&TimeoutError{Phase: "response header", After: o.HeaderTimeout})
+			})
+		}
+	}}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(hctx, trace), http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u.Redacted(), err)
+	}
+	if o.accept != "" {
+		req.Header.Set("Accept", o.accept)
+	}
+	req.Header.Set("User-Agent", "dorisdiag")
+	if creds != nil {
+		req.SetBasicAuth(creds.User, creds.Password)
+	}
+	resp, err := c.Do(req)
+	hdrMu.Lock()
+	headersIn = true
+	fired := hdrTimer != nil && !hdrTimer.Stop()
+	hdrMu.Unlock()
+	if err != nil {
+		last := hop.get()
+		return nil, fmt.Errorf("GET %s: %w", last.String(), named(classify(unwrapURLError(err), hctx), last))
+	}
+	defer resp.Body.Close()
+	if fired {
+		// The header timer fired as the headers arrived: the headers won,
+		// but the request context is canceled; report the body as such.
+		hctx = rctx
+	}
+	a := &answer{status: resp.StatusCode, statusText: resp.Status, header: resp.Header, final: hop.get()}
+	if resp.Request != nil && resp.Request.URL != nil {
+		f := *resp.Request.URL
+		f.User = nil
+		a.final = &f
+	}
+	var body io.Reader = resp.Body
+	if !resp.Uncompressed && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return nil, fmt.Errorf("GET %s: gzip body: %w", a.final.String(), err)
+		}
+		defer zr.Close()
+		body = zr
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		a.body, _ = io.ReadAll(io.LimitReader(body, 200))
+		return a, nil
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(body, o.MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: reading body after %d bytes: %w", a.final.String(), n, named(classify(err, hctx), a.final))
+	}
+	if n > o.MaxBytes {
+		return nil, &TooLargeError{URL: a.final.String(), Limit: o.MaxBytes}
+	}
+	a.body = buf.Bytes()
+	return a, nil
+}
+
+// unwrapURLError drops net/http's *url.Error wrapper: the caller names the
+// URL itself (the one of the last hop, without user info).
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err
+	}
+	return err
+}
+
+// named fills in the host of a header or request timeout: the host of the
+// last hop, which is the one that did not answer.
+func named(err error, last *url.URL) error {
+	var te *TimeoutError
+	if errors.As(err, &te) && te.Host == "" {
+		c := *te
+		c.Host = last.Host
+		return &c
+	}
+	return err
+}
