@@ -306,7 +306,7 @@ connect, a response-header and a whole-request timeout. It lints each payload,
 checks that only the Master FE exports state series, and summarises per host:
 reachable or not (with the timeout that fired), parse status, problems, series,
 bytes and fetch time. --save stores the payloads into a snapshot file.`,
-		Example: `  dorisdiag metrics scrape --targets 10.0.0.1:8030,10.0.0.2:8030,10.0.0.5:8040
+		Example: `  dorisdiag metrics scrape --targets fe1.demo.invalid:8030,fe2.demo.invalid:8030,be5.demo.invalid:8040
   dorisdiag metrics scrape --host fe1 --save snap.json
   dorisdiag metrics scrape --targets fe=fe1:18030,be=be1:18040 -o json`,
 		Args: cobra.NoArgs,

@@ -162,7 +162,7 @@ func TestMetricsLintSnapshotPayloads(t *testing.T) {
 	if code != ExitFindings {
 		t.Fatalf("exit %d, want 1: the incident Master payload carries a raw quote", code)
 	}
-	for _, want := range []string{"10.0.1.11:8030: DOES NOT PARSE", "label-value-raw-quote: doris_fe_table_data_size table_name=", "design-ttl-cleanup-failed"} {
+	for _, want := range []string{"fe1.demo.invalid:8030: DOES NOT PARSE", "label-value-raw-quote: doris_fe_table_data_size table_name=", "design-ttl-cleanup-failed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}

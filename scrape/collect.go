@@ -91,6 +91,9 @@ func Collect(ctx context.Context, cfg Config) (*snapshot.Snapshot, error) {
 	}
 	started := time.Now()
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	if err := reservedName(addr); err != nil {
+		return nil, fmt.Errorf("connecting to %w", err)
+	}
 	db, err := openDB(cfg, addr)
 	if err != nil {
 		return nil, redact(fmt.Errorf("connecting to %s: %w", addr, err), cfg.Password)

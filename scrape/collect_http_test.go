@@ -98,7 +98,7 @@ func TestNoCredentialsToFEMetrics(t *testing.T) {
 // 401 is reported, naming the BE.
 func TestBEMetricsAuthChallenge(t *testing.T) {
 	s := emulator.Sample()
-	s.Metrics = append(s.Metrics, snapshot.MetricsPayload{Kind: "be", Target: "10.0.1.1:8040", Body: "# TYPE doris_be_up gauge\ndoris_be_up 1\n"})
+	s.Metrics = append(s.Metrics, snapshot.MetricsPayload{Kind: "be", Target: "be1.demo.invalid:8040", Body: "# TYPE doris_be_up gauge\ndoris_be_up 1\n"})
 	e, cfg := startEmulator(t, s, emulator.Options{BEHTTP: true, EnableAllHTTPAuth: true, User: "diag", Password: httpSecret})
 	got := collect(t, cfg)
 	var targets []scrape.Target

@@ -25,7 +25,7 @@ type Target struct {
 	Host string `json:"host"` // host:port of the HTTP server
 }
 
-// String is "fe 10.0.0.1:8030".
+// String is "fe fe1.demo.invalid:8030".
 func (t Target) String() string {
 	if t.Kind == "" {
 		return t.Host
@@ -190,6 +190,9 @@ func NewClient(opts FetchOptions) *http.Client {
 	tr := &http.Transport{
 		Proxy: nil, // a cluster's own nodes: never through a proxy
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if err := reservedName(addr); err != nil {
+				return nil, err
+			}
 			dctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
 			defer cancel()
 			c, err := dial(dctx, network, addr)
@@ -337,4 +340,20 @@ func MasterOnlyViolations(results []ScrapeResult) (exporters []string, masters [
 	sort.Strings(exporters)
 	sort.Strings(masters)
 	return exporters, masters
+}
+
+// reservedName refuses, before any lookup, a host in the reserved .invalid
+// domain (RFC 2606, RFC 6761 §6.4: such names never resolve). The bundled
+// scenarios name their nodes so (fe1.demo.invalid), and asking a resolver
+// for them would still send a packet off the machine.
+func reservedName(addr string) error {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "invalid" || strings.HasSuffix(h, ".invalid") {
+		return fmt.Errorf("%s: a name in the reserved .invalid domain (RFC 6761) never resolves; not looked up", addr)
+	}
+	return nil
 }

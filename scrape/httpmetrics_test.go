@@ -188,3 +188,21 @@ func TestScrapeAll(t *testing.T) {
 		t.Errorf("exporters %v masters %v", exp, masters)
 	}
 }
+
+// TestReservedNamesAreNeverLookedUp: a bundled scenario's node names
+// (fe1.demo.invalid) are refused before any DNS query leaves the machine.
+func TestReservedNamesAreNeverLookedUp(t *testing.T) {
+	o := fast
+	dialed := false
+	o.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialed = true
+		return nil, errors.New("dialed")
+	}
+	_, err := FetchMetrics(context.Background(), NewClient(o), "http://fe1.demo.invalid:8030/metrics", o)
+	if err == nil || !strings.Contains(err.Error(), "reserved .invalid domain") || dialed {
+		t.Fatalf("err %v, dialed %v", err, dialed)
+	}
+	if _, err := Collect(context.Background(), Config{Host: "fe1.demo.invalid", Timeout: time.Second}); err == nil || !strings.Contains(err.Error(), ".invalid") {
+		t.Fatalf("Collect: %v", err)
+	}
+}
