@@ -92,19 +92,8 @@ func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tabl
 		}
 		targets = append(targets, k)
 	}
-	sort.Slice(targets, func(i, j int) bool {
-		return targets[i].db+"\x00"+targets[i].name < targets[j].db+"\x00"+targets[j].name
-	})
-	if len(targets) > col.cfg.MaxShowData {
-		skipped := targets[col.cfg.MaxShowData:]
-		names := make([]string, 0, 5)
-		for _, k := range skipped[:min(5, len(skipped))] {
-			names = append(names, k.db+"."+k.name)
-		}
-		col.gap(snapshot.SourceShowData, "", errorsf("changelog size of %d base tables not read (limit %d SHOW DATA FROM db.tbl), e.g. %s",
-			len(skipped), col.cfg.MaxShowData, strings.Join(names, ", ")))
-		targets = targets[:col.cfg.MaxShowData]
-	}
+	targets = col.boundTables(targets, col.cfg.MaxShowData, snapshot.SourceShowData,
+		"changelog size of %d base tables not read (limit %d SHOW DATA FROM db.tbl), e.g. %s")
 	var firstErr error
 	read := 0
 	for _, k := range targets {

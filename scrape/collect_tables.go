@@ -260,18 +260,9 @@ func (col *collector) showCreate(ctx context.Context, byKey map[tableKey]*snapsh
 	if len(keys) == 0 {
 		return
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].db+"\x00"+keys[i].name < keys[j].db+"\x00"+keys[j].name })
 	present := false
-	if len(keys) > col.cfg.MaxShowCreate {
-		skipped := keys[col.cfg.MaxShowCreate:]
-		names := make([]string, 0, 5)
-		for _, k := range skipped[:min(5, len(skipped))] {
-			names = append(names, k.db+"."+k.name)
-		}
-		col.gap(snapshot.SourceShowCreateTable, "", errorsf("%d base tables without changelog properties in table_properties were not read (limit %d SHOW CREATE TABLE), e.g. %s",
-			len(skipped), col.cfg.MaxShowCreate, strings.Join(names, ", ")))
-		keys = keys[:col.cfg.MaxShowCreate]
-	}
+	keys = col.boundTables(keys, col.cfg.MaxShowCreate, snapshot.SourceShowCreateTable,
+		"%d base tables without changelog properties in table_properties were not read (limit %d SHOW CREATE TABLE), e.g. %s")
 	for _, k := range keys {
 		q := doris.ShowCreateTable.Statements[0].Build(doris.QuoteIdent(k.db), doris.QuoteIdent(k.name))
 		t, err := col.c.query(ctx, q)
@@ -302,4 +293,21 @@ func (col *collector) showCreate(ctx context.Context, byKey map[tableKey]*snapsh
 		}
 	}
 	col.capability(snapshot.SourceShowCreateTable, present, nil)
+}
+
+// boundTables sorts the tables a per-table statement is sent for and keeps
+// at most limit of them; the rest are one gap of source (format: how many,
+// the limit, the first few names), never silently left out.
+func (col *collector) boundTables(keys []tableKey, limit int, source, format string) []tableKey {
+	sort.Slice(keys, func(i, j int) bool { return keys[i].db+"\x00"+keys[i].name < keys[j].db+"\x00"+keys[j].name })
+	if len(keys) <= limit {
+		return keys
+	}
+	skipped := keys[limit:]
+	names := make([]string, 0, 5)
+	for _, k := range skipped[:min(5, len(skipped))] {
+		names = append(names, k.db+"."+k.name)
+	}
+	col.gap(source, "", errorsf(format, len(skipped), limit, strings.Join(names, ", ")))
+	return keys[:limit]
 }
