@@ -391,7 +391,8 @@ func TestDiffFindings(t *testing.T) {
 		t.Errorf("changes = %+v", ch)
 	}
 	var buf strings.Builder
-	if err := report.CheckFindings(&buf, report.Style{}, &diag.CheckResult{Findings: []diag.Finding{b, c}}, ch); err != nil {
+	doc := report.CheckDoc{CheckResult: &diag.CheckResult{Findings: []diag.Finding{b, c}}, Changes: ch}
+	if err := report.Emit(&buf, report.Style{}, report.FormatTable, doc); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
