@@ -38,9 +38,13 @@ type MVExplainDoc struct {
 func (MVExplainDoc) Kind() string { return "mv_explain" }
 
 func init() {
-	Register("mv_list", FormatTable, func(w io.Writer, st Style, d Doc) error { return mvList(w, st, d.(MVListDoc), mvListNarrow, mvListTable) })
+	Register("mv_list", FormatTable, func(w io.Writer, st Style, d Doc) error {
+		return mvList(w, st, d.(MVListDoc), mvListNarrow, mvListTable)
+	})
 	Register("mv_list", FormatWide, func(w io.Writer, st Style, d Doc) error { return mvList(w, st, d.(MVListDoc), 0, mvListTable) })
-	Register("mv_list", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return mvList(w, Style{}, d.(MVListDoc), mvListNarrow, Markdown) })
+	Register("mv_list", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
+		return mvList(w, Style{}, d.(MVListDoc), mvListNarrow, Markdown)
+	})
 	Register("mv_explain", FormatTable, func(w io.Writer, st Style, d Doc) error { return mvExplain(w, st, d.(MVExplainDoc), textBlocks(st)) })
 	Register("mv_explain", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
 		return mvExplain(w, Style{}, d.(MVExplainDoc), markdownBlocks)
