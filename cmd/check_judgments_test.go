@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,5 +29,30 @@ func TestCheckOverviewHeadroomFollowsMinHeadroom(t *testing.T) {
 	}
 	if out := runTTY("check", "--demo", "healthy"); !strings.Contains(out, "user min headroom "+st.Severity("ok", h)) {
 		t.Errorf("default --min-headroom: headroom %s is not coloured ok:\n%q", h, out)
+	}
+}
+
+// docs/commands.md lists each converted command's formats: they are the
+// ones report registers for its document.
+func TestCommandsDocFormatsMatchRegistry(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "commands.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, kind := range map[string]string{"`check`": "check", "`explain [CODE]`": "explain", "`streams`": "streams",
+		"`streams show DB.STREAM`": "stream", "`mv list`": "mv_list", "`mv explain DB.MV`": "mv_explain"} {
+		var fs []string
+		for _, f := range report.Formats(kind) {
+			fs = append(fs, string(f))
+		}
+		if want := "| " + cmd + " |"; !strings.Contains(string(data), want) {
+			t.Errorf("commands.md has no row %s", want)
+			continue
+		}
+		row := string(data)[strings.Index(string(data), "| "+cmd+" |"):]
+		row = row[:strings.Index(row, "\n")]
+		if !strings.Contains(row, "| "+strings.Join(fs, ", ")+" |") {
+			t.Errorf("commands.md row %q does not list %s", row, strings.Join(fs, ", "))
+		}
 	}
 }
