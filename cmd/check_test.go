@@ -18,10 +18,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/report"
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
 )
 
 // checkDocOf runs check with -o json and decodes the findings.

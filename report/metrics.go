@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // LintView is what `metrics lint` shows for one payload; cmd fills it,

@@ -126,10 +126,15 @@ func Collect(ctx context.Context, cfg Config) (*snapshot.Snapshot, error) {
 	return col.snap, nil
 }
 
-func openDB(cfg Config, addr string) (*sql.DB, error) {
+func openDB(cfg Config, addr string) (*sql.DB, error) { return openDBIn(cfg, addr, "") }
+
+// openDBIn opens a session whose current database is db ("" for none): the
+// driver selects it in the handshake, so no USE statement is ever sent.
+func openDBIn(cfg Config, addr, dbName string) (*sql.DB, error) {
 	mc := mysql.NewConfig()
 	mc.Net = "tcp"
 	mc.Addr = addr
+	mc.DBName = dbName
 	mc.User = cfg.User
 	mc.Passwd = cfg.Password
 	mc.Timeout = cfg.Timeout
