@@ -29,8 +29,8 @@ func readFixture(t *testing.T, name string) string {
 func TestMetricsLintFiveErrors(t *testing.T) {
 	path := filepath.Join("..", "fixtures", "metrics", "five_errors.prom")
 	out, stderr, code := run(t, nil, "", "metrics", "lint", path, "--now", fixtureNow)
-	if code != ExitOK || stderr != "" {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
+	if code != ExitFindings || stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want 1: a linter fails on a payload that does not parse", code, stderr)
 	}
 	golden(t, "metrics_lint_five_errors.txt", strings.ReplaceAll(out, path, "five_errors.prom"))
 	// All five escaping errors, each with line:col and the label.
@@ -41,8 +41,8 @@ func TestMetricsLintFiveErrors(t *testing.T) {
 			t.Errorf("missing %q", want)
 		}
 	}
-	if _, _, code := run(t, nil, "", "metrics", "lint", path, "--fail-on", "critical"); code != ExitFindings {
-		t.Errorf("--fail-on critical: exit %d, want 1", code)
+	if _, _, code := run(t, nil, "", "metrics", "lint", path, "--fail-on", "none"); code != ExitOK {
+		t.Errorf("--fail-on none: exit %d, want 0", code)
 	}
 	if _, _, code := run(t, nil, "", "metrics", "lint", filepath.Join("..", "fixtures", "metrics", "fe_master.prom"), "--now", fixtureNow, "--fail-on", "critical"); code != ExitOK {
 		t.Errorf("clean payload with --fail-on critical: exit %d, want 0", code)
@@ -51,8 +51,8 @@ func TestMetricsLintFiveErrors(t *testing.T) {
 
 func TestMetricsLintJSONAndStdin(t *testing.T) {
 	out, _, code := run(t, nil, readFixture(t, "user_backslash.prom"), "metrics", "lint", "-o", "json", "--now", fixtureNow)
-	if code != ExitOK {
-		t.Fatalf("exit %d", code)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want 1 (the payload does not parse)", code)
 	}
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {

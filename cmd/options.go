@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"time"
 
@@ -19,6 +21,9 @@ type IOStreams struct {
 	Err    io.Writer
 	IsTTY  bool // stdout is a terminal
 	Getenv func(string) string
+	// DialContext, when set, replaces the TCP dialer of every HTTP fetch
+	// (tests: a dialer that fails the test proves a command stays offline).
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // System returns the real process streams.
@@ -134,4 +139,10 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// dialContext is the TCP dialer of every HTTP fetch: nil is the system one;
+// tests set IOStreams.DialContext to fail on any connection.
+func (g *globalOptions) dialContext() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return g.ios.DialContext
 }

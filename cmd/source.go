@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/fixtures"
@@ -146,21 +148,12 @@ func (g *globalOptions) collectLive() (*snapshot.Snapshot, error) {
 	return s, nil
 }
 
-// attachMetrics fetches /metrics of every FE and BE the snapshot lists
-// (concurrently, each with its own timeouts) into s.Metrics, replacing the
-// collector's Master-only payload: check lints them all (S5, T8) and an
-// unreachable node becomes a finding, never a hang.
+// attachMetrics fetches /metrics of every FE and BE (scrape.AttachMetrics):
+// check lints them all (S5, T8).
 func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) {
-	targets := g.metricsTargets
-	if len(targets) == 0 {
-		targets = targetsFromSnapshot(s)
-	}
-	if len(targets) == 0 {
-		targets = []scrape.Target{{Kind: "fe", Host: joinHostPort(g.Conn.Host, g.Conn.HTTPPort)}}
-	}
-	fo := scrape.FetchOptions{RequestTimeout: g.Timeout, KeepBody: true, Credentials: g.httpCredentials()}
-	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
-	s.Metrics = payloadsFrom(results, time.Now())
+	fallback := scrape.Target{Kind: "fe", Host: net.JoinHostPort(g.Conn.Host, strconv.Itoa(g.Conn.HTTPPort))}
+	fo := scrape.FetchOptions{RequestTimeout: g.Timeout, Credentials: g.httpCredentials(), DialContext: g.dialContext()}
+	scrape.AttachMetrics(context.Background(), s, g.metricsTargets, fallback, fo)
 }
 
 // contextFor bounds a whole live collection: each hop has its own --timeout

@@ -140,10 +140,9 @@ func UnreachableFinding(kind, host string, err error) Finding {
 	}
 }
 
-// MasterOnlyFindings applies "state series only on the Master FE" across the
-// FEs of one scrape: exporters are the FEs with state series, masters those
-// with node_info{type="is_master"} 1.
-func MasterOnlyFindings(exporters, masters []string) []Finding {
+// masterOnlyFindings words MasterOnlyFindings: exporters are the FEs with
+// state series, masters those with node_info{type="is_master"} 1 (sorted).
+func masterOnlyFindings(exporters, masters []string) []Finding {
 	var out []Finding
 	isMaster := map[string]bool{}
 	for _, m := range masters {

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // Fetching /metrics from every FE and BE (design.md "Reliability": timeouts
@@ -322,24 +322,20 @@ func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOption
 	return r
 }
 
-// MasterOnlyViolations lists the FEs that export state series: with the
-// rule "state series only on the Master FE", at most one FE may, and it must
-// say node_info{type="is_master"} 1.
-func MasterOnlyViolations(results []ScrapeResult) (exporters []string, masters []string) {
-	for _, r := range results {
-		if r.Lint == nil || r.Target.Kind == "be" {
-			continue
-		}
-		if exposition.StateSeries(r.Lint) > 0 {
-			exporters = append(exporters, r.Target.Host)
-		}
-		if exposition.IsMaster(r.Lint) {
-			masters = append(masters, r.Target.Host)
+// TargetsFromSnapshot lists every FE and BE of a snapshot with an HTTP
+// port (SHOW FRONTENDS' HttpPort, SHOW BACKENDS' HttpPort), the targets
+// `metrics scrape --host` and a live check fetch /metrics from.
+func TargetsFromSnapshot(s *snapshot.Snapshot) []Target {
+	var out []Target
+	for _, nodes := range [][]snapshot.Node{s.Frontends, s.Backends} {
+		for _, n := range nodes {
+			if n.Host == "" || n.HTTPPort <= 0 {
+				continue
+			}
+			out = append(out, Target{Kind: n.Kind, Host: net.JoinHostPort(strings.Trim(n.Host, "[]"), strconv.Itoa(n.HTTPPort))})
 		}
 	}
-	sort.Strings(exporters)
-	sort.Strings(masters)
-	return exporters, masters
+	return out
 }
 
 // reservedName refuses, before any lookup, a host in the reserved .invalid
@@ -356,4 +352,37 @@ func reservedName(addr string) error {
 		return fmt.Errorf("%s: a name in the reserved .invalid domain (RFC 6761) never resolves; not looked up", addr)
 	}
 	return nil
+}
+
+// Payloads turns scrape results into the snapshot's /metrics payloads
+// (bodies as kept by FetchOptions.KeepBody), fetched at at.
+func Payloads(results []ScrapeResult, at time.Time) []snapshot.MetricsPayload {
+	var out []snapshot.MetricsPayload
+	for _, r := range results {
+		mp := snapshot.MetricsPayload{Kind: r.Target.Kind, Target: r.Target.Host, URL: r.URL, FetchedAt: at.UTC(), Bytes: r.Bytes, Body: string(r.Body)}
+		if r.Lint != nil {
+			mp.IsMaster = exposition.IsMaster(r.Lint)
+		}
+		if r.Err != nil {
+			mp.Error = r.Err.Error()
+		}
+		out = append(out, mp)
+	}
+	return out
+}
+
+// AttachMetrics fetches /metrics of every node into s.Metrics, replacing
+// the collector's Master-only payload: targets when given, else the FEs and
+// BEs s lists (TargetsFromSnapshot), else fallback (the FE connected to).
+// Each fetch has its own timeouts; an unreachable node is a payload with an
+// error, never a hang.
+func AttachMetrics(ctx context.Context, s *snapshot.Snapshot, targets []Target, fallback Target, fo FetchOptions) {
+	if len(targets) == 0 {
+		targets = TargetsFromSnapshot(s)
+	}
+	if len(targets) == 0 {
+		targets = []Target{fallback}
+	}
+	fo.KeepBody = true
+	s.Metrics = Payloads(ScrapeAll(ctx, NewClient(fo), targets, fo), time.Now())
 }

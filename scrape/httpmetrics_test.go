@@ -181,12 +181,6 @@ func TestScrapeAll(t *testing.T) {
 	if res[3].Reachable || res[3].Err == nil || !strings.Contains(res[3].Err.Error(), refused) {
 		t.Errorf("refused: %+v", res[3])
 	}
-	// Both FE payloads come from a Master fixture: two FEs claim to be the
-	// Master and export state series, which the master-only rule flags.
-	exp, masters := MasterOnlyViolations(res)
-	if len(exp) != 2 || len(masters) != 2 {
-		t.Errorf("exporters %v masters %v", exp, masters)
-	}
 }
 
 // TestReservedNamesAreNeverLookedUp: a bundled scenario's node names
