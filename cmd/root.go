@@ -46,7 +46,7 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, wide, json, markdown, prom (each command lists the ones it supports)")
 	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (also: NO_COLOR environment variable); colour is used only on a TTY")
-	pf.StringVar(&g.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check: critical)")
+	pf.StringVar(&g.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check, metrics lint, metrics scrape: critical)")
 	pf.DurationVar(&g.Timeout, "timeout", 10*time.Second, "timeout for each network operation (connect, query, HTTP request)")
 	pf.StringVar(&g.Conn.Host, "host", "", "Doris FE host (live mode); the password comes from DORISDIAG_PASSWORD or MYSQL_PWD, never a flag")
 	pf.IntVar(&g.Conn.Port, "port", 9030, "Doris FE MySQL-protocol (query) port")
