@@ -383,11 +383,11 @@ func TestCheckWatchAppendsRounds(t *testing.T) {
 }
 
 func TestDiffFindings(t *testing.T) {
-	a := diag.Finding{Code: "A", Object: diag.Object{Kind: "mv", DB: "d", Name: "x"}}
-	b := diag.Finding{Code: "B", Object: diag.Object{Kind: "mv", DB: "d", Name: "y"}}
-	c := diag.Finding{Code: "C", Object: diag.Object{Kind: "stream", DB: "d", Name: "z"}}
+	a := diag.Finding{Code: diag.CodeMVDelayHigh, Object: diag.Object{Kind: "mv", DB: "d", Name: "x"}}
+	b := diag.Finding{Code: diag.CodeMVJobPaused, Object: diag.Object{Kind: "mv", DB: "d", Name: "y"}}
+	c := diag.Finding{Code: diag.CodeStreamStale, Object: diag.Object{Kind: "stream", DB: "d", Name: "z"}}
 	ch := diffFindings([]diag.Finding{a, b}, []diag.Finding{b, c})
-	if !ch.New[report.FindingKey(c)] || ch.New[report.FindingKey(b)] || len(ch.Resolved) != 1 || ch.Resolved[0].Code != "A" {
+	if !ch.New[report.FindingKey(c)] || ch.New[report.FindingKey(b)] || len(ch.Resolved) != 1 || ch.Resolved[0].Code != diag.CodeMVDelayHigh {
 		t.Errorf("changes = %+v", ch)
 	}
 	var buf strings.Builder
@@ -395,7 +395,7 @@ func TestDiffFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if !strings.Contains(out, "New since the last round (1)") || !strings.Contains(out, "Resolved since the last round (1)") || strings.Index(out, " C ") > strings.Index(out, " B ") {
+	if !strings.Contains(out, "New since the last round (1)") || !strings.Contains(out, "Resolved since the last round (1)") || strings.Index(out, " STREAM_STALE ") > strings.Index(out, " MV_JOB_PAUSED ") {
 		t.Errorf("watch rendering:\n%s", out)
 	}
 }

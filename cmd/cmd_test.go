@@ -93,7 +93,7 @@ func TestNoSourceIsExit2(t *testing.T) {
 }
 
 func TestGateFailOn(t *testing.T) {
-	fs := []diag.Finding{{Code: "X", Severity: diag.SeverityWarning}}
+	fs := []diag.Finding{{Code: diag.CodeStreamDisabled, Severity: diag.SeverityWarning}}
 	for _, tc := range []struct {
 		failOn, def string
 		want        int

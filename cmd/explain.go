@@ -22,7 +22,7 @@ type explainDoc struct {
 	Related  []string `json:"related"`
 }
 
-func toExplainDoc(c diag.Code) explainDoc {
+func toExplainDoc(c diag.CodeDoc) explainDoc {
 	rel := c.Related
 	if rel == nil {
 		rel = []string{}
@@ -74,7 +74,7 @@ docs/findings.md.`,
 			case report.FormatJSON:
 				return report.JSON(g.ios.Out, "explain", toExplainDoc(c))
 			case report.FormatMarkdown:
-				return report.FindingsDoc(g.ios.Out, []diag.Code{c})
+				return report.FindingsDoc(g.ios.Out, []diag.CodeDoc{c})
 			}
 			return report.Explain(g.ios.Out, g.style(), c)
 		},

@@ -440,13 +440,13 @@ func tsoHeadroomRun(g *globalOptions, o *tsoHeadroomOptions) error {
 			lost := float64(r.ExpiredWindowMs) / 1000
 			res.LostSeconds = &lost
 			res.Findings = append(res.Findings, diag.Finding{
-				Code: "TSO_OFFSET_EXPIRED", Severity: diag.SeverityCritical, Object: obj, Evidence: ev,
+				Code: diag.CodeTSOOffsetExpired, Severity: diag.SeverityCritical, Object: obj, Evidence: ev,
 				Summary: "offset is past the retention: MIN_DELTA reads are rejected, DETAIL/APPEND_ONLY reads skip " + tso.FormatDuration(r.ExpiredWindowMs) + " of changes",
 				Next:    "dorisdiag streams show DB.STREAM  # find the consumer; then reset it or rebuild its target",
 			})
 		case time.Duration(r.HeadroomMs)*time.Millisecond < o.MinHeadroom:
 			res.Findings = append(res.Findings, diag.Finding{
-				Code: "TSO_HEADROOM_LOW", Severity: diag.SeverityWarning, Object: obj, Evidence: ev,
+				Code: diag.CodeTSOHeadroomLow, Severity: diag.SeverityWarning, Object: obj, Evidence: ev,
 				Summary: "only " + res.Headroom + " before the TTL expires the next change this offset needs (under --min-headroom " + o.MinHeadroom.String() + ")",
 				Next:    "consume the stream now, or raise changelog.ttl_seconds on the base table",
 			})

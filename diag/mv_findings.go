@@ -11,14 +11,14 @@ import (
 // causeOrder ranks MV codes from root cause to symptom, so that `mv explain`
 // names the cause first and the delay it produces after (a failing refresh
 // explains a delay, not the other way round).
-var causeOrder = []string{
-	"MV_CHANGELOG_BROKEN", "MV_INTERNAL_STREAM_MISSING", "MV_REBUILD_REQUIRED", "MV_JOB_PAUSED", "MV_TASK_STUCK_RUNNING",
-	"MV_TASK_QUEUED_LONG", "MV_CONSECUTIVE_FAILURES", "MV_ROWS_MAY_BE_MISSED", "MV_NEXT_REFRESH_RECOMPUTES",
-	"MV_FALLBACKS_REPEATED", "MV_EXCLUDED_DEPENDENCY_OUTDATED", "MV_STATE_UNKNOWN", "MV_INITIALIZING",
-	"SERVER_CLIENT_MISMATCH", "MV_DELAY_HIGH",
+var causeOrder = []Code{
+	CodeMVChangelogBroken, CodeMVInternalStreamMissing, CodeMVRebuildRequired, CodeMVJobPaused, CodeMVTaskStuckRunning,
+	CodeMVTaskQueuedLong, CodeMVConsecutiveFailures, CodeMVRowsMayBeMissed, CodeMVNextRefreshRecomputes,
+	CodeMVFallbacksRepeated, CodeMVExcludedDependencyOutdated, CodeMVStateUnknown, CodeMVInitializing,
+	CodeServerClientMismatch, CodeMVDelayHigh,
 }
 
-func causeRank(code string) int {
+func causeRank(code Code) int {
 	for i, c := range causeOrder {
 		if c == code {
 			return i
@@ -62,9 +62,8 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 	var fs []Finding
 	id := r.ID
 	obj := Object{Kind: "mv", DB: r.DB, Name: r.Name, ID: &id}
-	add := func(code, summary, detail string, ev map[string]string, next string) *Finding {
-		c := mustCode(code)
-		fs = append(fs, Finding{Code: code, Severity: c.Severity, Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next})
+	add := func(code Code, summary, detail string, ev map[string]string, next string) *Finding {
+		fs = append(fs, Finding{Code: code, Severity: code.Severity(), Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next})
 		return &fs[len(fs)-1]
 	}
 	h := &r.History
@@ -103,7 +102,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 				evd["headroom_seconds"] = fmtFloat(*dep.HeadroomSeconds)
 			}
 		}
-		add("MV_CHANGELOG_BROKEN", fmt.Sprintf("refreshes fail with %s: the internal stream%s expired (T0)", reason, where),
+		add(CodeMVChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired (T0)", reason, where),
 			fmt.Sprintf("The latest refresh (task %d) failed with %s: %s. The changelog TTL expired changes the internal stream still needed; before fix T0 every refresh fails until a manual COMPLETE refresh.",
 				h.LastFailure.TaskID, reason, mvOrNone(truncateText(h.LastFailure.ErrorMsg, 200))),
 			evd, "REFRESH MATERIALIZED VIEW "+r.qualified()+" COMPLETE;")
@@ -113,7 +112,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 	for i := range r.Dependencies {
 		d := &r.Dependencies[i]
 		if d.DependencyState == DepMissing {
-			add("MV_INTERNAL_STREAM_MISSING", fmt.Sprintf("no internal stream follows base table %s.%s", d.BaseTableDB, d.BaseTableName),
+			add(CodeMVInternalStreamMissing, fmt.Sprintf("no internal stream follows base table %s.%s", d.BaseTableDB, d.BaseTableName),
 				"The MV follows this base table ("+d.Source+" source) but table_streams has no internal stream for it. "+d.Note,
 				ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName),
 				"SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = "+doris.QuoteLiteral(r.DB)+
@@ -124,38 +123,38 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 	switch r.FreshnessState {
 	case FreshRebuildRequired:
 		dirty := r.dirtyText()
-		add("MV_REBUILD_REQUIRED", "a partition of the MV is dirty and needs a rebuild"+ifText(dirty != "", " ("+dirty+")"),
+		add(CodeMVRebuildRequired, "a partition of the MV is dirty and needs a rebuild"+ifText(dirty != "", " ("+dirty+")"),
 			"information_schema.ivm_mv_status reports REBUILD_REQUIRED: the delta cannot maintain the dirty partition; its age counts in the delay ("+valueText(r.DataDelay)+").",
 			ev("dirty_partitions", dirty, "data_delay", valueText(r.DataDelay)),
 			"REFRESH MATERIALIZED VIEW "+r.qualified()+" AUTO;")
 	case FreshUnknown:
-		add("MV_STATE_UNKNOWN", "freshness unknown: "+r.StateReason, "The data delay has no value ("+valueText(r.DataDelay)+"). "+r.StateReason+".",
+		add(CodeMVStateUnknown, "freshness unknown: "+r.StateReason, "The data delay has no value ("+valueText(r.DataDelay)+"). "+r.StateReason+".",
 			ev("data_delay", valueText(r.DataDelay)), "dorisdiag mv explain "+r.label())
 	case FreshInitializing:
-		add("MV_INITIALIZING", "the MV has never refreshed successfully", r.StateReason+": there is no baseline, hence no delay.",
+		add(CodeMVInitializing, "the MV has never refreshed successfully", r.StateReason+": there is no baseline, hence no delay.",
 			ev("refresh_state", r.RefreshState), "REFRESH MATERIALIZED VIEW "+r.qualified()+" COMPLETE;")
 	default:
 		if !knownState(r.FreshnessState) {
-			add("MV_STATE_UNKNOWN", "the server reports an unknown freshness state "+strconv.Quote(r.FreshnessState),
+			add(CodeMVStateUnknown, "the server reports an unknown freshness state "+strconv.Quote(r.FreshnessState),
 				"ivm_mv_status.FRESHNESS_STATE holds a value this dorisdiag does not know; it is kept as data.", ev(), "dorisdiag mv explain "+r.label())
 		}
 	}
 
 	// Paused job.
 	if strings.EqualFold(r.JobStatus, "PAUSED") {
-		add("MV_JOB_PAUSED", "the refresh job "+mvOrNone(r.JobName)+" is paused", "jobs(\"type\"=\"mv\") Status PAUSED: no refresh runs; the MV is "+valueText(r.DataDelay)+" behind.",
+		add(CodeMVJobPaused, "the refresh job "+mvOrNone(r.JobName)+" is paused", "jobs(\"type\"=\"mv\") Status PAUSED: no refresh runs; the MV is "+valueText(r.DataDelay)+" behind.",
 			ev("job", r.JobName, "job_status", r.JobStatus, "data_delay", valueText(r.DataDelay)),
 			"RESUME MATERIALIZED VIEW JOB ON "+r.qualified()+";")
 	}
 	// Stuck and queued tasks.
 	if t := h.Running; t != nil && t.AgeSeconds != nil && *t.AgeSeconds > a.opt.MaxRunning.Seconds() {
-		add("MV_TASK_STUCK_RUNNING", fmt.Sprintf("task %d has been running for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxRunning.Seconds())),
+		add(CodeMVTaskStuckRunning, fmt.Sprintf("task %d has been running for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxRunning.Seconds())),
 			"tasks() Status RUNNING since "+mvTimeText(t.StartTimeMs)+"; query "+mvOrNone(t.LastQueryID)+".",
 			ev("task_id", strconv.FormatInt(t.TaskID, 10), "running_seconds", fmtFloat(*t.AgeSeconds), "last_query_id", t.LastQueryID),
 			"SHOW QUERY PROFILE '/"+t.LastQueryID+"';  -- then, if stuck: CANCEL MATERIALIZED VIEW TASK "+strconv.FormatInt(t.TaskID, 10)+" ON "+r.qualified()+";")
 	}
 	if t := h.OldestPending; t != nil && t.AgeSeconds != nil && *t.AgeSeconds > a.opt.MaxQueued.Seconds() {
-		add("MV_TASK_QUEUED_LONG", fmt.Sprintf("task %d has been queued for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxQueued.Seconds())),
+		add(CodeMVTaskQueuedLong, fmt.Sprintf("task %d has been queued for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxQueued.Seconds())),
 			"tasks() Status PENDING since "+mvTimeText(t.CreateTimeMs)+": the refresh the data needs has not started.",
 			ev("task_id", strconv.FormatInt(t.TaskID, 10), "queued_seconds", fmtFloat(*t.AgeSeconds)),
 			"SELECT MvName, TaskId, Status, CreateTime FROM tasks(\"type\" = \"mv\") WHERE Status IN ('PENDING', 'RUNNING') ORDER BY CreateTime;")
@@ -182,7 +181,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 		if atLeast {
 			n = "at least " + n
 		}
-		add("MV_CONSECUTIVE_FAILURES", fmt.Sprintf("the last %s refreshes failed (%s): %s", n, reason, truncateText(mvOrNone(msg), 120)),
+		add(CodeMVConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s): %s", n, reason, truncateText(mvOrNone(msg), 120)),
 			fmt.Sprintf("%s consecutive failures (from %s; --max-failures %d). Last failure reason %s%s.", n, src, a.opt.MaxFailures, reason,
 				ifText(h.LastFailure != nil && h.LastFailure.FailureReasonInferred && src != "ivm_mv_status", " (inferred from the error text: tasks() has no failure-reason column)")),
 			ev("consecutive_failures", n, "source", src, "failure_reason", reason, "last_error", truncateText(msg, 200)),
@@ -199,7 +198,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 		if d.StreamID != nil {
 			next += "\n" + consumptionSQL(*d.StreamID, a.caps.ConsumptionT2)
 		}
-		add("MV_ROWS_MAY_BE_MISSED", fmt.Sprintf("rows of %s.%s partition %s may be missing from the MV (%s)", d.BaseTableDB, d.BaseTableName, d.RowsMissedUnit, d.RowsMayBeMissed),
+		add(CodeMVRowsMayBeMissed, fmt.Sprintf("rows of %s.%s partition %s may be missing from the MV (%s)", d.BaseTableDB, d.BaseTableName, d.RowsMissedUnit, d.RowsMayBeMissed),
 			d.RowsMissedDetail+". Builds without fix "+d.RowsMayBeMissed+" read it from the changelog and skip the expired rows silently; a COMPLETE refresh restores them.",
 			ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "partition", d.RowsMissedUnit, "rule", d.RowsMayBeMissed, "key_model", d.KeyModel, "stream", d.StreamName),
 			next)
@@ -209,7 +208,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 	if !changelogBroken {
 		if d := r.lowestHeadroomTrigger(); d != nil && d.HeadroomSeconds != nil && *d.HeadroomSeconds < 0 {
 			part := d.HeadroomPartition
-			add("MV_NEXT_REFRESH_RECOMPUTES", fmt.Sprintf("the next refresh can only recompute: the internal stream on %s.%s is %s past the retention", d.BaseTableDB, d.BaseTableName, durText(-*d.HeadroomSeconds)),
+			add(CodeMVNextRefreshRecomputes, fmt.Sprintf("the next refresh can only recompute: the internal stream on %s.%s is %s past the retention", d.BaseTableDB, d.BaseTableName, durText(-*d.HeadroomSeconds)),
 				fmt.Sprintf("Retention headroom %s on partition %s of %s (T9): the next refresh after a write to it cannot apply a delta and rebuilds the MV.",
 					durText(*d.HeadroomSeconds), mvOrNone(part), d.StreamName),
 				ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName, "partition", part, "headroom_seconds", fmtFloat(*d.HeadroomSeconds)),
@@ -228,7 +227,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 		if h.DurationTrend.Direction == "rising" {
 			trend = fmt.Sprintf("; refreshes got %.1f× slower", h.DurationTrend.Ratio)
 		}
-		add("MV_FALLBACKS_REPEATED", fmt.Sprintf("%d fallbacks in the last %s (%s)", h.FallbacksInWindow, durText(a.opt.FallbackWindow.Seconds()), reasons),
+		add(CodeMVFallbacksRepeated, fmt.Sprintf("%d fallbacks in the last %s (%s)", h.FallbacksInWindow, durText(a.opt.FallbackWindow.Seconds()), reasons),
 			"Tasks planned an incremental refresh, fell back to a rebuild for an IVM reason and committed data"+share+trend+
 				ifText(!a.caps.IvmRefreshMethod, " (method inferred from RefreshMode: this build has no IvmRefreshMethod)")+".",
 			ev("fallbacks_in_window", strconv.Itoa(h.FallbacksInWindow), "reasons", reasons, "recompute_share", shareText(h.RecomputeShare), "duration_trend", h.DurationTrend.Direction),
@@ -262,7 +261,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 				break
 			}
 		}
-		add("MV_EXCLUDED_DEPENDENCY_OUTDATED", summary,
+		add(CodeMVExcludedDependencyOutdated, summary,
 			"By design its changes trigger no refresh and stay out of the data delay; the MV does not reflect them"+ifText(d != "", " (up to "+d+")")+". Evidence: "+basis+".",
 			ev(evKey, evVal, "max_excluded_delay", d, "evidence", basis),
 			"REFRESH MATERIALIZED VIEW "+r.qualified()+" AUTO;  -- only if the MV should reflect them now")
@@ -271,7 +270,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 	// S1: delay over the target. An unknown delay whose proven lower bound
 	// is already over the target is over it too ("at least").
 	if v := r.DataDelay; v.Seconds == nil && v.Lower != nil && *v.Lower > a.opt.MaxDelay.Seconds() {
-		f := add("MV_DELAY_HIGH", fmt.Sprintf("at least %s behind (target %s)%s", durText(*v.Lower), durText(a.opt.MaxDelay.Seconds()), depText(worstDep)),
+		f := add(CodeMVDelayHigh, fmt.Sprintf("at least %s behind (target %s)%s", durText(*v.Lower), durText(a.opt.MaxDelay.Seconds()), depText(worstDep)),
 			"The data delay has no upper bound ("+v.Note+"), but it is at least "+durText(*v.Lower)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+").",
 			ev("data_delay_lower_seconds", fmtFloat(*v.Lower), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(worstDep), "worst_partition", depPart(worstDep)),
 			"")
@@ -284,7 +283,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 		}
 	}
 	if v := r.DataDelay; v.Seconds != nil && *v.Seconds > a.opt.MaxDelay.Seconds() {
-		f := add("MV_DELAY_HIGH", fmt.Sprintf("%s behind (target %s)%s", valueText(v), durText(a.opt.MaxDelay.Seconds()), depText(worstDep)),
+		f := add(CodeMVDelayHigh, fmt.Sprintf("%s behind (target %s)%s", valueText(v), durText(a.opt.MaxDelay.Seconds()), depText(worstDep)),
 			"Data delay "+valueText(v)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+")."+ifText(v.Note != "", " "+v.Note+"."),
 			ev("data_delay_seconds", fmtFloat(*v.Seconds), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(worstDep), "worst_partition", depPart(worstDep)),
 			"")
@@ -311,7 +310,7 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 			}
 		}
 		if bad, why := delayMismatch(r.DataDelay, *r.ClientDelay, age, refreshedSince); bad {
-			add("SERVER_CLIENT_MISMATCH", "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
+			add(CodeServerClientMismatch, "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
 				"Server "+valueText(r.DataDelay)+", client "+valueText(*r.ClientDelay)+" (tolerance: 2 sampling intervals plus the sample's age). One side reads the offsets differently; the client keeps the server's value.",
 				ev("server_delay", valueText(r.DataDelay), "client_delay", valueText(*r.ClientDelay)),
 				"SELECT DATA_DELAY_SECONDS, DELAY_PRECISION, SAMPLE_TIME FROM information_schema.ivm_mv_status WHERE DB_NAME = "+doris.QuoteLiteral(r.DB)+" AND MV_NAME = "+doris.QuoteLiteral(r.Name)+";")

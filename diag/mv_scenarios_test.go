@@ -48,7 +48,7 @@ func TestScenarioMVExpectations(t *testing.T) {
 			n++
 			found := false
 			for _, f := range r.Findings {
-				if e.Matches(f.Code, f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
+				if e.Matches(f.Code.String(), f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
 					found = true
 				}
 			}
@@ -91,10 +91,10 @@ func TestScenarioTrueCauseFirst(t *testing.T) {
 				continue
 			}
 			fs := r.FindingsFor("demo", mv)
-			if len(fs) == 0 || fs[0].Code != code {
+			if len(fs) == 0 || fs[0].Code.String() != code {
 				var got []string
 				for _, f := range fs {
-					got = append(got, f.Code)
+					got = append(got, f.Code.String())
 				}
 				t.Errorf("%s %s: causes %v, want %s first", name, mv, got, code)
 				continue

@@ -66,8 +66,8 @@ func (a *streamAnalyzer) changedSince(sr *StreamResult, sinceMs int64) int {
 func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 	var fs []Finding
 	obj := Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID)}
-	add := func(code, summary, detail string, ev map[string]string, next string) *Finding {
-		fs = append(fs, Finding{Code: code, Severity: mustCode(code).Severity, Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next})
+	add := func(code Code, summary, detail string, ev map[string]string, next string) *Finding {
+		fs = append(fs, Finding{Code: code, Severity: code.Severity(), Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next})
 		return &fs[len(fs)-1]
 	}
 	ev := func(kv ...string) map[string]string {
@@ -86,12 +86,12 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 	consQ := fmt.Sprintf("SELECT UNIT, CONSUMPTION_STATUS, `LAG`, LAST_CONSUMPTION_TIME FROM information_schema.table_stream_consumption WHERE STREAM_ID = %d;", sr.ID)
 
 	if !sr.Enabled {
-		add("STREAM_DISABLED", "stream is disabled (ENABLED = 0): nothing consumes it while the TTL keeps moving",
+		add(CodeStreamDisabled, "stream is disabled (ENABLED = 0): nothing consumes it while the TTL keeps moving",
 			"A disabled stream keeps its offsets, but the TTL still expires the changelog behind them.", ev(),
 			"SELECT STREAM_NAME, ENABLED FROM information_schema.table_streams WHERE STREAM_ID = "+strconv.FormatInt(sr.ID, 10)+";")
 	}
 	if sr.BaseTableDropped {
-		add("STREAM_BASE_TABLE_DROPPED", "the stream's base table is dropped (BASE_TABLE_* columns read N/A)",
+		add(CodeStreamBaseTableDropped, "the stream's base table is dropped (BASE_TABLE_* columns read N/A)",
 			"The stream can never be read again; it only holds metadata.", ev(),
 			"DROP STREAM "+q+";  -- after checking no job still reads it")
 	}
@@ -100,12 +100,12 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 		if reason == "" && sr.BaseTableDropped {
 			reason = "base table dropped"
 		}
-		add("STREAM_STALE", "stream is stale (IS_STALE): "+orNone(reason),
+		add(CodeStreamStale, "stream is stale (IS_STALE): "+orNone(reason),
 			"A stale stream cannot be read; recreate it. Note IS_STALE does not report TTL expiry (doris.md §3).", ev("stale_reason", reason),
 			"SELECT STREAM_NAME, IS_STALE, STALE_REASON FROM information_schema.table_streams WHERE STREAM_ID = "+strconv.FormatInt(sr.ID, 10)+";")
 	}
 	if sr.State == StateUnknown {
-		add("STREAM_STATE_UNKNOWN", "stream state unknown: "+sr.StateReason,
+		add(CodeStreamStateUnknown, "stream state unknown: "+sr.StateReason,
 			"Without a readable offset the tool cannot tell resume, headroom or pending age.", ev(), consQ)
 	}
 	if sr.LagInVersions {
@@ -115,7 +115,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 				units = append(units, p.Unit)
 			}
 		}
-		add("STREAM_LAG_IN_VERSIONS", "LAG probably counts partition versions (old build), not TSO: not converted to time",
+		add(CodeStreamLagInVersions, "LAG probably counts partition versions (old build), not TSO: not converted to time",
 			fmt.Sprintf("LAG is below 2^18 while the offset is a TSO on %d partition(s) (%s): older builds counted LAG in versions (doris.md §4). Pending ages use the offset only (UPPER_BOUND).", len(units), strings.Join(first(units, 5), ", ")),
 			ev("partitions", strconv.Itoa(len(units))), consQ)
 	}
@@ -143,7 +143,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 	if sr.Kind == KindIVM && sr.StateSource != SourceServer && len(behind)+len(idle) > 0 {
 		all := append(append([]*PartitionResult{}, behind...), idle...)
 		w := worstHeadroom(all)
-		f := add("IVM_STREAM_RECOMPUTE_ONLY", fmt.Sprintf("internal stream of MV %s: the next refresh may only recompute (headroom %s on %s)", mvLabel(sr), fmtSecs(w.HeadroomSeconds), w.Unit),
+		f := add(CodeIVMStreamRecomputeOnly, fmt.Sprintf("internal stream of MV %s: the next refresh may only recompute (headroom %s on %s)", mvLabel(sr), fmtSecs(w.HeadroomSeconds), w.Unit),
 			fmt.Sprintf("%d partition(s) have an offset below the retention floor. An IVM read rejects an expired offset (T10), so the refresh falls back to COMPLETE (T0) — or, before T0, fails with CHANGELOG_BROKEN. A keep-alive TSO (T9) that SQL does not show on older builds may still cover an idle partition, hence \"may\".", len(all)),
 			ev("mv", mvLabel(sr), "partitions", strconv.Itoa(len(all)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", ttl),
 			"dorisdiag mv explain "+sr.DB+"."+mvNameOr(sr)+"   # then, if needed: REFRESH MATERIALIZED VIEW "+doris.QuoteIdent(sr.DB)+"."+doris.QuoteIdent(mvNameOr(sr))+" COMPLETE;")
@@ -160,18 +160,18 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 				lost = fmt.Sprintf(" — about %s of changes", tso.FormatDuration(*sr.LostWindowMs))
 				ev2["lost_window_ms"] = strconv.FormatInt(*sr.LostWindowMs, 10)
 			}
-			add("STREAM_CANNOT_RESUME_CLIPPED", fmt.Sprintf("cannot resume: the next %s read will silently skip changes%s (%d partition(s), offset expired %s ago)", sr.ReadMode, lost, len(behind), fmtSecs(negate(w.HeadroomSeconds))),
+			add(CodeStreamCannotResumeClipped, fmt.Sprintf("cannot resume: the next %s read will silently skip changes%s (%d partition(s), offset expired %s ago)", sr.ReadMode, lost, len(behind), fmtSecs(negate(w.HeadroomSeconds))),
 				fmt.Sprintf("The offset of %s is below the retention floor: a %s read is clipped to the first retained TSO and the expired changes are skipped without an error (doris.md §2). The consumer never sees them.", w.Unit, sr.ReadMode),
 				ev2, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet (ALTER TABLE "+doris.QuoteIdent(sr.BaseTableDB)+"."+doris.QuoteIdent(sr.BaseTableName)+" SET (\""+sr.TTLProperty+"\" = \"...\")); otherwise re-sync the consumer from the base table and SELECT * FROM "+q+"@reset() to start again.")
 		default:
-			add("STREAM_CANNOT_RESUME_REJECTED", fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(behind), fmtSecs(negate(w.HeadroomSeconds))),
+			add(CodeStreamCannotResumeRejected, fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(behind), fmtSecs(negate(w.HeadroomSeconds))),
 				strings.TrimSpace(fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (doris.md §2). %s", w.Unit, sr.ReadModeNote)),
 				ev2, "Re-sync the consumer from the base table, then SELECT * FROM "+q+"@reset() to move the offset to now (or raise "+sr.TTLProperty+" if the changelog is not compacted yet).")
 		}
 	}
 	if sr.Kind == KindUser && len(behind) == 0 && len(idle) > 0 {
 		w := worstHeadroom(idle)
-		add("STREAM_IDLE_OUT_OF_RETENTION", fmt.Sprintf("idle stream out of retention: nothing pending, but %d offset(s) left the retention %s ago", len(idle), fmtSecs(negate(w.HeadroomSeconds))),
+		add(CodeStreamIdleOutOfRetention, fmt.Sprintf("idle stream out of retention: nothing pending, but %d offset(s) left the retention %s ago", len(idle), fmtSecs(negate(w.HeadroomSeconds))),
 			fmt.Sprintf("The stream is caught up on %s, but nobody wrote the partition for longer than the TTL, so its offset is below the retention floor: nothing is lost yet, but a MIN_DELTA read is rejected and the design reports the stream cannot_resume (user streams get no keep-alive, seed T9).", w.Unit),
 			ev("partitions", strconv.Itoa(len(idle)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", ttl),
 			"SELECT * FROM "+q+"@reset();  -- nothing is pending, so resetting the offset to now loses nothing")
@@ -190,7 +190,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 		if sr.Kind == KindIVM {
 			what = "the next refresh of MV " + mvLabel(sr) + " may only recompute"
 		}
-		add("STREAM_HEADROOM_LOW", fmt.Sprintf("headroom %s on %s (< %s): in that time %s", fmtSecs(w.HeadroomSeconds), w.Unit, tso.FormatDuration(a.opt.MinHeadroom.Milliseconds()), what),
+		add(CodeStreamHeadroomLow, fmt.Sprintf("headroom %s on %s (< %s): in that time %s", fmtSecs(w.HeadroomSeconds), w.Unit, tso.FormatDuration(a.opt.MinHeadroom.Milliseconds()), what),
 			fmt.Sprintf("%d partition(s) have less than --min-headroom left before the TTL expires the next change they need.", len(low)),
 			ev("partitions", strconv.Itoa(len(low)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", ttl),
 			"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+sr.BaseTableDB+"."+sr.BaseTableName+".")
@@ -209,7 +209,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 		if sr.MaxPendingAge.Precision == PrecisionUpperBound {
 			bound = "up to "
 		}
-		add("STREAM_PENDING_AGE_HIGH", fmt.Sprintf("a change has waited %s%s on %s (> %s)", bound, fmtSecs(sr.MaxPendingAge.Seconds), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
+		add(CodeStreamPendingAgeHigh, fmt.Sprintf("a change has waited %s%s on %s (> %s)", bound, fmtSecs(sr.MaxPendingAge.Seconds), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
 			fmt.Sprintf("%d partition(s) behind; pending age %s (%s, %s).", sr.PendingPartitions, fmtSecs(sr.MaxPendingAge.Seconds), sr.MaxPendingAge.Precision, sr.MaxPendingAge.Note),
 			ev("pending_partitions", strconv.Itoa(sr.PendingPartitions), "worst_partition", w.Unit, "pending_age_seconds", fmtF(sr.MaxPendingAge.Seconds), "precision", string(sr.MaxPendingAge.Precision)),
 			"Check the consuming job of "+sr.DB+"."+sr.Name+"; "+consQ)
@@ -226,7 +226,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 			}
 		}
 		if w != nil {
-			add("STREAM_PENDING_AGE_HIGH", fmt.Sprintf("a change has waited at least %s on %s (> %s)", fmtSecs(w.PendingAge.Lower), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
+			add(CodeStreamPendingAgeHigh, fmt.Sprintf("a change has waited at least %s on %s (> %s)", fmtSecs(w.PendingAge.Lower), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
 				fmt.Sprintf("The pending age of %s has no upper bound (%s), but it is at least %s (%s).", w.Unit, w.PendingAge.Note, fmtSecs(w.PendingAge.Lower), w.PendingAge.LowerSource),
 				ev("worst_partition", w.Unit, "pending_age_lower_seconds", fmtF(w.PendingAge.Lower), "precision", string(w.PendingAge.Precision)),
 				"Check the consuming job of "+sr.DB+"."+sr.Name+"; "+consQ)
@@ -239,7 +239,7 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 			if p.OffsetState != OffsetNone || p.RowsSkipped == "" {
 				continue
 			}
-			f := Finding{Code: "STREAM_NO_OFFSET_ROWS_SKIPPED", Severity: mustCode("STREAM_NO_OFFSET_ROWS_SKIPPED").Severity,
+			f := Finding{Code: CodeStreamNoOffsetRowsSkipped, Severity: CodeStreamNoOffsetRowsSkipped.Severity(),
 				Object:  Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID), Partition: p.Unit},
 				Summary: fmt.Sprintf("partition %s has no offset and its rows %s older than the TTL: the next read silently skips them (T12)", p.Unit, skippedWord(p.RowsSkipped)),
 				Detail: fmt.Sprintf("A %s stream reads a partition with no offset from the changelog; rows older than %s (%s) are no longer in it, so they are skipped and the offset moves past them for good. MIN_DELTA may even emit UPDATE_BEFORE/DELETE rows for rows never received (seed T12).",
@@ -296,7 +296,7 @@ func (a *streamAnalyzer) mismatchFindings(sr *StreamResult, obj Object) []Findin
 		if o.Partition != "" {
 			where = "partition " + o.Partition
 		}
-		out = append(out, Finding{Code: "SERVER_CLIENT_MISMATCH", Severity: mustCode("SERVER_CLIENT_MISMATCH").Severity, Object: o,
+		out = append(out, Finding{Code: CodeServerClientMismatch, Severity: CodeServerClientMismatch.Severity(), Object: o,
 			Summary:  fmt.Sprintf("server and client disagree on %s of %s", strings.Join(fieldNames(diffs), ", "), where),
 			Detail:   strings.Join(diffs, "; ") + fmt.Sprintf(". Tolerance: one sampling interval (%s) plus the age of the server's round; 5s for a headroom, which both compute at query time.", MonitorInterval),
 			Evidence: ev,
@@ -421,7 +421,7 @@ func (a *streamAnalyzer) clusterFindings(res *StreamsResult) []Finding {
 	if stale == 0 && null == 0 {
 		return nil
 	}
-	return []Finding{{Code: "MONITOR_STALE", Severity: mustCode("MONITOR_STALE").Severity, Object: Object{Kind: "cluster"},
+	return []Finding{{Code: CodeMonitorStale, Severity: CodeMonitorStale.Severity(), Object: Object{Kind: "cluster"},
 		Summary:  fmt.Sprintf("the FE monitor's stream values are stale: %d stream(s) sampled more than %s ago, %d with no sample", stale, tso.FormatDuration(int64(limit*1000)), null),
 		Detail:   fmt.Sprintf("table_streams has the seed's monitoring columns but MONITOR_SAMPLE_TIME is older than two sampling intervals (oldest %s) or NULL: the server's MONITOR_STATE, CAN_RESUME and headroom may be out of date. dorisdiag's own computation does not depend on it.", fmtSecs(f64(oldest))),
 		Evidence: map[string]string{"stale_streams": strconv.Itoa(stale), "null_sample_streams": strconv.Itoa(null), "oldest_sample_age_seconds": strconv.FormatFloat(oldest, 'f', 0, 64)},

@@ -39,7 +39,7 @@ func TestScenarioStreamExpectations(t *testing.T) {
 				}
 				found := false
 				for _, f := range res.Findings {
-					if e.Matches(f.Code, f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
+					if e.Matches(f.Code.String(), f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
 						found = true
 					}
 				}

@@ -9,7 +9,7 @@ import (
 )
 
 // Explain writes one code's documentation for `dorisdiag explain CODE`.
-func Explain(w io.Writer, st Style, c diag.Code) error {
+func Explain(w io.Writer, st Style, c diag.CodeDoc) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  (%s by default)\n", st.Bold(c.Code), st.Severity(c.Severity.String(), c.Severity.String()))
 	fmt.Fprintf(&b, "%s\n", c.Title)
@@ -35,7 +35,7 @@ func Explain(w io.Writer, st Style, c diag.Code) error {
 }
 
 // CodeList writes every code with its default severity and title.
-func CodeList(w io.Writer, st Style, codes []diag.Code) error {
+func CodeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
 	rows := make([][]string, len(codes))
 	for i, c := range codes {
 		rows[i] = []string{c.Code, st.Severity(c.Severity.String(), c.Severity.String()), c.Title}
@@ -45,7 +45,7 @@ func CodeList(w io.Writer, st Style, codes []diag.Code) error {
 
 // FindingsDoc writes docs/findings.md from the registry: the one source of
 // truth shared with `dorisdiag explain` (a test keeps the file in step).
-func FindingsDoc(w io.Writer, codes []diag.Code) error {
+func FindingsDoc(w io.Writer, codes []diag.CodeDoc) error {
 	var b strings.Builder
 	b.WriteString("# Finding codes\n\n")
 	b.WriteString("Generated from the code registry (`diag/codes_*.go`) by `go test ./cmd -run TestFindingsDoc -update`;\n")
