@@ -186,3 +186,17 @@ func handshake(c net.Conn) bool {
 	_, err := c.Write(packet(2, []byte{0, 0, 0, 2, 0, 0, 0}))
 	return err == nil
 }
+
+// TestHopHTTPHeadersSilentTSO: the clock fallback against a port that
+// accepts and never answers fails, every time, with the headers text: the
+// whole-request bound is larger than the per-hop one.
+func TestHopHTTPHeadersSilentTSO(t *testing.T) {
+	addr := testnet.SilentListener(t)
+	for i := 0; i < 5; i++ {
+		_, _, err := fetchTSO(context.Background(), Config{Timeout: 200 * time.Millisecond, User: "root", Password: "s3cret"}, addr)
+		want := addr + " accepted the connection but sent no response headers within 200ms"
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("run %d: %v, want %q", i, err, want)
+		}
+	}
+}
