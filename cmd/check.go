@@ -64,17 +64,8 @@ code's severity and ignore findings by code and object pattern.`,
 	return c
 }
 
-// checkDoc is the JSON document of check (kind "check").
-type checkDoc struct {
-	*diag.CheckResult
-	FailOn string `json:"fail_on"`
-	// Passed: no finding at or above fail_on (the exit code is 0).
-	Passed bool `json:"passed"`
-}
-
 func checkRun(g *globalOptions, o *checkOptions, cmd *cobra.Command) error {
-	f, err := g.format(report.FormatTable, report.FormatJSON, report.FormatMarkdown, report.FormatProm)
-	if err != nil {
+	if err := g.checkFormat("check"); err != nil {
 		return err
 	}
 	opt, failOnDefault, err := o.resolve(cmd)
@@ -99,28 +90,12 @@ func checkRun(g *globalOptions, o *checkOptions, cmd *cobra.Command) error {
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		round++
 		res := diag.Check(series, opt)
-		passed := !diag.AtOrAbove(res.Findings, threshold)
-		var err error
-		switch f {
-		case report.FormatJSON:
-			err = report.JSON(g.ios.Out, "check", checkDoc{CheckResult: res, FailOn: threshold.String(), Passed: passed})
-		case report.FormatMarkdown:
-			err = report.CheckMarkdown(g.ios.Out, res)
-		case report.FormatProm:
-			err = report.WriteProm(g.ios.Out, report.CheckProm(res))
-		default:
-			st := g.style()
-			if err = report.CheckOverview(g.ios.Out, st, res); err == nil {
-				g.printf("\n")
-				var changes *report.CheckChanges
-				if o.Watch.Interval > 0 && round > 1 {
-					changes = diffFindings(prev, res.Findings)
-				}
-				err = report.CheckFindings(g.ios.Out, st, res, changes)
-			}
+		doc := report.CheckDoc{CheckResult: res, FailOn: threshold.String(), Passed: !diag.AtOrAbove(res.Findings, threshold)}
+		if o.Watch.Interval > 0 && round > 1 {
+			doc.Changes = diffFindings(prev, res.Findings)
 		}
 		prev = res.Findings
-		if err != nil {
+		if err := g.emit(doc); err != nil {
 			return err
 		}
 		return g.gate(res.Findings, "critical")

@@ -18,10 +18,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/report"
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
 )
 
 // checkDocOf runs check with -o json and decodes the findings.
@@ -391,7 +391,8 @@ func TestDiffFindings(t *testing.T) {
 		t.Errorf("changes = %+v", ch)
 	}
 	var buf strings.Builder
-	if err := report.CheckFindings(&buf, report.Style{}, &diag.CheckResult{Findings: []diag.Finding{b, c}}, ch); err != nil {
+	doc := report.CheckDoc{CheckResult: &diag.CheckResult{Findings: []diag.Finding{b, c}}, Changes: ch}
+	if err := report.Emit(&buf, report.Style{}, report.FormatTable, doc); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

@@ -25,7 +25,7 @@ then "mv explain" of the worst MV and "streams show" of the worst user
 stream, and says which commands to run against a real cluster.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := g.format(report.FormatTable); err != nil {
+			if err := g.checkFormat("demo"); err != nil {
 				return err
 			}
 			// demo only ever reads a bundled scenario: a source flag must not
@@ -44,31 +44,9 @@ stream, and says which commands to run against a real cluster.`,
 				return usageError{err}
 			}
 			res := diag.Check([]*snapshot.Snapshot{snap}, diag.CheckOptions{})
-			st := g.style()
-			out := g.ios.Out
-			if err := report.CheckOverview(out, st, res); err != nil {
+			if err := g.emit(report.DemoDoc{Check: res, Width: o.Width}); err != nil {
 				return err
 			}
-			if err := report.FindingsCompact(out, st, res.Findings, o.Width); err != nil {
-				return err
-			}
-			if m := res.WorstMV(); m != nil {
-				g.printf("\n%s\n\n", st.Bold("── dorisdiag mv explain "+m.DB+"."+m.Name+" ──"))
-				if err := report.MVExplain(out, st, res.Now, m, res.MVs.FindingsFor(m.DB, m.Name), false); err != nil {
-					return err
-				}
-			}
-			if s := res.WorstStream(); s != nil {
-				g.printf("\n%s\n\n", st.Bold("── dorisdiag streams show "+s.DB+"."+s.Name+" ──"))
-				if err := report.StreamShow(out, st, s, res.Streams.FindingsFor(s.DB, s.Name)); err != nil {
-					return err
-				}
-			}
-			g.printf("\n%s\n", st.Bold("Against a real cluster (password in DORISDIAG_PASSWORD):"))
-			g.printf("  dorisdiag check --host FE_HOST --user USER          # this overview; exit 1 on a critical finding\n")
-			g.printf("  dorisdiag mv explain DB.MV --host FE_HOST           # why one MV lags, with the SQL to confirm\n")
-			g.printf("  dorisdiag streams show DB.STREAM --host FE_HOST     # what the next read does, per partition\n")
-			g.printf("  dorisdiag explain CODE                              # what a finding means and how to fix it\n")
 			return g.gate(res.Findings, "none")
 		},
 	}

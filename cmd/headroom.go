@@ -70,8 +70,7 @@ func parseTTL(s string) (int64, error) {
 
 func headroomRun(o *headroomOptions) error {
 	g := o.g
-	f, err := g.format(report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown)
-	if err != nil {
+	if err := g.checkFormat("headroom"); err != nil {
 		return err
 	}
 	if o.At != "" && o.In != 0 {
@@ -95,6 +94,7 @@ func headroomRun(o *headroomOptions) error {
 	}
 	var at time.Time
 	if o.At != "" {
+		var err error
 		at, err = time.Parse(time.RFC3339, o.At)
 		if err != nil {
 			return usageErrorf("--at %q: want an RFC 3339 time like 2026-12-01T02:00:00Z", o.At)
@@ -135,15 +135,7 @@ func headroomRun(o *headroomOptions) error {
 			}
 		}
 	}
-	switch f {
-	case report.FormatJSON:
-		err = report.JSON(g.ios.Out, "headroom", plan)
-	case report.FormatMarkdown:
-		err = report.HeadroomMarkdown(g.ios.Out, plan, o.All)
-	default:
-		err = report.Headroom(g.ios.Out, g.style(), plan, o.All, f == report.FormatWide)
-	}
-	if err != nil {
+	if err := g.emit(report.HeadroomDoc{HeadroomPlan: plan, All: o.All}); err != nil {
 		return err
 	}
 	return g.gate(fs, "none")

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 

@@ -111,26 +111,14 @@ func newMVListCmd(o *mvOptions) *cobra.Command {
 	return c
 }
 
-// mvListDoc is the JSON document of `mv list -o json` (docs/mv.md).
-type mvListDoc struct {
-	Now          time.Time           `json:"now"`
-	Thresholds   diag.MVThresholds   `json:"thresholds"`
-	Capabilities diag.MVCapabilities `json:"capabilities"`
-	MVs          []diag.MVListItem   `json:"mvs"`
-	NotIVM       int                 `json:"not_ivm"`
-	Unmatched    []string            `json:"unmatched_internal_streams,omitempty"`
-	Findings     []diag.Finding      `json:"findings"`
-}
-
 func mvListRun(o *mvOptions) error {
 	g := o.g
-	f, err := g.format(report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown)
-	if err != nil {
+	if err := g.checkFormat("mv_list"); err != nil {
 		return err
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		res := analyzeMVs(series, o.diagOptions())
-		doc := mvListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []diag.MVListItem{},
+		doc := report.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []diag.MVListItem{},
 			NotIVM: res.NotIVM, Unmatched: res.UnmatchedInternalStreams, Findings: []diag.Finding{}}
 		for i := range res.MVs {
 			m := &res.MVs[i]
@@ -145,51 +133,11 @@ func mvListRun(o *mvOptions) error {
 			doc.Findings = append(doc.Findings, fs...)
 		}
 		diag.SortFindings(doc.Findings)
-		switch f {
-		case report.FormatJSON:
-			if err := report.JSON(g.ios.Out, "mv_list", doc); err != nil {
-				return err
-			}
-		default:
-			if err := report.MVList(g.ios.Out, g.style(), doc.MVs, f == report.FormatWide, f == report.FormatMarkdown); err != nil {
-				return err
-			}
-			g.printf("%d IVM MVs; %s. Cluster time %s.\n", len(doc.MVs), mvStateCounts(doc.MVs), res.Now.UTC().Format(time.RFC3339))
-			if !res.Capabilities.IvmMVStatus {
-				g.printf("This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.\n")
-			}
-			if len(doc.MVs) > 0 {
-				g.printf("Explain one: dorisdiag mv explain %s.%s\n", doc.MVs[0].DB, doc.MVs[0].Name)
-			}
+		if err := g.emit(doc); err != nil {
+			return err
 		}
 		return g.gate(doc.Findings, "none")
 	})
-}
-
-func mvStateCounts(items []diag.MVListItem) string {
-	n := map[string]int{}
-	for _, it := range items {
-		n[it.FreshnessState]++
-	}
-	var parts []string
-	for _, s := range diag.FreshnessStates {
-		if n[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
-			delete(n, s)
-		}
-	}
-	var other []string
-	for s := range n {
-		other = append(other, s)
-	}
-	sort.Strings(other)
-	for _, s := range other {
-		parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
 }
 
 func newMVExplainCmd(o *mvOptions) *cobra.Command {
@@ -215,19 +163,9 @@ func newMVExplainCmd(o *mvOptions) *cobra.Command {
 	return c
 }
 
-// mvExplainDoc is the JSON document of `mv explain -o json` (docs/mv.md).
-type mvExplainDoc struct {
-	Now          time.Time           `json:"now"`
-	Thresholds   diag.MVThresholds   `json:"thresholds"`
-	Capabilities diag.MVCapabilities `json:"capabilities"`
-	MV           *diag.MVResult      `json:"mv"`
-	Findings     []diag.Finding      `json:"findings"`
-}
-
 func mvExplainRun(o *mvOptions) error {
 	g := o.g
-	f, err := g.format(report.FormatTable, report.FormatJSON, report.FormatMarkdown)
-	if err != nil {
+	if err := g.checkFormat("mv_explain"); err != nil {
 		return err
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
@@ -245,11 +183,7 @@ func mvExplainRun(o *mvOptions) error {
 			return fmt.Errorf("no IVM materialized view %s.%s in the snapshot (%d IVM MVs: %s)", o.DB, o.Target, len(res.MVs), strings.Join(names, ", "))
 		}
 		fs := res.FindingsFor(m.DB, m.Name)
-		if f == report.FormatJSON {
-			if err := report.JSON(g.ios.Out, "mv_explain", mvExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs}); err != nil {
-				return err
-			}
-		} else if err := report.MVExplain(g.ios.Out, g.style(), res.Now, m, fs, f == report.FormatMarkdown); err != nil {
+		if err := g.emit(report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs}); err != nil {
 			return err
 		}
 		return g.gate(fs, "none")

@@ -3,124 +3,14 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/report"
-	"github.com/dorisdiag/dorisdiag/scrape"
 )
-
-// IOStreams carries the process's streams and the colour policy, decided once
-// (style.md: cli/cli IOStreams). Tests construct it with buffers.
-type IOStreams struct {
-	In     io.Reader
-	Out    io.Writer
-	Err    io.Writer
-	IsTTY  bool // stdout is a terminal
-	Getenv func(string) string
-}
-
-// System returns the real process streams.
-func System() *IOStreams {
-	return &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), Getenv: os.Getenv}
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// globalOptions are the flags every command shares.
-type globalOptions struct {
-	ios     *IOStreams
-	Output  string
-	NoColor bool
-	FailOn  string
-	Timeout time.Duration
-	Conn    connOptions
-	Source  sourceOptions
-	// withMetrics: a live collection also fetches /metrics of every FE and
-	// BE (check sets it unless --no-metrics).
-	withMetrics bool
-	// metricsTargets, when set, replace the FEs and BEs discovered from
-	// SHOW FRONTENDS/BACKENDS (nodes whose advertised address is not the
-	// one this machine reaches).
-	metricsTargets []scrape.Target
-}
-
-// connOptions are the live-cluster flags. The password is never a flag
-// (visible in /proc and shell history): DORISDIAG_PASSWORD, then MYSQL_PWD.
-type connOptions struct {
-	Host     string
-	Port     int
-	HTTPPort int
-	User     string
-	TLS      bool
-	TLSCA    string
-}
-
-// color reports whether to emit ANSI colour: only on a TTY, never with
-// --no-color or a non-empty NO_COLOR (no-color.org).
-func (g *globalOptions) color() bool {
-	if g.NoColor || !g.ios.IsTTY {
-		return false
-	}
-	if g.ios.Getenv != nil && g.ios.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	return true
-}
-
-func (g *globalOptions) style() report.Style { return report.NewStyle(g.ios.Out, g.color()) }
-
-// format validates -o against what a command supports.
-func (g *globalOptions) format(supported ...report.Format) (report.Format, error) {
-	f, err := report.ParseFormat(g.Output, supported...)
-	if err != nil {
-		return "", usageError{err}
-	}
-	return f, nil
-}
-
-// failOn resolves --fail-on; def is the command's default ("none" for most,
-// "critical" for check).
-func (g *globalOptions) failOn(def string) (diag.Severity, error) {
-	v := g.FailOn
-	if v == "" {
-		v = def
-	}
-	s, err := diag.ParseSeverity(v)
-	if err != nil || s == diag.SeverityInfo {
-		return 0, usageErrorf("--fail-on %q: want none, warning or critical", v)
-	}
-	return s, nil
-}
-
-// gate turns findings into the exit code contract: errFindings when any
-// reaches --fail-on.
-func (g *globalOptions) gate(fs []diag.Finding, def string) error {
-	th, err := g.failOn(def)
-	if err != nil {
-		return err
-	}
-	if diag.AtOrAbove(fs, th) {
-		return errFindings
-	}
-	return nil
-}
-
-// context returns a context bounded by --timeout for one source operation.
-func (g *globalOptions) context() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), g.Timeout)
-}
 
 // NewRootCmd builds the command tree.
 func NewRootCmd(ios *IOStreams) *cobra.Command {
@@ -262,6 +152,3 @@ func isCobraUsageError(err error) bool {
 
 // Execute runs the process and exits with the contract's code.
 func Execute() { os.Exit(Main(os.Args[1:], System())) }
-
-// printf writes to the command's stdout.
-func (g *globalOptions) printf(format string, a ...any) { fmt.Fprintf(g.ios.Out, format, a...) }

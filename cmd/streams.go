@@ -110,35 +110,16 @@ func (o *streamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, [
 	return ss, fs
 }
 
-// streamsListJSON is the JSON document of `streams` (kind "streams").
-type streamsListJSON struct {
-	Now                  time.Time           `json:"now"`
-	CurrentTSO           string              `json:"current_tso"`
-	Snapshots            int                 `json:"snapshots"`
-	MinHeadroomThreshold float64             `json:"min_headroom_threshold_seconds"`
-	MaxPendingThreshold  float64             `json:"max_pending_threshold_seconds"`
-	Streams              []diag.StreamResult `json:"streams"`
-	Findings             []diag.Finding      `json:"findings"`
-}
-
 func streamsRun(o *streamsOptions) error {
 	g := o.g
-	f, err := g.format(report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown)
-	if err != nil {
+	if err := g.checkFormat("streams"); err != nil {
 		return err
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		res := diag.AnalyzeStreams(series, o.diagOptions())
 		ss, fs := o.filter(res)
-		switch f {
-		case report.FormatJSON:
-			err = report.JSON(g.ios.Out, "streams", streamsListJSON{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
-				MinHeadroomThreshold: res.MinHeadroomS, MaxPendingThreshold: res.MaxPendingS, Streams: ss, Findings: fs})
-		case report.FormatMarkdown:
-			err = report.StreamsMarkdown(g.ios.Out, ss, fs, true)
-		default:
-			err = report.Streams(g.ios.Out, g.style(), res, ss, fs, f == report.FormatWide)
-		}
+		err := g.emit(report.StreamsDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
+			MinHeadroomThreshold: res.MinHeadroomS, MaxPendingThreshold: res.MaxPendingS, Streams: ss, Findings: fs})
 		if err != nil {
 			return err
 		}
@@ -171,19 +152,9 @@ short verdict: what the next read does and what to run.`,
 	return c
 }
 
-// streamShowJSON is the JSON document of `streams show` (kind "stream").
-type streamShowJSON struct {
-	Now        time.Time          `json:"now"`
-	CurrentTSO string             `json:"current_tso"`
-	Snapshots  int                `json:"snapshots"`
-	Stream     *diag.StreamResult `json:"stream"`
-	Findings   []diag.Finding     `json:"findings"`
-}
-
 func streamsShowRun(o *streamsOptions) error {
 	g := o.g
-	f, err := g.format(report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown)
-	if err != nil {
+	if err := g.checkFormat("stream"); err != nil {
 		return err
 	}
 	db, name, ok := strings.Cut(o.Target, ".")
@@ -200,15 +171,7 @@ func streamsShowRun(o *streamsOptions) error {
 		if fs == nil {
 			fs = []diag.Finding{}
 		}
-		switch f {
-		case report.FormatJSON:
-			err = report.JSON(g.ios.Out, "stream", streamShowJSON{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, Stream: s, Findings: fs})
-		case report.FormatMarkdown:
-			err = report.StreamShowMarkdown(g.ios.Out, s, fs)
-		default:
-			err = report.StreamShow(g.ios.Out, g.style(), s, fs)
-		}
-		if err != nil {
+		if err := g.emit(report.StreamDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, Stream: s, Findings: fs}); err != nil {
 			return err
 		}
 		return g.gate(fs, "none")

@@ -64,6 +64,10 @@ type ObjectValue struct {
 	Partition string    `json:"partition,omitempty"`
 	Seconds   float64   `json:"seconds"`
 	Precision Precision `json:"precision,omitempty"`
+	// Level is diag's judgment of the value for a reader ("ok", "warning",
+	// "critical"; "" when none is made): report maps it to a colour and never
+	// decides it. For the smallest headroom it follows --min-headroom.
+	Level string `json:"-"`
 }
 
 // MVsOverview counts IVM MVs by freshness state (seed's doris_fe_ivm_mvs).
@@ -238,6 +242,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 			o.Streams.ByKind[kind][st] = 0
 		}
 	}
+	minHeadroom := opt.Streams.withDefaults().MinHeadroom
 	for i := range streams.Streams {
 		s := &streams.Streams[i]
 		o.Streams.Total++
@@ -253,7 +258,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 		}
 		if h := s.MinHeadroomSeconds; h != nil {
 			if cur := o.Streams.MinHeadroom[s.Kind]; cur == nil || *h < cur.Seconds {
-				o.Streams.MinHeadroom[s.Kind] = &ObjectValue{Object: name, Partition: s.MinHeadroomPartition, Seconds: *h}
+				o.Streams.MinHeadroom[s.Kind] = &ObjectValue{Object: name, Partition: s.MinHeadroomPartition, Seconds: *h, Level: headroomLevel(*h, minHeadroom)}
 			}
 		}
 	}
@@ -381,4 +386,17 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 	}
 	o.Sources.Malformed = len(last.Malformed)
 	return o
+}
+
+// headroomLevel judges a retention headroom against --min-headroom: below
+// zero the offset has left the retention (critical), below the threshold it
+// is about to (warning), else ok — the same line STREAM_HEADROOM_LOW draws.
+func headroomLevel(seconds float64, min time.Duration) string {
+	switch {
+	case seconds < 0:
+		return "critical"
+	case seconds < min.Seconds():
+		return "warning"
+	}
+	return "ok"
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 

@@ -50,27 +50,31 @@ func FuzzCheckSnapshot(f *testing.F) {
 		series := []*snapshot.Snapshot{s}
 		res := diag.Check(series, diag.CheckOptions{})
 		st := report.NewStyle(io.Discard, false)
-		_ = report.CheckOverview(io.Discard, st, res)
-		_ = report.CheckFindings(io.Discard, st, res, nil)
-		if err := report.JSON(io.Discard, "check", res); err != nil {
-			t.Fatalf("check JSON: %v", err)
+		// Every registered format of every document must survive any
+		// snapshot the decoder accepts (no panic; an error is fine).
+		emitAll := func(d report.Doc) {
+			for _, f := range report.Formats(d.Kind()) {
+				err := report.Emit(io.Discard, st, f, d)
+				if f == report.FormatJSON && err != nil {
+					t.Fatalf("%s JSON: %v", d.Kind(), err)
+				}
+			}
 		}
-		_ = report.CheckMarkdown(io.Discard, res)
-		_ = report.WriteProm(io.Discard, report.CheckProm(res))
-		_ = report.Streams(io.Discard, st, res.Streams, res.Streams.Streams, res.Streams.Findings, true)
-		_ = report.StreamsMarkdown(io.Discard, res.Streams.Streams, res.Streams.Findings, true)
+		emitAll(report.CheckDoc{CheckResult: res})
+		emitAll(report.DemoDoc{Check: res})
+		emitAll(report.StreamsDoc{Now: res.Now, Streams: res.Streams.Streams, Findings: res.Streams.Findings})
 		for i := range res.Streams.Streams {
-			_ = report.StreamShow(io.Discard, st, &res.Streams.Streams[i], res.Streams.Findings)
+			emitAll(report.StreamDoc{Now: res.Now, Stream: &res.Streams.Streams[i], Findings: res.Streams.Findings})
 		}
 		var items []diag.MVListItem
 		for i := range res.MVs.MVs {
 			m := &res.MVs.MVs[i]
 			items = append(items, m.ListItem(res.MVs.Findings))
-			_ = report.MVExplain(io.Discard, st, res.Now, m, res.MVs.Findings, false)
-			_ = report.MVExplain(io.Discard, st, res.Now, m, res.MVs.Findings, true)
+			emitAll(report.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.Findings})
 		}
-		_ = report.MVList(io.Discard, st, items, true, false)
+		emitAll(report.MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings})
 		plan := diag.PlanHeadroom(series, diag.StreamOptions{}, s.Cluster.Now.Add(time.Hour))
-		_ = report.Headroom(io.Discard, st, plan, true, true)
+		emitAll(report.HeadroomDoc{HeadroomPlan: plan, All: true})
+		emitAll(report.SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)})
 	})
 }

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // Findings of `metrics lint` and `metrics scrape`, from what the exposition

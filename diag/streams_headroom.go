@@ -30,6 +30,19 @@ type HeadroomRow struct {
 	FractionAt *float64 `json:"headroom_fraction_at,omitempty"`
 }
 
+// Verdict is the what-if judgment of the row and its level: "LOST"
+// (critical) when it resumes now and not at the what-if time, "expired
+// already" (warning) when it cannot resume now, else "safe" (ok).
+func (r HeadroomRow) Verdict() (verdict, level string) {
+	switch {
+	case r.Lost:
+		return "LOST", "critical"
+	case !r.CanResumeNow:
+		return "expired already", "warning"
+	}
+	return "safe", "ok"
+}
+
 // HeadroomPlan answers "which partitions can still resume if nobody consumes
 // until At" (planning a maintenance window).
 type HeadroomPlan struct {

@@ -65,7 +65,7 @@ type ShowDataTableRel struct {
 var ShowDataTable = &ShowDataTableRel{
 	Relation: Relation{Source: SourceShowData, Kind: Show, Name: "SHOW DATA FROM db.tbl", Mirrors: showDataSrc + " (getSingleTableStats)",
 		Statements: []Statement{{Template: "SHOW DATA FROM {db}.{table}",
-			When: "per changelog table whose database's BinlogSize is not 0, at most 50 (the rest one gap); needs SHOW on the table"}},
+			When: "only for a table the per-database SHOW DATA did not size, at most 50 (the rest one gap); needs SHOW on the table"}},
 		Note: "one row per index (TableName only on the first), then '', Total; human sizes"},
 	TableName:    scol("TableName", Text, false),
 	IndexName:    note(scol("IndexName", Text, true), "Total on the last row"),
@@ -76,9 +76,9 @@ var ShowDataTable = &ShowDataTableRel{
 	BinlogSize:   binlog("BinlogSize", HumanSize),
 }
 
-// ShowDataDBRel is SHOW DATA with a current database (per table). dorisdiag
-// never sends it (its session selects no database); the emulator serves it
-// so that a session that did behaves as on Doris.
+// ShowDataDBRel is SHOW DATA with a current database (per table): sent once
+// per database with changelog tables, on a session of its own whose current
+// database the driver selects in the handshake.
 type ShowDataDBRel struct {
 	Relation
 	TableName, Size, ReplicaCount, RemoteSize, BinlogSize Column
@@ -87,9 +87,9 @@ type ShowDataDBRel struct {
 // ShowDataDB is getSingleDbStats.
 var ShowDataDB = &ShowDataDBRel{
 	Relation: Relation{Source: SourceShowData, Kind: Show, Name: "SHOW DATA (current database)", Mirrors: showDataSrc + " (getSingleDbStats)",
-		Statements: []Statement{{Template: "SHOW DATA", When: "not sent: dorisdiag's session has no current database"}},
+		Statements: []Statement{{Template: "SHOW DATA", When: "once per database with changelog tables whose BinlogSize is not 0, on a session whose current database is that one; needs SHOW on each table"}},
 		Note:       "per table, human sizes, then Total, Quota, Left"},
-	TableName:    scol("TableName", Text, false),
+	TableName:    note(scol("TableName", Text, true), "then Total, Quota, Left"),
 	Size:         scol("Size", HumanSize, false),
 	ReplicaCount: scol("ReplicaCount", Integer, false),
 	RemoteSize:   scol("RemoteSize", HumanSize, false),

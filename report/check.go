@@ -23,8 +23,35 @@ func FindingKey(f diag.Finding) string {
 	return f.Code.String() + "|" + f.Object.Kind + "|" + f.Object.DB + "." + f.Object.Name + "|" + f.Object.Partition
 }
 
-// CheckOverview writes the compact overview of `check`.
-func CheckOverview(w io.Writer, st Style, r *diag.CheckResult) error {
+// CheckDoc is the document of `check` (kind "check"): diag's result, the
+// gate's threshold and verdict, and for --watch what changed since the
+// previous round (table only).
+type CheckDoc struct {
+	*diag.CheckResult
+	FailOn string `json:"fail_on"`
+	// Passed: no finding at or above fail_on (the exit code is 0).
+	Passed  bool          `json:"passed"`
+	Changes *CheckChanges `json:"-"`
+}
+
+// Kind implements Doc.
+func (CheckDoc) Kind() string { return "check" }
+
+func init() {
+	Register("check", FormatTable, func(w io.Writer, st Style, d Doc) error {
+		c := d.(CheckDoc)
+		if err := checkOverview(w, st, c.CheckResult); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return checkFindings(w, st, c.CheckResult, c.Changes)
+	})
+	Register("check", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return checkMarkdown(w, d.(CheckDoc).CheckResult) })
+	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).CheckResult)) })
+}
+
+// checkOverview writes the compact overview of `check`.
+func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 	var b strings.Builder
 	src := r.Source.Kind
 	switch r.Source.Kind {
@@ -64,17 +91,11 @@ func CheckOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 			worst = append(worst, fmt.Sprintf("%s max pending %s (%s)", kind, dur(v.Seconds)+precision(v.Precision), v.Object))
 		}
 		if v := o.Streams.MinHeadroom[kind]; v != nil {
-			sev := "ok"
-			if v.Seconds < 0 {
-				sev = "critical"
-			} else if v.Seconds < 1800 {
-				sev = "warning"
-			}
 			obj := v.Object
 			if v.Partition != "" {
 				obj += " " + v.Partition
 			}
-			worst = append(worst, fmt.Sprintf("%s min headroom %s (%s)", kind, st.Severity(sev, dur(v.Seconds)), obj))
+			worst = append(worst, fmt.Sprintf("%s min headroom %s (%s)", kind, st.Severity(v.Level, dur(v.Seconds)), obj))
 		}
 	}
 	if len(worst) > 0 {
@@ -221,9 +242,9 @@ func CheckOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 	return err
 }
 
-// CheckFindings writes the findings, worst first, marking new ones and
+// checkFindings writes the findings, worst first, marking new ones and
 // listing resolved ones when changes is not nil (--watch).
-func CheckFindings(w io.Writer, st Style, r *diag.CheckResult, changes *CheckChanges) error {
+func checkFindings(w io.Writer, st Style, r *diag.CheckResult, changes *CheckChanges) error {
 	if changes == nil {
 		return Findings(w, st, r.Findings)
 	}
@@ -256,8 +277,8 @@ func CheckFindings(w io.Writer, st Style, r *diag.CheckResult, changes *CheckCha
 	return nil
 }
 
-// CheckMarkdown writes check for a CI comment.
-func CheckMarkdown(w io.Writer, r *diag.CheckResult) error {
+// checkMarkdown writes check for a CI comment.
+func checkMarkdown(w io.Writer, r *diag.CheckResult) error {
 	o := r.Overview
 	fmt.Fprintf(w, "### dorisdiag check — %d critical, %d warning, %d info\n\n", o.Findings.Critical, o.Findings.Warning, o.Findings.Info)
 	fmt.Fprintf(w, "Cluster time %s", r.Now.UTC().Format(time.RFC3339))
@@ -351,11 +372,12 @@ func CheckProm(r *diag.CheckResult) []PromFamily {
 	for _, st := range sortedKeys(o.MVs.ByState) {
 		mvs.Samples = append(mvs.Samples, lab(float64(o.MVs.ByState[st]), "state", st))
 	}
+	// An unknown delay stays unknown: no sample when no MV's delay is known
+	// (a 0 would read as "nobody behind" and its alert could never fire;
+	// docs/check.md, DorisdiagMvDelayUnknown in docs/alerts/).
 	delay := g("dorisdiag_mv_max_data_delay_seconds", "Largest known IVM MV data delay (upper bound).")
 	if v := o.MVs.MaxDelay; v != nil {
 		delay.Samples = append(delay.Samples, one(v.Seconds))
-	} else if o.MVs.Total > 0 {
-		delay.Samples = append(delay.Samples, one(0))
 	}
 	fb := g("dorisdiag_fallbacks_in_window", "IVM refresh fallbacks within the window, by reason.")
 	for _, reason := range sortedKeys(o.Tasks.FallbackReasons) {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -8,8 +9,58 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 )
 
-// Explain writes one code's documentation for `dorisdiag explain CODE`.
-func Explain(w io.Writer, st Style, c diag.CodeDoc) error {
+// ExplainDoc is the document of `explain` (kind "explain"): one code
+// (One) or the whole registry.
+type ExplainDoc struct {
+	Codes []diag.CodeDoc
+	One   bool
+}
+
+// Kind implements Doc.
+func (ExplainDoc) Kind() string { return "explain" }
+
+// explainJSON is one code in the JSON of `explain`.
+type explainJSON struct {
+	Code     string   `json:"code"`
+	Severity string   `json:"severity"`
+	Title    string   `json:"title"`
+	Spec     string   `json:"spec"`
+	Meaning  string   `json:"meaning"`
+	Matters  string   `json:"why_it_matters"`
+	Confirm  string   `json:"how_to_confirm"`
+	Fix      string   `json:"how_to_fix"`
+	Related  []string `json:"related"`
+}
+
+// MarshalJSON writes one code's fields, or {"codes": [...]} for the list.
+func (d ExplainDoc) MarshalJSON() ([]byte, error) {
+	docs := make([]explainJSON, len(d.Codes))
+	for i, c := range d.Codes {
+		rel := c.Related
+		if rel == nil {
+			rel = []string{}
+		}
+		docs[i] = explainJSON{c.Code, c.Severity.String(), c.Title, c.Spec, c.Meaning, c.Matters, c.Confirm, c.Fix, rel}
+	}
+	if d.One && len(docs) == 1 {
+		return json.Marshal(docs[0])
+	}
+	return json.Marshal(map[string]any{"codes": docs})
+}
+
+func init() {
+	Register("explain", FormatTable, func(w io.Writer, st Style, d Doc) error {
+		e := d.(ExplainDoc)
+		if e.One && len(e.Codes) == 1 {
+			return explainCode(w, st, e.Codes[0])
+		}
+		return codeList(w, st, e.Codes)
+	})
+	Register("explain", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return FindingsDoc(w, d.(ExplainDoc).Codes) })
+}
+
+// explainCode writes one code's documentation for `dorisdiag explain CODE`.
+func explainCode(w io.Writer, st Style, c diag.CodeDoc) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  (%s by default)\n", st.Bold(c.Code), st.Severity(c.Severity.String(), c.Severity.String()))
 	fmt.Fprintf(&b, "%s\n", c.Title)
@@ -34,8 +85,8 @@ func Explain(w io.Writer, st Style, c diag.CodeDoc) error {
 	return err
 }
 
-// CodeList writes every code with its default severity and title.
-func CodeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
+// codeList writes every code with its default severity and title.
+func codeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
 	rows := make([][]string, len(codes))
 	for i, c := range codes {
 		rows[i] = []string{c.Code, st.Severity(c.Severity.String(), c.Severity.String()), c.Title}

@@ -9,30 +9,36 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-func headroomRows(st Style, plan *diag.HeadroomPlan, all, wide bool) ([]string, [][]string) {
-	h := []string{"STREAM", "PARTITION", "KIND", "MODE", "TTL", "HEADROOM NOW", "HEADROOM AT", "VERDICT", "NEXT READ AT"}
-	if wide {
-		h = append(h, "MV")
-	}
+// HeadroomDoc is the document of `headroom` (kind "headroom"): diag's
+// what-if plan; All lists the safe partitions too (table formats only).
+type HeadroomDoc struct {
+	*diag.HeadroomPlan
+	All bool `json:"-"`
+}
+
+// Kind implements Doc.
+func (HeadroomDoc) Kind() string { return "headroom" }
+
+func init() {
+	Register("headroom", FormatTable, func(w io.Writer, st Style, d Doc) error { return headroomTable(w, st, d.(HeadroomDoc), headroomNarrow) })
+	Register("headroom", FormatWide, func(w io.Writer, st Style, d Doc) error { return headroomTable(w, st, d.(HeadroomDoc), 0) })
+	Register("headroom", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return headroomMarkdown(w, d.(HeadroomDoc)) })
+}
+
+// headroomNarrow is how many columns the table format keeps (wide and
+// markdown add the MV).
+const headroomNarrow = 9
+
+func headroomRows(st Style, plan *diag.HeadroomPlan, all bool) ([]string, [][]string) {
+	h := []string{"STREAM", "PARTITION", "KIND", "MODE", "TTL", "HEADROOM NOW", "HEADROOM AT", "VERDICT", "NEXT READ AT", "MV"}
 	var rows [][]string
 	for _, r := range plan.Rows {
-		verdict := "safe"
-		sev := "ok"
-		switch {
-		case r.Lost:
-			verdict, sev = "LOST", "critical"
-		case !r.CanResumeNow:
-			verdict, sev = "expired already", "warning"
-		}
-		if !all && verdict == "safe" {
+		verdict, sev := r.Verdict()
+		if !all && sev == "ok" {
 			continue
 		}
-		row := []string{r.DB + "." + r.Stream, r.Unit, r.Kind, orDash(r.ReadMode), tso.FormatDuration(r.TTL * 1000),
-			Secs(r.HeadroomNowSeconds), headroomCell(st, r.HeadroomAtSeconds, r.FractionAt, sev), st.Severity(sev, verdict), r.NextReadAt}
-		if wide {
-			row = append(row, orDash(r.MVName))
-		}
-		rows = append(rows, row)
+		rows = append(rows, []string{r.DB + "." + r.Stream, r.Unit, r.Kind, orDash(r.ReadMode), tso.FormatDuration(r.TTL * 1000),
+			Secs(r.HeadroomNowSeconds), headroomCell(st, r.HeadroomAtSeconds, r.FractionAt, sev), st.Severity(sev, verdict), r.NextReadAt, orDash(r.MVName)})
 	}
 	return h, rows
 }
@@ -48,21 +54,22 @@ func headroomSummary(plan *diag.HeadroomPlan) string {
 	return b.String()
 }
 
-// Headroom writes the what-if plan of `headroom`.
-func Headroom(w io.Writer, st Style, plan *diag.HeadroomPlan, all, wide bool) error {
-	fmt.Fprint(w, headroomSummary(plan))
-	h, rows := headroomRows(st, plan, all, wide)
+// headroomTable writes the what-if plan (the first cols columns).
+func headroomTable(w io.Writer, st Style, d HeadroomDoc, cols int) error {
+	fmt.Fprint(w, headroomSummary(d.HeadroomPlan))
+	h, rows := headroomRows(st, d.HeadroomPlan, d.All)
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No partition with a TTL is at risk in that window.")
 		return err
 	}
+	h, rows = firstColumns(cols, h, rows)
 	return Table(w, h, rows)
 }
 
-// HeadroomMarkdown is `headroom -o markdown`.
-func HeadroomMarkdown(w io.Writer, plan *diag.HeadroomPlan, all bool) error {
-	fmt.Fprint(w, headroomSummary(plan)+"\n")
-	h, rows := headroomRows(Style{}, plan, all, true)
+// headroomMarkdown is `headroom -o markdown`, every column.
+func headroomMarkdown(w io.Writer, d HeadroomDoc) error {
+	fmt.Fprint(w, headroomSummary(d.HeadroomPlan)+"\n")
+	h, rows := headroomRows(Style{}, d.HeadroomPlan, d.All)
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No partition with a TTL is at risk in that window.")
 		return err

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // LintView is what `metrics lint` shows for one payload; cmd fills it,
@@ -159,6 +159,8 @@ type ScrapeRow struct {
 }
 
 // MetricsScrape writes the per-host summary table and the S5 picture.
+//
+// Deprecated: for cmd/metrics.go until converted to a registered Doc.
 func MetricsScrape(w io.Writer, st Style, rows []ScrapeRow, s5 exposition.S5, markdown bool) error {
 	headers := []string{"TARGET", "KIND", "REACHABLE", "PARSE", "ERRORS", "WARNINGS", "SERIES", "BYTES", "FETCH_MS", "NOTE"}
 	cells := make([][]string, len(rows))

@@ -11,15 +11,56 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// MVList renders `mv list`: one row per IVM MV, worst first. wide adds the
-// state source, headroom, job status and codes.
-func MVList(w io.Writer, st Style, items []diag.MVListItem, wide, markdown bool) error {
-	headers := []string{"MV", "STATE", "DELAY", "LAGGING REASON", "FAILURES", "LAST METHOD", "FALLBACKS"}
-	if wide {
-		headers = append(headers, "SOURCE", "MIN HEADROOM", "JOB", "CODES")
-	}
-	rows := make([][]string, 0, len(items))
-	for _, it := range items {
+// MVListDoc is the document of `mv list` (kind "mv_list", docs/mv.md).
+type MVListDoc struct {
+	Now          time.Time           `json:"now"`
+	Thresholds   diag.MVThresholds   `json:"thresholds"`
+	Capabilities diag.MVCapabilities `json:"capabilities"`
+	MVs          []diag.MVListItem   `json:"mvs"`
+	NotIVM       int                 `json:"not_ivm"`
+	Unmatched    []string            `json:"unmatched_internal_streams,omitempty"`
+	Findings     []diag.Finding      `json:"findings"`
+}
+
+// Kind implements Doc.
+func (MVListDoc) Kind() string { return "mv_list" }
+
+// MVExplainDoc is the document of `mv explain` (kind "mv_explain", docs/mv.md).
+type MVExplainDoc struct {
+	Now          time.Time           `json:"now"`
+	Thresholds   diag.MVThresholds   `json:"thresholds"`
+	Capabilities diag.MVCapabilities `json:"capabilities"`
+	MV           *diag.MVResult      `json:"mv"`
+	Findings     []diag.Finding      `json:"findings"`
+}
+
+// Kind implements Doc.
+func (MVExplainDoc) Kind() string { return "mv_explain" }
+
+func init() {
+	Register("mv_list", FormatTable, func(w io.Writer, st Style, d Doc) error {
+		return mvList(w, st, d.(MVListDoc), mvListNarrow, mvListTable)
+	})
+	Register("mv_list", FormatWide, func(w io.Writer, st Style, d Doc) error { return mvList(w, st, d.(MVListDoc), 0, mvListTable) })
+	Register("mv_list", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
+		return mvList(w, Style{}, d.(MVListDoc), mvListNarrow, Markdown)
+	})
+	Register("mv_explain", FormatTable, func(w io.Writer, st Style, d Doc) error { return mvExplain(w, st, d.(MVExplainDoc), textBlocks(st)) })
+	Register("mv_explain", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
+		return mvExplain(w, Style{}, d.(MVExplainDoc), markdownBlocks)
+	})
+}
+
+// mvListNarrow is how many columns the table and markdown formats of
+// `mv list` keep; wide adds the state source, headroom, job status and codes.
+const mvListNarrow = 7
+
+// mvList renders `mv list`: one row per IVM MV, worst first, through grid
+// (Table or Markdown), then the counts and the next command.
+func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, []string, [][]string) error) error {
+	headers := []string{"MV", "STATE", "DELAY", "LAGGING REASON", "FAILURES", "LAST METHOD", "FALLBACKS", "SOURCE", "MIN HEADROOM", "JOB", "CODES"}
+	rows := make([][]string, 0, len(d.MVs))
+	for _, it := range d.MVs {
 		fails := strconv.Itoa(it.ConsecutiveFailures)
 		if it.ConsecutiveFailuresAtLeast {
 			fails = "≥" + fails
@@ -28,19 +69,26 @@ func MVList(w io.Writer, st Style, items []diag.MVListItem, wide, markdown bool)
 		if it.LastMethodInferred {
 			method += " (inferred)"
 		}
-		state := it.FreshnessState
-		if !markdown {
-			state = st.Severity(it.FreshnessState, state)
-		}
-		row := []string{it.DB + "." + it.Name, state, diag.ValueText(it.DataDelay), it.LaggingReason, fails, method, strconv.Itoa(it.FallbacksInWindow)}
-		if wide {
-			row = append(row, it.StateSource, mvHeadroomText(it.MinHeadroomSeconds), mvDash(it.JobStatus), mvDash(strings.Join(it.Codes, ",")))
-		}
-		rows = append(rows, row)
+		rows = append(rows, []string{it.DB + "." + it.Name, st.Severity(it.FreshnessState, it.FreshnessState), diag.ValueText(it.DataDelay), it.LaggingReason,
+			fails, method, strconv.Itoa(it.FallbacksInWindow), it.StateSource, mvHeadroomText(it.MinHeadroomSeconds), mvDash(it.JobStatus), mvDash(strings.Join(it.Codes, ","))})
 	}
-	if markdown {
-		return Markdown(w, headers, rows)
+	headers, rows = firstColumns(cols, headers, rows)
+	if err := grid(w, headers, rows); err != nil {
+		return err
 	}
+	fmt.Fprintf(w, "%d IVM MVs; %s. Cluster time %s.\n", len(d.MVs), mvStateCounts(d.MVs), d.Now.UTC().Format(time.RFC3339))
+	if !d.Capabilities.IvmMVStatus {
+		fmt.Fprintf(w, "This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.\n")
+	}
+	if len(d.MVs) > 0 {
+		fmt.Fprintf(w, "Explain one: dorisdiag mv explain %s.%s\n", d.MVs[0].DB, d.MVs[0].Name)
+	}
+	return nil
+}
+
+// mvListTable is Table, or a sentence when there is no MV (markdown keeps
+// its empty table).
+func mvListTable(w io.Writer, headers []string, rows [][]string) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No IVM materialized views.")
 		return err
@@ -48,22 +96,65 @@ func MVList(w io.Writer, st Style, items []diag.MVListItem, wide, markdown bool)
 	return Table(w, headers, rows)
 }
 
-// MVExplain renders `mv explain`: the verdict, the state, the causes, the
-// dependencies, the worst partitions, the recent tasks and the SQL to run.
-func MVExplain(w io.Writer, st Style, now time.Time, m *diag.MVResult, fs []diag.Finding, markdown bool) error {
-	var b strings.Builder
-	h := func(title string) {
-		if markdown {
-			fmt.Fprintf(&b, "\n## %s\n\n", title)
-		} else {
-			fmt.Fprintf(&b, "\n%s\n", st.Bold(title))
+func mvStateCounts(items []diag.MVListItem) string {
+	n := map[string]int{}
+	for _, it := range items {
+		n[it.FreshnessState]++
+	}
+	var parts []string
+	for _, s := range diag.FreshnessStates {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+			delete(n, s)
 		}
 	}
-	if markdown {
-		fmt.Fprintf(&b, "# %s.%s\n\n", m.DB, m.Name)
-	} else {
-		fmt.Fprintf(&b, "%s  %s\n", st.Bold(m.DB+"."+m.Name), st.Dim(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.Refresh.Raw), mvDash(m.JobName), mvDash(m.JobStatus))))
+	for _, s := range sortedKeys(n) {
+		parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
 	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// blocks is how one format writes the parts of a long text document
+// (`mv explain`): its title, section headings, tables, findings and SQL.
+type blocks struct {
+	title    func(b *strings.Builder, m *diag.MVResult)
+	heading  func(b *strings.Builder, title string)
+	grid     func(w io.Writer, headers []string, rows [][]string) error
+	findings func(w io.Writer, fs []diag.Finding) error
+	sqlOpen  string
+	sqlClose string
+}
+
+func textBlocks(st Style) blocks {
+	return blocks{
+		title: func(b *strings.Builder, m *diag.MVResult) {
+			fmt.Fprintf(b, "%s  %s\n", st.Bold(m.DB+"."+m.Name), st.Dim(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.Refresh.Raw), mvDash(m.JobName), mvDash(m.JobStatus))))
+		},
+		heading:  func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n%s\n", st.Bold(title)) },
+		grid:     Table,
+		findings: func(w io.Writer, fs []diag.Finding) error { return Findings(w, st, fs) },
+	}
+}
+
+var markdownBlocks = blocks{
+	title:    func(b *strings.Builder, m *diag.MVResult) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
+	heading:  func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) },
+	grid:     Markdown,
+	findings: FindingsMarkdown,
+	sqlOpen:  "```sql\n",
+	sqlClose: "```\n",
+}
+
+// mvExplain renders `mv explain`: the verdict, the state, the causes, the
+// dependencies, the worst partitions, the recent tasks and the SQL to run.
+func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks) error {
+	now, m, fs := d.Now, d.MV, d.Findings
+	var b strings.Builder
+	h := func(title string) { f.heading(&b, title) }
+	f.title(&b, m)
 	fmt.Fprintf(&b, "verdict: %s\n", m.Headline)
 	h("State")
 	fmt.Fprintf(&b, "freshness  %s (%s: %s)\n", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason)
@@ -108,11 +199,7 @@ func MVExplain(w io.Writer, st Style, now time.Time, m *diag.MVResult, fs []diag
 		return err
 	}
 	b.Reset()
-	if markdown {
-		if err := FindingsMarkdown(w, fs); err != nil {
-			return err
-		}
-	} else if err := Findings(w, st, fs); err != nil {
+	if err := f.findings(w, fs); err != nil {
 		return err
 	}
 
@@ -130,7 +217,7 @@ func MVExplain(w io.Writer, st Style, now time.Time, m *diag.MVResult, fs []diag
 		drows = append(drows, []string{d.BaseTableDB + "." + d.BaseTableName, kind, stream, d.DependencyState, mvBoolText(d.Covered),
 			mvListText(d.LaggingPartitions, 3), mvDash(d.WorstPartition), diag.ValueText(d.Delay), mvHeadroomText(d.HeadroomSeconds), mvBoolText(d.CanResume), d.Source})
 	}
-	if err := mvTable(&b, markdown, []string{"BASE TABLE", "KIND", "INTERNAL STREAM", "STATE", "COVERED", "LAGGING PARTITIONS", "WORST", "DELAY", "HEADROOM", "CAN RESUME", "SOURCE"}, drows); err != nil {
+	if err := mvTable(&b, f.grid, []string{"BASE TABLE", "KIND", "INTERNAL STREAM", "STATE", "COVERED", "LAGGING PARTITIONS", "WORST", "DELAY", "HEADROOM", "CAN RESUME", "SOURCE"}, drows); err != nil {
 		return err
 	}
 	if len(m.WorstPartitions) > 0 {
@@ -139,7 +226,7 @@ func MVExplain(w io.Writer, st Style, now time.Time, m *diag.MVResult, fs []diag
 		for _, p := range m.WorstPartitions {
 			prows = append(prows, []string{p.BaseTable, p.Unit, p.OffsetState, diag.ValueText(p.PendingAge), mvHeadroomText(p.HeadroomSeconds), mvBoolText(p.CanResume), mvDash(p.NextRead), strconv.FormatInt(p.StreamID, 10)})
 		}
-		if err := mvTable(&b, markdown, []string{"BASE TABLE", "PARTITION", "OFFSET", "PENDING AGE", "HEADROOM", "CAN RESUME", "NEXT READ", "STREAM ID"}, prows); err != nil {
+		if err := mvTable(&b, f.grid, []string{"BASE TABLE", "PARTITION", "OFFSET", "PENDING AGE", "HEADROOM", "CAN RESUME", "NEXT READ", "STREAM ID"}, prows); err != nil {
 			return err
 		}
 	}
@@ -170,22 +257,18 @@ func MVExplain(w io.Writer, st Style, now time.Time, m *diag.MVResult, fs []diag
 		}
 		trows = append(trows, []string{strconv.FormatInt(t.TaskID, 10), t.Result, method, fb, dur, mvAgo(now, t.CreateTimeMs), mvDash(mvTruncate(errText, 60)), mvDash(t.LastQueryID)})
 	}
-	if err := mvTable(&b, markdown, []string{"TASK", "RESULT", "METHOD", "FALLBACK", "DURATION", "CREATED", "ERROR", "QUERY ID"}, trows); err != nil {
+	if err := mvTable(&b, f.grid, []string{"TASK", "RESULT", "METHOD", "FALLBACK", "DURATION", "CREATED", "ERROR", "QUERY ID"}, trows); err != nil {
 		return err
 	}
 	if len(hist.Tasks) > 0 && hist.LastMethodInferred {
 		b.WriteString("* method inferred from RefreshMode / IvmFallbackReason / IvmRebuiltPartitions (this build has no IvmRefreshMethod)\n")
 	}
 	h("Next (paste into a MySQL client)")
-	if markdown {
-		b.WriteString("```sql\n")
-	}
+	b.WriteString(f.sqlOpen)
 	for _, s := range m.Next {
 		b.WriteString(s + "\n")
 	}
-	if markdown {
-		b.WriteString("```\n")
-	}
+	b.WriteString(f.sqlClose)
 	if len(m.Undetectable) > 0 {
 		h("Not visible on this build")
 		for _, u := range m.Undetectable {
@@ -196,15 +279,12 @@ func MVExplain(w io.Writer, st Style, now time.Time, m *diag.MVResult, fs []diag
 	return err
 }
 
-func mvTable(w io.Writer, markdown bool, headers []string, rows [][]string) error {
+func mvTable(w io.Writer, grid func(io.Writer, []string, [][]string) error, headers []string, rows [][]string) error {
 	if len(rows) == 0 {
 		_, err := io.WriteString(w, "(none)\n")
 		return err
 	}
-	if markdown {
-		return Markdown(w, headers, rows)
-	}
-	return Table(w, headers, rows)
+	return grid(w, headers, rows)
 }
 
 func mvDash(s string) string {

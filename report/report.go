@@ -1,5 +1,24 @@
 // Package report renders what diag computed: tables for people (colour only
-// on a TTY), JSON for programs, markdown for CI comments. It computes nothing.
+// on a TTY), JSON for programs, markdown for CI comments, Prometheus text for
+// node_exporter. It computes nothing and judges nothing: thresholds and
+// severities come from diag (a Level, a Verdict, a finding's severity) and
+// report maps them to colours and words.
+//
+// One renderer per format, registered once (registry.go):
+//
+//	type Doc interface{ Kind() string }              // a command's one typed document; Kind is the JSON "kind"
+//	type Renderer func(w io.Writer, st Style, d Doc) error
+//	Register(kind, format, renderer)                 // from an init() of the file that renders kind
+//	Formats(kind) []Format                           // what -o accepts; json is generic unless NoJSON(kind)
+//	Emit(w, st, format, doc)                         // what cmd calls, once per command (globalOptions.emit)
+//
+// A command builds its Doc (check.go CheckDoc, streams.go StreamsDoc and
+// StreamDoc, mv.go MVListDoc and MVExplainDoc, headroom.go HeadroomDoc,
+// explain.go ExplainDoc, snapshot.go SnapshotSummaryDoc, demo.go DemoDoc,
+// tso.go TSODecodeDoc, TSOEncodeDoc, TSODiffDoc, TSOLagDoc, TSOHeadroomDoc) and
+// hands it over. Adding a format is one file registering a renderer per kind
+// it supports, plus goldens; adding a command's output is one Doc type and its
+// renderers. Markdown renderers ignore st (no colour in a CI comment).
 package report
 
 import (

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -99,12 +100,53 @@ func mode(s *diag.StreamResult) string {
 	return s.ConsumeType
 }
 
-// StreamsRows is the `streams` table: one row per stream, worst first.
-func StreamsRows(st Style, ss []diag.StreamResult, wide bool) ([]string, [][]string) {
-	h := []string{"STREAM", "KIND", "MODE", "STATE", "PENDING", "MAX PENDING AGE", "PRECISION", "MIN HEADROOM", "CAN RESUME"}
-	if wide {
-		h = append(h, "NEXT READ", "TTL", "BASE TABLE", "MV")
-	}
+// StreamsDoc is the document of `streams` (kind "streams"): the streams and
+// findings the flags selected.
+type StreamsDoc struct {
+	Now                  time.Time           `json:"now"`
+	CurrentTSO           string              `json:"current_tso"`
+	Snapshots            int                 `json:"snapshots"`
+	MinHeadroomThreshold float64             `json:"min_headroom_threshold_seconds"`
+	MaxPendingThreshold  float64             `json:"max_pending_threshold_seconds"`
+	Streams              []diag.StreamResult `json:"streams"`
+	Findings             []diag.Finding      `json:"findings"`
+}
+
+// Kind implements Doc.
+func (StreamsDoc) Kind() string { return "streams" }
+
+// StreamDoc is the document of `streams show` (kind "stream").
+type StreamDoc struct {
+	Now        time.Time          `json:"now"`
+	CurrentTSO string             `json:"current_tso"`
+	Snapshots  int                `json:"snapshots"`
+	Stream     *diag.StreamResult `json:"stream"`
+	Findings   []diag.Finding     `json:"findings"`
+}
+
+// Kind implements Doc.
+func (StreamDoc) Kind() string { return "stream" }
+
+func init() {
+	Register("streams", FormatTable, func(w io.Writer, st Style, d Doc) error { return streamsTable(w, st, d.(StreamsDoc), streamsNarrow) })
+	Register("streams", FormatWide, func(w io.Writer, st Style, d Doc) error { return streamsTable(w, st, d.(StreamsDoc), 0) })
+	Register("streams", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return streamsMarkdown(w, d.(StreamsDoc)) })
+	// streams show has one table; wide is accepted and prints it.
+	show := func(w io.Writer, st Style, d Doc) error { return streamShow(w, st, d.(StreamDoc)) }
+	Register("stream", FormatTable, show)
+	Register("stream", FormatWide, show)
+	Register("stream", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return streamShowMarkdown(w, d.(StreamDoc)) })
+}
+
+// streamsNarrow is how many columns of streamsRows the table format keeps
+// (wide and markdown keep them all).
+const streamsNarrow = 9
+
+// streamsRows is the `streams` table: one row per stream, worst first, with
+// every column (the table format cuts them to streamsNarrow).
+func streamsRows(st Style, ss []diag.StreamResult) ([]string, [][]string) {
+	h := []string{"STREAM", "KIND", "MODE", "STATE", "PENDING", "MAX PENDING AGE", "PRECISION", "MIN HEADROOM", "CAN RESUME",
+		"NEXT READ", "TTL", "BASE TABLE", "MV"}
 	rows := make([][]string, 0, len(ss))
 	for i := range ss {
 		s := &ss[i]
@@ -112,50 +154,62 @@ func StreamsRows(st Style, ss []diag.StreamResult, wide bool) ([]string, [][]str
 		if s.MaxPendingAge.Source == diag.SourceServer {
 			prec += " (server)"
 		}
-		r := []string{s.DB + "." + s.Name, s.Kind, mode(s), st.Severity(s.State, s.State), strconv.Itoa(s.PendingPartitions),
-			AgeValue(s.MaxPendingAge), prec, headroomCell(st, s.MinHeadroomSeconds, streamFraction(s), s.Severity), boolCell(s.CanResume)}
-		if wide {
-			base := "(dropped)"
-			if !s.BaseTableDropped {
-				base = s.BaseTableDB + "." + s.BaseTableName
-			}
-			mv := "-"
-			if s.Kind == diag.KindIVM {
-				mv = s.MVName
-				if s.MVID != nil {
-					mv += " (" + strconv.FormatInt(*s.MVID, 10) + ")"
-				}
-			}
-			ttl := "-"
-			if s.TTLSeconds != nil {
-				ttl = tso.FormatDuration(*s.TTLSeconds * 1000)
-			}
-			r = append(r, s.NextRead, ttl, base, strings.TrimSpace(mv))
+		base := "(dropped)"
+		if !s.BaseTableDropped {
+			base = s.BaseTableDB + "." + s.BaseTableName
 		}
-		rows = append(rows, r)
+		mv := "-"
+		if s.Kind == diag.KindIVM {
+			mv = s.MVName
+			if s.MVID != nil {
+				mv += " (" + strconv.FormatInt(*s.MVID, 10) + ")"
+			}
+		}
+		ttl := "-"
+		if s.TTLSeconds != nil {
+			ttl = tso.FormatDuration(*s.TTLSeconds * 1000)
+		}
+		rows = append(rows, []string{s.DB + "." + s.Name, s.Kind, mode(s), st.Severity(s.State, s.State), strconv.Itoa(s.PendingPartitions),
+			AgeValue(s.MaxPendingAge), prec, headroomCell(st, s.MinHeadroomSeconds, streamFraction(s), s.Severity), boolCell(s.CanResume),
+			s.NextRead, ttl, base, strings.TrimSpace(mv)})
 	}
 	return h, rows
 }
 
-// Streams writes the `streams` table and the findings under it.
-func Streams(w io.Writer, st Style, res *diag.StreamsResult, ss []diag.StreamResult, fs []diag.Finding, wide bool) error {
-	fmt.Fprintf(w, "Streams at cluster time %s (%d stream(s), %d snapshot(s))\n", res.Now.Format("2006-01-02T15:04:05Z"), len(ss), res.Snapshots)
-	h, rows := StreamsRows(st, ss, wide)
+// firstColumns keeps the first n columns of a table (n <= 0: all of them).
+func firstColumns(n int, h []string, rows [][]string) ([]string, [][]string) {
+	if n <= 0 || n >= len(h) {
+		return h, rows
+	}
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[:n]
+	}
+	return h[:n], out
+}
+
+// streamsTable writes the `streams` table (the first cols columns) and the
+// findings under it.
+func streamsTable(w io.Writer, st Style, d StreamsDoc, cols int) error {
+	fmt.Fprintf(w, "Streams at cluster time %s (%d stream(s), %d snapshot(s))\n", d.Now.Format("2006-01-02T15:04:05Z"), len(d.Streams), d.Snapshots)
+	h, rows := streamsRows(st, d.Streams)
+	h, rows = firstColumns(cols, h, rows)
 	if err := Table(w, h, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nFindings (%s):\n", CountBySeverity(fs))
-	return Findings(w, st, fs)
+	fmt.Fprintf(w, "\nFindings (%s):\n", CountBySeverity(d.Findings))
+	return Findings(w, st, d.Findings)
 }
 
-// StreamsMarkdown writes the `streams` table as markdown, then the findings.
-func StreamsMarkdown(w io.Writer, ss []diag.StreamResult, fs []diag.Finding, wide bool) error {
-	h, rows := StreamsRows(Style{}, ss, wide)
+// streamsMarkdown writes every column of the `streams` table as markdown,
+// then the findings.
+func streamsMarkdown(w io.Writer, d StreamsDoc) error {
+	h, rows := streamsRows(Style{}, d.Streams)
 	if err := Markdown(w, h, rows); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	return FindingsMarkdown(w, fs)
+	return FindingsMarkdown(w, d.Findings)
 }
 
 // PartitionRows is the per-partition table of `streams show`, worst first.
@@ -198,9 +252,10 @@ func sevOr(s, def string) string {
 	return s
 }
 
-// StreamShow writes `streams show`: identity, the partitions worst first,
+// streamShow writes `streams show`: identity, the partitions worst first,
 // the verdict paragraph and the stream's findings.
-func StreamShow(w io.Writer, st Style, s *diag.StreamResult, fs []diag.Finding) error {
+func streamShow(w io.Writer, st Style, d StreamDoc) error {
+	s, fs := d.Stream, d.Findings
 	fmt.Fprintf(w, "%s  %s stream, %s, state %s\n", st.Bold(s.DB+"."+s.Name), s.Kind, orDash(mode(s)), st.Severity(s.State, s.State))
 	fmt.Fprintf(w, "  id %d; %s\n", s.ID, s.StateReason)
 	if s.BaseTableDropped {
@@ -267,8 +322,9 @@ func StreamShow(w io.Writer, st Style, s *diag.StreamResult, fs []diag.Finding) 
 	return Findings(w, st, fs)
 }
 
-// StreamShowMarkdown is `streams show -o markdown`.
-func StreamShowMarkdown(w io.Writer, s *diag.StreamResult, fs []diag.Finding) error {
+// streamShowMarkdown is `streams show -o markdown`.
+func streamShowMarkdown(w io.Writer, d StreamDoc) error {
+	s, fs := d.Stream, d.Findings
 	fmt.Fprintf(w, "### %s.%s (%s, %s, %s)\n\n", s.DB, s.Name, s.Kind, orDash(mode(s)), s.State)
 	h, rows := PartitionRows(Style{}, s)
 	if err := Markdown(w, h, rows); err != nil {

@@ -143,12 +143,12 @@ func TestQueryCountConstant(t *testing.T) {
 	// 2 session/probe + 1 clock + 2 SHOW FRONTENDS/BACKENDS + 2 streams +
 	// jobs + tasks + 2 seed tables + 4 table sources = 15 fixed, plus one
 	// mv_infos() per database (2 here), one SHOW DATA PROPERTIES, and one
-	// SHOW DATA FROM db.tbl per changelog table (3 in the sample; bounded
-	// by MaxShowData = 50 at 40×).
-	if want := 15 + 2 + 1 + 3; len(small) != want {
+	// SHOW DATA per database with changelog tables (2), on a session whose
+	// current database is it: the same at 40× the objects.
+	if want := 15 + 2 + 1 + 2; len(small) != want {
 		t.Errorf("statements: %d, want %d:\n%s", len(small), want, strings.Join(small, "\n"))
 	}
-	if want := 15 + 2 + 1 + 50; len(large) != want {
+	if want := 15 + 2 + 1 + 2; len(large) != want {
 		t.Errorf("statements at 40×: %d, want %d", len(large), want)
 	}
 }

@@ -60,8 +60,12 @@ func binlogCol(t *table) (doris.Column, bool) {
 //  1. SHOW DATA PROPERTIES ('entire_warehouse'='true', 'db_names'='…'): one
 //     statement for every base-table database, no privilege needed.
 //  2. Only if 1 failed: SHOW DATA with no FROM (per database, needs ADMIN).
-//  3. SHOW DATA FROM `db`.`tbl` (the Total row) for each changelog table
-//     whose database's BinlogSize is not known to be 0, at most MaxShowData.
+//  3. One SHOW DATA per database that has changelog tables, on a session
+//     whose current database is it (selected in the handshake): every
+//     table's BinlogSize in one statement (getSingleDbStats; SHOW on each
+//     table). The statement count stays O(databases).
+//  4. Only for the tables 3 did not size: SHOW DATA FROM `db`.`tbl` (the
+//     Total row), at most MaxShowData.
 //
 // A build without BinlogSize is "not on this build": the capability lists
 // the columns it has, and nothing is a gap. A per-database form that failed
@@ -91,6 +95,11 @@ func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tabl
 			continue
 		}
 		targets = append(targets, k)
+	}
+	var dbCols []string
+	targets, dbCols, notes = col.showDataPerDBSession(ctx, targets, byKey, notes)
+	if cols == nil {
+		cols = dbCols
 	}
 	targets = col.boundTables(targets, col.cfg.MaxShowData, snapshot.SourceShowData,
 		"changelog size of %d base tables not read (limit %d SHOW DATA FROM db.tbl), e.g. %s")
@@ -292,4 +301,78 @@ func parseSize(s string) (v int64, human bool, err error) {
 		return 0, false, fmt.Errorf("byte count out of range")
 	}
 	return int64(b), true, nil
+}
+
+// showDataPerDBSession sizes the targets database by database: for each, a
+// session with that current database and one SHOW DATA, read per table
+// (human sizes; the Total, Quota and Left rows are skipped). It returns the
+// targets it could not size, the columns of the form, and notes for the
+// databases whose session or statement failed (the per-table form then
+// tries those tables, so a failure here is a fallback, not a gap).
+func (col *collector) showDataPerDBSession(ctx context.Context, targets []tableKey, byKey map[tableKey]*snapshot.Table, notes []string) ([]tableKey, []string, []string) {
+	byDB := map[string][]tableKey{}
+	var dbs []string
+	for _, k := range targets {
+		if _, ok := byDB[k.db]; !ok {
+			dbs = append(dbs, k.db)
+		}
+		byDB[k.db] = append(byDB[k.db], k)
+	}
+	sort.Strings(dbs)
+	sd := doris.ShowDataDB
+	var cols []string
+	var left []tableKey
+	for _, db := range dbs {
+		t, err := col.queryIn(ctx, db, sd.Statements[0].Build())
+		if err == nil && !t.has(sd.TableName.Name) {
+			err = fmt.Errorf("no %s column in %v", sd.TableName.Name, t.cols)
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("SHOW DATA in database %s failed, reading its tables one by one: %v", db, err))
+			left = append(left, byDB[db]...)
+			continue
+		}
+		cols = t.cols
+		bc, ok := binlogCol(t)
+		if !ok {
+			notes = append(notes, "this build has no BinlogSize: changelog size not on this build")
+			return nil, cols, notes
+		}
+		sized := map[string]bool{}
+		for _, r := range t.rows {
+			rr := col.reader(t, r, snapshot.SourceShowData, db)
+			name := rr.raw(sd.TableName)
+			tb := byKey[tableKey{db, name}]
+			if tb == nil || sized[name] {
+				continue // Total, Quota, Left, or a table without a stream
+			}
+			rr.row = db + "." + name
+			tb.ChangelogSizeBytes, tb.ChangelogSizeText = rr.size(bc)
+			sized[name] = tb.ChangelogSizeBytes != nil
+		}
+		for _, k := range byDB[db] {
+			if !sized[k.name] {
+				left = append(left, k)
+			}
+		}
+	}
+	return left, cols, notes
+}
+
+// queryIn runs one statement on a session of its own whose current database
+// is db, counted with the collection's statements. The session is closed
+// at once: one extra connection at a time, never kept.
+func (col *collector) queryIn(ctx context.Context, db, q string) (*table, error) {
+	addr := col.c.host
+	conn, err := openDBIn(col.cfg, addr, db)
+	if err != nil {
+		return nil, redact(fmt.Errorf("connecting to %s (database %s): %w", addr, db, err), col.cfg.Password)
+	}
+	defer conn.Close()
+	c := &client{db: conn, timeout: col.cfg.Timeout, host: addr, secret: col.cfg.Password}
+	t, err := c.query(ctx, q)
+	col.c.mu.Lock()
+	col.c.queries = append(col.c.queries, c.statements()...)
+	col.c.mu.Unlock()
+	return t, err
 }

@@ -1,6 +1,8 @@
 package scrape
 
 import (
+	"strings"
+
 	"github.com/dorisdiag/dorisdiag/doris"
 
 	"testing"
@@ -61,5 +63,20 @@ func TestSizeCellMalformed(t *testing.T) {
 	rr.r = []*string{&null}
 	if got, _ := rr.size(doris.ShowDataProperties.BinlogSize); got != nil || len(snap.Malformed) != 1 {
 		t.Errorf("NULL text: %v, %d malformed", got, len(snap.Malformed))
+	}
+}
+
+// TestShowDataLimit: when the per-database SHOW DATA does not size the
+// tables, per-table statements stop at MaxShowData and the rest is
+// recorded as not read.
+func TestShowDataLimit(t *testing.T) {
+	col := &collector{snap: &snapshot.Snapshot{}}
+	keys := []tableKey{{"d", "c"}, {"d", "a"}, {"d", "b"}}
+	kept := col.boundTables(keys, 1, snapshot.SourceShowData, "changelog size of %d base tables not read (limit %d SHOW DATA FROM db.tbl), e.g. %s")
+	if len(kept) != 1 || kept[0] != (tableKey{"d", "a"}) {
+		t.Errorf("kept %v", kept)
+	}
+	if len(col.snap.CouldNotRead) != 1 || !strings.Contains(col.snap.CouldNotRead[0].Error, "2 base tables not read (limit 1 SHOW DATA FROM db.tbl), e.g. d.b, d.c") {
+		t.Errorf("gaps: %+v", col.snap.CouldNotRead)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // Credentials are the user's, for HTTP Basic auth. get sends them only in

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // Fetching /metrics from every FE and BE (design.md "Reliability": timeouts

@@ -18,7 +18,7 @@ func TestWriteCorpus(t *testing.T) {
 		t.Skip("set -write-corpus to rewrite testdata/fuzz")
 	}
 	inputs := append([]string(nil), fuzzSeeds...)
-	files, _ := filepath.Glob("../../fixtures/metrics/*.prom")
+	files, _ := filepath.Glob("../fixtures/metrics/*.prom")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

@@ -28,10 +28,10 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./scrape/exposition -update)", err)
+		t.Fatalf("%v (run go test ./exposition -update)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; run go test ./scrape/exposition -update and review the diff\n--- got\n%s", path, got)
+		t.Errorf("%s differs from the golden file; run go test ./exposition -update and review the diff\n--- got\n%s", path, got)
 	}
 }
 
@@ -77,7 +77,7 @@ func renderResult(name string, res *Result, conf []Problem, rep *FixReport, fixe
 }
 
 func TestGoldenFixtures(t *testing.T) {
-	files, err := filepath.Glob("../../fixtures/metrics/*.prom")
+	files, err := filepath.Glob("../fixtures/metrics/*.prom")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
@@ -114,7 +114,7 @@ func TestGoldenFixtures(t *testing.T) {
 // docs/metrics.md carries the rule tables generated from Rules and
 // ConformanceRules; -update rewrites them.
 func TestRulesDocUpToDate(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "metrics.md")
+	path := filepath.Join("..", "docs", "metrics.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +146,6 @@ func TestRulesDocUpToDate(t *testing.T) {
 		return
 	}
 	if got != string(doc) {
-		t.Errorf("%s rule tables are out of date: run go test ./scrape/exposition -run TestRulesDocUpToDate -update", path)
+		t.Errorf("%s rule tables are out of date: run go test ./exposition -run TestRulesDocUpToDate -update", path)
 	}
 }

@@ -17,7 +17,7 @@ func TestPromtoolAgrees(t *testing.T) {
 	if err != nil {
 		t.Skip("promtool not installed")
 	}
-	files, _ := filepath.Glob("../../fixtures/metrics/*.prom")
+	files, _ := filepath.Glob("../fixtures/metrics/*.prom")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {

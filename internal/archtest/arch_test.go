@@ -1,0 +1,339 @@
+// Package archtest enforces the package picture of issue 11 on the real
+// import graph (`go list -json ./...`) and, for the clock rule, on diag's
+// syntax trees. Each rule is a function over a package list so that
+// TestRulesCatchViolations can prove it fails on a bad graph.
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/dorisdiag/dorisdiag"
+
+type pkg struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Imports    []string // non-test imports only
+	Deps       []string // transitive non-test dependencies
+}
+
+// leaves import nothing of this module.
+var leaves = []string{mod + "/tso", mod + "/exposition", mod + "/doris"}
+
+// socketFree may not import (directly, or through another package of this
+// module) anything that opens a socket, runs a program or speaks SQL.
+var socketFree = append([]string{mod + "/diag", mod + "/report", mod + "/snapshot"}, leaves...)
+
+var forbiddenIO = []string{"net", "net/http", "database/sql", "os/exec", "github.com/go-sql-driver/mysql"}
+
+// linkedAnywhere are forbidden even as transitive dependencies through
+// third-party code. database/sql and os/exec are not in this list because
+// report's table libraries import them without opening anything
+// (olekukonko/tablewriter → database/sql for sql.Null* cells,
+// charmbracelet/colorprofile → os/exec for terminal probing); the rule for
+// those is "no package of this module imports them" on the whole module-side
+// closure, checked by ruleNoIO.
+var linkedAnywhere = []string{"net", "net/http", "github.com/go-sql-driver/mysql"}
+
+// fixturesAllowlist: known production imports of fixtures/..., each a
+// documented exception. cmd links the bundled demo scenarios (package
+// fixtures and its fixtures/internal/build) for `dorisdiag demo` and
+// `--demo`; dropping the import would remove those commands, and relocating
+// the scenarios out of fixtures/ is a later step of issue 11. The emulator
+// (fixtures/emulator) is never allowed.
+var fixturesAllowlist = map[string][]string{
+	mod + "/cmd": {mod + "/fixtures"},
+}
+
+func load(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -json ./...: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decoding go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages of %s; expected the whole module", len(pkgs), mod)
+	}
+	return pkgs
+}
+
+func index(pkgs []pkg) map[string]pkg {
+	m := make(map[string]pkg, len(pkgs))
+	for _, p := range pkgs {
+		m[p.ImportPath] = p
+	}
+	return m
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func inModule(path string) bool { return path == mod || strings.HasPrefix(path, mod+"/") }
+
+func underDir(path, dir string) bool {
+	return path == mod+"/"+dir || strings.HasPrefix(path, mod+"/"+dir+"/")
+}
+
+// ruleSiblings: scrape and diag are siblings over snapshot; neither reaches
+// the other, directly or transitively.
+func ruleSiblings(pkgs []pkg) []string {
+	var bad []string
+	for _, p := range pkgs {
+		for _, pair := range [][2]string{{"scrape", "diag"}, {"diag", "scrape"}} {
+			if underDir(p.ImportPath, pair[0]) {
+				for _, d := range p.Deps {
+					if underDir(d, pair[1]) {
+						bad = append(bad, fmt.Sprintf("%s depends on %s", p.ImportPath, d))
+					}
+				}
+			}
+		}
+	}
+	return bad
+}
+
+// ruleLeaves: tso, exposition and doris import no package of this module.
+func ruleLeaves(pkgs []pkg) []string {
+	var bad []string
+	for _, p := range pkgs {
+		if !has(leaves, p.ImportPath) {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if inModule(imp) {
+				bad = append(bad, fmt.Sprintf("leaf %s imports %s", p.ImportPath, imp))
+			}
+		}
+	}
+	return bad
+}
+
+// ruleNoFixtures: no non-test package outside fixtures/ imports fixtures/...
+// (fixturesAllowlist aside), and the binary never links the emulator.
+func ruleNoFixtures(pkgs []pkg) []string {
+	var bad []string
+	for _, p := range pkgs {
+		if underDir(p.ImportPath, "fixtures") {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if underDir(imp, "fixtures") && !has(fixturesAllowlist[p.ImportPath], imp) {
+				bad = append(bad, fmt.Sprintf("%s imports %s", p.ImportPath, imp))
+			}
+		}
+		if p.ImportPath == mod {
+			for _, d := range p.Deps {
+				if underDir(d, "fixtures/emulator") || underDir(d, "internal/testnet") {
+					bad = append(bad, fmt.Sprintf("the dorisdiag binary links %s", d))
+				}
+			}
+		}
+	}
+	return bad
+}
+
+// ruleNoIO: diag, report, snapshot and the leaves neither import a socket,
+// process or SQL package nor reach one through another package of this
+// module; net, net/http and the MySQL driver are not linked into them at all.
+func ruleNoIO(pkgs []pkg) []string {
+	byPath := index(pkgs)
+	var bad []string
+	for _, name := range socketFree {
+		p, ok := byPath[name]
+		if !ok {
+			bad = append(bad, fmt.Sprintf("package %s not found by go list", name))
+			continue
+		}
+		closure := []pkg{p}
+		for _, d := range p.Deps {
+			if q, ok := byPath[d]; ok {
+				closure = append(closure, q)
+			}
+		}
+		for _, q := range closure {
+			for _, imp := range q.Imports {
+				if has(forbiddenIO, imp) {
+					via := ""
+					if q.ImportPath != name {
+						via = " via " + q.ImportPath
+					}
+					bad = append(bad, fmt.Sprintf("%s imports %s%s", name, imp, via))
+				}
+			}
+		}
+		for _, d := range p.Deps {
+			if has(linkedAnywhere, d) {
+				bad = append(bad, fmt.Sprintf("%s links %s", name, d))
+			}
+		}
+	}
+	return bad
+}
+
+// clockCalls lists calls that read the wall clock (time.Now, time.Since,
+// time.Until) in one Go source file, honouring a renamed "time" import.
+func clockCalls(fset *token.FileSet, f *ast.File) []string {
+	var names []string
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == "time" {
+			name := "time"
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			names = append(names, name)
+		}
+	}
+	var bad []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok || !has(names, id.Name) {
+			return true
+		}
+		switch sel.Sel.Name {
+		case "Now", "Since", "Until":
+			bad = append(bad, fmt.Sprintf("%s: time.%s", fset.Position(sel.Pos()), sel.Sel.Name))
+		}
+		return true
+	})
+	return bad
+}
+
+func report(t *testing.T, rule string, bad []string) {
+	t.Helper()
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: %s", rule, b)
+	}
+}
+
+func TestScrapeAndDiagAreSiblings(t *testing.T) {
+	report(t, "scrape and diag never import each other", ruleSiblings(load(t)))
+}
+
+func TestLeavesImportNothingOfTheModule(t *testing.T) {
+	report(t, "leaves import nothing of this module", ruleLeaves(load(t)))
+}
+
+func TestNoFixturesOutsideTests(t *testing.T) {
+	report(t, "fixtures are not linked outside tests", ruleNoFixtures(load(t)))
+}
+
+func TestOnlyScrapeOpensSockets(t *testing.T) {
+	report(t, "only scrape opens sockets", ruleNoIO(load(t)))
+}
+
+func TestNoWallClockInDiag(t *testing.T) {
+	pkgs := index(load(t))
+	p, ok := pkgs[mod+"/diag"]
+	if !ok || len(p.GoFiles) == 0 {
+		t.Fatalf("go list found no non-test Go files in diag")
+	}
+	fset := token.NewFileSet()
+	var bad []string
+	for _, name := range p.GoFiles { // GoFiles excludes _test.go files
+		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatalf("parsing %s: %v", name, err)
+		}
+		bad = append(bad, clockCalls(fset, f)...)
+	}
+	report(t, "no wall clock in diag", bad)
+}
+
+// TestRulesCatchViolations proves each rule fails on a graph that breaks it,
+// so the tests above cannot pass by accident.
+func TestRulesCatchViolations(t *testing.T) {
+	m := func(s string) string { return mod + "/" + s }
+	cases := []struct {
+		name string
+		rule func([]pkg) []string
+		pkgs []pkg
+	}{
+		{"diag reaches scrape transitively", ruleSiblings, []pkg{{ImportPath: m("diag"), Deps: []string{m("x"), m("scrape")}}}},
+		{"scrape imports diag", ruleSiblings, []pkg{{ImportPath: m("scrape"), Deps: []string{m("diag")}}}},
+		{"leaf imports module package", ruleLeaves, []pkg{{ImportPath: m("exposition"), Imports: []string{m("snapshot")}}}},
+		{"report imports fixtures", ruleNoFixtures, []pkg{{ImportPath: m("report"), Imports: []string{m("fixtures/scenarios")}}}},
+		{"cmd imports the emulator", ruleNoFixtures, []pkg{{ImportPath: m("cmd"), Imports: []string{m("fixtures/emulator")}}}},
+		{"binary links the emulator", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("fixtures/emulator")}}}},
+		{"diag imports net/http", ruleNoIO, socketFreeGraph(m("diag"), pkg{Imports: []string{"net/http"}})},
+		{"report reaches os/exec via a module package", ruleNoIO, append(socketFreeGraph(m("report"), pkg{Imports: []string{m("helper")}, Deps: []string{m("helper")}}),
+			pkg{ImportPath: m("helper"), Imports: []string{"os/exec"}})},
+		{"tso links the MySQL driver", ruleNoIO, socketFreeGraph(m("tso"), pkg{Deps: []string{"github.com/go-sql-driver/mysql"}})},
+	}
+	for _, c := range cases {
+		if bad := c.rule(c.pkgs); len(bad) == 0 {
+			t.Errorf("%s: rule reported nothing", c.name)
+		}
+	}
+	if bad := ruleNoIO(socketFreeGraph("", pkg{})); len(bad) != 0 {
+		t.Errorf("clean graph flagged: %v", bad)
+	}
+
+	src := `package diag
+import clock "time"
+func f() { _ = clock.Now(); _ = clock.Since(clock.Time{}) }`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "x.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := clockCalls(fset, f); len(got) != 2 {
+		t.Errorf("clockCalls on a renamed time import = %v, want 2 calls", got)
+	}
+	f, _ = parser.ParseFile(fset, "y.go", "package diag\nimport \"time\"\nfunc g(now time.Time) time.Duration { return now.Sub(now) }", 0)
+	if got := clockCalls(fset, f); len(got) != 0 {
+		t.Errorf("clockCalls flagged a clock-free file: %v", got)
+	}
+}
+
+// socketFreeGraph returns every socket-free package, clean, except that
+// `dirty` (when non-empty) gets the imports and deps of p.
+func socketFreeGraph(dirty string, p pkg) []pkg {
+	var out []pkg
+	for _, name := range socketFree {
+		q := pkg{ImportPath: name}
+		if name == dirty {
+			q.Imports, q.Deps = p.Imports, p.Deps
+		}
+		out = append(out, q)
+	}
+	return out
+}

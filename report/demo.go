@@ -1,0 +1,53 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+)
+
+// DemoDoc is the document of `demo` (kind "demo"): a guided tour of check on
+// a bundled scenario, then mv explain of the worst MV and streams show of the
+// worst stream. It is not data (the JSON is check's), so it has no JSON.
+type DemoDoc struct {
+	Check *diag.CheckResult
+	Width int // cut finding lines to this many columns (0: never)
+}
+
+// Kind implements Doc.
+func (DemoDoc) Kind() string { return "demo" }
+
+func init() {
+	NoJSON("demo")
+	Register("demo", FormatTable, demoTable)
+}
+
+func demoTable(w io.Writer, st Style, d Doc) error {
+	res := d.(DemoDoc).Check
+	if err := checkOverview(w, st, res); err != nil {
+		return err
+	}
+	if err := FindingsCompact(w, st, res.Findings, d.(DemoDoc).Width); err != nil {
+		return err
+	}
+	if m := res.WorstMV(); m != nil {
+		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── dorisdiag mv explain "+m.DB+"."+m.Name+" ──"))
+		doc := MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)}
+		if err := mvExplain(w, st, doc, textBlocks(st)); err != nil {
+			return err
+		}
+	}
+	if s := res.WorstStream(); s != nil {
+		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── dorisdiag streams show "+s.DB+"."+s.Name+" ──"))
+		if err := streamShow(w, st, StreamDoc{Stream: s, Findings: res.Streams.FindingsFor(s.DB, s.Name)}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", st.Bold("Against a real cluster (password in DORISDIAG_PASSWORD):"))
+	fmt.Fprintf(w, "  dorisdiag check --host FE_HOST --user USER          # this overview; exit 1 on a critical finding\n")
+	fmt.Fprintf(w, "  dorisdiag mv explain DB.MV --host FE_HOST           # why one MV lags, with the SQL to confirm\n")
+	fmt.Fprintf(w, "  dorisdiag streams show DB.STREAM --host FE_HOST     # what the next read does, per partition\n")
+	fmt.Fprintf(w, "  dorisdiag explain CODE                              # what a finding means and how to fix it\n")
+	return nil
+}
