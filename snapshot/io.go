@@ -5,6 +5,8 @@ import (
 
 	"bytes"
 	"encoding/json"
+
+	gojson "github.com/goccy/go-json"
 	"errors"
 	"fmt"
 	"io"
@@ -143,14 +145,14 @@ func field(v reflect.Value, key string) (any, bool) {
 // known (the writer puts schema_version first, so this is rare and small).
 // pos maps a byte offset to a line and column for errors, when it can.
 func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
-	dec := json.NewDecoder(r)
+	dec := gojson.NewDecoder(r)
 	dec.UseNumber()
 	at := func(base int64, err error) error { return jsonErrAt(pos, base, err) }
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, fmt.Errorf("not a dorisdiag snapshot: %w", at(0, err))
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	if d, ok := tok.(gojson.Delim); !ok || d != '{' {
 		return nil, fmt.Errorf("not a dorisdiag snapshot: the top level is %s, not a JSON object", tokenKind(tok))
 	}
 	var s Snapshot
@@ -169,7 +171,7 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 			ptr = &skip
 		}
 		if err := decodeTo(ptr); err != nil {
-			if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+			if se := (*gojson.SyntaxError)(nil); errors.As(err, &se) {
 				return fmt.Errorf("not a dorisdiag snapshot: %w", at(base, err))
 			}
 			return fmt.Errorf("decoding snapshot: %w", at(base, err))
@@ -194,7 +196,7 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 			s.SchemaVersion = *version
 			for _, h := range early {
 				err := into(h.key, h.base, func(p any) error {
-					d := json.NewDecoder(bytes.NewReader(h.raw))
+					d := gojson.NewDecoder(bytes.NewReader(h.raw))
 					d.UseNumber()
 					return d.Decode(p)
 				})
@@ -246,7 +248,7 @@ func checkVersion(v *int) error {
 
 func tokenKind(tok json.Token) string {
 	switch t := tok.(type) {
-	case json.Delim:
+	case gojson.Delim:
 		if t == '[' {
 			return "an array"
 		}
@@ -254,7 +256,7 @@ func tokenKind(tok json.Token) string {
 		return "null"
 	case string:
 		return "a string"
-	case json.Number, float64:
+	case gojson.Number, float64:
 		return "a number"
 	case bool:
 		return "a boolean"
@@ -545,11 +547,17 @@ func jsonErrAt(pos func(int64) (int, int, bool), base int64, err error) error {
 	var off int64 = -1
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	var gse *gojson.SyntaxError
+	var gte *gojson.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
 		off = se.Offset
 	case errors.As(err, &te):
 		off = base + te.Offset
+	case errors.As(err, &gse):
+		off = gse.Offset
+	case errors.As(err, &gte):
+		off = base + gte.Offset
 	}
 	if off < 0 {
 		return err
