@@ -424,7 +424,7 @@ func (e *engine) tooLong(lr *lineReader, lineNo int) {
 	max := e.opts.MaxLineBytes
 	p := Problem{Rule: RuleLineTooLong, Severity: severityOf(RuleLineTooLong), Line: lineNo, Col: max + 1,
 		Value:   DisplayValue(lr.bytes(0, min(maxDisplay, max))),
-		Message: "line is longer than " + itoa(max) + " bytes (Options.MaxLineBytes); it is skipped, not checked",
+		Message: "line is longer than " + itoa(max) + " bytes, the limit; it is skipped, not checked",
 		Fix:     defaultFix(RuleLineTooLong)}
 	e.add(p)
 	var w io.Writer

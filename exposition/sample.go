@@ -133,7 +133,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			t := e.curType()
 			special := (t == typeSummary && string(tok) == "quantile") || (t.isHist() && string(tok) == "le")
 			if len(e.labels) >= e.opts.MaxLabels {
-				e.fail(RuleLabelLimit, ns, tok, nil, "sample of %q has more than %d labels (Options.MaxLabels); the rest of the line is not checked", e.curName(), e.opts.MaxLabels)
+				e.fail(RuleLabelLimit, ns, tok, nil, "sample of %q has more than %d labels, the limit; the rest of the line is not checked", e.curName(), e.opts.MaxLabels)
 				return stFail
 			}
 			if !special && e.dupLabel(tok) {
