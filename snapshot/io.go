@@ -7,9 +7,9 @@ import (
 	"bytes"
 	"encoding/json"
 
-	gojson "github.com/goccy/go-json"
 	"errors"
 	"fmt"
+	gojson "github.com/goccy/go-json"
 	"io"
 	"math"
 	"os"
