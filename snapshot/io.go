@@ -1,15 +1,11 @@
 package snapshot
 
 import (
-	"github.com/dorisdiag/dorisdiag/doris"
-
 	"bufio"
 	"bytes"
 	"encoding/json"
-
 	"errors"
 	"fmt"
-	gojson "github.com/goccy/go-json"
 	"io"
 	"math"
 	"os"
@@ -19,6 +15,9 @@ import (
 	"sync"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
