@@ -22,6 +22,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
 // checkDocOf runs check with -o json and decodes the findings.
@@ -315,7 +316,7 @@ func TestCheckE2EEmulator(t *testing.T) {
 		{"legacy", true, ExitFindings},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			snap, err := fixtures.Scenario(tc.scenario)
+			snap, err := scenario.Load(tc.scenario)
 			if err != nil {
 				t.Fatal(err)
 			}

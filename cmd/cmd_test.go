@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 
@@ -158,7 +158,7 @@ func TestSnapshotSeriesOrderedByClusterTime(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
 	for i, shift := range []int64{0, -60_000, -30_000} { // newest given first
-		s, err := fixtures.Scenario("incident")
+		s, err := scenario.Load("incident")
 		if err != nil {
 			t.Fatal(err)
 		}

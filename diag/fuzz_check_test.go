@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -42,7 +42,7 @@ func FuzzCheckSnapshot(f *testing.F) {
 // scenario snapshots, too large to be fuzz seeds.
 func TestCheckSnapshotScenarios(t *testing.T) {
 	for _, name := range []string{"healthy", "incident", "legacy"} {
-		s, err := fixtures.Scenario(name)
+		s, err := scenario.Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}
