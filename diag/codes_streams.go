@@ -64,7 +64,7 @@ var (
 		Spec:    "seed §1 T12, T11",
 		Meaning: "A user stream read as MIN_DELTA, or a stream on a duplicate-key table, has a partition with data and no offset (added after the stream, or empty at its creation), and the partition's rows are older than the TTL. The stream reads such a partition from the changelog, so those rows are skipped and the offset moves past them for good; MIN_DELTA may even emit UPDATE_BEFORE and DELETE rows for rows never received. Critical when the newest data is older than the TTL (all rows); a warning (\"may\") when only the partition's creation time or nothing is known.",
 		Matters: "The consumer silently misses rows, permanently — later reads do not bring them back.",
-		Confirm: "dorisdiag streams show DB.STREAM   # offset_state NO_OFFSET, rows_skipped, data_age\nSELECT PARTITION_NAME, CREATE_TIME, UPDATE_TIME FROM information_schema.partitions WHERE TABLE_SCHEMA = '<db>' AND TABLE_NAME = '<table>';",
+		Confirm: "dorisdiag streams show DB.STREAM   # offset_state NO_OFFSET, rows_skipped, data_age\nSELECT PARTITION_NAME, VISIBLE_VERSION, UPDATE_TIME FROM information_schema.partitions WHERE TABLE_SCHEMA = '<db>' AND TABLE_NAME = '<table>';",
 		Fix:     "Copy the partition's rows from the base table into the consumer (INSERT ... SELECT ... FROM db.table PARTITION (p)), then SELECT * FROM db.stream@reset(). Upgrade to a build with T12, which reads such a partition from the base table.",
 		Related: []string{"STREAM_CANNOT_RESUME_CLIPPED", "MV_ROWS_MAY_BE_MISSED"},
 	})
