@@ -209,6 +209,23 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 			early = nil
 			continue
 		}
+		if strings.EqualFold(key, "kind") {
+			// Files written before "kind" existed have none and are read;
+			// any other kind is another dorisdiag document (a check report).
+			var kind *string
+			if err := dec.Decode(&kind); err != nil {
+				return nil, fmt.Errorf("not a dorisdiag snapshot: kind: %w", at(base, err))
+			}
+			if kind == nil || *kind != Kind {
+				got := "null"
+				if kind != nil {
+					got = strconv.Quote(*kind)
+				}
+				return nil, fmt.Errorf("not a dorisdiag snapshot: kind is %s, want %q (docs/snapshot.md)", got, Kind)
+			}
+			s.Kind = *kind
+			continue
+		}
 		if version == nil {
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
@@ -533,6 +550,7 @@ func Write(w io.Writer, s *Snapshot) error {
 	if s.SchemaVersion == 0 {
 		s.SchemaVersion = SchemaVersion
 	}
+	s.Kind = Kind
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
