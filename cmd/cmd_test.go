@@ -26,6 +26,7 @@ func run(t *testing.T, env map[string]string, stdin string, args ...string) (std
 	var out, errb bytes.Buffer
 	ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
 	code = Main(args, ios)
+	checkEmitted(t, args, out.String()) // docs/schema: every JSON document a test prints is valid
 	return out.String(), errb.String(), code
 }
 
