@@ -109,7 +109,9 @@ type schemaGen struct {
 	errs []string
 }
 
-func (g *schemaGen) failf(format string, a ...any) { g.errs = append(g.errs, fmt.Sprintf(format, a...)) }
+func (g *schemaGen) failf(format string, a ...any) {
+	g.errs = append(g.errs, fmt.Sprintf(format, a...))
+}
 
 var (
 	marshalerType     = typ[json.Marshaler]()
