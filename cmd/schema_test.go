@@ -18,9 +18,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,8 +32,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/report"
-	"github.com/dorisdiag/dorisdiag/scrape/exposition"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -50,11 +52,23 @@ type docKind struct {
 	bodies      []reflect.Type
 }
 
-// Bodies built as map[string]any in the commands, mirrored as structs with
-// the same keys so that they have a schema too.
+// Bodies built as map[string]any or by a MarshalJSON, mirrored as structs
+// with the same keys so that they have a schema too. The goldens and
+// TestEveryKindEmitted validate real output against them.
 type (
+	explainOneBody struct {
+		Code     string   `json:"code"`
+		Severity string   `json:"severity"`
+		Title    string   `json:"title"`
+		Spec     string   `json:"spec"`
+		Meaning  string   `json:"meaning"`
+		Matters  string   `json:"why_it_matters"`
+		Confirm  string   `json:"how_to_confirm"`
+		Fix      string   `json:"how_to_fix"`
+		Related  []string `json:"related"`
+	}
 	explainListBody struct {
-		Codes []explainDoc `json:"codes"`
+		Codes []explainOneBody `json:"codes"`
 	}
 	metricsFixBody struct {
 		Source   string               `json:"source"`
@@ -70,27 +84,28 @@ type (
 
 func typ[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
-// docKinds is every kind dorisdiag prints: the kinds passed to report.JSON in
-// cmd/ and the snapshot file (snapshot.Write). A new kind is added here.
+// docKinds is every kind dorisdiag prints as JSON: the report.Doc types
+// (report.Emit), the kinds cmd/ still passes to report.JSON, and the
+// snapshot file (snapshot.Write). A new kind is added here.
 var docKinds = []docKind{
-	{"check", "dorisdiag check -o json", []reflect.Type{typ[checkDoc]()}},
-	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainDoc](), typ[explainListBody]()}},
-	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[diag.HeadroomPlan]()}},
+	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
+	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
+	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[report.HeadroomDoc]()}},
 	{"metrics.fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[metricsFixBody]()}},
 	{"metrics.lint", "dorisdiag metrics lint FILE -o json", []reflect.Type{typ[metricsLintDoc]()}},
 	{"metrics.lint.snapshot", "dorisdiag metrics lint --snapshot/--demo -o json", []reflect.Type{typ[metricsLintSnapshotBody]()}},
 	{"metrics.scrape", "dorisdiag metrics scrape -o json", []reflect.Type{typ[metricsScrapeDoc]()}},
-	{"mv_explain", "dorisdiag mv explain DB.MV -o json", []reflect.Type{typ[mvExplainDoc]()}},
-	{"mv_list", "dorisdiag mv list -o json", []reflect.Type{typ[mvListDoc]()}},
+	{"mv_explain", "dorisdiag mv explain DB.MV -o json", []reflect.Type{typ[report.MVExplainDoc]()}},
+	{"mv_list", "dorisdiag mv list -o json", []reflect.Type{typ[report.MVListDoc]()}},
 	{"snapshot", "a dorisdiag snapshot file (dorisdiag snapshot -f FILE)", []reflect.Type{typ[snapshot.Snapshot]()}},
-	{"snapshot_summary", "dorisdiag snapshot --summary -o json", []reflect.Type{typ[snapshotSummary]()}},
-	{"stream", "dorisdiag streams show DB.STREAM -o json", []reflect.Type{typ[streamShowJSON]()}},
-	{"streams", "dorisdiag streams -o json", []reflect.Type{typ[streamsListJSON]()}},
-	{"tso.decode", "dorisdiag tso decode -o json", []reflect.Type{typ[tsoDecodeResult]()}},
-	{"tso.diff", "dorisdiag tso diff -o json", []reflect.Type{typ[tsoDiffResult]()}},
-	{"tso.encode", "dorisdiag tso encode -o json", []reflect.Type{typ[tsoEncodeResult]()}},
-	{"tso.headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[tsoHeadroomResult]()}},
-	{"tso.lag", "dorisdiag tso lag -o json", []reflect.Type{typ[tsoLagResult]()}},
+	{"snapshot_summary", "dorisdiag snapshot --summary -o json", []reflect.Type{typ[report.SnapshotSummaryDoc]()}},
+	{"stream", "dorisdiag streams show DB.STREAM -o json", []reflect.Type{typ[report.StreamDoc]()}},
+	{"streams", "dorisdiag streams -o json", []reflect.Type{typ[report.StreamsDoc]()}},
+	{"tso.decode", "dorisdiag tso decode -o json", []reflect.Type{typ[report.TSODecodeDoc]()}},
+	{"tso.diff", "dorisdiag tso diff -o json", []reflect.Type{typ[report.TSODiffDoc]()}},
+	{"tso.encode", "dorisdiag tso encode -o json", []reflect.Type{typ[report.TSOEncodeDoc]()}},
+	{"tso.headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[report.TSOHeadroomDoc]()}},
+	{"tso.lag", "dorisdiag tso lag -o json", []reflect.Type{typ[report.TSOLagDoc]()}},
 	{"version", "dorisdiag version -o json", []reflect.Type{typ[versionInfo]()}},
 }
 
@@ -137,6 +152,10 @@ func (g *schemaGen) known(t reflect.Type) (map[string]any, bool) {
 	case typ[tso.TSO]():
 		// A TSO is a decimal string: it exceeds 2^53 (tso/json.go).
 		return map[string]any{"type": "string", "pattern": "^-?[0-9]+$"}, true
+	case typ[diag.Code]():
+		// A finding code (docs/findings.md). Not an enum: a new code is not
+		// a schema change.
+		return map[string]any{"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"}, true
 	case typ[diag.Severity]():
 		return map[string]any{"type": "string", "enum": severityEnum()}, true
 	}
@@ -799,40 +818,55 @@ func TestTSOEncodeOneKind(t *testing.T) {
 // ---- a changed field is a schema_version bump ----
 
 // schemaFields lists every property of a schema file, one line each:
-// "KIND PATH TYPE required|optional". PATH goes through $defs, items and
-// map values; TYPE is the property's type, $ref, const, enum, format and
-// pattern. Descriptions and titles are not fields.
-func schemaFields(kind string, s map[string]any) []string {
-	var lines []string
-	var walk func(node map[string]any, path string)
-	summary := func(p map[string]any) string {
-		var parts []string
-		var sum func(p map[string]any) string
-		sum = func(p map[string]any) string {
-			var b []string
-			for _, k := range []string{"type", "$ref", "const", "enum", "format", "pattern", "contentEncoding"} {
-				if v, ok := p[k]; ok {
-					j, _ := json.Marshal(v)
-					b = append(b, k+"="+string(j))
-				}
-			}
-			if it, ok := p["items"].(map[string]any); ok {
-				b = append(b, "items{"+sum(it)+"}")
-			}
-			if ap, ok := p["additionalProperties"].(map[string]any); ok {
-				b = append(b, "values{"+sum(ap)+"}")
-			}
-			if alts, ok := p["anyOf"].([]any); ok {
-				for _, a := range alts {
-					b = append(b, "anyOf{"+sum(a.(map[string]any))+"}")
-				}
-			}
-			return strings.Join(b, " ")
+// "KIND PATH TYPE required|optional", plus "KIND PATH closed" for a closed
+// object. PATH is the JSON path from the document root ($refs are followed,
+// so a Go type renamed or moved between packages is not a change); TYPE is
+// the property's type, const, enum, format and pattern. Descriptions and
+// titles are not fields.
+func schemaFields(kind string, root map[string]any) []string {
+	defs, _ := root["$defs"].(map[string]any)
+	resolve := func(p map[string]any, stack map[string]bool) (map[string]any, string) {
+		ref, ok := p["$ref"].(string)
+		if !ok {
+			return p, ""
 		}
-		parts = append(parts, sum(p))
-		return strings.Join(parts, "")
+		name := strings.TrimPrefix(ref, "#/$defs/")
+		if d, ok := defs[name].(map[string]any); ok && !stack[name] {
+			return d, name
+		}
+		return map[string]any{"type": "object", "recursive": true}, ""
 	}
-	walk = func(node map[string]any, path string) {
+	var sum func(p map[string]any, stack map[string]bool) string
+	sum = func(p map[string]any, stack map[string]bool) string {
+		p, _ = resolve(p, stack)
+		var b []string
+		for _, k := range []string{"type", "const", "enum", "format", "pattern", "contentEncoding"} {
+			if v, ok := p[k]; ok {
+				j, _ := json.Marshal(v)
+				b = append(b, k+"="+string(j))
+			}
+		}
+		if it, ok := p["items"].(map[string]any); ok {
+			b = append(b, "items{"+sum(it, stack)+"}")
+		}
+		if ap, ok := p["additionalProperties"].(map[string]any); ok {
+			b = append(b, "values{"+sum(ap, stack)+"}")
+		}
+		if alts, ok := p["anyOf"].([]any); ok {
+			for _, a := range alts {
+				b = append(b, "anyOf{"+sum(a.(map[string]any), stack)+"}")
+			}
+		}
+		return strings.Join(b, " ")
+	}
+	var lines []string
+	var walk func(node map[string]any, path string, stack map[string]bool)
+	walk = func(node map[string]any, path string, stack map[string]bool) {
+		node, name := resolve(node, stack)
+		if name != "" {
+			stack = maps.Clone(stack)
+			stack[name] = true
+		}
 		req := map[string]bool{}
 		if r, ok := node["required"].([]any); ok {
 			for _, x := range r {
@@ -849,31 +883,27 @@ func schemaFields(kind string, s map[string]any) []string {
 				if req[name] {
 					r = "required"
 				}
-				lines = append(lines, fmt.Sprintf("%s %s.%s %s %s", kind, path, name, summary(pm), r))
-				walk(pm, path+"."+name)
+				lines = append(lines, fmt.Sprintf("%s %s.%s %s %s", kind, path, name, sum(pm, stack), r))
+				walk(pm, path+"."+name, stack)
 			}
 		}
-		for _, key := range []string{"items", "additionalProperties"} {
-			if sub, ok := node[key].(map[string]any); ok {
-				walk(sub, path+"["+key+"]")
-			}
+		if sub, ok := node["items"].(map[string]any); ok {
+			walk(sub, path+"[]", stack)
+		}
+		if sub, ok := node["additionalProperties"].(map[string]any); ok {
+			walk(sub, path+"{}", stack)
 		}
 		for _, key := range []string{"oneOf", "anyOf"} {
 			if subs, ok := node[key].([]any); ok {
 				for i, sub := range subs {
-					walk(sub.(map[string]any), fmt.Sprintf("%s(%s%d)", path, key, i))
+					walk(sub.(map[string]any), fmt.Sprintf("%s(%s%d)", path, key, i), stack)
 				}
 			}
 		}
-		if defs, ok := node["$defs"].(map[string]any); ok {
-			for name, d := range defs {
-				walk(d.(map[string]any), "$defs."+name)
-			}
-		}
 	}
-	walk(s, "")
+	walk(root, "", map[string]bool{})
 	sort.Strings(lines)
-	return lines
+	return slices.Compact(lines)
 }
 
 // fieldsFile is where the fields of one schema_version are recorded: one

@@ -223,7 +223,7 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 				}
 				return nil, fmt.Errorf("not a dorisdiag snapshot: kind is %s, want %q (docs/snapshot.md)", got, Kind)
 			}
-			s.Kind = *kind
+			// Not kept in s: the kind belongs to the file, and Write adds it.
 			continue
 		}
 		if version == nil {
@@ -550,11 +550,14 @@ func Write(w io.Writer, s *Snapshot) error {
 	if s.SchemaVersion == 0 {
 		s.SchemaVersion = SchemaVersion
 	}
-	s.Kind = Kind
+	// A copy carries the kind, so that the caller's in-memory snapshot (and
+	// every comparison of two of them) does not change by being written.
+	c := *s
+	c.Kind = Kind
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	if err := enc.Encode(&c); err != nil {
 		return fmt.Errorf("writing snapshot: %w", err)
 	}
 	return nil

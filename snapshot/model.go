@@ -35,7 +35,7 @@ const Kind = "snapshot"
 // Snapshot is one capture of a cluster's changelog consumers.
 type Snapshot struct {
 	SchemaVersion int          `json:"schema_version"`
-	Kind          string       `json:"kind,omitempty"` // always "snapshot" when written; absent in older files
+	Kind          string       `json:"kind,omitempty"` // "snapshot" in every file Write writes (absent in older files); "" in memory
 	TakenAt       time.Time    `json:"taken_at"`       // client wall clock at capture; informational only
 	Source        Source       `json:"source"`
 	Cluster       Cluster      `json:"cluster"`
