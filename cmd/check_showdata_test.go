@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
 // TestCheckLiveHealthyShowData: `check` on the healthy scenario over the
@@ -16,7 +16,7 @@ import (
 // "No database selected", and check went red on every cluster.
 func TestCheckLiveHealthyShowData(t *testing.T) {
 	for _, opts := range []emulator.Options{{}, {NoAdmin: true, NoDataProperties: true}} {
-		snap, err := fixtures.Scenario("healthy")
+		snap, err := scenario.Load("healthy")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
 // checkDocOf runs check with -o json and decodes the findings.
@@ -315,7 +316,7 @@ func TestCheckE2EEmulator(t *testing.T) {
 		{"legacy", true, ExitFindings},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			snap, err := fixtures.Scenario(tc.scenario)
+			snap, err := scenario.Load(tc.scenario)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -383,11 +384,11 @@ func TestCheckWatchAppendsRounds(t *testing.T) {
 }
 
 func TestDiffFindings(t *testing.T) {
-	a := diag.Finding{Code: "A", Object: diag.Object{Kind: "mv", DB: "d", Name: "x"}}
-	b := diag.Finding{Code: "B", Object: diag.Object{Kind: "mv", DB: "d", Name: "y"}}
-	c := diag.Finding{Code: "C", Object: diag.Object{Kind: "stream", DB: "d", Name: "z"}}
+	a := diag.Finding{Code: diag.CodeMVDelayHigh, Object: diag.Object{Kind: "mv", DB: "d", Name: "x"}}
+	b := diag.Finding{Code: diag.CodeMVJobPaused, Object: diag.Object{Kind: "mv", DB: "d", Name: "y"}}
+	c := diag.Finding{Code: diag.CodeStreamStale, Object: diag.Object{Kind: "stream", DB: "d", Name: "z"}}
 	ch := diffFindings([]diag.Finding{a, b}, []diag.Finding{b, c})
-	if !ch.New[report.FindingKey(c)] || ch.New[report.FindingKey(b)] || len(ch.Resolved) != 1 || ch.Resolved[0].Code != "A" {
+	if !ch.New[report.FindingKey(c)] || ch.New[report.FindingKey(b)] || len(ch.Resolved) != 1 || ch.Resolved[0].Code != diag.CodeMVDelayHigh {
 		t.Errorf("changes = %+v", ch)
 	}
 	var buf strings.Builder
@@ -396,7 +397,7 @@ func TestDiffFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if !strings.Contains(out, "New since the last round (1)") || !strings.Contains(out, "Resolved since the last round (1)") || strings.Index(out, " C ") > strings.Index(out, " B ") {
+	if !strings.Contains(out, "New since the last round (1)") || !strings.Contains(out, "Resolved since the last round (1)") || strings.Index(out, " STREAM_STALE ") > strings.Index(out, " MV_JOB_PAUSED ") {
 		t.Errorf("watch rendering:\n%s", out)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 
@@ -26,6 +26,7 @@ func run(t *testing.T, env map[string]string, stdin string, args ...string) (std
 	var out, errb bytes.Buffer
 	ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
 	code = Main(args, ios)
+	checkEmitted(t, args, out.String()) // docs/schema: every JSON document a test prints is valid
 	return out.String(), errb.String(), code
 }
 
@@ -93,7 +94,7 @@ func TestNoSourceIsExit2(t *testing.T) {
 }
 
 func TestGateFailOn(t *testing.T) {
-	fs := []diag.Finding{{Code: "X", Severity: diag.SeverityWarning}}
+	fs := []diag.Finding{{Code: diag.CodeStreamDisabled, Severity: diag.SeverityWarning}}
 	for _, tc := range []struct {
 		failOn, def string
 		want        int
@@ -158,7 +159,7 @@ func TestSnapshotSeriesOrderedByClusterTime(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
 	for i, shift := range []int64{0, -60_000, -30_000} { // newest given first
-		s, err := fixtures.Scenario("incident")
+		s, err := scenario.Load("incident")
 		if err != nil {
 			t.Fatal(err)
 		}

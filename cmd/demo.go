@@ -4,8 +4,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -39,7 +39,7 @@ stream, and says which commands to run against a real cluster.`,
 				}
 				o.Scenario = d
 			}
-			snap, err := fixtures.Scenario(o.Scenario)
+			snap, err := scenario.Load(o.Scenario)
 			if err != nil {
 				return usageError{err}
 			}

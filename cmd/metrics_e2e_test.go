@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -21,7 +21,7 @@ func TestMetricsScrapeDiscoversFromLiveCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the emulator")
 	}
-	snap, err := fixtures.Scenario("incident")
+	snap, err := scenario.Load("incident")
 	if err != nil {
 		t.Fatal(err)
 	}

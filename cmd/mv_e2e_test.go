@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
 // mvVerdicts is what must not change between a saved scenario and the same
@@ -48,7 +48,7 @@ func TestMVEndToEndEmulator(t *testing.T) {
 	}
 	for _, sc := range []string{"incident", "legacy"} {
 		t.Run(sc, func(t *testing.T) {
-			snap, err := fixtures.Scenario(sc)
+			snap, err := scenario.Load(sc)
 			if err != nil {
 				t.Fatal(err)
 			}

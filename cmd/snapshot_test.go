@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -36,7 +36,7 @@ func TestSnapshotDemoIsLoadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := fixtures.Scenario("incident")
+	want, _ := scenario.Load("incident")
 	if len(s.Streams) != len(want.Streams) || s.Cluster.CurrentTSO != want.Cluster.CurrentTSO {
 		t.Errorf("demo snapshot differs from the scenario")
 	}
@@ -99,7 +99,7 @@ func TestSnapshotLiveEqualsDemo(t *testing.T) {
 		name   string
 		legacy bool
 	}{{"incident", false}, {"legacy", true}, {"healthy", false}} {
-		want, err := fixtures.Scenario(tc.name)
+		want, err := scenario.Load(tc.name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +142,7 @@ func TestSnapshotLiveEqualsDemo(t *testing.T) {
 // MYSQL_PWD appears in no output, error or snapshot.
 func TestSnapshotPasswordNeverShown(t *testing.T) {
 	const secret = "Pw-9f2-never-print-me"
-	snap, _ := fixtures.Scenario("incident")
+	snap, _ := scenario.Load("incident")
 	args := liveArgs(t, snap, emulator.Options{User: "diag", Password: secret})
 	args = append(args, "--user", "diag")
 	for _, env := range []map[string]string{{"DORISDIAG_PASSWORD": secret}, {"MYSQL_PWD": secret}} {
@@ -175,7 +175,7 @@ func TestSnapshotPasswordNeverShown(t *testing.T) {
 // one with it; the password appears in no output.
 func TestLiveMetricsCredentials(t *testing.T) {
 	const secret = "Pw-4c1-metrics"
-	snap, _ := fixtures.Scenario("incident")
+	snap, _ := scenario.Load("incident")
 	e, err := emulator.New(snap, emulator.Options{User: "diag", Password: secret, BEHTTP: true, EnableAllHTTPAuth: true})
 	if err != nil {
 		t.Fatal(err)

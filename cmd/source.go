@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -26,7 +26,7 @@ type sourceOptions struct {
 	WithMetrics bool
 }
 
-func scenarioNames() []string { return fixtures.ScenarioNames() }
+func scenarioNames() []string { return scenario.Names() }
 
 // password reads the secret from the environment only (design.md "Secrets").
 func (g *globalOptions) password() string {
@@ -116,7 +116,7 @@ func (g *globalOptions) loadSnapshots() ([]*snapshot.Snapshot, error) {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Cluster.CurrentTSO < out[j].Cluster.CurrentTSO })
 		return out, nil
 	case "demo":
-		s, err := fixtures.Scenario(g.Source.Demo)
+		s, err := scenario.Load(g.Source.Demo)
 		if err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
 		}

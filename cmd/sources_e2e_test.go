@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -18,7 +18,7 @@ func TestCheckHealthyWithoutAdminPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the emulator")
 	}
-	snap, err := fixtures.Scenario("healthy")
+	snap, err := scenario.Load("healthy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestCheckSupersededClockIsNoFinding(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the emulator")
 	}
-	snap, err := fixtures.Scenario("healthy")
+	snap, err := scenario.Load("healthy")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
 // TestStreamsE2EEmulator runs the stream commands over the real MySQL
@@ -27,7 +27,7 @@ func TestStreamsE2EEmulator(t *testing.T) {
 		{"legacy", true},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			snap, err := fixtures.Scenario(tc.scenario)
+			snap, err := scenario.Load(tc.scenario)
 			if err != nil {
 				t.Fatal(err)
 			}

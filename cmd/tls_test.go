@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
 // selfSignedCA makes a CA and a server certificate for 127.0.0.1 signed by
@@ -58,7 +58,7 @@ func TestLiveTLS(t *testing.T) {
 		t.Skip("starts the emulator")
 	}
 	serverTLS, caPEM := selfSignedCA(t)
-	snap, err := fixtures.Scenario("healthy")
+	snap, err := scenario.Load("healthy")
 	if err != nil {
 		t.Fatal(err)
 	}

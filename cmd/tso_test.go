@@ -100,3 +100,64 @@ func TestTSOExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// Every tso JSON document has exactly one top-level "kind", the document's
+// own: `tso encode -o json` printed a second ("kind": "tso", the decoded
+// value's) after it, and decoders keep whichever key comes last.
+func TestTSOJSONHasOneKind(t *testing.T) {
+	for _, args := range [][]string{
+		{"tso", "decode", "-o", "json", "--", "469067681628160003", "-1", "9223372036854775807"},
+		{"tso", "encode", "2026-11-30T10:00:00Z", "-o", "json"},
+		{"tso", "diff", "469067419484160000", "469067681628160003", "-o", "json"},
+		{"tso", "lag", "262144000", "-o", "json"},
+		{"tso", "lag", "N/A", "-o", "json"},
+		{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "json"},
+		{"tso", "headroom", "--offset", "N/A", "--ttl", "86400", "--now", "469099767398400000", "-o", "json"},
+	} {
+		name := strings.Join(args[:2], ".")
+		out, stderr, code := run(t, nil, "", args...)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d (stderr %q)", strings.Join(args, " "), code, stderr)
+		}
+		var kinds []string
+		dec := json.NewDecoder(strings.NewReader(out))
+		if _, err := dec.Token(); err != nil { // {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if key == "kind" {
+				kinds = append(kinds, string(v))
+			}
+		}
+		if want := `"` + name + `"`; len(kinds) != 1 || kinds[0] != want {
+			t.Errorf("%s: top-level kind keys %v, want exactly [%s]", strings.Join(args, " "), kinds, want)
+		}
+	}
+}
+
+// A bad LAG, a bad --offset next to a real LAG, and an unbounded or
+// overflowing headroom input are usage errors naming the input, not panics.
+func TestTSOBadInputs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tso", "lag", "x"}, "dorisdiag:"},
+		{[]string{"tso", "lag", "3", "--offset", "garbage"}, "dorisdiag:"},
+		{[]string{"tso", "headroom", "--offset", "9223372036854775807", "--ttl", "60", "--now", "469099767398400000"}, "--offset 9223372036854775807 is UNBOUNDED_TSO"},
+		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "9223372036854776", "--now", "469099767398400000"}, "--ttl 9223372036854776 with now 469099767398400000"},
+	} {
+		_, stderr, code := run(t, nil, "", tc.args...)
+		if code != ExitError || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d naming %q", strings.Join(tc.args, " "), code, stderr, ExitError, tc.want)
+		}
+	}
+}

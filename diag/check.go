@@ -212,7 +212,7 @@ func dedupe(fs []Finding) []Finding {
 	seen := make(map[key]bool, len(fs))
 	out := fs[:0:0]
 	for _, f := range fs {
-		k := key{f.Code, f.Object.Kind + ":" + f.Object.DB + "." + f.Object.Name, f.Object.Partition, f.Summary}
+		k := key{f.Code.String(), f.Object.Kind + ":" + f.Object.DB + "." + f.Object.Name, f.Object.Partition, f.Summary}
 		if seen[k] {
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -13,7 +13,7 @@ import (
 // (2,000 MVs × 3 base tables, 1,000 user streams, 50,000 partitions).
 // Budget (design.md): diag under 200 ms.
 func BenchmarkCheckScale(b *testing.B) {
-	snap := fixtures.Scale(fixtures.DefaultScale)
+	snap := scenario.Scale(scenario.DefaultScale)
 	series := []*snapshot.Snapshot{snap}
 	b.ReportAllocs()
 	b.ResetTimer()

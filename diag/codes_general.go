@@ -1,8 +1,9 @@
 package diag
 
-// generalCodes are the findings about the snapshot and the source itself.
-var generalCodes = []Code{
-	{
+// The codes of the findings about the snapshot and the source itself (areaGeneral).
+var (
+	// CodeSourceUnreachable: A source could not be read; the report is partial
+	CodeSourceUnreachable = register(areaGeneral, CodeDoc{
 		Code:     "SOURCE_UNREACHABLE",
 		Severity: SeverityCritical,
 		Title:    "A source could not be read; the report is partial",
@@ -12,8 +13,9 @@ var generalCodes = []Code{
 		Confirm:  "dorisdiag snapshot --summary  # lists could_not_read with the error of each source",
 		Fix:      "Fix the access (privileges, network, timeout) named in the error, or raise --timeout. Re-run.",
 		Related:  []string{"SOURCE_MALFORMED_VALUE"},
-	},
-	{
+	})
+	// CodeSourceMalformedValue: A value in a system table could not be interpreted
+	CodeSourceMalformedValue = register(areaGeneral, CodeDoc{
 		Code:     "SOURCE_MALFORMED_VALUE",
 		Severity: SeverityWarning,
 		Title:    "A value in a system table could not be interpreted",
@@ -23,8 +25,9 @@ var generalCodes = []Code{
 		Confirm:  "dorisdiag snapshot --summary  # lists malformed values with table, column and value",
 		Fix:      "Check the Doris version and the column; report the value to the dorisdiag maintainers if it is legitimate Doris output.",
 		Related:  []string{"SOURCE_UNREACHABLE"},
-	},
-	{
+	})
+	// CodeTSOOffsetExpired: The offset given to `tso headroom` is past the retention
+	CodeTSOOffsetExpired = register(areaGeneral, CodeDoc{
 		Code:     "TSO_OFFSET_EXPIRED",
 		Severity: SeverityCritical,
 		Title:    "The offset given to `tso headroom` is past the retention",
@@ -34,8 +37,9 @@ var generalCodes = []Code{
 		Confirm:  "SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_NAME = '<stream>';\nSELECT CURRENT_TSO FROM information_schema.tso_status;",
 		Fix:      "Find the consumer (dorisdiag streams), then reset the stream or rebuild the target from the base table; raise changelog.ttl_seconds so it does not recur.",
 		Related:  []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_CANNOT_RESUME_CLIPPED", "TSO_HEADROOM_LOW"},
-	},
-	{
+	})
+	// CodeTSOHeadroomLow: The offset given to `tso headroom` is close to leaving the retention
+	CodeTSOHeadroomLow = register(areaGeneral, CodeDoc{
 		Code:     "TSO_HEADROOM_LOW",
 		Severity: SeverityWarning,
 		Title:    "The offset given to `tso headroom` is close to leaving the retention",
@@ -45,5 +49,5 @@ var generalCodes = []Code{
 		Confirm:  "dorisdiag tso headroom --offset C --ttl SECONDS --now CURRENT_TSO",
 		Fix:      "Consume the stream before the headroom runs out, or raise changelog.ttl_seconds on the base table.",
 		Related:  []string{"TSO_OFFSET_EXPIRED", "STREAM_HEADROOM_LOW"},
-	},
-}
+	})
+)

@@ -1,8 +1,9 @@
 package diag
 
-// metricsCodes are the findings of `metrics lint` and `metrics scrape`.
-var metricsCodes = []Code{
-	{
+// The codes of the findings of `metrics lint` and `metrics scrape` (areaMetrics).
+var (
+	// CodeMetricsUnparseable: A /metrics payload is not valid exposition format: Prometheus drops the whole scrape
+	CodeMetricsUnparseable = register(areaMetrics, CodeDoc{
 		Code:     "METRICS_UNPARSEABLE",
 		Severity: SeverityCritical,
 		Title:    "A /metrics payload is not valid exposition format: Prometheus drops the whole scrape",
@@ -12,8 +13,9 @@ var metricsCodes = []Code{
 		Confirm:  "dorisdiag metrics lint http://FE:8030/metrics   # or: curl -s FE:8030/metrics | promtool check metrics",
 		Fix:      "Escape label values (\\ as \\\\, \" as \\\", line feed as \\n) where Doris renders them; until then `dorisdiag metrics lint --fix` shows the corrected payload. Rename the user or object with the offending character as a workaround.",
 		Related:  []string{"METRICS_LINT"},
-	},
-	{
+	})
+	// CodeMetricsLint: A /metrics payload parses but breaks a convention that hurts
+	CodeMetricsLint = register(areaMetrics, CodeDoc{
 		Code:     "METRICS_LINT",
 		Severity: SeverityWarning,
 		Title:    "A /metrics payload parses but breaks a convention that hurts",
@@ -23,8 +25,9 @@ var metricsCodes = []Code{
 		Confirm:  "dorisdiag metrics lint FILE|URL   # warnings are grouped by rule",
 		Fix:      "Follow the fix line of each rule; for a known Doris quirk, nothing to do until Doris renames the metric.",
 		Related:  []string{"METRICS_UNPARSEABLE"},
-	},
-	{
+	})
+	// CodeMetricsNonconforming: The changelog/IVM series differ from the monitoring design
+	CodeMetricsNonconforming = register(areaMetrics, CodeDoc{
 		Code:     "METRICS_NONCONFORMING",
 		Severity: SeverityWarning,
 		Title:    "The changelog/IVM series differ from the monitoring design",
@@ -34,8 +37,9 @@ var metricsCodes = []Code{
 		Confirm:  "dorisdiag metrics lint http://MASTER_FE:8030/metrics -o json | jq '.conformance'",
 		Fix:      "Report the difference against the Doris build (the names may still change until each PR merges); check prom_output_ivm_mv_metrics_limit and prom_output_table_stream_metrics_limit.",
 		Related:  []string{"METRICS_STATE_ON_FOLLOWER", "METRICS_MONITOR_STALE"},
-	},
-	{
+	})
+	// CodeMetricsTargetUnreachable: An FE or BE /metrics could not be fetched
+	CodeMetricsTargetUnreachable = register(areaMetrics, CodeDoc{
 		Code:     "METRICS_TARGET_UNREACHABLE",
 		Severity: SeverityCritical,
 		Title:    "An FE or BE /metrics could not be fetched",
@@ -45,8 +49,9 @@ var metricsCodes = []Code{
 		Confirm:  "curl -sv --max-time 5 http://HOST:PORT/metrics -o /dev/null",
 		Fix:      "Check the node is alive (SHOW FRONTENDS / SHOW BACKENDS), the HTTP port, and firewalls; raise --connect-timeout/--header-timeout if the node is only slow.",
 		Related:  []string{"SOURCE_UNREACHABLE"},
-	},
-	{
+	})
+	// CodeMetricsMonitorStale: The changelog/IVM monitor on the Master FE is stale
+	CodeMetricsMonitorStale = register(areaMetrics, CodeDoc{
 		Code:     "METRICS_MONITOR_STALE",
 		Severity: SeverityCritical,
 		Title:    "The changelog/IVM monitor on the Master FE is stale",
@@ -56,8 +61,9 @@ var metricsCodes = []Code{
 		Confirm:  "curl -s MASTER_FE:8030/metrics | grep -E 'changelog_ivm_monitor_(last_sample_timestamp|sample_failures)'",
 		Fix:      "Look for ChangelogIvmMonitor errors in the Master's fe.log; check enable_changelog_ivm_monitor and changelog_ivm_monitor_max_partitions_per_round.",
 		Related:  []string{"METRICS_NONCONFORMING"},
-	},
-	{
+	})
+	// CodeMetricsStateOnFollower: State series come from an FE that is not the Master, or from more than one FE
+	CodeMetricsStateOnFollower = register(areaMetrics, CodeDoc{
 		Code:     "METRICS_STATE_ON_FOLLOWER",
 		Severity: SeverityWarning,
 		Title:    "State series come from an FE that is not the Master, or from more than one FE",
@@ -67,8 +73,9 @@ var metricsCodes = []Code{
 		Confirm:  "for h in FE1 FE2 FE3; do curl -s $h:8030/metrics | grep -c '^doris_fe_ivm_mvs'; done",
 		Fix:      "Report it against the Doris build: followers must export none of the state series (not 0).",
 		Related:  []string{"METRICS_NONCONFORMING"},
-	},
-	{
+	})
+	// CodeChangelogTTLCleanupFailed: A BE's changelog TTL cleanup failed, or has not succeeded for too long
+	CodeChangelogTTLCleanupFailed = register(areaMetrics, CodeDoc{
 		Code:     "CHANGELOG_TTL_CLEANUP_FAILED",
 		Severity: SeverityWarning,
 		Title:    "A BE's changelog TTL cleanup failed, or has not succeeded for too long",
@@ -78,5 +85,5 @@ var metricsCodes = []Code{
 		Confirm:  "curl -s BE:8040/metrics | grep doris_be_changelog_ttl",
 		Fix:      "Check the BE's be.INFO for the cleanup error (disk, permissions, a stuck tablet) and restart the cleanup by fixing its cause.",
 		Related:  []string{"METRICS_NONCONFORMING"},
-	},
-}
+	})
+)

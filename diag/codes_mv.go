@@ -1,9 +1,10 @@
 package diag
 
-// mvCodes are the findings about IVM materialized views (seed §1 S1–S3).
+// The codes of the findings about IVM materialized views (seed §1 S1–S3; areaMV).
 // `dorisdiag mv explain DB.MV` shows the evidence of each for one MV.
-var mvCodes = []Code{
-	{
+var (
+	// CodeMVDelayHigh: An IVM MV is further behind its base tables than its freshness target
+	CodeMVDelayHigh = register(areaMV, CodeDoc{
 		Code:     "MV_DELAY_HIGH",
 		Severity: SeverityWarning,
 		Title:    "An IVM MV is further behind its base tables than its freshness target",
@@ -18,8 +19,9 @@ var mvCodes = []Code{
 		Fix: "Follow the lagging reason: a failing refresh (see MV_CONSECUTIVE_FAILURES), a paused job (MV_JOB_PAUSED), a stuck or queued task, or a schedule longer " +
 			"than the target (shorten it or refresh on commit). REFRESH MATERIALIZED VIEW <db>.<mv> AUTO catches up once the cause is gone.",
 		Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_JOB_PAUSED", "MV_TASK_STUCK_RUNNING", "MV_TASK_QUEUED_LONG", "MV_REBUILD_REQUIRED"},
-	},
-	{
+	})
+	// CodeMVRebuildRequired: An MV partition in the maintained range is dirty and needs a rebuild
+	CodeMVRebuildRequired = register(areaMV, CodeDoc{
 		Code:     "MV_REBUILD_REQUIRED",
 		Severity: SeverityCritical,
 		Title:    "An MV partition in the maintained range is dirty and needs a rebuild",
@@ -30,8 +32,9 @@ var mvCodes = []Code{
 		Confirm: "SELECT FRESHNESS_STATE, DIRTY_PARTITIONS, DATA_DELAY_SECONDS, DELAY_PRECISION FROM information_schema.ivm_mv_status WHERE MV_NAME = '<mv>';",
 		Fix:     "Let the next refresh rebuild it (AUTO / INCREMENTAL FALLBACK do), or run REFRESH MATERIALIZED VIEW <db>.<mv> PARTITIONS(<partition>) now.",
 		Related: []string{"MV_DELAY_HIGH"},
-	},
-	{
+	})
+	// CodeMVConsecutiveFailures: The MV's refresh failed several times in a row
+	CodeMVConsecutiveFailures = register(areaMV, CodeDoc{
 		Code:     "MV_CONSECUTIVE_FAILURES",
 		Severity: SeverityCritical,
 		Title:    "The MV's refresh failed several times in a row",
@@ -43,8 +46,9 @@ var mvCodes = []Code{
 			"WHERE MvDatabaseName = '<db>' AND MvName = '<mv>' ORDER BY CreateTime DESC LIMIT 20;",
 		Fix:     "Read the last error and its failure reason; fix the cause (resources, a schema change, an expired stream: MV_CHANGELOG_BROKEN), then REFRESH MATERIALIZED VIEW <db>.<mv> AUTO.",
 		Related: []string{"MV_CHANGELOG_BROKEN", "MV_DELAY_HIGH"},
-	},
-	{
+	})
+	// CodeMVChangelogBroken: Refreshes fail because an internal stream's offset has expired (T0)
+	CodeMVChangelogBroken = register(areaMV, CodeDoc{
 		Code:     "MV_CHANGELOG_BROKEN",
 		Severity: SeverityCritical,
 		Title:    "Refreshes fail because an internal stream's offset has expired (T0)",
@@ -56,8 +60,9 @@ var mvCodes = []Code{
 			"dorisdiag mv explain <db>.<mv>  # the dependency whose internal stream cannot resume",
 		Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE; then keep refreshes within the TTL, or raise changelog.ttl_seconds on the base table. Upgrade to a build with T0.",
 		Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_NEXT_REFRESH_RECOMPUTES", "STREAM_CANNOT_RESUME_REJECTED"},
-	},
-	{
+	})
+	// CodeMVFallbacksRepeated: Incremental refresh keeps falling back to a rebuild
+	CodeMVFallbacksRepeated = register(areaMV, CodeDoc{
 		Code:     "MV_FALLBACKS_REPEATED",
 		Severity: SeverityWarning,
 		Title:    "Incremental refresh keeps falling back to a rebuild",
@@ -71,8 +76,9 @@ var mvCodes = []Code{
 		Fix: "Act on the fallback reason: CHANGELOG_BROKEN (refresh within the TTL), AGG_UNSUPPORTED / PLAN_PATTERN_UNSUPPORTED (rewrite the query), " +
 			"MIN_MAX_BOUNDARY_HIT (expected for MIN/MAX under deletes), PREVIOUS_RUN_INCOMPLETE (a failed run before).",
 		Related: []string{"MV_NEXT_REFRESH_RECOMPUTES", "MV_CHANGELOG_BROKEN"},
-	},
-	{
+	})
+	// CodeMVNextRefreshRecomputes: The next refresh can only recompute: an internal stream is out of the retention (T9)
+	CodeMVNextRefreshRecomputes = register(areaMV, CodeDoc{
 		Code:     "MV_NEXT_REFRESH_RECOMPUTES",
 		Severity: SeverityWarning,
 		Title:    "The next refresh can only recompute: an internal stream is out of the retention (T9)",
@@ -84,8 +90,9 @@ var mvCodes = []Code{
 		Confirm: "SELECT UNIT, CONSUMED_TSO, CAN_RESUME, RETENTION_HEADROOM_SECONDS FROM information_schema.table_stream_consumption WHERE STREAM_ID = <internal stream id> ORDER BY RETENTION_HEADROOM_SECONDS;",
 		Fix:     "Refresh the MV now (a recompute at a time you choose), raise changelog.ttl_seconds on the base table, or upgrade to a build with the T9 keep-alive.",
 		Related: []string{"IVM_STREAM_RECOMPUTE_ONLY", "MV_FALLBACKS_REPEATED"},
-	},
-	{
+	})
+	// CodeMVRowsMayBeMissed: Rows of a base partition may be missing from the MV (T10/T11)
+	CodeMVRowsMayBeMissed = register(areaMV, CodeDoc{
 		Code:     "MV_ROWS_MAY_BE_MISSED",
 		Severity: SeverityWarning,
 		Title:    "Rows of a base partition may be missing from the MV (T10/T11)",
@@ -98,8 +105,9 @@ var mvCodes = []Code{
 			"SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <internal stream id>;",
 		Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE restores the rows; upgrade to a build with T10 and T11.",
 		Related: []string{"STREAM_NO_OFFSET_ROWS_SKIPPED", "MV_NEXT_REFRESH_RECOMPUTES"},
-	},
-	{
+	})
+	// CodeMVJobPaused: The MV's refresh job is paused
+	CodeMVJobPaused = register(areaMV, CodeDoc{
 		Code:     "MV_JOB_PAUSED",
 		Severity: SeverityWarning,
 		Title:    "The MV's refresh job is paused",
@@ -109,8 +117,9 @@ var mvCodes = []Code{
 		Confirm:  "SELECT Id, Name, MvName, Status, ExecuteType, RecurringStrategy FROM jobs(\"type\" = \"mv\") WHERE MvDatabaseName = '<db>' AND MvName = '<mv>';",
 		Fix:      "RESUME MATERIALIZED VIEW JOB ON <db>.<mv>; (if the pause was not on purpose).",
 		Related:  []string{"MV_DELAY_HIGH"},
-	},
-	{
+	})
+	// CodeMVTaskStuckRunning: A refresh task has been running longer than --max-running
+	CodeMVTaskStuckRunning = register(areaMV, CodeDoc{
 		Code:     "MV_TASK_STUCK_RUNNING",
 		Severity: SeverityWarning,
 		Title:    "A refresh task has been running longer than --max-running",
@@ -121,8 +130,9 @@ var mvCodes = []Code{
 			"SHOW QUERY PROFILE '/<LastQueryId>';",
 		Fix:     "Check the query profile; if it is stuck, CANCEL MATERIALIZED VIEW TASK <TaskId> ON <db>.<mv>; and refresh again.",
 		Related: []string{"MV_TASK_QUEUED_LONG", "MV_DELAY_HIGH"},
-	},
-	{
+	})
+	// CodeMVTaskQueuedLong: A refresh task has waited in the queue longer than --max-queued
+	CodeMVTaskQueuedLong = register(areaMV, CodeDoc{
 		Code:     "MV_TASK_QUEUED_LONG",
 		Severity: SeverityWarning,
 		Title:    "A refresh task has waited in the queue longer than --max-queued",
@@ -132,8 +142,9 @@ var mvCodes = []Code{
 		Confirm:  "SELECT MvName, TaskId, Status, CreateTime FROM tasks(\"type\" = \"mv\") WHERE Status IN ('PENDING', 'RUNNING') ORDER BY CreateTime;",
 		Fix:      "Find what occupies the task slots (long running tasks, many MVs scheduled at once); raise job_mtmv_task_consumer_thread_num or spread the schedules.",
 		Related:  []string{"MV_TASK_STUCK_RUNNING", "MV_DELAY_HIGH"},
-	},
-	{
+	})
+	// CodeMVExcludedDependencyOutdated: A table in excluded_trigger_tables changed since the MV covered it
+	CodeMVExcludedDependencyOutdated = register(areaMV, CodeDoc{
 		Code:     "MV_EXCLUDED_DEPENDENCY_OUTDATED",
 		Severity: SeverityInfo,
 		Title:    "A table in excluded_trigger_tables changed since the MV covered it",
@@ -145,8 +156,9 @@ var mvCodes = []Code{
 		Confirm: "SELECT BASE_TABLE_NAME, COVERED_VERSION, CURRENT_VERSION FROM information_schema.ivm_dependencies WHERE MV_NAME = '<mv>' AND IS_EXCLUDED_TRIGGER = 1;",
 		Fix:     "Nothing if intended; otherwise REFRESH MATERIALIZED VIEW <db>.<mv> AUTO, or remove the table from excluded_trigger_tables.",
 		Related: []string{"MV_DELAY_HIGH"},
-	},
-	{
+	})
+	// CodeMVStateUnknown: The MV's freshness cannot be determined
+	CodeMVStateUnknown = register(areaMV, CodeDoc{
 		Code:     "MV_STATE_UNKNOWN",
 		Severity: SeverityWarning,
 		Title:    "The MV's freshness cannot be determined",
@@ -157,8 +169,9 @@ var mvCodes = []Code{
 		Confirm: "SELECT FRESHNESS_STATE, DELAY_PRECISION FROM information_schema.ivm_mv_status WHERE MV_NAME = '<mv>';\ndorisdiag mv explain <db>.<mv>",
 		Fix:     "See the evidence: a missing stream (MV_INTERNAL_STREAM_MISSING), an unreadable offset (SOURCE_UNREACHABLE / SOURCE_MALFORMED_VALUE).",
 		Related: []string{"MV_INTERNAL_STREAM_MISSING", "SOURCE_UNREACHABLE"},
-	},
-	{
+	})
+	// CodeMVInternalStreamMissing: A trigger dependency of an IVM MV has no internal stream
+	CodeMVInternalStreamMissing = register(areaMV, CodeDoc{
 		Code:     "MV_INTERNAL_STREAM_MISSING",
 		Severity: SeverityCritical,
 		Title:    "A trigger dependency of an IVM MV has no internal stream",
@@ -169,8 +182,9 @@ var mvCodes = []Code{
 		Confirm: "SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = '<db>' AND STREAM_NAME LIKE '__doris_ivm_stream_<mv>_%';",
 		Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE re-creates the baseline; if the stream stays missing, re-create the MV.",
 		Related: []string{"MV_STATE_UNKNOWN"},
-	},
-	{
+	})
+	// CodeMVInitializing: The MV has never refreshed successfully
+	CodeMVInitializing = register(areaMV, CodeDoc{
 		Code:     "MV_INITIALIZING",
 		Severity: SeverityInfo,
 		Title:    "The MV has never refreshed successfully",
@@ -180,5 +194,5 @@ var mvCodes = []Code{
 		Confirm:  "SELECT Name, State, RefreshState, RefreshInfo FROM mv_infos(\"database\" = \"<db>\") WHERE Name = '<mv>';",
 		Fix:      "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE; builds the baseline.",
 		Related:  []string{"MV_STATE_UNKNOWN"},
-	},
-}
+	})
+)

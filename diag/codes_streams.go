@@ -1,8 +1,9 @@
 package diag
 
-// streamCodes are the stream findings (seed §1 S4; BRIEF "Finding codes").
-var streamCodes = []Code{
-	{
+// The codes of the stream findings (seed §1 S4; areaStreams).
+var (
+	// CodeStreamCannotResumeRejected: The next read of the stream will be rejected: its offset expired
+	CodeStreamCannotResumeRejected = register(areaStreams, CodeDoc{
 		Code: "STREAM_CANNOT_RESUME_REJECTED", Severity: SeverityCritical,
 		Title:   "The next read of the stream will be rejected: its offset expired",
 		Spec:    "seed §3 Definitions (can_resume), §1 S4; doris.md §2 Effect on reads",
@@ -11,8 +12,9 @@ var streamCodes = []Code{
 		Confirm: "dorisdiag streams show DB.STREAM\nSELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;  -- compare with dorisdiag tso cutoff --ttl <ttl>",
 		Fix:     "If the expired changelog is not compacted yet, raise changelog.ttl_seconds (binlog.ttl_seconds) on the base table: the records become readable again. Otherwise re-sync the consumer from the base table and run SELECT * FROM db.stream@reset() to start from now.",
 		Related: []string{"STREAM_CANNOT_RESUME_CLIPPED", "STREAM_HEADROOM_LOW", "STREAM_IDLE_OUT_OF_RETENTION"},
-	},
-	{
+	})
+	// CodeStreamCannotResumeClipped: The next read of the stream will silently skip changes: its offset expired
+	CodeStreamCannotResumeClipped = register(areaStreams, CodeDoc{
 		Code: "STREAM_CANNOT_RESUME_CLIPPED", Severity: SeverityCritical,
 		Title:   "The next read of the stream will silently skip changes: its offset expired",
 		Spec:    "seed §1 S4 (\"succeeds and skips the expired changes without a trace\"), §3 Definitions; doris.md §2",
@@ -21,8 +23,9 @@ var streamCodes = []Code{
 		Confirm: "dorisdiag streams show DB.STREAM   # next_read = clipped, lost_window_ms\nSELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;",
 		Fix:     "Do not read the stream yet. Raise changelog.ttl_seconds (binlog.ttl_seconds) if the changelog is not compacted yet; otherwise re-sync the consumer from the base table for the lost window and run SELECT * FROM db.stream@reset().",
 		Related: []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_HEADROOM_LOW"},
-	},
-	{
+	})
+	// CodeStreamIdleOutOfRetention: An idle, caught-up user stream drifted out of the retention
+	CodeStreamIdleOutOfRetention = register(areaStreams, CodeDoc{
 		Code: "STREAM_IDLE_OUT_OF_RETENTION", Severity: SeverityWarning,
 		Title:   "An idle, caught-up user stream drifted out of the retention",
 		Spec:    "seed §3 Definitions (\"a stream caught up on a partition nobody writes still drifts out of the retention\"), T9",
@@ -31,8 +34,9 @@ var streamCodes = []Code{
 		Confirm: "dorisdiag streams show DB.STREAM   # caught_up = true, can_resume = false",
 		Fix:     "Run SELECT * FROM db.stream@reset() (nothing is pending, so it loses nothing), or consume the stream regularly; raise the TTL for tables written less often than it.",
 		Related: []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_HEADROOM_LOW"},
-	},
-	{
+	})
+	// CodeStreamHeadroomLow: The TTL will reach a stream's offset soon
+	CodeStreamHeadroomLow = register(areaStreams, CodeDoc{
 		Code: "STREAM_HEADROOM_LOW", Severity: SeverityWarning,
 		Title:   "The TTL will reach a stream's offset soon",
 		Spec:    "seed §3 Definitions (headroom_seconds), §2 alert doris_fe_changelog_stream_min_retention_headroom_seconds < 1800",
@@ -41,8 +45,9 @@ var streamCodes = []Code{
 		Confirm: "dorisdiag streams show DB.STREAM   # headroom per partition\ndorisdiag headroom --in 1h",
 		Fix:     "Consume the stream now (run its job), or raise changelog.ttl_seconds (binlog.ttl_seconds) on the base table.",
 		Related: []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_CANNOT_RESUME_CLIPPED", "IVM_STREAM_RECOMPUTE_ONLY"},
-	},
-	{
+	})
+	// CodeStreamPendingAgeHigh: A change has waited too long in a user stream
+	CodeStreamPendingAgeHigh = register(areaStreams, CodeDoc{
 		Code: "STREAM_PENDING_AGE_HIGH", Severity: SeverityWarning,
 		Title:   "A change has waited too long in a user stream",
 		Spec:    "seed §3 Definitions (pending age), §2 alert doris_fe_changelog_stream_pending_age_seconds > 600",
@@ -51,18 +56,20 @@ var streamCodes = []Code{
 		Confirm: "dorisdiag streams show DB.STREAM --watch 15s   # narrows the pending age and shows the consumer's rate",
 		Fix:     "Check the consuming job (failing, paused, too slow); scale it or run it more often.",
 		Related: []string{"STREAM_HEADROOM_LOW"},
-	},
-	{
+	})
+	// CodeStreamNoOffsetRowsSkipped: Rows of a partition with no offset are older than the TTL and silently skipped (T12)
+	CodeStreamNoOffsetRowsSkipped = register(areaStreams, CodeDoc{
 		Code: "STREAM_NO_OFFSET_ROWS_SKIPPED", Severity: SeverityCritical,
 		Title:   "Rows of a partition with no offset are older than the TTL and silently skipped (T12)",
 		Spec:    "seed §1 T12, T11",
 		Meaning: "A user stream read as MIN_DELTA, or a stream on a duplicate-key table, has a partition with data and no offset (added after the stream, or empty at its creation), and the partition's rows are older than the TTL. The stream reads such a partition from the changelog, so those rows are skipped and the offset moves past them for good; MIN_DELTA may even emit UPDATE_BEFORE and DELETE rows for rows never received. Critical when the newest data is older than the TTL (all rows); a warning (\"may\") when only the partition's creation time or nothing is known.",
 		Matters: "The consumer silently misses rows, permanently — later reads do not bring them back.",
-		Confirm: "dorisdiag streams show DB.STREAM   # offset_state NO_OFFSET, rows_skipped, data_age\nSELECT PARTITION_NAME, CREATE_TIME, UPDATE_TIME FROM information_schema.partitions WHERE TABLE_SCHEMA = '<db>' AND TABLE_NAME = '<table>';",
+		Confirm: "dorisdiag streams show DB.STREAM   # offset_state NO_OFFSET, rows_skipped, data_age\nSELECT PARTITION_NAME, VISIBLE_VERSION, UPDATE_TIME FROM information_schema.partitions WHERE TABLE_SCHEMA = '<db>' AND TABLE_NAME = '<table>';",
 		Fix:     "Copy the partition's rows from the base table into the consumer (INSERT ... SELECT ... FROM db.table PARTITION (p)), then SELECT * FROM db.stream@reset(). Upgrade to a build with T12, which reads such a partition from the base table.",
 		Related: []string{"STREAM_CANNOT_RESUME_CLIPPED", "MV_ROWS_MAY_BE_MISSED"},
-	},
-	{
+	})
+	// CodeIVMStreamRecomputeOnly: An MV's internal stream expired: the next refresh may only recompute (T9)
+	CodeIVMStreamRecomputeOnly = register(areaStreams, CodeDoc{
 		Code: "IVM_STREAM_RECOMPUTE_ONLY", Severity: SeverityWarning,
 		Title:   "An MV's internal stream expired: the next refresh may only recompute (T9)",
 		Spec:    "seed §1 T9, T0, T10; §3 Keep-alive TSO",
@@ -71,8 +78,9 @@ var streamCodes = []Code{
 		Confirm: "dorisdiag streams show DB.__doris_ivm_stream_...\ndorisdiag mv explain DB.MV",
 		Fix:     "Run REFRESH MATERIALIZED VIEW db.mv COMPLETE at a quiet time; raise changelog.ttl_seconds on base tables written less often than the TTL, or upgrade to a build with T9 (keep-alive).",
 		Related: []string{"MV_NEXT_REFRESH_RECOMPUTES", "MV_CHANGELOG_BROKEN", "STREAM_HEADROOM_LOW"},
-	},
-	{
+	})
+	// CodeStreamStale: The stream is stale (IS_STALE)
+	CodeStreamStale = register(areaStreams, CodeDoc{
 		Code: "STREAM_STALE", Severity: SeverityCritical,
 		Title:   "The stream is stale (IS_STALE)",
 		Spec:    "seed §3 States (stale), doris.md §3",
@@ -81,8 +89,9 @@ var streamCodes = []Code{
 		Confirm: "SELECT STREAM_NAME, IS_STALE, STALE_REASON FROM information_schema.table_streams WHERE IS_STALE;",
 		Fix:     "Recreate the stream (DROP STREAM, CREATE STREAM) and re-sync its consumer from the base table.",
 		Related: []string{"STREAM_BASE_TABLE_DROPPED"},
-	},
-	{
+	})
+	// CodeStreamDisabled: The stream is disabled (ENABLED = 0)
+	CodeStreamDisabled = register(areaStreams, CodeDoc{
 		Code: "STREAM_DISABLED", Severity: SeverityWarning,
 		Title:   "The stream is disabled (ENABLED = 0)",
 		Spec:    "seed §3 States (disabled)",
@@ -91,8 +100,9 @@ var streamCodes = []Code{
 		Confirm: "SELECT STREAM_NAME, ENABLED FROM information_schema.table_streams WHERE NOT ENABLED;",
 		Fix:     "Enable it again if it is still needed (and check its headroom first: dorisdiag streams show DB.STREAM), or drop it.",
 		Related: []string{"STREAM_HEADROOM_LOW"},
-	},
-	{
+	})
+	// CodeStreamBaseTableDropped: The stream's base table is dropped
+	CodeStreamBaseTableDropped = register(areaStreams, CodeDoc{
 		Code: "STREAM_BASE_TABLE_DROPPED", Severity: SeverityCritical,
 		Title:   "The stream's base table is dropped",
 		Spec:    "doris.md §3 (BASE_TABLE_* columns read N/A once the base table is dropped)",
@@ -101,8 +111,9 @@ var streamCodes = []Code{
 		Confirm: "SELECT STREAM_NAME, BASE_TABLE_DB, BASE_TABLE_NAME, IS_STALE FROM information_schema.table_streams WHERE BASE_TABLE_NAME = 'N/A';",
 		Fix:     "Drop the stream, and recreate it on the new table if the table was replaced.",
 		Related: []string{"STREAM_STALE"},
-	},
-	{
+	})
+	// CodeStreamStateUnknown: The stream's state cannot be determined
+	CodeStreamStateUnknown = register(areaStreams, CodeDoc{
 		Code: "STREAM_STATE_UNKNOWN", Severity: SeverityWarning,
 		Title:   "The stream's state cannot be determined",
 		Spec:    "seed §3 States (unknown)",
@@ -111,8 +122,9 @@ var streamCodes = []Code{
 		Confirm: "SELECT * FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;\ndorisdiag snapshot --summary",
 		Fix:     "Fix the read (privileges, timeout), or report the value to the dorisdiag maintainers if it is legitimate Doris output.",
 		Related: []string{"SOURCE_UNREACHABLE", "SOURCE_MALFORMED_VALUE"},
-	},
-	{
+	})
+	// CodeStreamLagInVersions: The build counts LAG in partition versions, not TSO
+	CodeStreamLagInVersions = register(areaStreams, CodeDoc{
 		Code: "STREAM_LAG_IN_VERSIONS", Severity: SeverityInfo,
 		Title:   "The build counts LAG in partition versions, not TSO",
 		Spec:    "doris.md §4 (older builds counted LAG in versions)",
@@ -121,8 +133,9 @@ var streamCodes = []Code{
 		Confirm: "SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption;  -- LAG small integers",
 		Fix:     "Nothing to fix on the stream; upgrade Doris for TSO LAG and the seed's SOURCE_END_TSO column.",
 		Related: []string{"STREAM_PENDING_AGE_HIGH"},
-	},
-	{
+	})
+	// CodeServerClientMismatch: The server's monitoring column and dorisdiag's computation disagree
+	CodeServerClientMismatch = register(areaStreams, CodeDoc{
 		Code: "SERVER_CLIENT_MISMATCH", Severity: SeverityWarning,
 		Title:   "The server's monitoring column and dorisdiag's computation disagree",
 		Spec:    "design.md Definitions (\"compare them and raise a finding when they disagree\"); seed §3",
@@ -131,8 +144,9 @@ var streamCodes = []Code{
 		Confirm: "dorisdiag streams show DB.STREAM -o json   # server and client values side by side",
 		Fix:     "Re-run to rule out a race; if it persists, report both values (the JSON) to the Doris or dorisdiag maintainers.",
 		Related: []string{"MONITOR_STALE"},
-	},
-	{
+	})
+	// CodeMonitorStale: The FE monitor's sampled values are stale or missing
+	CodeMonitorStale = register(areaStreams, CodeDoc{
 		Code: "MONITOR_STALE", Severity: SeverityWarning,
 		Title:   "The FE monitor's sampled values are stale or missing",
 		Spec:    "seed §2 (\"the monitoring itself is stale\"), FE configs changelog_ivm_monitor_interval_seconds",
@@ -141,8 +155,5 @@ var streamCodes = []Code{
 		Confirm: "SELECT MAX(MONITOR_SAMPLE_TIME) FROM information_schema.table_streams;\ncurl -s http://FE:8030/metrics | grep doris_fe_changelog_ivm_monitor_",
 		Fix:     "Check enable_changelog_ivm_monitor and the Master FE log (monitor round failures, doris_fe_changelog_ivm_monitor_sample_failures_total).",
 		Related: []string{"SERVER_CLIENT_MISMATCH", "METRICS_MONITOR_STALE"},
-	},
-}
-
-// StreamCodes returns the codes documented by the streams area.
-func StreamCodes() []Code { return append([]Code(nil), streamCodes...) }
+	})
+)

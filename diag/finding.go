@@ -98,7 +98,7 @@ func (o Object) String() string {
 
 // Finding is the unit every command reports and check gates on (design.md "Findings").
 type Finding struct {
-	Code     string            `json:"code"`
+	Code     Code              `json:"code"`
 	Severity Severity          `json:"severity"`
 	Object   Object            `json:"object"`
 	Summary  string            `json:"summary"`            // one line
@@ -116,7 +116,7 @@ func SortFindings(fs []Finding) {
 			return a.Severity > b.Severity
 		}
 		if a.Code != b.Code {
-			return a.Code < b.Code
+			return a.Code.String() < b.Code.String()
 		}
 		if as, bs := a.Object.String(), b.Object.String(); as != bs {
 			return as < bs

@@ -27,11 +27,11 @@ func SourceFindings(s *snapshot.Snapshot) []Finding {
 		switch {
 		case sev == SeverityCritical && cost.IfMVs != 0:
 			detail += " (critical: MVs exist and the MV diagnosis needs this source)"
-		case sev < mustCode("SOURCE_UNREACHABLE").Severity:
+		case sev < CodeSourceUnreachable.Severity():
 			detail += " (" + sev.String() + ": an optional source; the rest is diagnosed)"
 		}
 		out = append(out, Finding{
-			Code:     "SOURCE_UNREACHABLE",
+			Code:     CodeSourceUnreachable,
 			Severity: sev,
 			Object:   Object{Kind: "source", Name: g.Source},
 			Summary:  fmt.Sprintf("%s could not be read: %s", g.Source, cost.NotDiagnosed),
@@ -57,8 +57,8 @@ func SourceFindings(s *snapshot.Snapshot) []Finding {
 	for _, k := range order {
 		m := first[k]
 		out = append(out, Finding{
-			Code:     "SOURCE_MALFORMED_VALUE",
-			Severity: mustCode("SOURCE_MALFORMED_VALUE").Severity,
+			Code:     CodeSourceMalformedValue,
+			Severity: CodeSourceMalformedValue.Severity(),
 			Object:   Object{Kind: "source", Name: k.source, Partition: ""},
 			Summary:  fmt.Sprintf("%d value(s) of %s.%s could not be interpreted and were left out", counts[k], k.source, k.column),
 			Detail:   fmt.Sprintf("first: row %s, value %q: %s", m.Row, m.Value, m.Error),

@@ -19,19 +19,19 @@ func TestSourceFindings(t *testing.T) {
 		t.Fatalf("got %d findings, want 2: %+v", len(fs), fs)
 	}
 	// SHOW BACKENDS is optional (it needs ADMIN or OPERATOR): a warning.
-	if fs[0].Code != "SOURCE_UNREACHABLE" || fs[0].Severity != SeverityWarning {
+	if fs[0].Code != CodeSourceUnreachable || fs[0].Severity != SeverityWarning {
 		t.Errorf("first: %+v", fs[0])
 	}
-	if fs[1].Code != "SOURCE_MALFORMED_VALUE" || fs[1].Evidence["count"] != "2" {
+	if fs[1].Code != CodeSourceMalformedValue || fs[1].Evidence["count"] != "2" {
 		t.Errorf("second: %+v", fs[1])
 	}
 }
 
 func TestPolicy(t *testing.T) {
 	fs := []Finding{
-		{Code: "SOURCE_UNREACHABLE", Severity: SeverityCritical, Object: Object{Kind: "source", Name: "SHOW BACKENDS"}},
-		{Code: "SOURCE_MALFORMED_VALUE", Severity: SeverityWarning, Object: Object{Kind: "mv", DB: "demo", Name: "mv_a"}},
-		{Code: "SOURCE_MALFORMED_VALUE", Severity: SeverityWarning, Object: Object{Kind: "mv", DB: "prod", Name: "mv_a"}},
+		{Code: CodeSourceUnreachable, Severity: SeverityCritical, Object: Object{Kind: "source", Name: "SHOW BACKENDS"}},
+		{Code: CodeSourceMalformedValue, Severity: SeverityWarning, Object: Object{Kind: "mv", DB: "demo", Name: "mv_a"}},
+		{Code: CodeSourceMalformedValue, Severity: SeverityWarning, Object: Object{Kind: "mv", DB: "prod", Name: "mv_a"}},
 	}
 	p := Policy{
 		Severity: map[string]Severity{"SOURCE_UNREACHABLE": SeverityWarning},

@@ -14,16 +14,16 @@ import (
 // lines still gives a readable gate.
 
 // conformanceCode maps a design rule to its finding code.
-func conformanceCode(rule string) string {
+func conformanceCode(rule string) Code {
 	switch rule {
 	case exposition.RuleDesignMonitorStale:
-		return "METRICS_MONITOR_STALE"
+		return CodeMetricsMonitorStale
 	case exposition.RuleDesignStateOnFollower:
-		return "METRICS_STATE_ON_FOLLOWER"
+		return CodeMetricsStateOnFollower
 	case exposition.RuleTTLCleanupFailed, exposition.RuleTTLCleanupStale:
-		return "CHANGELOG_TTL_CLEANUP_FAILED"
+		return CodeChangelogTTLCleanupFailed
 	}
-	return "METRICS_NONCONFORMING"
+	return CodeMetricsNonconforming
 }
 
 func lintSeverity(s string) Severity {
@@ -42,15 +42,15 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 	var out []Finding
 	obj := Object{Kind: "metrics", Name: source}
 	type group struct {
-		code  string
+		code  Code
 		sev   Severity
 		first exposition.Problem
 		n     int
 	}
 	groups := map[string]*group{}
 	var order []string
-	addGroup := func(code string, sev Severity, p exposition.Problem) {
-		key := code + "\x00" + p.Rule
+	addGroup := func(code Code, sev Severity, p exposition.Problem) {
+		key := code.String() + "\x00" + p.Rule
 		g := groups[key]
 		if g == nil {
 			g = &group{code: code, sev: sev, first: p}
@@ -64,14 +64,14 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 			if p.Rule == exposition.RuleProblemsSuppressed {
 				continue
 			}
-			code := "METRICS_LINT"
+			code := CodeMetricsLint
 			if p.Severity == exposition.SeverityError {
-				code = "METRICS_UNPARSEABLE"
+				code = CodeMetricsUnparseable
 			}
 			addGroup(code, lintSeverity(p.Severity), p)
 		}
 		for rule, n := range res.Suppressed {
-			if g := groups[codeForRule(rule)+"\x00"+rule]; g != nil {
+			if g := groups[codeForRule(rule).String()+"\x00"+rule]; g != nil {
 				g.n += n
 			}
 		}
@@ -79,7 +79,7 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 	for _, p := range conformance {
 		code := conformanceCode(p.Rule)
 		sev := lintSeverity(p.Severity)
-		if code == "METRICS_MONITOR_STALE" {
+		if code == CodeMetricsMonitorStale {
 			sev = SeverityCritical
 		}
 		addGroup(code, sev, p)
@@ -109,7 +109,7 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 			input = "- < payload.prom"
 		}
 		next := "dorisdiag metrics lint " + input
-		if g.code == "METRICS_UNPARSEABLE" {
+		if g.code == CodeMetricsUnparseable {
 			next = "dorisdiag metrics lint --fix -w fixed.prom " + input
 		}
 		detail := p.Fix
@@ -121,18 +121,18 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 	return out
 }
 
-func codeForRule(rule string) string {
+func codeForRule(rule string) Code {
 	if r, ok := exposition.RuleByName(rule); ok && r.Severity == exposition.SeverityError {
-		return "METRICS_UNPARSEABLE"
+		return CodeMetricsUnparseable
 	}
-	return "METRICS_LINT"
+	return CodeMetricsLint
 }
 
 // UnreachableFinding is a target whose /metrics could not be fetched.
 func UnreachableFinding(kind, host string, err error) Finding {
 	return Finding{
-		Code:     "METRICS_TARGET_UNREACHABLE",
-		Severity: mustCode("METRICS_TARGET_UNREACHABLE").Severity,
+		Code:     CodeMetricsTargetUnreachable,
+		Severity: CodeMetricsTargetUnreachable.Severity(),
 		Object:   Object{Kind: "node", Name: strings.TrimSpace(kind + " " + host)},
 		Summary:  fmt.Sprintf("%s %s: %v", kind, host, err),
 		Evidence: map[string]string{"host": host, "error": err.Error()},
@@ -151,7 +151,7 @@ func masterOnlyFindings(exporters, masters []string) []Finding {
 	for _, e := range exporters {
 		if !isMaster[e] {
 			out = append(out, Finding{
-				Code: "METRICS_STATE_ON_FOLLOWER", Severity: mustCode("METRICS_STATE_ON_FOLLOWER").Severity,
+				Code: CodeMetricsStateOnFollower, Severity: CodeMetricsStateOnFollower.Severity(),
 				Object:  Object{Kind: "node", Name: "fe " + e},
 				Summary: "fe " + e + " exports changelog/IVM state series but is not the Master (no node_info{type=\"is_master\"} 1)",
 				Next:    "curl -s http://" + e + "/metrics | grep -E '^(node_info|doris_fe_ivm_mvs|doris_fe_changelog_streams)'",
@@ -162,7 +162,7 @@ func masterOnlyFindings(exporters, masters []string) []Finding {
 		sorted := append([]string(nil), exporters...)
 		sort.Strings(sorted)
 		out = append(out, Finding{
-			Code: "METRICS_STATE_ON_FOLLOWER", Severity: mustCode("METRICS_STATE_ON_FOLLOWER").Severity,
+			Code: CodeMetricsStateOnFollower, Severity: CodeMetricsStateOnFollower.Severity(),
 			Object:   Object{Kind: "cluster", Name: "fe"},
 			Summary:  fmt.Sprintf("%d FEs export state series (%s); only the Master may", len(exporters), strings.Join(sorted, ", ")),
 			Evidence: map[string]string{"exporters": strings.Join(sorted, ","), "masters": strings.Join(masters, ",")},

@@ -396,7 +396,7 @@ func (r *MVResult) ListItem(fs []Finding) MVListItem {
 		it.LastMethod, it.LastMethodInferred = strings.ToLower(r.Server.LastRefreshMethod), false
 	}
 	for _, f := range fs {
-		it.Codes = append(it.Codes, f.Code)
+		it.Codes = append(it.Codes, f.Code.String())
 	}
 	return it
 }

@@ -74,7 +74,7 @@ func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MVResult, []Finding) {
 	sortByCause(fs)
 	r.Causes = make([]string, 0, len(fs))
 	for _, f := range fs {
-		r.Causes = append(r.Causes, f.Code+": "+f.Summary)
+		r.Causes = append(r.Causes, f.Code.String()+": "+f.Summary)
 	}
 	r.Headline = a.headline(&r, fs)
 	r.Next = a.nextSQL(&r, fs)

@@ -171,7 +171,7 @@ func TestOverviewMonitorStaleAgreesWithFinding(t *testing.T) {
 			c := Check([]*snapshot.Snapshot{norm(b.s)}, CheckOptions{})
 			finding := false
 			for _, f := range c.Findings {
-				finding = finding || f.Code == "MONITOR_STALE"
+				finding = finding || f.Code == CodeMonitorStale
 			}
 			if c.Overview.Monitor.Present != tc.present || c.Overview.Monitor.Stale != tc.stale || finding != tc.stale {
 				t.Errorf("present %v stale %v finding %v, want %v %v %v", c.Overview.Monitor.Present, c.Overview.Monitor.Stale, finding, tc.present, tc.stale, tc.stale)

@@ -52,7 +52,7 @@ func (a *mvAnalyzer) headline(r *MVResult, fs []Finding) string {
 	}
 	var cause *Finding
 	for i := range fs {
-		if fs[i].Code != "MV_DELAY_HIGH" && fs[i].Code != "MV_STATE_UNKNOWN" && fs[i].Code != "MV_INITIALIZING" {
+		if fs[i].Code != CodeMVDelayHigh && fs[i].Code != CodeMVStateUnknown && fs[i].Code != CodeMVInitializing {
 			cause = &fs[i]
 			break
 		}

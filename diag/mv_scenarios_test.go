@@ -5,11 +5,12 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // trueCause is the problem each incident MV was built with (BRIEF.md scenario
-// plan, fixtures/scenarios/EXPECTED.md): `mv explain` must name it first.
+// plan, scenario/scenarios/EXPECTED.md): `mv explain` must name it first.
 var trueCause = map[string]string{
 	"mv_orders_daily":    "MV_CONSECUTIVE_FAILURES",
 	"mv_customer_ltv":    "MV_NEXT_REFRESH_RECOMPUTES",
@@ -25,7 +26,7 @@ var trueCause = map[string]string{
 
 func scenarioMVs(t *testing.T, name string) *diag.MVsResult {
 	t.Helper()
-	s, err := fixtures.Scenario(name)
+	s, err := scenario.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestScenarioMVExpectations(t *testing.T) {
 			n++
 			found := false
 			for _, f := range r.Findings {
-				if e.Matches(f.Code, f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
+				if e.Matches(f.Code.String(), f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
 					found = true
 				}
 			}
@@ -91,10 +92,10 @@ func TestScenarioTrueCauseFirst(t *testing.T) {
 				continue
 			}
 			fs := r.FindingsFor("demo", mv)
-			if len(fs) == 0 || fs[0].Code != code {
+			if len(fs) == 0 || fs[0].Code.String() != code {
 				var got []string
 				for _, f := range fs {
-					got = append(got, f.Code)
+					got = append(got, f.Code.String())
 				}
 				t.Errorf("%s %s: causes %v, want %s first", name, mv, got, code)
 				continue
@@ -144,7 +145,7 @@ func TestScenarioLegacyPrecision(t *testing.T) {
 }
 
 func BenchmarkAnalyzeMVsScale(b *testing.B) {
-	s := fixtures.Scale(fixtures.DefaultScale)
+	s := scenario.Scale(scenario.DefaultScale)
 	series := []*snapshot.Snapshot{s}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -160,7 +161,7 @@ func BenchmarkAnalyzeMVsScale(b *testing.B) {
 // BenchmarkAnalyzeMVsOnlyScale is the MV part alone, over a stream analysis
 // computed once (to tell the two costs apart in docs/performance.md).
 func BenchmarkAnalyzeMVsOnlyScale(b *testing.B) {
-	s := fixtures.Scale(fixtures.DefaultScale)
+	s := scenario.Scale(scenario.DefaultScale)
 	series := []*snapshot.Snapshot{s}
 	streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
 	b.ReportAllocs()

@@ -48,7 +48,7 @@ func mvCodesOf(r *MVsResult, name string) map[string]Finding {
 	m := map[string]Finding{}
 	for _, f := range r.Findings {
 		if f.Object.Kind == "mv" && f.Object.Name == name {
-			m[f.Code] = f
+			m[f.Code.String()] = f
 		}
 	}
 	return m
@@ -203,10 +203,10 @@ func TestMVCauses(t *testing.T) {
 		"mv_payments_rollup": "MV_CHANGELOG_BROKEN", "mv_revenue": "MV_FALLBACKS_REPEATED", "mv_product_sales": "MV_EXCLUDED_DEPENDENCY_OUTDATED",
 		"mv_events_hourly": "MV_ROWS_MAY_BE_MISSED"} {
 		fs := r.FindingsFor("demo", n)
-		if len(fs) == 0 || fs[0].Code != code {
+		if len(fs) == 0 || fs[0].Code.String() != code {
 			got := []string{}
 			for _, f := range fs {
-				got = append(got, f.Code)
+				got = append(got, f.Code.String())
 			}
 			t.Errorf("%s: first cause %v, want %s first", n, got, code)
 			continue

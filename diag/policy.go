@@ -59,7 +59,7 @@ type Suppressed struct {
 // Apply overrides severities and removes ignored findings.
 func (p Policy) Apply(fs []Finding) (kept []Finding, suppressed []Suppressed) {
 	for _, f := range fs {
-		if s, ok := p.Severity[f.Code]; ok {
+		if s, ok := p.Severity[f.Code.String()]; ok {
 			f.Severity = s
 		}
 		if ig, ok := p.match(f); ok {
@@ -81,7 +81,7 @@ func (p Policy) match(f Finding) (Ignore, bool) {
 		name = f.Object.Name
 	}
 	for _, ig := range p.Ignores {
-		if ig.Code != "" && ig.Code != "*" && !strings.EqualFold(ig.Code, f.Code) {
+		if ig.Code != "" && ig.Code != "*" && !strings.EqualFold(ig.Code, f.Code.String()) {
 			continue
 		}
 		if ig.Object != "" {

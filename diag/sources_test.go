@@ -68,7 +68,7 @@ func TestSourceSeverityFollowsCost(t *testing.T) {
 				}
 				return
 			}
-			if len(fs) != 1 || fs[0].Code != "SOURCE_UNREACHABLE" {
+			if len(fs) != 1 || fs[0].Code != CodeSourceUnreachable {
 				t.Fatalf("want one SOURCE_UNREACHABLE, got %+v", fs)
 			}
 			if fs[0].Severity != tc.want {

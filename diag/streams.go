@@ -458,7 +458,7 @@ func AnalyzeStreams(series []*snapshot.Snapshot, opt StreamOptions) *StreamsResu
 	for id, name := range orphans {
 		db, n, _ := strings.Cut(name, ".")
 		res.Findings = append(res.Findings, Finding{
-			Code: "STREAM_STATE_UNKNOWN", Severity: mustCode("STREAM_STATE_UNKNOWN").Severity,
+			Code: CodeStreamStateUnknown, Severity: CodeStreamStateUnknown.Severity(),
 			Object:   Object{Kind: "stream", DB: db, Name: n, ID: i64(id)},
 			Summary:  "table_stream_consumption has rows for a stream that table_streams does not list",
 			Detail:   "The stream may have been created or dropped between the two reads, or table_streams is filtered by privileges; its partitions were not diagnosed.",

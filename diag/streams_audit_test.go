@@ -70,7 +70,7 @@ func TestServerPendingAgeTolerance(t *testing.T) {
 			r := analyze(t, snaps...)
 			var got []Finding
 			for _, f := range r.Findings {
-				if f.Code == "SERVER_CLIENT_MISMATCH" {
+				if f.Code == CodeServerClientMismatch {
 					got = append(got, f)
 				}
 			}

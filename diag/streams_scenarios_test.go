@@ -5,6 +5,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/fixtures"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -24,7 +25,7 @@ func streamArea(code string) bool {
 func TestScenarioStreamExpectations(t *testing.T) {
 	for _, name := range []string{"healthy", "incident", "legacy"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := fixtures.Scenario(name)
+			s, err := scenario.Load(name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +40,7 @@ func TestScenarioStreamExpectations(t *testing.T) {
 				}
 				found := false
 				for _, f := range res.Findings {
-					if e.Matches(f.Code, f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
+					if e.Matches(f.Code.String(), f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition) {
 						found = true
 					}
 				}
@@ -65,7 +66,7 @@ func TestScenarioStates(t *testing.T) {
 		"__doris_ivm_stream_mv_customer_ltv_144i_vnq": diag.StateCannotResume,
 	}
 	for _, name := range []string{"incident", "legacy"} {
-		s, _ := fixtures.Scenario(name)
+		s, _ := scenario.Load(name)
 		res := diag.AnalyzeStreams([]*snapshot.Snapshot{s}, diag.StreamOptions{})
 		for n, st := range want {
 			sr := res.ByName("demo", n)
@@ -85,7 +86,7 @@ func TestScenarioStates(t *testing.T) {
 }
 
 func BenchmarkAnalyzeStreamsScale(b *testing.B) {
-	s := fixtures.Scale(fixtures.DefaultScale)
+	s := scenario.Scale(scenario.DefaultScale)
 	series := []*snapshot.Snapshot{s}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -64,7 +64,7 @@ func codes(r *StreamsResult, name string) map[string]Finding {
 	m := map[string]Finding{}
 	for _, f := range r.Findings {
 		if f.Object.Name == name {
-			m[f.Code] = f
+			m[f.Code.String()] = f
 		}
 	}
 	return m
@@ -336,7 +336,7 @@ func TestServerMismatch(t *testing.T) {
 	}
 	var part, stream *Finding
 	for i := range r.Findings {
-		if r.Findings[i].Code == "SERVER_CLIENT_MISMATCH" {
+		if r.Findings[i].Code == CodeServerClientMismatch {
 			if r.Findings[i].Object.Partition == "p1" {
 				part = &r.Findings[i]
 			} else {
@@ -364,7 +364,7 @@ func TestMonitorStale(t *testing.T) {
 	r := analyze(t, b.s)
 	found := false
 	for _, f := range r.Findings {
-		if f.Code == "MONITOR_STALE" {
+		if f.Code == CodeMonitorStale {
 			found = true
 		}
 	}
@@ -391,7 +391,7 @@ func TestWhatIfAt(t *testing.T) {
 }
 
 func TestEveryStreamCodeDocumented(t *testing.T) {
-	for _, c := range streamCodes {
+	for _, c := range StreamCodes() {
 		if c.Code == "" || c.Title == "" || c.Spec == "" || c.Meaning == "" || c.Matters == "" || c.Confirm == "" || c.Fix == "" || len(c.Related) == 0 || c.Severity == 0 {
 			t.Errorf("%s: a field is empty", c.Code)
 		}

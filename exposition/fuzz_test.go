@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,10 +80,22 @@ func FuzzLintAgreesWithExpfmt(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(checkLintAgrees)
+}
+
+// checkLintAgrees is the body of FuzzLintAgreesWithExpfmt, also run over the
+// large fixture payloads by TestFixturesAgreeWithExpfmt (large seeds would
+// eat the fuzzing budget in minimisation).
+func checkLintAgrees(t *testing.T, data []byte) {
+	{
 		res, err := Lint(bytes.NewReader(data), Options{})
 		if err != nil {
 			t.Fatalf("Lint error: %v", err)
+		}
+		for _, p := range res.Problems {
+			if p.Rule == RuleLineTooLong || p.Rule == RuleLabelLimit {
+				return // a documented refusal: the line is not checked
+			}
 		}
 		perr, panicked := expfmtVerdict(data)
 		if panicked {
@@ -109,14 +123,19 @@ func FuzzLintAgreesWithExpfmt(f *testing.F) {
 			}
 		}
 		t.Fatalf("expfmt rejects %q at line %d (%v); the linter's errors are elsewhere: %s", data, pe.Line, perr, errorList(res))
-	})
+	}
 }
 
 func FuzzFixParses(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(checkFixParses)
+}
+
+// checkFixParses is the body of FuzzFixParses (see checkLintAgrees).
+func checkFixParses(t *testing.T, data []byte) {
+	{
 		var out bytes.Buffer
 		rep, err := Fix(bytes.NewReader(data), &out, Options{})
 		if err != nil {
@@ -134,7 +153,26 @@ func FuzzFixParses(f *testing.F) {
 		if err != nil || !rep2.OK || len(rep2.Changes) != 0 || !bytes.Equal(out.Bytes(), out2.Bytes()) {
 			t.Fatalf("Fix is not idempotent on %q: %v %+v", out.Bytes(), err, rep2)
 		}
-	})
+	}
+}
+
+// TestFixturesAgreeWithExpfmt runs both fuzz bodies over the fixture
+// payloads, which are too large to be fuzz seeds.
+func TestFixturesAgreeWithExpfmt(t *testing.T) {
+	files, _ := filepath.Glob("../fixtures/metrics/*.prom")
+	if len(files) == 0 {
+		t.Fatal("no fixtures/metrics/*.prom")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			checkLintAgrees(t, data)
+			checkFixParses(t, data)
+		})
+	}
 }
 
 func errorList(res *Result) string {

@@ -15,6 +15,7 @@ package exposition
 
 import (
 	"bytes"
+	"fmt"
 	"hash/maphash"
 	"io"
 	"math"
@@ -35,7 +36,27 @@ type Options struct {
 	// MaxDesignSamples caps the changelog/IVM samples kept for Conform
 	// (default 20000); beyond it they are only counted.
 	MaxDesignSamples int
+	// MaxLineBytes caps one line (default DefaultMaxLineBytes): a longer
+	// line is reported as line-too-long and skipped without being buffered,
+	// so memory never depends on what one line holds.
+	MaxLineBytes int
+	// MaxLabels caps the labels of one sample (default DefaultMaxLabels);
+	// a sample with more is reported as label-limit-exceeded.
+	MaxLabels int
 }
+
+// Defaults of the per-line bounds, far above any real payload (the widest
+// series of the monitoring design, doris_fe_ivm_mv_refresh_tasks_total, has 7
+// labels on a line of about 200 bytes); a payload beyond them is hostile or
+// broken, and it must not cost memory in proportion to one line.
+const (
+	DefaultMaxLineBytes = 1 << 20
+	DefaultMaxLabels    = 256
+	// maxLineProblems caps the problems one line lists; beyond it they are
+	// counted per rule in Result.Suppressed (a 1 MiB HELP line could
+	// otherwise hold half a million bad escapes).
+	maxLineProblems = 100
+)
 
 func (o Options) withDefaults() Options {
 	if o.BufferSize <= 0 {
@@ -46,6 +67,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxDesignSamples <= 0 {
 		o.MaxDesignSamples = 20000
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.MaxLabels <= 0 {
+		o.MaxLabels = DefaultMaxLabels
 	}
 	return o
 }
@@ -171,6 +198,8 @@ type engine struct {
 	spans        []valSpan
 
 	pend     []Problem
+	dropped  []string // rules of this record's problems beyond maxLineProblems
+	dupSeen  bool     // this record already reported a duplicate label name
 	problems []Problem
 	counts   [3]int
 	suppr    map[string]int
@@ -223,6 +252,8 @@ func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
 	e.rec, e.n, e.hasLF, e.line, e.nlines = rec, len(rec), hasLF, line, nlines
 	e.arena = e.arena[:0]
 	e.pend = e.pend[:0]
+	e.dropped = e.dropped[:0]
+	e.dupSeen = false
 	e.failed = false
 	e.sample = sampleInfo{}
 	e.spans = e.spans[:0]
@@ -239,6 +270,7 @@ const maxJoin = 3
 
 func (e *engine) run(r io.Reader, w io.Writer) error {
 	lr := newLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
+	lr.maxLine = e.opts.MaxLineBytes
 	lineNo := 0
 	for {
 		s, end, hasLF, ok := lr.lineAt(0)
@@ -246,6 +278,10 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 			break
 		}
 		lineNo++
+		if lr.long {
+			e.tooLong(lr, lineNo)
+			continue
+		}
 		rec := lr.bytes(s, end)
 		consumed := end
 		if hasLF {
@@ -283,7 +319,7 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 					break
 				}
 				next := lr.bytes(ns, ne)
-				if lineSyntaxOK(next) {
+				if lr.long || lineSyntaxOK(next) {
 					break
 				}
 				e.joinBuf = append(e.joinBuf, '\n')
@@ -345,6 +381,11 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 }
 
 func (e *engine) hasErrorPending() bool {
+	for _, rule := range e.dropped {
+		if severityOf(rule) == SeverityError {
+			return true
+		}
+	}
 	for i := range e.pend {
 		if e.pend[i].Severity == SeverityError {
 			return true
@@ -376,8 +417,32 @@ func (e *engine) colOf(pos int) int {
 	return pos + 1
 }
 
+// tooLong reports a line longer than Options.MaxLineBytes and skips it
+// without buffering it (Fix copies it through unchanged). The expfmt state
+// is left as it was: the line is not parsed.
+func (e *engine) tooLong(lr *lineReader, lineNo int) {
+	max := e.opts.MaxLineBytes
+	p := Problem{Rule: RuleLineTooLong, Severity: severityOf(RuleLineTooLong), Line: lineNo, Col: max + 1,
+		Value:   DisplayValue(lr.bytes(0, min(maxDisplay, max))),
+		Message: "line is longer than " + itoa(max) + " bytes, the limit; it is skipped, not checked",
+		Fix:     defaultFix(RuleLineTooLong)}
+	e.add(p)
+	var w io.Writer
+	if e.fix != nil {
+		e.fix.report.Unrepaired = append(e.fix.report.Unrepaired, p)
+		w = e.fix.w
+	}
+	if err := lr.skipLine(w); err != nil && e.fix != nil && e.fix.err == nil {
+		e.fix.err = fmt.Errorf("writing fixed payload: %w", err)
+	}
+}
+
 // problem queues a problem of the current record.
 func (e *engine) problem(rule string, pos int, lbl, value []byte, msg, fix string) {
+	if len(e.pend) >= maxLineProblems {
+		e.dropped = append(e.dropped, rule)
+		return
+	}
 	p := Problem{
 		Rule:     rule,
 		Severity: severityOf(rule),
@@ -404,6 +469,10 @@ func (e *engine) warn(rule string, pos int, family, lbl string, value []byte, ms
 	if e.noMutate {
 		return
 	}
+	if len(e.pend) >= maxLineProblems {
+		e.dropped = append(e.dropped, rule)
+		return
+	}
 	p := Problem{Rule: rule, Severity: severityOf(rule), Line: e.lineOf(pos), Col: e.colOf(pos), Family: family, Label: lbl, Message: msg, Fix: fix}
 	if value != nil {
 		p.Value = DisplayValue(value)
@@ -416,6 +485,19 @@ func (e *engine) flushPending() {
 		e.add(p)
 	}
 	e.pend = e.pend[:0]
+	for _, rule := range e.dropped {
+		e.suppress(rule)
+	}
+	e.dropped = e.dropped[:0]
+}
+
+// suppress counts a problem that is not listed.
+func (e *engine) suppress(rule string) {
+	e.counts[severityRank[severityOf(rule)]]++
+	if e.suppr == nil {
+		e.suppr = map[string]int{}
+	}
+	e.suppr[rule]++
 }
 
 func (e *engine) add(p Problem) {
@@ -468,7 +550,7 @@ func (e *engine) result() *Result {
 			total += c
 		}
 		e.problems = append(e.problems, Problem{Rule: RuleProblemsSuppressed, Severity: SeverityWarning, Line: e.lines, Col: 1,
-			Message: itoa(total) + " more problems are not listed (Options.MaxProblems = " + itoa(e.opts.MaxProblems) + "); see suppressed counts per rule"})
+			Message: itoa(total) + " more problems are not listed (at most Options.MaxProblems = " + itoa(e.opts.MaxProblems) + " in all, " + itoa(maxLineProblems) + " per line, one duplicate label name per line); see suppressed counts per rule"})
 		e.counts[1]++
 	}
 	sortProblems(e.problems)

@@ -169,6 +169,10 @@ func defaultFix(rule string) string {
 		return "end the line after the value or the timestamp"
 	case RuleLabelNameDuplicate:
 		return "keep each label name once per sample"
+	case RuleLineTooLong:
+		return "end every sample with a line feed; no Doris metric line comes near 1 MiB"
+	case RuleLabelLimit:
+		return "give each sample a handful of labels (the widest series of the monitoring design has 7)"
 	}
 	return ""
 }

@@ -20,6 +20,11 @@ type lineReader struct {
 	total int64
 	limit int64 // 0: none
 	max   int   // the buffer grows to this size while the stream is long
+	// maxLine caps a line (0: none): lineAt stops scanning after maxLine
+	// bytes without a line feed and sets long, so the buffer never holds
+	// more than maxLine bytes of one line.
+	maxLine int
+	long    bool
 }
 
 func newLineReader(r io.Reader, size int, limit int64) *lineReader {
@@ -76,14 +81,26 @@ func (lr *lineReader) fill() {
 // lineAt returns the line that starts rel bytes after the current line:
 // [s, e) relative offsets, whether a line feed ends it, and false when there
 // is no line there (end of input).
+//
+// long reports a line of more than maxLine bytes: then [s, e) is its first
+// maxLine bytes and hasLF is false.
 func (lr *lineReader) lineAt(rel int) (s, e int, hasLF, ok bool) {
+	lr.long = false
 	scanned := 0
 	for {
 		abs := lr.start + rel
 		if i := bytes.IndexByte(lr.buf[abs+scanned:lr.end], '\n'); i >= 0 {
+			if lr.maxLine > 0 && scanned+i > lr.maxLine {
+				lr.long = true
+				return rel, rel + lr.maxLine, false, true
+			}
 			return rel, rel + scanned + i, true, true
 		}
 		scanned = lr.end - abs
+		if lr.maxLine > 0 && scanned > lr.maxLine {
+			lr.long = true
+			return rel, rel + lr.maxLine, false, true
+		}
 		if lr.eof {
 			if scanned == 0 {
 				return 0, 0, false, false
@@ -97,3 +114,32 @@ func (lr *lineReader) lineAt(rel int) (s, e int, hasLF, ok bool) {
 func (lr *lineReader) bytes(s, e int) []byte { return lr.buf[lr.start+s : lr.start+e] }
 
 func (lr *lineReader) advance(rel int) { lr.start += rel }
+
+// skipLine discards the current line and its line feed, copying it to w
+// when w is not nil, in buffer-sized pieces: a line longer than the buffer
+// is never held whole.
+func (lr *lineReader) skipLine(w io.Writer) error {
+	var werr error
+	for {
+		chunk := lr.buf[lr.start:lr.end]
+		i := bytes.IndexByte(chunk, '\n')
+		if i >= 0 {
+			chunk = chunk[:i+1]
+		}
+		if w != nil && werr == nil {
+			_, werr = w.Write(chunk)
+		}
+		lr.start += len(chunk)
+		if i >= 0 {
+			return werr
+		}
+		if lr.eof {
+			if w != nil && werr == nil {
+				// the payload ended without a line feed: end the copy with one
+				_, werr = w.Write([]byte{'\n'})
+			}
+			return werr
+		}
+		lr.fill()
+	}
+}

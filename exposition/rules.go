@@ -35,6 +35,8 @@ const (
 	RuleBucketInvalid          = "bucket-le-invalid"
 	RuleHistogramNegative      = "histogram-negative-count"
 	RuleParserCrash            = "parser-crash"
+	RuleLineTooLong            = "line-too-long"
+	RuleLabelLimit             = "label-limit-exceeded"
 
 	// Warnings: Prometheus accepts the payload, but it hurts.
 	RuleDuplicateSeries      = "duplicate-series"
@@ -83,6 +85,8 @@ var Rules = []Rule{
 	{RuleQuantileInvalid, SeverityError, `a summary's quantile label is not a float`},
 	{RuleBucketInvalid, SeverityError, `a histogram's le label is not a float`},
 	{RuleHistogramNegative, SeverityError, `a histogram bucket or count is negative and not an integer`},
+	{RuleLineTooLong, SeverityError, `a line is longer than Options.MaxLineBytes (1 MiB): it is skipped unread, so the payload cannot be vouched for`},
+	{RuleLabelLimit, SeverityError, `a sample has more than Options.MaxLabels (256) labels: the rest of its line is not checked`},
 	{RuleParserCrash, SeverityError, `the line makes expfmt v0.73.1 panic (a metric name inside braces switching to a summary or histogram before any summary or histogram was parsed)`},
 
 	{RuleDuplicateSeries, SeverityWarning, `the same name and label set appears twice; Prometheus drops one sample (the Doris FE overwrites registrations with the same name and labels)`},

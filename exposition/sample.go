@@ -132,8 +132,19 @@ func (e *engine) parseSample(i int, braces bool) status {
 			}
 			t := e.curType()
 			special := (t == typeSummary && string(tok) == "quantile") || (t.isHist() && string(tok) == "le")
+			if len(e.labels) >= e.opts.MaxLabels {
+				e.fail(RuleLabelLimit, ns, tok, nil, "sample of %q has more than %d labels, the limit; the rest of the line is not checked", e.curName(), e.opts.MaxLabels)
+				return stFail
+			}
 			if !special && e.dupLabel(tok) {
-				e.fail(RuleLabelNameDuplicate, ns, tok, nil, "duplicate label name %q for metric %q", tok, e.curName())
+				// One duplicate per line is listed, the others counted:
+				// per-line state stays O(1) in the number of duplicates.
+				if !e.strict && e.dupSeen {
+					e.dropped = append(e.dropped, RuleLabelNameDuplicate)
+				} else {
+					e.dupSeen = !e.strict
+					e.fail(RuleLabelNameDuplicate, ns, tok, nil, "duplicate label name %q for metric %q", tok, e.curName())
+				}
 				if e.strict {
 					return stFail
 				}

@@ -20,7 +20,7 @@ type CheckChanges struct {
 
 // FindingKey identifies a finding across rounds.
 func FindingKey(f diag.Finding) string {
-	return f.Code + "|" + f.Object.Kind + "|" + f.Object.DB + "." + f.Object.Name + "|" + f.Object.Partition
+	return f.Code.String() + "|" + f.Object.Kind + "|" + f.Object.DB + "." + f.Object.Name + "|" + f.Object.Partition
 }
 
 // CheckDoc is the document of `check` (kind "check"): diag's result, the
@@ -342,7 +342,7 @@ func CheckProm(r *diag.CheckResult) []PromFamily {
 	byCode := g("dorisdiag_findings_by_code", "Findings by code and severity (codes: dorisdiag explain).")
 	counts := map[[2]string]int{}
 	for _, f := range r.Findings {
-		counts[[2]string{f.Code, f.Severity.String()}]++
+		counts[[2]string{f.Code.String(), f.Severity.String()}]++
 	}
 	keys := make([][2]string, 0, len(counts))
 	for k := range counts {

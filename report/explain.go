@@ -12,7 +12,7 @@ import (
 // ExplainDoc is the document of `explain` (kind "explain"): one code
 // (One) or the whole registry.
 type ExplainDoc struct {
-	Codes []diag.Code
+	Codes []diag.CodeDoc
 	One   bool
 }
 
@@ -60,7 +60,7 @@ func init() {
 }
 
 // explainCode writes one code's documentation for `dorisdiag explain CODE`.
-func explainCode(w io.Writer, st Style, c diag.Code) error {
+func explainCode(w io.Writer, st Style, c diag.CodeDoc) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  (%s by default)\n", st.Bold(c.Code), st.Severity(c.Severity.String(), c.Severity.String()))
 	fmt.Fprintf(&b, "%s\n", c.Title)
@@ -86,7 +86,7 @@ func explainCode(w io.Writer, st Style, c diag.Code) error {
 }
 
 // codeList writes every code with its default severity and title.
-func codeList(w io.Writer, st Style, codes []diag.Code) error {
+func codeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
 	rows := make([][]string, len(codes))
 	for i, c := range codes {
 		rows[i] = []string{c.Code, st.Severity(c.Severity.String(), c.Severity.String()), c.Title}
@@ -96,7 +96,7 @@ func codeList(w io.Writer, st Style, codes []diag.Code) error {
 
 // FindingsDoc writes docs/findings.md from the registry: the one source of
 // truth shared with `dorisdiag explain` (a test keeps the file in step).
-func FindingsDoc(w io.Writer, codes []diag.Code) error {
+func FindingsDoc(w io.Writer, codes []diag.CodeDoc) error {
 	var b strings.Builder
 	b.WriteString("# Finding codes\n\n")
 	b.WriteString("Generated from the code registry (`diag/codes_*.go`) by `go test ./cmd -run TestFindingsDoc -update`;\n")

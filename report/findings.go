@@ -19,7 +19,7 @@ func Findings(w io.Writer, st Style, fs []diag.Finding) error {
 	var b strings.Builder
 	for _, f := range fs {
 		sev := strings.ToUpper(f.Severity.String())
-		fmt.Fprintf(&b, "%s %s %s\n", st.Severity(f.Severity.String(), fmt.Sprintf("%-8s", sev)), st.Bold(f.Code), f.Object.String())
+		fmt.Fprintf(&b, "%s %s %s\n", st.Severity(f.Severity.String(), fmt.Sprintf("%-8s", sev)), st.Bold(f.Code.String()), f.Object.String())
 		fmt.Fprintf(&b, "         %s\n", f.Summary)
 		if f.Detail != "" {
 			for _, line := range strings.Split(f.Detail, "\n") {
@@ -50,7 +50,7 @@ func FindingsMarkdown(w io.Writer, fs []diag.Finding) error {
 		if next != "" {
 			next = codeSpan(next)
 		}
-		rows[i] = []string{f.Severity.String(), "`" + f.Code + "`", f.Object.String(), f.Summary, next}
+		rows[i] = []string{f.Severity.String(), "`" + f.Code.String() + "`", f.Object.String(), f.Summary, next}
 	}
 	return Markdown(w, []string{"severity", "code", "object", "summary", "next"}, rows)
 }

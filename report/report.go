@@ -14,7 +14,8 @@
 //
 // A command builds its Doc (check.go CheckDoc, streams.go StreamsDoc and
 // StreamDoc, mv.go MVListDoc and MVExplainDoc, headroom.go HeadroomDoc,
-// explain.go ExplainDoc, snapshot.go SnapshotSummaryDoc, demo.go DemoDoc) and
+// explain.go ExplainDoc, snapshot.go SnapshotSummaryDoc, demo.go DemoDoc,
+// tso.go TSODecodeDoc, TSOEncodeDoc, TSODiffDoc, TSOLagDoc, TSOHeadroomDoc) and
 // hands it over. Adding a format is one file registering a renderer per kind
 // it supports, plus goldens; adding a command's output is one Doc type and its
 // renderers. Markdown renderers ignore st (no colour in a CI comment).

@@ -48,6 +48,10 @@ type Config struct {
 	// sent only for changelog tables whose database's BinlogSize is not 0
 	// (docs/snapshot.md "SHOW DATA"); 0 = 50.
 	MaxShowData int
+
+	// DialContext replaces the TCP dialer of the MySQL connection (tests:
+	// a black hole for the connect hop); nil dials with net.Dialer.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // DefaultTasksPerMV is the tasks() window per MV (design.md "Bounded reads").
@@ -137,9 +141,16 @@ func openDBIn(cfg Config, addr, dbName string) (*sql.DB, error) {
 	mc.DBName = dbName
 	mc.User = cfg.User
 	mc.Passwd = cfg.Password
+	// One bound per hop, and one mechanism: the hop's context (connect and
+	// handshake in hopConnector, each statement in client.query). The
+	// driver's socket deadlines are only a backstop, set above that bound
+	// so they can never fire first: when they raced the context, the same
+	// silent FE gave one of three texts at random, one of them a bare
+	// "invalid connection" (docs/snapshot.md "Network errors").
 	mc.Timeout = cfg.Timeout
-	mc.ReadTimeout = cfg.Timeout
-	mc.WriteTimeout = cfg.Timeout
+	mc.ReadTimeout = cfg.Timeout + cfg.Timeout/2
+	mc.WriteTimeout = cfg.Timeout + cfg.Timeout/2
+	mc.DialFunc = preDialed
 	// Doris accepts the native password plugin; no DSN string is ever built,
 	// so the password cannot leak through one.
 	mc.AllowNativePasswords = true
@@ -166,7 +177,11 @@ func openDBIn(cfg Config, addr, dbName string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := sql.OpenDB(conn)
+	dial := cfg.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	db := sql.OpenDB(&hopConnector{inner: conn, host: addr, timeout: cfg.Timeout, dial: dial})
 	// One session, statements in sequence: the load on the FE stays that of
 	// one interactive user, and the query count is exact.
 	db.SetMaxOpenConns(1)

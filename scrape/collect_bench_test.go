@@ -5,8 +5,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -18,7 +18,7 @@ import (
 //
 //	go test ./scrape -run XXX -bench CollectScale -benchmem -benchtime 5x
 func BenchmarkCollectScale(b *testing.B) {
-	snap, err := fixtures.Scenario("scale")
+	snap, err := scenario.Load("scale")
 	if err != nil {
 		b.Fatal(err)
 	}

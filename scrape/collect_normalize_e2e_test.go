@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -18,7 +18,7 @@ import (
 // partitions, and parse it into the typed field diag reads. (The parser this
 // replaced read JSON or a double-quoted value only: it found nothing here.)
 func TestLiveExcludedTriggerTablesFromMapForm(t *testing.T) {
-	want, err := fixtures.Scenario("legacy")
+	want, err := scenario.Load("legacy")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -15,18 +15,18 @@ import (
 // lists the few fields it cannot). Each scenario also runs on the legacy
 // schema, where the seed's columns are recorded as absent.
 func TestRoundTripScenarios(t *testing.T) {
-	for _, name := range fixtures.ScenarioNames() {
+	for _, name := range scenario.Names() {
 		for _, legacy := range []bool{false, true} {
 			name, legacy := name, legacy
 			t.Run(name+map[bool]string{false: "", true: "/legacy"}[legacy], func(t *testing.T) {
-				want, err := fixtures.Scenario(name)
+				want, err := scenario.Load(name)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if name == "scale" && (legacy || raceEnabled || testing.Short()) {
 					// The same generator at a tenth of the size: the full
 					// size runs once (below without -race) and in the benchmark.
-					want = fixtures.Scale(fixtures.ScaleConfig{MVs: 200, BasePerMV: 3, UserStreams: 100, ConsumptionRows: 5000})
+					want = scenario.Scale(scenario.ScaleConfig{MVs: 200, BasePerMV: 3, UserStreams: 100, ConsumptionRows: 5000})
 				}
 				_, cfg := startEmulator(t, want, emulator.Options{Legacy: legacy})
 				got := collect(t, cfg)
@@ -67,7 +67,7 @@ func TestRoundTripScenarios(t *testing.T) {
 // TestWithMetrics: --with-metrics fetches the FE's /metrics into the
 // snapshot; without it nothing is fetched.
 func TestWithMetrics(t *testing.T) {
-	want, err := fixtures.Scenario("incident")
+	want, err := scenario.Load("incident")
 	if err != nil {
 		t.Fatal(err)
 	}

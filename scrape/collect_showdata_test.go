@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -34,7 +34,7 @@ func assertNoFromDB(t *testing.T, stmts []string) {
 // TestShowDataHealthyLive: the healthy scenario collected live reads every
 // changelog size, per table and per database, with no SHOW DATA gap.
 func TestShowDataHealthyLive(t *testing.T) {
-	want, err := fixtures.Scenario("healthy")
+	want, err := scenario.Load("healthy")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/doris"
-	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
 // TestEveryStatementIsInTheContract collects every bundled scenario from the
@@ -23,7 +23,7 @@ func TestEveryStatementIsInTheContract(t *testing.T) {
 	}
 	used := map[string]bool{}
 	for _, name := range []string{"healthy", "incident", "legacy"} {
-		snap, err := fixtures.Scenario(name)
+		snap, err := scenario.Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}

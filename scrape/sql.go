@@ -104,16 +104,32 @@ func (c *client) query(ctx context.Context, q string) (*table, error) {
 	c.mu.Lock()
 	c.queries = append(c.queries, q)
 	c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	rows, err := c.db.QueryContext(ctx, q)
+	// The connection first, outside the statement's bound: when the pool
+	// has none (the first statement, or after a statement's timeout closed
+	// it), hopConnector dials and handshakes, each hop under its own bound
+	// and named in its error.
+	conn, err := c.db.Conn(ctx)
 	if err != nil {
-		return nil, c.wrap(ctx, err)
+		var ne *NetError
+		if !errors.As(err, &ne) {
+			err = netErr(ctx, ctx, c.host, HopMySQLConnect, c.timeout, err)
+		}
+		return nil, redact(err, c.secret)
+	}
+	defer conn.Close()
+	qctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	fail := func(err error) error {
+		return redact(netErr(ctx, qctx, c.host, queryHop(q), c.timeout, err), c.secret)
+	}
+	rows, err := conn.QueryContext(qctx, q)
+	if err != nil {
+		return nil, fail(err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, c.wrap(ctx, err)
+		return nil, fail(err)
 	}
 	t := &table{cols: cols, index: make(map[string]int, len(cols))}
 	for i, name := range cols {
@@ -128,7 +144,7 @@ func (c *client) query(ctx context.Context, q string) (*table, error) {
 			ptrs[i] = &cells[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, c.wrap(ctx, err)
+			return nil, fail(err)
 		}
 		row := make([]*string, len(cols))
 		for i, cell := range cells {
@@ -140,18 +156,9 @@ func (c *client) query(ctx context.Context, q string) (*table, error) {
 		t.rows = append(t.rows, row)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, c.wrap(ctx, err)
+		return nil, fail(err)
 	}
 	return t, nil
-}
-
-// wrap names the host, says when the per-query timeout fired, and removes
-// the password from whatever the driver said.
-func (c *client) wrap(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within --timeout %s: %w", c.timeout, err)
-	}
-	return redact(fmt.Errorf("%s: %w", c.host, err), c.secret)
 }
 
 func (c *client) statements() []string {

@@ -1,6 +1,8 @@
 package scrape
 
 import (
+	"time"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -31,7 +33,7 @@ import (
 // the body is decoded with UseNumber, never through float64.
 func fetchTSO(ctx context.Context, cfg Config, target string) (tso.TSO, string, error) {
 	u := "http://" + target + "/api/tso"
-	o := FetchOptions{ConnectTimeout: cfg.Timeout, HeaderTimeout: cfg.Timeout, RequestTimeout: cfg.Timeout, MaxBytes: 1 << 20,
+	o := FetchOptions{ConnectTimeout: cfg.Timeout, HeaderTimeout: cfg.Timeout, RequestTimeout: wholeRequest(cfg.Timeout), MaxBytes: 1 << 20,
 		Credentials: &Credentials{User: cfg.User, Password: cfg.Password}, accept: "application/json"}
 	p, err := get(ctx, httpClient(o), u, o, tsoAsksForAuth)
 	if err != nil {
@@ -131,3 +133,9 @@ func (e *feAnswerError) notMaster() bool {
 // httpClient is a client with o's connect timeout, no proxy (a cluster's
 // own nodes are never reached through one).
 func httpClient(o FetchOptions) *http.Client { return NewClient(o) }
+
+// wholeRequest bounds a whole HTTP request of a live collection: each hop
+// (connect, response headers, body) has --timeout, and the whole request at
+// most three of them. Were the whole-request timer equal to the header
+// timer, a silent port would fail with one text or the other at random.
+func wholeRequest(hop time.Duration) time.Duration { return 3 * hop }

@@ -1,8 +1,7 @@
 package snapshot
 
 import (
-	"github.com/dorisdiag/dorisdiag/doris"
-
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,9 +9,15 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -22,57 +27,260 @@ const DefaultMaxBytes = 512 << 20
 
 // Load decodes a snapshot, refusing more than maxBytes (<= 0: DefaultMaxBytes),
 // a schema_version newer than this build reads, and trailing garbage. It
-// never panics on bad input.
+// never panics on bad input. The stream is decoded in one pass, never read
+// whole into a buffer first: a stream that is not JSON (a piped /dev/zero)
+// is refused after its first bytes.
 func Load(r io.Reader, maxBytes int64) (*Snapshot, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading snapshot: %w", err)
+	// The decoder reads 512 bytes at a time: 110,000 read calls for the
+	// scale snapshot without a buffer in between.
+	lr := &limitReader{r: bufio.NewReaderSize(r, 64<<10), left: maxBytes}
+	var pos func(int64) (int, int, bool)
+	if ra, ok := r.(io.ReaderAt); ok {
+		// Only on the error path: re-read the prefix of the file for the
+		// line and column.
+		pos = func(off int64) (int, int, bool) { return lineCol(io.NewSectionReader(ra, 0, off)) }
 	}
-	if int64(len(data)) > maxBytes {
+	s, err := decode(lr, pos)
+	if lr.over {
 		return nil, fmt.Errorf("snapshot is larger than the %d-byte limit", maxBytes)
 	}
-	return Decode(data)
+	if lr.err != nil {
+		return nil, fmt.Errorf("reading snapshot: %w", lr.err)
+	}
+	return s, err
 }
 
 // Decode parses snapshot JSON already in memory: exactly one JSON object
 // (anything after it is refused as trailing data), with a schema_version
 // this build reads. TSOs and other integers never pass through float64.
 func Decode(data []byte) (*Snapshot, error) {
-	outer := json.NewDecoder(bytes.NewReader(data))
-	var raw json.RawMessage
-	if err := outer.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("not a dorisdiag snapshot: %w", jsonErr(data, err))
+	return decode(bytes.NewReader(data), func(off int64) (int, int, bool) {
+		if off > int64(len(data)) {
+			return 0, 0, false
+		}
+		return lineCol(bytes.NewReader(data[:off]))
+	})
+}
+
+// limitReader fails the read after left bytes; over says the limit did it,
+// err is any other read error (both kept apart from JSON errors).
+type limitReader struct {
+	r    io.Reader
+	left int64
+	over bool
+	err  error
+}
+
+var errOverLimit = errors.New("snapshot over the size limit")
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		// One byte more than the limit proves the stream is longer.
+		var one [1]byte
+		n, err := l.r.Read(one[:])
+		if n > 0 {
+			l.over = true
+			return 0, errOverLimit
+		}
+		if err != nil && err != io.EOF {
+			l.err = err
+		}
+		return 0, err
 	}
-	if _, err := outer.Token(); err != io.EOF {
-		return nil, fmt.Errorf("decoding snapshot: trailing data after the JSON object (at byte %d)", outer.InputOffset())
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
 	}
-	var head struct {
-		SchemaVersion *int `json:"schema_version"`
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if err != nil && err != io.EOF {
+		l.err = err
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("not a dorisdiag snapshot: %w", jsonErr(raw, err))
+	return n, err
+}
+
+// snapshotFields maps each top-level JSON key of Snapshot to its field, so
+// that the object is decoded key by key from the stream.
+var snapshotFields = sync.OnceValue(func() map[string]int {
+	t := reflect.TypeFor[Snapshot]()
+	m := make(map[string]int, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = i
 	}
-	switch {
-	case head.SchemaVersion == nil:
-		return nil, errors.New("not a dorisdiag snapshot: no schema_version field")
-	case *head.SchemaVersion > SchemaVersion:
-		return nil, fmt.Errorf("snapshot schema_version %d is newer than this dorisdiag reads (%d): upgrade dorisdiag", *head.SchemaVersion, SchemaVersion)
-	case *head.SchemaVersion < 1:
-		return nil, fmt.Errorf("snapshot schema_version %d is invalid", *head.SchemaVersion)
+	return m
+})
+
+// field returns the field the key names, matched as encoding/json does:
+// the exact name first, then case-insensitively.
+func field(v reflect.Value, key string) (any, bool) {
+	fields := snapshotFields()
+	i, ok := fields[key]
+	if !ok {
+		for name, j := range fields {
+			if strings.EqualFold(name, key) {
+				i, ok = j, true
+				break
+			}
+		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	if !ok {
+		return nil, false
+	}
+	return v.Field(i).Addr().Interface(), true
+}
+
+// decode reads one snapshot object from r in a single pass: the top-level
+// object key by key, schema_version checked as soon as it is read (before
+// any other value is decoded, so a newer schema is refused as such and not
+// as a type error), each other value decoded straight into its field. A
+// value that comes before schema_version is held raw until the version is
+// known (the writer puts schema_version first, so this is rare and small).
+// pos maps a byte offset to a line and column for errors, when it can.
+func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
+	dec := gojson.NewDecoder(r)
 	dec.UseNumber()
+	at := func(base int64, err error) error { return jsonErrAt(pos, base, err) }
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("not a dorisdiag snapshot: %w", at(0, err))
+	}
+	if d, ok := tok.(gojson.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("not a dorisdiag snapshot: the top level is %s, not a JSON object", tokenKind(tok))
+	}
 	var s Snapshot
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("decoding snapshot: %w", jsonErr(raw, err))
+	sv := reflect.ValueOf(&s).Elem()
+	var version *int
+	type held struct {
+		key  string
+		raw  json.RawMessage
+		base int64
+	}
+	var early []held
+	into := func(key string, base int64, decodeTo func(any) error) error {
+		ptr, ok := field(sv, key)
+		if !ok {
+			var skip json.RawMessage
+			ptr = &skip
+		}
+		if err := decodeTo(ptr); err != nil {
+			if se := (*gojson.SyntaxError)(nil); errors.As(err, &se) {
+				return fmt.Errorf("not a dorisdiag snapshot: %w", at(base, err))
+			}
+			return fmt.Errorf("decoding snapshot: %w", at(base, err))
+		}
+		return nil
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("not a dorisdiag snapshot: %w", at(0, err))
+		}
+		key, _ := kt.(string)
+		// The value starts after the key and its colon.
+		base := dec.InputOffset() + 1
+		if strings.EqualFold(key, "schema_version") {
+			if err := dec.Decode(&version); err != nil {
+				return nil, fmt.Errorf("not a dorisdiag snapshot: %w", at(base, err))
+			}
+			if err := checkVersion(version); err != nil {
+				return nil, err
+			}
+			s.SchemaVersion = *version
+			for _, h := range early {
+				err := into(h.key, h.base, func(p any) error {
+					d := gojson.NewDecoder(bytes.NewReader(h.raw))
+					d.UseNumber()
+					return d.Decode(p)
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			early = nil
+			continue
+		}
+		if strings.EqualFold(key, "kind") {
+			// Files written before "kind" existed have none and are read;
+			// any other kind is another dorisdiag document (a check report).
+			var kind *string
+			if err := dec.Decode(&kind); err != nil {
+				return nil, fmt.Errorf("not a dorisdiag snapshot: kind: %w", at(base, err))
+			}
+			if kind == nil || *kind != Kind {
+				got := "null"
+				if kind != nil {
+					got = strconv.Quote(*kind)
+				}
+				return nil, fmt.Errorf("not a dorisdiag snapshot: kind is %s, want %q (docs/snapshot.md)", got, Kind)
+			}
+			// Not kept in s: the kind belongs to the file, and Write adds it.
+			continue
+		}
+		if version == nil {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, fmt.Errorf("not a dorisdiag snapshot: %w", at(base, err))
+			}
+			early = append(early, held{key, raw, base})
+			continue
+		}
+		if err := into(key, base, dec.Decode); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, fmt.Errorf("not a dorisdiag snapshot: %w", at(0, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("decoding snapshot: trailing data after the JSON object (at byte %d)", dec.InputOffset())
+	}
+	if err := checkVersion(version); err != nil {
+		return nil, err
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	return &s, nil
+}
+
+func checkVersion(v *int) error {
+	switch {
+	case v == nil:
+		return errors.New("not a dorisdiag snapshot: no schema_version field")
+	case *v > SchemaVersion:
+		return fmt.Errorf("snapshot schema_version %d is newer than this dorisdiag reads (%d): upgrade dorisdiag", *v, SchemaVersion)
+	case *v < 1:
+		return fmt.Errorf("snapshot schema_version %d is invalid", *v)
+	}
+	return nil
+}
+
+func tokenKind(tok json.Token) string {
+	switch t := tok.(type) {
+	case gojson.Delim:
+		if t == '[' {
+			return "an array"
+		}
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case gojson.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%v", tok)
 }
 
 // LoadFile loads a snapshot file and records its path in Source.File.
@@ -342,37 +550,68 @@ func Write(w io.Writer, s *Snapshot) error {
 	if s.SchemaVersion == 0 {
 		s.SchemaVersion = SchemaVersion
 	}
+	// A copy carries the kind, so that the caller's in-memory snapshot (and
+	// every comparison of two of them) does not change by being written.
+	c := *s
+	c.Kind = Kind
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	if err := enc.Encode(&c); err != nil {
 		return fmt.Errorf("writing snapshot: %w", err)
 	}
 	return nil
 }
 
-// jsonErr adds the line and column to a JSON syntax or type error.
-func jsonErr(data []byte, err error) error {
+// jsonErrAt adds the line and column (or the byte offset) to a JSON syntax
+// or type error. A syntax error's offset counts from the start of the stream;
+// a type error's from the start of the value, which begins at base.
+func jsonErrAt(pos func(int64) (int, int, bool), base int64, err error) error {
 	var off int64 = -1
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	var gse *gojson.SyntaxError
+	var gte *gojson.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
 		off = se.Offset
 	case errors.As(err, &te):
-		off = te.Offset
+		off = base + te.Offset
+	case errors.As(err, &gse):
+		off = gse.Offset
+	case errors.As(err, &gte):
+		off = base + gte.Offset
 	}
-	if off < 0 || off > int64(len(data)) {
+	if off < 0 {
 		return err
 	}
-	line, col := 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
+	if pos != nil {
+		if line, col, ok := pos(off); ok {
+			return fmt.Errorf("line %d, column %d: %w", line, col, err)
 		}
 	}
-	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+	return fmt.Errorf("at byte %d: %w", off, err)
+}
+
+// lineCol counts the line and column at the end of r.
+func lineCol(r io.Reader) (int, int, bool) {
+	line, col := 1, 1
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(buf)
+		for _, c := range buf[:n] {
+			if c == '\n' {
+				line++
+				col = 1
+			} else {
+				col++
+			}
+		}
+		if err == io.EOF {
+			return line, col, true
+		}
+		if err != nil {
+			return 0, 0, false
+		}
+	}
 }

@@ -195,3 +195,38 @@ func TestCreateTimeZeroLoadsAsUnknown(t *testing.T) {
 		t.Errorf("malformed %+v, want only p1 (seconds, not ms)", s.Malformed)
 	}
 }
+
+// Issue 12: a snapshot file names its kind like every other dorisdiag JSON
+// document; files written before that (no kind) still load; a document of
+// another kind (a check report saved by mistake) is refused by name.
+func TestSnapshotKind(t *testing.T) {
+	good := minimal(t)
+	if !bytes.HasPrefix(good, []byte("{\n  \"schema_version\": 1,\n  \"kind\": \"snapshot\",\n")) {
+		t.Fatalf("Write does not put \"kind\": \"snapshot\" next to schema_version:\n%.200s", good)
+	}
+	legacy := strings.Replace(string(good), "  \"kind\": \"snapshot\",\n", "", 1)
+	if legacy == string(good) {
+		t.Fatal("test setup: kind line not found")
+	}
+	s, err := Load(strings.NewReader(legacy), 0)
+	if err != nil {
+		t.Fatalf("a snapshot without kind (older file) is refused: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(buf.Bytes(), []byte("{\n  \"schema_version\": 1,\n  \"kind\": \"snapshot\",\n")) {
+		t.Errorf("an older file rewritten does not gain its kind:\n%.200s", buf.Bytes())
+	}
+	for _, kind := range []string{`"check"`, `""`, `"Snapshot"`} {
+		bad := strings.Replace(string(good), `"kind": "snapshot"`, `"kind": `+kind, 1)
+		_, err := Load(strings.NewReader(bad), 0)
+		if err == nil || !strings.Contains(err.Error(), "not a dorisdiag snapshot: kind is "+kind) {
+			t.Errorf("kind %s: got %v, want a refusal naming the kind", kind, err)
+		}
+	}
+	if _, err := Load(strings.NewReader(strings.Replace(string(good), `"kind": "snapshot"`, `"kind": 1`, 1)), 0); err == nil {
+		t.Error("a numeric kind is accepted")
+	}
+}

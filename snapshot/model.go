@@ -11,7 +11,10 @@
 // Schema history (bump SchemaVersion on any change that an older reader would
 // misread; adding an optional field does not need a bump):
 //
-//	1  first version (2026-11).
+//	1  first version (2026-11). Later in version 1: the optional "kind":
+//	   "snapshot" next to schema_version (issue 12; Write always adds it,
+//	   Decode accepts files without it and refuses any other kind). No bump:
+//	   an older reader ignores the unknown field and reads the file the same.
 package snapshot
 
 import (
@@ -25,10 +28,15 @@ import (
 // SchemaVersion is the version this build writes and the newest it reads.
 const SchemaVersion = 1
 
+// Kind is the "kind" of a snapshot file, as every dorisdiag JSON document
+// names its kind (docs/schema/snapshot.schema.json).
+const Kind = "snapshot"
+
 // Snapshot is one capture of a cluster's changelog consumers.
 type Snapshot struct {
 	SchemaVersion int          `json:"schema_version"`
-	TakenAt       time.Time    `json:"taken_at"` // client wall clock at capture; informational only
+	Kind          string       `json:"kind,omitempty"` // "snapshot" in every file Write writes (absent in older files); "" in memory
+	TakenAt       time.Time    `json:"taken_at"`       // client wall clock at capture; informational only
 	Source        Source       `json:"source"`
 	Cluster       Cluster      `json:"cluster"`
 	Capabilities  Capabilities `json:"capabilities"`

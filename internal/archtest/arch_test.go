@@ -49,14 +49,9 @@ var forbiddenIO = []string{"net", "net/http", "database/sql", "os/exec", "github
 var linkedAnywhere = []string{"net", "net/http", "github.com/go-sql-driver/mysql"}
 
 // fixturesAllowlist: known production imports of fixtures/..., each a
-// documented exception. cmd links the bundled demo scenarios (package
-// fixtures and its fixtures/internal/build) for `dorisdiag demo` and
-// `--demo`; dropping the import would remove those commands, and relocating
-// the scenarios out of fixtures/ is a later step of issue 11. The emulator
-// (fixtures/emulator) is never allowed.
-var fixturesAllowlist = map[string][]string{
-	mod + "/cmd": {mod + "/fixtures"},
-}
+// documented exception. None: the demo scenarios the binary needs live in
+// package scenario; fixtures/ is test support only.
+var fixturesAllowlist = map[string][]string{}
 
 func load(t *testing.T) []pkg {
 	t.Helper()

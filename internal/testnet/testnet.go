@@ -14,6 +14,16 @@ import (
 // "host:port"; the listener and its connections close when the test ends.
 func SilentListener(t testing.TB) string {
 	t.Helper()
+	return ScriptedListener(t, nil)
+}
+
+// ScriptedListener listens on 127.0.0.1 and runs script on every connection
+// it accepts (nil: none). When script returns, the connection stays open and
+// silent until the test ends, unless script closed it: a server that answers
+// part of a protocol and then stalls (or hangs up). It returns "host:port";
+// the listener and its connections close when the test ends.
+func ScriptedListener(t testing.TB, script func(net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +39,9 @@ func SilentListener(t testing.TB) string {
 			mu.Lock()
 			conns = append(conns, c)
 			mu.Unlock()
+			if script != nil {
+				go script(c)
+			}
 		}
 	}()
 	t.Cleanup(func() {
@@ -40,4 +53,17 @@ func SilentListener(t testing.TB) string {
 		mu.Unlock()
 	})
 	return ln.Addr().String()
+}
+
+// ClosedPort returns a 127.0.0.1 "host:port" nobody listens on (a listener
+// opened and closed): connecting to it is refused.
+func ClosedPort(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }

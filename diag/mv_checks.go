@@ -1,0 +1,393 @@
+package diag
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dorisdiag/dorisdiag/doris"
+)
+
+// The checks of one IVM MV (seed §1 S1–S3), in the shape of go/analysis
+// passes: each hazard is one function, listed in output order (sortByCause
+// then orders `mv explain` from cause to symptom). A new check is one
+// function, one entry below and its Code in codes_mv.go.
+
+// mvCheck returns the findings of one hazard of one MV, none when absent.
+type mvCheck func(a *mvAnalyzer, m *mvFacts) []Finding
+
+var mvChecks = []mvCheck{
+	checkMVChangelogBroken,
+	checkMVInternalStreamMissing,
+	checkMVFreshnessState,
+	checkMVJobPaused,
+	checkMVTaskStuckRunning,
+	checkMVTaskQueuedLong,
+	checkMVConsecutiveFailures,
+	checkMVRowsMayBeMissed,
+	checkMVNextRefreshRecomputes,
+	checkMVFallbacksRepeated,
+	checkMVExcludedDependencyOutdated,
+	checkMVDelayAtLeast,
+	checkMVDelayHigh,
+	checkMVServerClientMismatch,
+}
+
+func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
+	m := newMVFacts(r)
+	var fs []Finding
+	for _, check := range mvChecks {
+		fs = append(fs, check(a, m)...)
+	}
+	return fs
+}
+
+// mvFacts is what the checks of one MV share.
+type mvFacts struct {
+	r        *MVResult
+	h        *History
+	obj      Object
+	worstDep *DependencyResult
+	// The refreshes are still failing when the latest task that succeeded
+	// or failed failed; canceled tasks in between change nothing (seed §3).
+	stillFailing    bool
+	changelogBroken bool // still failing with CHANGELOG_BROKEN (T0)
+}
+
+func newMVFacts(r *MVResult) *mvFacts {
+	id := r.ID
+	h := &r.History
+	m := &mvFacts{r: r, h: h, obj: Object{Kind: "mv", DB: r.DB, Name: r.Name, ID: &id}, worstDep: r.worstTrigger()}
+	m.stillFailing = h.ConsecutiveFailures > 0 && h.LastFailure != nil
+	m.changelogBroken = m.stillFailing && IsChangelogBroken(h.LastFailure.FailureReason)
+	if r.Server != nil && IsChangelogBroken(r.Server.LastFailureReason) && m.stillFailing {
+		m.changelogBroken = true
+	}
+	return m
+}
+
+// finding is a finding about the MV at the code's default severity.
+func (m *mvFacts) finding(code Code, summary, detail string, ev map[string]string, next string) Finding {
+	return Finding{Code: code, Severity: code.Severity(), Object: m.obj, Summary: summary, Detail: detail, Evidence: ev, Next: next}
+}
+
+func (m *mvFacts) one(code Code, summary, detail string, ev map[string]string, next string) []Finding {
+	return []Finding{m.finding(code, summary, detail, ev, next)}
+}
+
+// ev is the evidence every MV finding carries plus the non-empty pairs kv.
+func (m *mvFacts) ev(kv ...string) map[string]string {
+	out := map[string]string{"freshness_state": m.r.FreshnessState, "state_source": m.r.StateSource}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			out[kv[i]] = kv[i+1]
+		}
+	}
+	return out
+}
+
+// checkMVChangelogBroken (T0): refreshes fail because an internal stream expired.
+func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []Finding {
+	if !m.changelogBroken {
+		return nil
+	}
+	r, h := m.r, m.h
+	reason := h.LastFailure.FailureReason
+	if r.Server != nil && IsChangelogBroken(r.Server.LastFailureReason) {
+		reason = strings.ToUpper(r.Server.LastFailureReason)
+	}
+	dep := r.expiredTrigger()
+	where := ""
+	evd := m.ev("failure_reason", reason, "last_error", truncateText(h.LastFailure.ErrorMsg, 200), "task_id", strconv.FormatInt(h.LastFailure.TaskID, 10))
+	if dep != nil {
+		where = fmt.Sprintf(" on base table %s.%s", dep.BaseTableDB, dep.BaseTableName)
+		evd["base_table"] = dep.BaseTableDB + "." + dep.BaseTableName
+		evd["stream"] = dep.StreamName
+		if dep.HeadroomSeconds != nil {
+			evd["headroom_seconds"] = fmtFloat(*dep.HeadroomSeconds)
+		}
+	}
+	return m.one(CodeMVChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired (T0)", reason, where),
+		fmt.Sprintf("The latest refresh (task %d) failed with %s: %s. The changelog TTL expired changes the internal stream still needed; before fix T0 every refresh fails until a manual COMPLETE refresh.",
+			h.LastFailure.TaskID, reason, mvOrNone(truncateText(h.LastFailure.ErrorMsg, 200))),
+		evd, "REFRESH MATERIALIZED VIEW "+r.qualified()+" COMPLETE;")
+}
+
+func checkMVInternalStreamMissing(_ *mvAnalyzer, m *mvFacts) []Finding {
+	r := m.r
+	var fs []Finding
+	for i := range r.Dependencies {
+		d := &r.Dependencies[i]
+		if d.DependencyState != DepMissing {
+			continue
+		}
+		fs = append(fs, m.finding(CodeMVInternalStreamMissing, fmt.Sprintf("no internal stream follows base table %s.%s", d.BaseTableDB, d.BaseTableName),
+			"The MV follows this base table ("+d.Source+" source) but table_streams has no internal stream for it. "+d.Note,
+			m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName),
+			"SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = "+doris.QuoteLiteral(r.DB)+
+				" AND STREAM_NAME LIKE "+doris.QuoteLiteral(IvmStreamPrefix+r.Name+"_%")+";"))
+	}
+	return fs
+}
+
+// checkMVFreshnessState: a dirty partition, an unknown or initializing MV,
+// or a freshness state this dorisdiag does not know.
+func checkMVFreshnessState(_ *mvAnalyzer, m *mvFacts) []Finding {
+	r := m.r
+	switch r.FreshnessState {
+	case FreshRebuildRequired:
+		dirty := r.dirtyText()
+		return m.one(CodeMVRebuildRequired, "a partition of the MV is dirty and needs a rebuild"+ifText(dirty != "", " ("+dirty+")"),
+			"information_schema.ivm_mv_status reports REBUILD_REQUIRED: the delta cannot maintain the dirty partition; its age counts in the delay ("+valueText(r.DataDelay)+").",
+			m.ev("dirty_partitions", dirty, "data_delay", valueText(r.DataDelay)),
+			"REFRESH MATERIALIZED VIEW "+r.qualified()+" AUTO;")
+	case FreshUnknown:
+		return m.one(CodeMVStateUnknown, "freshness unknown: "+r.StateReason, "The data delay has no value ("+valueText(r.DataDelay)+"). "+r.StateReason+".",
+			m.ev("data_delay", valueText(r.DataDelay)), "dorisdiag mv explain "+r.label())
+	case FreshInitializing:
+		return m.one(CodeMVInitializing, "the MV has never refreshed successfully", r.StateReason+": there is no baseline, hence no delay.",
+			m.ev("refresh_state", r.RefreshState), "REFRESH MATERIALIZED VIEW "+r.qualified()+" COMPLETE;")
+	}
+	if knownState(r.FreshnessState) {
+		return nil
+	}
+	return m.one(CodeMVStateUnknown, "the server reports an unknown freshness state "+strconv.Quote(r.FreshnessState),
+		"ivm_mv_status.FRESHNESS_STATE holds a value this dorisdiag does not know; it is kept as data.", m.ev(), "dorisdiag mv explain "+r.label())
+}
+
+func checkMVJobPaused(_ *mvAnalyzer, m *mvFacts) []Finding {
+	r := m.r
+	if !strings.EqualFold(r.JobStatus, "PAUSED") {
+		return nil
+	}
+	return m.one(CodeMVJobPaused, "the refresh job "+mvOrNone(r.JobName)+" is paused", "jobs(\"type\"=\"mv\") Status PAUSED: no refresh runs; the MV is "+valueText(r.DataDelay)+" behind.",
+		m.ev("job", r.JobName, "job_status", r.JobStatus, "data_delay", valueText(r.DataDelay)),
+		"RESUME MATERIALIZED VIEW JOB ON "+r.qualified()+";")
+}
+
+func checkMVTaskStuckRunning(a *mvAnalyzer, m *mvFacts) []Finding {
+	t := m.h.Running
+	if t == nil || t.AgeSeconds == nil || *t.AgeSeconds <= a.opt.MaxRunning.Seconds() {
+		return nil
+	}
+	return m.one(CodeMVTaskStuckRunning, fmt.Sprintf("task %d has been running for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxRunning.Seconds())),
+		"tasks() Status RUNNING since "+mvTimeText(t.StartTimeMs)+"; query "+mvOrNone(t.LastQueryID)+".",
+		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "running_seconds", fmtFloat(*t.AgeSeconds), "last_query_id", t.LastQueryID),
+		"SHOW QUERY PROFILE '/"+t.LastQueryID+"';  -- then, if stuck: CANCEL MATERIALIZED VIEW TASK "+strconv.FormatInt(t.TaskID, 10)+" ON "+m.r.qualified()+";")
+}
+
+func checkMVTaskQueuedLong(a *mvAnalyzer, m *mvFacts) []Finding {
+	t := m.h.OldestPending
+	if t == nil || t.AgeSeconds == nil || *t.AgeSeconds <= a.opt.MaxQueued.Seconds() {
+		return nil
+	}
+	return m.one(CodeMVTaskQueuedLong, fmt.Sprintf("task %d has been queued for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxQueued.Seconds())),
+		"tasks() Status PENDING since "+mvTimeText(t.CreateTimeMs)+": the refresh the data needs has not started.",
+		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "queued_seconds", fmtFloat(*t.AgeSeconds)),
+		"SELECT MvName, TaskId, Status, CreateTime FROM tasks(\"type\" = \"mv\") WHERE Status IN ('PENDING', 'RUNNING') ORDER BY CreateTime;")
+}
+
+// checkMVConsecutiveFailures: the server's persisted summary when present
+// (not bounded by the task history), else the window.
+func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []Finding {
+	r, h := m.r, m.h
+	cf, atLeast, src := h.ConsecutiveFailures, h.ConsecutiveFailuresAtLeast, "tasks() window"
+	if r.Server != nil && r.Server.ConsecutiveFailures != nil {
+		cf, atLeast, src = int(*r.Server.ConsecutiveFailures), false, "ivm_mv_status"
+	}
+	if cf < a.opt.MaxFailures {
+		return nil
+	}
+	reason, msg := "", ""
+	if h.LastFailure != nil {
+		reason, msg = h.LastFailure.FailureReason, h.LastFailure.ErrorMsg
+	}
+	if r.Server != nil && r.Server.LastFailureReason != "" {
+		reason = strings.ToUpper(r.Server.LastFailureReason)
+		if r.Server.LastErrorMessage != "" {
+			msg = r.Server.LastErrorMessage
+		}
+	}
+	n := strconv.Itoa(cf)
+	if atLeast {
+		n = "at least " + n
+	}
+	return m.one(CodeMVConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s): %s", n, reason, truncateText(mvOrNone(msg), 120)),
+		fmt.Sprintf("%s consecutive failures (from %s; --max-failures %d). Last failure reason %s%s.", n, src, a.opt.MaxFailures, reason,
+			ifText(h.LastFailure != nil && h.LastFailure.FailureReasonInferred && src != "ivm_mv_status", " (inferred from the error text: tasks() has no failure-reason column)")),
+		m.ev("consecutive_failures", n, "source", src, "failure_reason", reason, "last_error", truncateText(msg, 200)),
+		tasksSQL(r, a.caps.IvmRefreshMethod))
+}
+
+// checkMVRowsMayBeMissed (T10/T11): one finding per trigger dependency.
+func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []Finding {
+	r := m.r
+	var fs []Finding
+	for i := range r.Dependencies {
+		d := &r.Dependencies[i]
+		if d.Excluded || d.RowsMayBeMissed == "" {
+			continue
+		}
+		next := "-- compare the MV with its query over base partition " + d.RowsMissedUnit + ":\n(SELECT * FROM " + r.qualified() + ") EXCEPT (<the MV's query>);"
+		if d.StreamID != nil {
+			next += "\n" + consumptionSQL(*d.StreamID, a.caps.ConsumptionT2)
+		}
+		fs = append(fs, m.finding(CodeMVRowsMayBeMissed, fmt.Sprintf("rows of %s.%s partition %s may be missing from the MV (%s)", d.BaseTableDB, d.BaseTableName, d.RowsMissedUnit, d.RowsMayBeMissed),
+			d.RowsMissedDetail+". Builds without fix "+d.RowsMayBeMissed+" read it from the changelog and skip the expired rows silently; a COMPLETE refresh restores them.",
+			m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "partition", d.RowsMissedUnit, "rule", d.RowsMayBeMissed, "key_model", d.KeyModel, "stream", d.StreamName),
+			next))
+	}
+	return fs
+}
+
+// checkMVNextRefreshRecomputes (T9): the next refresh can only recompute.
+// Not when refreshes already fail with CHANGELOG_BROKEN: that says more.
+func checkMVNextRefreshRecomputes(a *mvAnalyzer, m *mvFacts) []Finding {
+	if m.changelogBroken {
+		return nil
+	}
+	d := m.r.lowestHeadroomTrigger()
+	if d == nil || d.HeadroomSeconds == nil || *d.HeadroomSeconds >= 0 {
+		return nil
+	}
+	part := d.HeadroomPartition
+	return m.one(CodeMVNextRefreshRecomputes, fmt.Sprintf("the next refresh can only recompute: the internal stream on %s.%s is %s past the retention", d.BaseTableDB, d.BaseTableName, durText(-*d.HeadroomSeconds)),
+		fmt.Sprintf("Retention headroom %s on partition %s of %s (T9): the next refresh after a write to it cannot apply a delta and rebuilds the MV.",
+			durText(*d.HeadroomSeconds), mvOrNone(part), d.StreamName),
+		m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName, "partition", part, "headroom_seconds", fmtFloat(*d.HeadroomSeconds)),
+		streamNext(d, a.caps.ConsumptionT2)+"\nREFRESH MATERIALIZED VIEW "+m.r.qualified()+" AUTO;  -- recompute now, at a time you choose")
+}
+
+// checkMVFallbacksRepeated (S3).
+func checkMVFallbacksRepeated(a *mvAnalyzer, m *mvFacts) []Finding {
+	h := m.h
+	if h.FallbacksInWindow < a.opt.MinFallbacks {
+		return nil
+	}
+	reasons := reasonsText(h.FallbackReasons)
+	share := ""
+	if h.RecomputeShare != nil {
+		share = fmt.Sprintf("; %d of the last %d data refreshes recomputed", h.RecomputeTasks, h.DataTasks)
+	}
+	trend := ""
+	if h.DurationTrend.Direction == "rising" {
+		trend = fmt.Sprintf("; refreshes got %.1f× slower", h.DurationTrend.Ratio)
+	}
+	return m.one(CodeMVFallbacksRepeated, fmt.Sprintf("%d fallbacks in the last %s (%s)", h.FallbacksInWindow, durText(a.opt.FallbackWindow.Seconds()), reasons),
+		"Tasks planned an incremental refresh, fell back to a rebuild for an IVM reason and committed data"+share+trend+
+			ifText(!a.caps.IvmRefreshMethod, " (method inferred from RefreshMode: this build has no IvmRefreshMethod)")+".",
+		m.ev("fallbacks_in_window", strconv.Itoa(h.FallbacksInWindow), "reasons", reasons, "recompute_share", shareText(h.RecomputeShare), "duration_trend", h.DurationTrend.Direction),
+		tasksSQL(m.r, a.caps.IvmRefreshMethod))
+}
+
+// checkMVExcludedDependencyOutdated: excluded dependencies changed since covered.
+func checkMVExcludedDependencyOutdated(_ *mvAnalyzer, m *mvFacts) []Finding {
+	r := m.r
+	if !r.HasExcludedOutdated() {
+		return nil
+	}
+	d := ""
+	if r.MaxExcludedDelay != nil {
+		d = valueText(*r.MaxExcludedDelay)
+	}
+	summary, evKey, evVal := "excluded trigger table "+strings.Join(r.ExcludedOutdated, ", ")+" changed since the MV covered it",
+		"excluded_outdated", strings.Join(r.ExcludedOutdated, ",")
+	if len(r.ExcludedOutdated) == 0 {
+		// The server gave a count, not names.
+		n := *r.ExcludedOutdatedCount
+		summary = fmt.Sprintf("%d excluded trigger tables changed since the MV covered them", n)
+		if n == 1 {
+			summary = "1 excluded trigger table changed since the MV covered it"
+		}
+		evKey, evVal = "excluded_outdated_count", strconv.FormatInt(n, 10)
+	}
+	basis := r.excludedOutdatedBasis()
+	return m.one(CodeMVExcludedDependencyOutdated, summary,
+		"By design its changes trigger no refresh and stay out of the data delay; the MV does not reflect them"+ifText(d != "", " (up to "+d+")")+". Evidence: "+basis+".",
+		m.ev(evKey, evVal, "max_excluded_delay", d, "evidence", basis),
+		"REFRESH MATERIALIZED VIEW "+r.qualified()+" AUTO;  -- only if the MV should reflect them now")
+}
+
+// excludedOutdatedBasis names what shows an excluded dependency outdated.
+func (r *MVResult) excludedOutdatedBasis() string {
+	for _, dep := range r.Dependencies {
+		if dep.Excluded && dep.Covered != nil && !*dep.Covered {
+			if dep.Source == SourceServer || dep.Note == "" {
+				return "information_schema.ivm_dependencies COVERED = false"
+			}
+			return dep.Note
+		}
+	}
+	return "information_schema.ivm_mv_status EXCLUDED_OUTDATED_DEPENDENCIES"
+}
+
+// checkMVDelayAtLeast (S1): an unknown delay whose proven lower bound is
+// already over the target is over it too ("at least").
+func checkMVDelayAtLeast(a *mvAnalyzer, m *mvFacts) []Finding {
+	r, w := m.r, m.worstDep
+	v := r.DataDelay
+	if v.Seconds != nil || v.Lower == nil || *v.Lower <= a.opt.MaxDelay.Seconds() {
+		return nil
+	}
+	f := m.finding(CodeMVDelayHigh, fmt.Sprintf("at least %s behind (target %s)%s", durText(*v.Lower), durText(a.opt.MaxDelay.Seconds()), depText(w)),
+		"The data delay has no upper bound ("+v.Note+"), but it is at least "+durText(*v.Lower)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+").",
+		m.ev("data_delay_lower_seconds", fmtFloat(*v.Lower), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(w), "worst_partition", depPart(w)),
+		"")
+	a.criticalAt3x(&f, *v.Lower)
+	if w != nil && w.StreamID != nil {
+		f.Next = consumptionSQL(*w.StreamID, a.caps.ConsumptionT2)
+	}
+	return []Finding{f}
+}
+
+// checkMVDelayHigh (S1): the delay over the target.
+func checkMVDelayHigh(a *mvAnalyzer, m *mvFacts) []Finding {
+	r, w := m.r, m.worstDep
+	v := r.DataDelay
+	if v.Seconds == nil || *v.Seconds <= a.opt.MaxDelay.Seconds() {
+		return nil
+	}
+	f := m.finding(CodeMVDelayHigh, fmt.Sprintf("%s behind (target %s)%s", valueText(v), durText(a.opt.MaxDelay.Seconds()), depText(w)),
+		"Data delay "+valueText(v)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+")."+ifText(v.Note != "", " "+v.Note+"."),
+		m.ev("data_delay_seconds", fmtFloat(*v.Seconds), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(w), "worst_partition", depPart(w)),
+		"dorisdiag mv explain "+r.label())
+	a.criticalAt3x(&f, *v.Seconds)
+	if w != nil && w.StreamID != nil {
+		f.Next = consumptionSQL(*w.StreamID, a.caps.ConsumptionT2)
+	}
+	return []Finding{f}
+}
+
+// criticalAt3x raises a delay finding to critical at 3× the target.
+func (a *mvAnalyzer) criticalAt3x(f *Finding, delay float64) {
+	if delay >= 3*a.opt.MaxDelay.Seconds() {
+		f.Severity = SeverityCritical
+		f.Detail += fmt.Sprintf(" Critical: at least 3× the %s target.", durText(a.opt.MaxDelay.Seconds()))
+	}
+}
+
+// checkMVServerClientMismatch: the server's DATA_DELAY_SECONDS against the
+// client's computation, beyond the precision.
+func checkMVServerClientMismatch(a *mvAnalyzer, m *mvFacts) []Finding {
+	r, h := m.r, m.h
+	if r.Server == nil || r.ClientDelay == nil || r.LaggingReason == ReasonPublishing || r.FreshnessState == FreshRebuildRequired {
+		return nil
+	}
+	age := 0.0
+	refreshedSince := false
+	if r.Server.SampleTimeMs != nil {
+		age = float64(a.nowMs-*r.Server.SampleTimeMs) / 1000
+		// Only a success moves the coverage; a failed or canceled task does not.
+		if t := h.LastSuccess; t != nil && t.FinishTimeMs != nil && *t.FinishTimeMs > *r.Server.SampleTimeMs {
+			refreshedSince = true
+		}
+	}
+	bad, why := delayMismatch(r.DataDelay, *r.ClientDelay, age, refreshedSince)
+	if !bad {
+		return nil
+	}
+	return m.one(CodeServerClientMismatch, "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
+		"Server "+valueText(r.DataDelay)+", client "+valueText(*r.ClientDelay)+" (tolerance: 2 sampling intervals plus the sample's age). One side reads the offsets differently; the client keeps the server's value.",
+		m.ev("server_delay", valueText(r.DataDelay), "client_delay", valueText(*r.ClientDelay)),
+		"SELECT DATA_DELAY_SECONDS, DELAY_PRECISION, SAMPLE_TIME FROM information_schema.ivm_mv_status WHERE DB_NAME = "+doris.QuoteLiteral(r.DB)+" AND MV_NAME = "+doris.QuoteLiteral(r.Name)+";")
+}
