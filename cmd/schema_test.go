@@ -32,7 +32,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -70,16 +69,6 @@ type (
 	explainListBody struct {
 		Codes []explainOneBody `json:"codes"`
 	}
-	metricsFixBody struct {
-		Source   string               `json:"source"`
-		Fix      exposition.FixReport `json:"fix"`
-		Findings []diag.Finding       `json:"findings"`
-	}
-	metricsLintSnapshotBody struct {
-		Now      time.Time        `json:"now"`
-		Payloads []metricsLintDoc `json:"payloads"`
-		Findings []diag.Finding   `json:"findings"`
-	}
 )
 
 func typ[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -91,10 +80,10 @@ var docKinds = []docKind{
 	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
 	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
 	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[report.HeadroomDoc]()}},
-	{"metrics.fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[metricsFixBody]()}},
-	{"metrics.lint", "dorisdiag metrics lint FILE -o json", []reflect.Type{typ[metricsLintDoc]()}},
-	{"metrics.lint.snapshot", "dorisdiag metrics lint --snapshot/--demo -o json", []reflect.Type{typ[metricsLintSnapshotBody]()}},
-	{"metrics.scrape", "dorisdiag metrics scrape -o json", []reflect.Type{typ[metricsScrapeDoc]()}},
+	{"metrics.fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[report.MetricsFixDoc]()}},
+	{"metrics.lint", "dorisdiag metrics lint FILE -o json", []reflect.Type{typ[report.MetricsLintDoc]()}},
+	{"metrics.lint.snapshot", "dorisdiag metrics lint --snapshot/--demo -o json", []reflect.Type{typ[report.MetricsLintSnapshotDoc]()}},
+	{"metrics.scrape", "dorisdiag metrics scrape -o json", []reflect.Type{typ[report.MetricsScrapeDoc]()}},
 	{"mv_explain", "dorisdiag mv explain DB.MV -o json", []reflect.Type{typ[report.MVExplainDoc]()}},
 	{"mv_list", "dorisdiag mv list -o json", []reflect.Type{typ[report.MVListDoc]()}},
 	{"snapshot", "a dorisdiag snapshot file (dorisdiag snapshot -f FILE)", []reflect.Type{typ[snapshot.Snapshot]()}},

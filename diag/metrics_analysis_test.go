@@ -37,7 +37,7 @@ func TestMasterOnlyOneRule(t *testing.T) {
 	res := AnalyzeMetricsPayloads(in, MetricsOptions{NoConform: true})
 	var cluster []Finding
 	for _, f := range res.Findings {
-		if f.Code == "METRICS_STATE_ON_FOLLOWER" && f.Object.Kind == "cluster" {
+		if f.Code == CodeMetricsStateOnFollower && f.Object.Kind == "cluster" {
 			cluster = append(cluster, f)
 		}
 	}
@@ -54,7 +54,7 @@ func TestMasterOnlyOneRule(t *testing.T) {
 // METRICS_TARGET_UNREACHABLE finding naming the error, never dropped.
 func TestAnalyzeMetricsPayloadsNotFetched(t *testing.T) {
 	res := AnalyzeMetricsPayloads([]MetricsInput{{Kind: "be", Source: "be1:8040"}}, MetricsOptions{})
-	if res.NotFetched != 1 || len(res.Findings) != 1 || res.Findings[0].Code != "METRICS_TARGET_UNREACHABLE" || !strings.Contains(res.Findings[0].Summary, "no body stored") {
+	if res.NotFetched != 1 || len(res.Findings) != 1 || res.Findings[0].Code != CodeMetricsTargetUnreachable || !strings.Contains(res.Findings[0].Summary, "no body stored") {
 		t.Fatalf("%+v", res.Findings)
 	}
 }

@@ -30,7 +30,10 @@ type MetricsLintDoc struct {
 	Conformance []exposition.Problem    `json:"conformance"`
 	Families    []exposition.FamilyStat `json:"families"`
 	S5          *exposition.S5          `json:"s5,omitempty"`
-	Findings    []diag.Finding          `json:"findings"`
+	// Fix is never set (--fix writes kind metrics.fix); it stays in the
+	// schema until the next schema_version, since removing a field is a bump.
+	Fix      *exposition.FixReport `json:"fix,omitempty"`
+	Findings []diag.Finding        `json:"findings"`
 	// TopFamilies is how many families the table lists by cardinality.
 	TopFamilies int `json:"-"`
 }
