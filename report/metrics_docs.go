@@ -251,7 +251,16 @@ func scrapeTable(w io.Writer, st Style, d MetricsScrapeDoc, markdown bool) error
 		if kind == "" {
 			kind = "-"
 		}
-		cells[i] = []string{t.Target.Host, kind, reach, parse, errs, warns, series, strconv.FormatInt(t.Bytes, 10), strconv.FormatInt(int64(t.FetchMs), 10), note}
+		fetch := strconv.FormatInt(int64(t.FetchMs), 10)
+		if d.Stored {
+			fetch = "-"
+		}
+		cells[i] = []string{t.Target.Host, kind, reach, parse, errs, warns, series, strconv.FormatInt(t.Bytes, 10), fetch, note}
+	}
+	if d.Stored {
+		if _, err := fmt.Fprintf(w, "The payloads stored in the %s snapshot, fetched when it was taken; nothing is fetched now.\n\n", d.Discovery); err != nil {
+			return err
+		}
 	}
 	var err error
 	if markdown {
