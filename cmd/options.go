@@ -134,13 +134,6 @@ func (g *globalOptions) emit(d report.Doc) error {
 // printf writes to the command's stdout.
 func (g *globalOptions) printf(format string, a ...any) { fmt.Fprintf(g.ios.Out, format, a...) }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // dialContext is the TCP dialer of every HTTP fetch: nil is the system one;
 // tests set IOStreams.DialContext to fail on any connection.
 func (g *globalOptions) dialContext() func(ctx context.Context, network, addr string) (net.Conn, error) {

@@ -125,17 +125,6 @@ func SortFindings(fs []Finding) {
 	})
 }
 
-// MaxSeverity is the worst severity among fs, 0 when empty.
-func MaxSeverity(fs []Finding) Severity {
-	var m Severity
-	for _, f := range fs {
-		if f.Severity > m {
-			m = f.Severity
-		}
-	}
-	return m
-}
-
 // AtOrAbove reports whether any finding reaches the threshold (--fail-on).
 func AtOrAbove(fs []Finding, threshold Severity) bool {
 	if threshold == SeverityNone {

@@ -61,7 +61,9 @@ func ParseFormat(f string, supported ...Format) (Format, error) {
 // document whose first two fields are "schema_version" and "kind", so that
 // every document dorisdiag prints is self-describing (design.md contracts).
 func JSON(w io.Writer, kind string, v any) error {
-	body, err := json.Marshal(v)
+	// No HTML escaping: the SQL in a finding's next step holds <, > and &,
+	// and a program reading the JSON wants them as written.
+	body, err := marshalNoEscape(v)
 	if err != nil {
 		return fmt.Errorf("encoding %s JSON: %w", kind, err)
 	}
@@ -84,8 +86,8 @@ func JSON(w io.Writer, kind string, v any) error {
 	return err
 }
 
-// MarshalNoEscape marshals without HTML escaping (so "<" stays readable in SQL).
-func MarshalNoEscape(v any) ([]byte, error) {
+// marshalNoEscape marshals without HTML escaping (so "<" stays readable in SQL).
+func marshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -100,15 +100,6 @@ func uniqueSorted(v []string) []string {
 	return out
 }
 
-func hasGap(s *snapshot.Snapshot, source string) bool {
-	for _, g := range s.CouldNotRead {
-		if g.Source == source {
-			return true
-		}
-	}
-	return false
-}
-
 func countGaps(s *snapshot.Snapshot, source string) int {
 	n := 0
 	for _, g := range s.CouldNotRead {
