@@ -96,6 +96,7 @@ var docKinds = []docKind{
 	{"tso.headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[report.TSOHeadroomDoc]()}},
 	{"tso.lag", "dorisdiag tso lag -o json", []reflect.Type{typ[report.TSOLagDoc]()}},
 	{"version", "dorisdiag version -o json", []reflect.Type{typ[versionInfo]()}},
+	{"watch_error", "a failed --watch round (dorisdiag check|streams|mv --watch -o json)", []reflect.Type{typ[report.WatchErrorDoc]()}},
 }
 
 // versionOf is the schema_version a kind is written with.
