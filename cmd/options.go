@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -52,6 +54,11 @@ type globalOptions struct {
 	// SHOW FRONTENDS/BACKENDS (nodes whose advertised address is not the
 	// one this machine reaches).
 	metricsTargets []scrape.Target
+	// watch is the current --watch round, set while a round renders: emit
+	// adds it to the document ("watch" field).
+	watch *report.WatchRound
+	// ndjson: -o json --watch writes each document compact, on one line.
+	ndjson bool
 }
 
 // connOptions are the live-cluster flags. The password is never a flag
@@ -128,7 +135,23 @@ func (g *globalOptions) emit(d report.Doc) error {
 	if err != nil {
 		return err
 	}
-	return report.Emit(g.ios.Out, g.style(), f, d)
+	if wd, ok := d.(report.Watched); ok && g.watch != nil {
+		d = wd.WithWatch(g.watch)
+	}
+	if f != report.FormatJSON || !g.ndjson {
+		return report.Emit(g.ios.Out, g.style(), f, d)
+	}
+	// NDJSON (docs/cli.md "--watch"): one compact document per line.
+	var doc, line bytes.Buffer
+	if err := report.Emit(&doc, g.style(), f, d); err != nil {
+		return err
+	}
+	if err := json.Compact(&line, doc.Bytes()); err != nil {
+		return fmt.Errorf("encoding %s JSON: %w", d.Kind(), err)
+	}
+	line.WriteByte('\n')
+	_, err = g.ios.Out.Write(line.Bytes())
+	return err
 }
 
 // printf writes to the command's stdout.

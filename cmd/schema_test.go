@@ -96,6 +96,7 @@ var docKinds = []docKind{
 	{"tso.headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[report.TSOHeadroomDoc]()}},
 	{"tso.lag", "dorisdiag tso lag -o json", []reflect.Type{typ[report.TSOLagDoc]()}},
 	{"version", "dorisdiag version -o json", []reflect.Type{typ[versionInfo]()}},
+	{"watch_error", "a failed --watch round (dorisdiag check|streams|mv --watch -o json)", []reflect.Type{typ[report.WatchErrorDoc]()}},
 }
 
 // versionOf is the schema_version a kind is written with.
@@ -752,6 +753,18 @@ func TestEveryKindEmitted(t *testing.T) {
 			_ = json.Unmarshal(d, &head)
 			seen[head.Kind] = true
 		}
+	}
+	// A failed --watch round (watch_error) needs a cluster that goes away.
+	if !testing.Short() {
+		live, e := startEmulator(t, "healthy")
+		closeAfterRound1(t, e)
+		args := append([]string{"streams", "--watch", "1ms", "--watch-rounds", "2", "-o", "json"}, live...)
+		stdout, _, _ := run(t, nil, "", args...)
+		for _, l := range ndjsonLines(t, args, stdout) {
+			seen[l.Kind] = true
+		}
+	} else {
+		seen["watch_error"] = true
 	}
 	for _, k := range docKinds {
 		if !seen[k.kind] {

@@ -32,6 +32,8 @@ type CheckDoc struct {
 	// Passed: no finding at or above fail_on (the exit code is 0).
 	Passed  bool          `json:"passed"`
 	Changes *CheckChanges `json:"-"`
+	// Watch: the --watch round (absent without --watch).
+	Watch *WatchRound `json:"watch,omitempty"`
 }
 
 // Kind implements Doc.

@@ -20,6 +20,8 @@ type MVListDoc struct {
 	NotIVM       int                 `json:"not_ivm"`
 	Unmatched    []string            `json:"unmatched_internal_streams,omitempty"`
 	Findings     []diag.Finding      `json:"findings"`
+	// Watch: the --watch round (absent without --watch).
+	Watch *WatchRound `json:"watch,omitempty"`
 }
 
 // Kind implements Doc.
@@ -32,6 +34,8 @@ type MVExplainDoc struct {
 	Capabilities diag.MVCapabilities `json:"capabilities"`
 	MV           *diag.MVResult      `json:"mv"`
 	Findings     []diag.Finding      `json:"findings"`
+	// Watch: the --watch round (absent without --watch).
+	Watch *WatchRound `json:"watch,omitempty"`
 }
 
 // Kind implements Doc.

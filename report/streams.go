@@ -110,6 +110,8 @@ type StreamsDoc struct {
 	MaxPendingThreshold  float64             `json:"max_pending_threshold_seconds"`
 	Streams              []diag.StreamResult `json:"streams"`
 	Findings             []diag.Finding      `json:"findings"`
+	// Watch: the --watch round (absent without --watch).
+	Watch *WatchRound `json:"watch,omitempty"`
 }
 
 // Kind implements Doc.
@@ -122,6 +124,8 @@ type StreamDoc struct {
 	Snapshots  int                `json:"snapshots"`
 	Stream     *diag.StreamResult `json:"stream"`
 	Findings   []diag.Finding     `json:"findings"`
+	// Watch: the --watch round (absent without --watch).
+	Watch *WatchRound `json:"watch,omitempty"`
 }
 
 // Kind implements Doc.

@@ -181,7 +181,7 @@ func openDBIn(cfg Config, addr, dbName string) (*sql.DB, error) {
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
 	}
-	db := sql.OpenDB(&hopConnector{inner: conn, host: addr, timeout: cfg.Timeout, dial: dial})
+	db := sql.OpenDB(&hopConnector{inner: conn, host: addr, timeout: cfg.Timeout, dial: guarded(dial)})
 	// One session, statements in sequence: the load on the FE stays that of
 	// one interactive user, and the query count is exact.
 	db.SetMaxOpenConns(1)

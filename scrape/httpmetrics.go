@@ -187,6 +187,7 @@ func NewClient(opts FetchOptions) *http.Client {
 		d := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
 		dial = d.DialContext
 	}
+	dial = guarded(dial)
 	tr := &http.Transport{
 		Proxy: nil, // a cluster's own nodes: never through a proxy
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
