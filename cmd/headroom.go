@@ -117,6 +117,15 @@ func headroomRun(o *headroomOptions) error {
 	if _, err := tso.FromTime(at, 0); err != nil || at.Sub(now) == time.Duration(math.MaxInt64) {
 		return usageErrorf("--at/--in: %s is too far after the cluster time %s to evaluate", at.UTC().Format(time.RFC3339), now.Format(time.RFC3339))
 	}
+	if o.DB != "" {
+		var dbs []string
+		for _, s := range series[len(series)-1].Streams {
+			dbs = append(dbs, s.DB)
+		}
+		if !contains(dbs, o.DB) {
+			return noMatch("--db: no database", o.DB, " with a stream", dbs)
+		}
+	}
 	plan := diag.PlanHeadroom(series, opt, at)
 	rows := plan.Rows[:0:0]
 	for _, r := range plan.Rows {

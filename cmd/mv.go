@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -118,6 +116,15 @@ func mvListRun(o *mvOptions) error {
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		res := analyzeMVs(series, o.diagOptions())
+		if o.DB != "" {
+			var dbs []string
+			for _, m := range res.MVs {
+				dbs = append(dbs, m.DB)
+			}
+			if !containsFold(dbs, o.DB) {
+				return noMatch("--db: no database", o.DB, " with an IVM materialized view", dbs)
+			}
+		}
 		doc := report.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []diag.MVListItem{},
 			NotIVM: res.NotIVM, Unmatched: res.UnmatchedInternalStreams, Findings: []diag.Finding{}}
 		for i := range res.MVs {
@@ -176,11 +183,7 @@ func mvExplainRun(o *mvOptions) error {
 			for _, x := range res.MVs {
 				names = append(names, x.DB+"."+x.Name)
 			}
-			sort.Strings(names)
-			if len(names) > 10 {
-				names = append(names[:10], "…")
-			}
-			return fmt.Errorf("no IVM materialized view %s.%s in the snapshot (%d IVM MVs: %s)", o.DB, o.Target, len(res.MVs), strings.Join(names, ", "))
+			return noMatch("mv explain: no IVM materialized view", o.DB+"."+o.Target, "", names)
 		}
 		fs := res.FindingsFor(m.DB, m.Name)
 		if err := g.emit(report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs}); err != nil {

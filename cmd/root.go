@@ -27,6 +27,9 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			if err := g.checkGlobalUsage(c); err != nil {
+				return err
+			}
 			if g.FailOn != "" {
 				if _, err := g.failOn(""); err != nil {
 					return err
@@ -41,15 +44,22 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if err.Error() == "flag needs an argument: --password" { // bare --password: the value is missing, the hint is not
+			return usageErrorf("%s", passwordRefused)
+		}
+		return usageError{err}
+	})
 
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, wide, json, markdown, prom (each command lists the ones it supports)")
 	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (also: NO_COLOR environment variable); colour is used only on a TTY")
 	pf.StringVar(&g.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check, metrics lint, metrics scrape: critical)")
 	pf.DurationVar(&g.Timeout, "timeout", 10*time.Second, "timeout for each network operation (connect, query, HTTP request)")
-	pf.StringVar(&g.Conn.Host, "host", "", "Doris FE host (live mode); the password comes from DORISDIAG_PASSWORD or MYSQL_PWD, never a flag")
+	pf.StringVar(&g.Conn.Host, "host", "", "Doris FE host, or HOST:PORT with the MySQL port (live mode); the password comes from DORISDIAG_PASSWORD or MYSQL_PWD, never a flag")
 	pf.IntVar(&g.Conn.Port, "port", 9030, "Doris FE MySQL-protocol (query) port")
+	pf.String("password", "", "refused: set DORISDIAG_PASSWORD (or MYSQL_PWD) instead")
+	_ = pf.MarkHidden("password")
 	pf.IntVar(&g.Conn.HTTPPort, "http-port", 8030, "Doris FE HTTP port (/metrics, /api/tso)")
 	pf.StringVar(&g.Conn.User, "user", "root", "Doris user name")
 	pf.BoolVar(&g.Conn.TLS, "tls", false, "use TLS on the MySQL connection")
@@ -61,6 +71,7 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	for _, add := range commandTree() {
 		root.AddCommand(add(g))
 	}
+	guardSubcommands(root)
 	return root
 }
 

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -79,6 +78,24 @@ func (o *streamsOptions) validate() error {
 	return nil
 }
 
+// checkDB: a --db that names no database with a stream is a usage error
+// naming the nearest ones, never "No findings." and exit 0 (a typo in a CI
+// step would be green forever). --kind and --state select by condition, and
+// matching nothing there is an answer.
+func (o *streamsOptions) checkDB(res *diag.StreamsResult) error {
+	if o.DB == "" {
+		return nil
+	}
+	var dbs []string
+	for _, s := range res.Streams {
+		if s.DB == o.DB {
+			return nil
+		}
+		dbs = append(dbs, s.DB)
+	}
+	return noMatch("--db: no database", o.DB, " with a stream", dbs)
+}
+
 // filter keeps the streams the flags select and the findings about them
 // (plus the cluster-level ones).
 func (o *streamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, []diag.Finding) {
@@ -117,6 +134,9 @@ func streamsRun(o *streamsOptions) error {
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		res := diag.AnalyzeStreams(series, o.diagOptions())
+		if err := o.checkDB(res); err != nil {
+			return err
+		}
 		ss, fs := o.filter(res)
 		err := g.emit(report.StreamsDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
 			MinHeadroomThreshold: res.MinHeadroomS, MaxPendingThreshold: res.MaxPendingS, Streams: ss, Findings: fs})
@@ -165,7 +185,11 @@ func streamsShowRun(o *streamsOptions) error {
 		res := diag.AnalyzeStreams(series, o.diagOptions())
 		s := res.ByName(db, name)
 		if s == nil {
-			return fmt.Errorf("stream %s.%s not found (dorisdiag streams lists %d stream(s))", db, name, len(res.Streams))
+			names := make([]string, 0, len(res.Streams))
+			for _, x := range res.Streams {
+				names = append(names, x.DB+"."+x.Name)
+			}
+			return noMatch("streams show: no stream", db+"."+name, "", names)
 		}
 		fs := res.FindingsFor(db, name)
 		if fs == nil {

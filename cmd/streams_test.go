@@ -159,7 +159,7 @@ func TestStreamsFailOnAndUsage(t *testing.T) {
 			t.Errorf("%v: exit %d (%s)", args, code, stderr)
 		}
 	}
-	if _, stderr, code := run(t, nil, "", "streams", "show", "demo.nope", "--snapshot", path); code != ExitError || !strings.Contains(stderr, "not found") {
+	if _, stderr, code := run(t, nil, "", "streams", "show", "demo.nope", "--snapshot", path); code != ExitError || !strings.Contains(stderr, `no stream "demo.nope"`) {
 		t.Errorf("missing stream: %d %s", code, stderr)
 	}
 }
