@@ -43,7 +43,7 @@ least one critical finding. Thresholds come from flags or --config FILE
 code's severity and ignore findings by code and object pattern.`,
 		Example: `  dorisdiag check --demo incident
   dorisdiag check --host fe1 -o json > check.json
-  dorisdiag check --host fe1 -o prom > /var/lib/node_exporter/textfile/dorisdiag.prom.$$ && mv ...
+  dorisdiag check --host fe1 -o prom --fail-on none -f /var/lib/node_exporter/textfile/dorisdiag.prom
   dorisdiag check --host fe1 --config dorisdiag.yaml --fail-on warning`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return checkRun(g, o, cmd) },

@@ -118,6 +118,17 @@ func mvListRun(o *mvOptions) error {
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		res := analyzeMVs(series, o.diagOptions())
+		if o.DB != "" {
+			var dbs []string
+			found := false
+			for _, m := range res.MVs {
+				found = found || strings.EqualFold(m.DB, o.DB)
+				dbs = append(dbs, m.DB)
+			}
+			if !found {
+				return usageErrorf("--db %q: no IVM materialized view in that database%s", o.DB, nearest(o.DB, dbs))
+			}
+		}
 		doc := report.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []diag.MVListItem{},
 			NotIVM: res.NotIVM, Unmatched: res.UnmatchedInternalStreams, Findings: []diag.Finding{}}
 		for i := range res.MVs {

@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/spf13/cobra"
 	"io"
 	"net"
 	"os"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -100,6 +104,9 @@ func (g *globalOptions) format(supported ...report.Format) (report.Format, error
 func (g *globalOptions) failOn(def string) (diag.Severity, error) {
 	v := g.FailOn
 	if v == "" {
+		if def == "\x00" { // validating: --fail-on was given empty
+			return 0, usageErrorf("--fail-on \"\": want none, warning or critical")
+		}
 		v = def
 	}
 	s, err := diag.ParseSeverity(v)
@@ -161,4 +168,77 @@ func (g *globalOptions) printf(format string, a ...any) { fmt.Fprintf(g.ios.Out,
 // tests set IOStreams.DialContext to fail on any connection.
 func (g *globalOptions) dialContext() func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return g.ios.DialContext
+}
+
+// splitHostPort accepts --host h:port (and [v6]:port): the port goes to
+// --port, and a different explicit --port is a usage error.
+func (g *globalOptions) splitHostPort(c *cobra.Command) error {
+	h := g.Conn.Host
+	if !strings.Contains(h, ":") {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(h)
+	if err != nil {
+		if strings.Count(h, ":") > 1 && !strings.Contains(h, "[") {
+			return nil // a bare IPv6 address
+		}
+		return usageErrorf("--host %q: want HOST or HOST:PORT (%v)", h, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p <= 0 || p > 65535 {
+		return usageErrorf("--host %q: the port is not a number from 1 to 65535", h)
+	}
+	if c.Flags().Changed("port") && g.Conn.Port != p {
+		return usageErrorf("--host %q names port %d but --port is %d: give the port once", h, p, g.Conn.Port)
+	}
+	g.Conn.Host, g.Conn.Port = host, p
+	return nil
+}
+
+// nearest lists the names closest to want (edit distance), for a usage
+// error about a name that matches nothing.
+func nearest(want string, names []string) string {
+	seen := map[string]bool{}
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		cs = append(cs, cand{n, levenshtein(strings.ToLower(want), strings.ToLower(n))})
+	}
+	if len(cs) == 0 {
+		return " (there is none)"
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].d < cs[j].d || cs[i].d == cs[j].d && cs[i].name < cs[j].name })
+	var out []string
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].name)
+	}
+	return "; nearest: " + strings.Join(out, ", ")
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
 }

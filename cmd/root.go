@@ -27,10 +27,16 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
-			if g.FailOn != "" {
-				if _, err := g.failOn(""); err != nil {
+			if c.Flags().Changed("fail-on") || g.FailOn != "" {
+				if _, err := g.failOn("\x00"); err != nil {
 					return err
 				}
+			}
+			if c.Flags().Changed("password") {
+				return usageErrorf("--password is not accepted (flags are visible in the process list and shell history): set DORISDIAG_PASSWORD (or MYSQL_PWD) in the environment")
+			}
+			if err := g.splitHostPort(c); err != nil {
+				return err
 			}
 			if g.Timeout <= 0 {
 				return usageErrorf("--timeout must be positive, got %s", g.Timeout)
@@ -42,8 +48,11 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-
 	pf := root.PersistentFlags()
+	// --password exists only to be refused with the right hint (hidden).
+	var pw string
+	pf.StringVar(&pw, "password", "", "refused: the password comes from DORISDIAG_PASSWORD or MYSQL_PWD")
+	_ = pf.MarkHidden("password")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, wide, json, markdown, prom (each command lists the ones it supports)")
 	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (also: NO_COLOR environment variable); colour is used only on a TTY")
 	pf.StringVar(&g.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check, metrics lint, metrics scrape: critical)")
@@ -61,7 +70,33 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	for _, add := range commandTree() {
 		root.AddCommand(add(g))
 	}
+	rejectUnknownSubcommands(root)
 	return root
+}
+
+// rejectUnknownSubcommands makes every command that only groups others (mv,
+// metrics, tso, streams' parent …) refuse an argument that names no
+// subcommand: a typo in a CI step is a usage error (exit 2) with cobra's
+// suggestions, never the group's help and exit 0.
+func rejectUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		rejectUnknownSubcommands(sub)
+	}
+	if !c.HasSubCommands() || c.Run != nil || c.RunE != nil {
+		return
+	}
+	c.SuggestionsMinimumDistance = 2
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+		}
+		return usageErrorf("%s\n\nRun '%s --help' for the subcommands.", msg, cmd.CommandPath())
+	}
 }
 
 // Main runs dorisdiag with args and returns the exit code.

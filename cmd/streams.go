@@ -117,6 +117,9 @@ func streamsRun(o *streamsOptions) error {
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		res := diag.AnalyzeStreams(series, o.diagOptions())
+		if err := o.dbExists(res); err != nil {
+			return err
+		}
 		ss, fs := o.filter(res)
 		err := g.emit(report.StreamsDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
 			MinHeadroomThreshold: res.MinHeadroomS, MaxPendingThreshold: res.MaxPendingS, Streams: ss, Findings: fs})
@@ -176,4 +179,20 @@ func streamsShowRun(o *streamsOptions) error {
 		}
 		return g.gate(fs, "none")
 	})
+}
+
+// dbExists: a --db that names no database with a stream is a usage error
+// naming the nearest ones, never an empty, passing report.
+func (o *streamsOptions) dbExists(res *diag.StreamsResult) error {
+	if o.DB == "" {
+		return nil
+	}
+	var dbs []string
+	for _, s := range res.Streams {
+		if s.DB == o.DB {
+			return nil
+		}
+		dbs = append(dbs, s.DB)
+	}
+	return usageErrorf("--db %q: no stream in that database%s", o.DB, nearest(o.DB, dbs))
 }
