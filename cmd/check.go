@@ -43,9 +43,9 @@ least one critical finding. Thresholds come from flags or --config FILE
 code's severity and ignore findings by code and object pattern.`,
 		Example: `  dorisdiag check --demo incident
   dorisdiag check --host fe1 -o json > check.json
-  # cron, node_exporter textfile: --fail-on none, or exit 1 during an incident skips the mv
+  # cron, node_exporter textfile: --fail-on none, or a critical finding (exit 1) skips the mv
+  dorisdiag check --host fe1 -o prom --fail-on none -f /var/lib/node_exporter/textfile/dorisdiag.prom
   T=/var/lib/node_exporter/textfile/dorisdiag.prom; dorisdiag check --host fe1 -o prom --fail-on none > $T.$$ && mv $T.$$ $T
-  dorisdiag check --host fe1 -o prom -f /var/lib/node_exporter/textfile/dorisdiag.prom   # same, atomic; exit 1 still on a critical finding
   dorisdiag check --host fe1 --config dorisdiag.yaml --fail-on warning`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return checkRun(g, o, cmd) },
