@@ -28,6 +28,8 @@ type pkg struct {
 	GoFiles    []string
 	Imports    []string // non-test imports only
 	Deps       []string // transitive non-test dependencies
+
+	TestGoFiles, XTestGoFiles []string // read by TestEveryTestPackageDefinesUpdate only
 }
 
 // leaves import nothing of this module.
