@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -50,4 +51,43 @@ func TestExplainEveryCode(t *testing.T) {
 	golden(t, "explain_tso_offset_expired.txt", out)
 	out, _, _ = run(t, nil, "", "explain", "TSO_HEADROOM_LOW", "-o", "json")
 	golden(t, "explain_tso_headroom_low.json", out)
+}
+
+// TestExplainJSONDoesNotEscapeHTML: the list of codes in JSON keeps the SQL
+// of how_to_confirm as written ('<db>', "headroom < 0"), not as \u003c: the
+// explain document has its own MarshalJSON, which report.JSON's encoder
+// does not re-escape, so it must not escape either.
+func TestExplainJSONDoesNotEscapeHTML(t *testing.T) {
+	out, stderr, code := run(t, nil, "", "explain", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("explain -o json: exit %d, stderr %q", code, stderr)
+	}
+	for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+		if strings.Contains(out, esc) {
+			t.Errorf("explain -o json writes %s", esc)
+		}
+	}
+	if !strings.Contains(out, "MvName = '<mv>'") {
+		t.Errorf("explain -o json: the SQL of how_to_confirm is not written as is:\n%.2000s", out)
+	}
+}
+
+// TestJSONGoldensHaveNoHTMLEscapes: no JSON golden of a command holds an
+// HTML escape of <, > or & (report.JSON writes them as they are).
+func TestJSONGoldensHaveNoHTMLEscapes(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no JSON goldens: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+			if strings.Contains(string(b), esc) {
+				t.Errorf("%s holds %s", f, esc)
+			}
+		}
+	}
 }

@@ -205,16 +205,6 @@ func All() []*Relation {
 	return out
 }
 
-// Lookup finds a relation by its Source name.
-func Lookup(source string) (*Relation, bool) {
-	for _, d := range all {
-		if d.rel().Source == source {
-			return d.rel(), true
-		}
-	}
-	return nil, false
-}
-
 var all []def
 
 func register(ds ...def) {

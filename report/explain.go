@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -32,7 +31,9 @@ type explainJSON struct {
 	Related  []string `json:"related"`
 }
 
-// MarshalJSON writes one code's fields, or {"codes": [...]} for the list.
+// MarshalJSON writes one code's fields, or {"codes": [...]} for the list,
+// without HTML escaping, as report.JSON does: the SQL in how_to_confirm
+// holds <db>, < and >, and json.Marshal would write them as \u003c.
 func (d ExplainDoc) MarshalJSON() ([]byte, error) {
 	docs := make([]explainJSON, len(d.Codes))
 	for i, c := range d.Codes {
@@ -43,9 +44,9 @@ func (d ExplainDoc) MarshalJSON() ([]byte, error) {
 		docs[i] = explainJSON{c.Code, c.Severity.String(), c.Title, c.Spec, c.Meaning, c.Matters, c.Confirm, c.Fix, rel}
 	}
 	if d.One && len(docs) == 1 {
-		return json.Marshal(docs[0])
+		return marshalNoEscape(docs[0])
 	}
-	return json.Marshal(map[string]any{"codes": docs})
+	return marshalNoEscape(map[string]any{"codes": docs})
 }
 
 func init() {

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 )
 
 // Doc is a typed document a command hands to report: the result of one
@@ -57,16 +56,6 @@ func Formats(kind string) []Format {
 			out = append(out, f)
 		}
 	}
-	return out
-}
-
-// Kinds lists every kind with a renderer (for tests and docs).
-func Kinds() []string {
-	out := make([]string, 0, len(renderers))
-	for k := range renderers {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/doris"
+	"github.com/dorisdiag/dorisdiag/doris/doristest"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/scenario"
 )
@@ -31,7 +32,7 @@ func TestEveryStatementIsInTheContract(t *testing.T) {
 			e, cfg := startEmulator(t, snap, opts)
 			collect(t, cfg)
 			for _, q := range e.Queries() {
-				rel, st, ok := doris.Match(q)
+				rel, st, ok := doristest.Match(q)
 				if !ok {
 					t.Errorf("%s/%s: statement not in the wire contract: %s", name, mode, q)
 					continue

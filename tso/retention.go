@@ -23,7 +23,7 @@ func Next(t TSO) (TSO, error) {
 }
 
 // cutoffMs is X = physical(ref) - ttl*1000 of doris.md §2, with its
-// preconditions checked once for Cutoff, IsExpired and ComputeRetention.
+// preconditions checked once for Cutoff and ComputeRetention.
 func cutoffMs(ref TSO, ttlSeconds int64) (int64, error) {
 	if ttlSeconds <= 0 {
 		return 0, fmt.Errorf("TTL cut-off: ttl_seconds %d <= 0: %w", ttlSeconds, ErrTTLNotActive)
@@ -56,32 +56,6 @@ func Cutoff(ref TSO, ttlSeconds int64) (TSO, error) {
 	}
 	// x <= MaxPhysicalMs - 1000, so the shift stays below MaxReal.
 	return TSO((x+1)<<LogicalBits - 1), nil
-}
-
-// RetentionFloor is nextTso(cutoff): the first TSO still retained at ref, the
-// half-open lower bound of what a read may start from (doris.md §2,
-// seed §3 Definitions: retention_floor). It is (X+1) << 18 when X >= 0.
-func RetentionFloor(ref TSO, ttlSeconds int64) (TSO, error) {
-	c, err := Cutoff(ref, ttlSeconds)
-	if err != nil {
-		return 0, err
-	}
-	return Next(c)
-}
-
-// IsExpired reports whether a change committed at TSO commit has expired at
-// reference TSO ref: physical(commit) <= X (doris.md §2). Comparing physical
-// milliseconds, not TSOs, is what makes the boundary millisecond expire as a
-// whole.
-func IsExpired(commit, ref TSO, ttlSeconds int64) (bool, error) {
-	x, err := cutoffMs(ref, ttlSeconds)
-	if err != nil {
-		return false, err
-	}
-	if !commit.IsReal() {
-		return false, fmt.Errorf("expiry of commit TSO %d: %w", int64(commit), ErrNotReal)
-	}
-	return commit.Physical() <= x, nil
 }
 
 // Retention is the whole seed definition for one consumed offset C

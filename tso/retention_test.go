@@ -68,17 +68,16 @@ func TestCutoff(t *testing.T) {
 			if !errors.Is(err, tc.err) {
 				t.Errorf("%s: Cutoff err = %v, want %v", tc.name, err, tc.err)
 			}
-			if _, ferr := RetentionFloor(tc.ref, tc.ttl); !errors.Is(ferr, tc.err) {
-				t.Errorf("%s: RetentionFloor err = %v, want %v", tc.name, ferr, tc.err)
-			}
 			continue
 		}
 		if err != nil || cut != tc.wantCut {
 			t.Errorf("%s: Cutoff = %d, %v; want %d", tc.name, int64(cut), err, int64(tc.wantCut))
 		}
-		floor, err := RetentionFloor(tc.ref, tc.ttl)
+		// The retention floor is nextTso(cutoff), as diag.TSOHeadroom and
+		// ComputeRetention compute it.
+		floor, err := Next(cut)
 		if err != nil || floor != tc.wantFloor {
-			t.Errorf("%s: RetentionFloor = %d, %v; want %d", tc.name, int64(floor), err, int64(tc.wantFloor))
+			t.Errorf("%s: retention floor Next(cutoff) = %d, %v; want %d", tc.name, int64(floor), err, int64(tc.wantFloor))
 		}
 	}
 	// The literal assertion of the first BE vector.
@@ -89,13 +88,14 @@ func TestCutoff(t *testing.T) {
 }
 
 // doris.md §2: "the whole boundary millisecond expires": a commit at physical X
-// with any logical counter is expired, one at X+1 is not.
-func TestIsExpired(t *testing.T) {
+// with any logical counter is at or below the cut-off (expired), one at X+1
+// is above it.
+func TestCutoffBoundaryMillisecond(t *testing.T) {
 	const ref = TSO(123456<<18 | 7) // ttl 1 → X = 122456
 	tests := []struct {
-		name   string
-		commit TSO
-		want   bool
+		name    string
+		commit  TSO
+		expired bool
 	}{
 		{"X, logical 0", 122456 << 18, true},
 		{"X, logical max", 122456<<18 | TSO(MaxLogical), true},
@@ -104,29 +104,14 @@ func TestIsExpired(t *testing.T) {
 		{"the reference itself", ref, false},
 		{"TSO 0", 0, true},
 	}
+	cut, err := Cutoff(ref, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range tests {
-		got, err := IsExpired(tc.commit, ref, 1)
-		if err != nil || got != tc.want {
-			t.Errorf("%s: IsExpired(%d) = %v, %v; want %v", tc.name, int64(tc.commit), got, err, tc.want)
+		if got := tc.commit <= cut; got != tc.expired {
+			t.Errorf("%s: commit %d <= cutoff %d is %v; want %v", tc.name, int64(tc.commit), int64(cut), got, tc.expired)
 		}
-		// Consistent with the cut-off: expired ⇔ commit <= cutoff.
-		cut, _ := Cutoff(ref, 1)
-		if got != (tc.commit <= cut) {
-			t.Errorf("%s: IsExpired disagrees with Cutoff %d", tc.name, int64(cut))
-		}
-	}
-	// X < 0: nothing is expired, not even TSO 0 (although cutoff is 0).
-	if got, err := IsExpired(0, 123456<<18, 124); err != nil || got {
-		t.Errorf("X<0: IsExpired(0) = %v, %v; want false", got, err)
-	}
-	if _, err := IsExpired(-1, ref, 1); !errors.Is(err, ErrNotReal) {
-		t.Errorf("IsExpired(-1) err = %v, want ErrNotReal", err)
-	}
-	if _, err := IsExpired(Unbounded, ref, 1); !errors.Is(err, ErrNotReal) {
-		t.Errorf("IsExpired(Unbounded) err = %v, want ErrNotReal", err)
-	}
-	if _, err := IsExpired(5, ref, 0); !errors.Is(err, ErrTTLNotActive) {
-		t.Errorf("IsExpired ttl 0 err = %v, want ErrTTLNotActive", err)
 	}
 }
 

@@ -28,6 +28,8 @@ type pkg struct {
 	GoFiles    []string
 	Imports    []string // non-test imports only
 	Deps       []string // transitive non-test dependencies
+
+	TestGoFiles, XTestGoFiles []string // read by TestEveryTestPackageDefinesUpdate only
 }
 
 // leaves import nothing of this module.
@@ -138,7 +140,8 @@ func ruleLeaves(pkgs []pkg) []string {
 }
 
 // ruleNoFixtures: no non-test package outside fixtures/ imports fixtures/...
-// (fixturesAllowlist aside), and the binary never links the emulator.
+// (fixturesAllowlist aside), and the binary never links the emulator or
+// the other test support (internal/testnet, doris/doristest).
 func ruleNoFixtures(pkgs []pkg) []string {
 	var bad []string
 	for _, p := range pkgs {
@@ -152,7 +155,7 @@ func ruleNoFixtures(pkgs []pkg) []string {
 		}
 		if p.ImportPath == mod {
 			for _, d := range p.Deps {
-				if underDir(d, "fixtures/emulator") || underDir(d, "internal/testnet") {
+				if underDir(d, "fixtures/emulator") || underDir(d, "internal/testnet") || underDir(d, "doris/doristest") {
 					bad = append(bad, fmt.Sprintf("the dorisdiag binary links %s", d))
 				}
 			}
@@ -288,6 +291,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"report imports fixtures", ruleNoFixtures, []pkg{{ImportPath: m("report"), Imports: []string{m("fixtures/scenarios")}}}},
 		{"cmd imports the emulator", ruleNoFixtures, []pkg{{ImportPath: m("cmd"), Imports: []string{m("fixtures/emulator")}}}},
 		{"binary links the emulator", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("fixtures/emulator")}}}},
+		{"binary links doristest", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("doris/doristest")}}}},
 		{"diag imports net/http", ruleNoIO, socketFreeGraph(m("diag"), pkg{Imports: []string{"net/http"}})},
 		{"report reaches os/exec via a module package", ruleNoIO, append(socketFreeGraph(m("report"), pkg{Imports: []string{m("helper")}, Deps: []string{m("helper")}}),
 			pkg{ImportPath: m("helper"), Imports: []string{"os/exec"}})},
