@@ -8,7 +8,7 @@ var (
 		Code:     "MV_DELAY_HIGH",
 		Severity: SeverityWarning,
 		Title:    "An IVM MV is further behind its base tables than its freshness target",
-		Spec:     "seed §1 S1; §3 Definitions \"MV data delay\"; alert doris_fe_ivm_mv_data_delay_seconds > 300",
+		Spec:     "apache/doris#69907 §1 S1; §3 Definitions \"MV data delay\"; alert doris_fe_ivm_mv_data_delay_seconds > 300",
 		Meaning: "The MV's data delay — the largest delay of its trigger dependencies, each the oldest change of a base partition its internal stream has not consumed, " +
 			"plus the age of a dirty MV partition — is over --max-delay (default 5m). Critical at 3× the target. The value carries its precision: PRECISE (server change " +
 			"points or a series of snapshots), UPPER_BOUND (from the offset alone: the change may be younger), UNKNOWN. Excluded trigger tables are never counted.",
@@ -25,7 +25,7 @@ var (
 		Code:     "MV_REBUILD_REQUIRED",
 		Severity: SeverityCritical,
 		Title:    "An MV partition in the maintained range is dirty and needs a rebuild",
-		Spec:     "seed §3 States (rebuild_required), LAGGING_REASON REBUILD_REQUIRED; ivm_mv_status.DIRTY_PARTITIONS",
+		Spec:     "apache/doris#69907 §3 States (rebuild_required), LAGGING_REASON REBUILD_REQUIRED; ivm_mv_status.DIRTY_PARTITIONS",
 		Meaning: "ivm_mv_status reports FRESHNESS_STATE REBUILD_REQUIRED: a partition of the MV can no longer be maintained by a delta and must be rebuilt. Only builds " +
 			"with information_schema.ivm_mv_status (seed T4) can tell; on older builds this state is undetectable and dorisdiag says so.",
 		Matters: "The dirty partition's data stays stale until a refresh rebuilds it; its age counts in the data delay.",
@@ -38,7 +38,7 @@ var (
 		Code:     "MV_CONSECUTIVE_FAILURES",
 		Severity: SeverityCritical,
 		Title:    "The MV's refresh failed several times in a row",
-		Spec:     "seed §1 S2; §3 \"Refresh result\"; alert doris_fe_ivm_mv_consecutive_failures >= 3",
+		Spec:     "apache/doris#69907 §1 S2; §3 \"Refresh result\"; alert doris_fe_ivm_mv_consecutive_failures >= 3",
 		Meaning: "At least --max-failures (default 3) refresh tasks failed since the last success or no_change. Canceled tasks leave the count unchanged. From tasks() " +
 			"the count is bounded by the task history (\"at least N\" when every task in it failed); ivm_mv_status.CONSECUTIVE_FAILURES is exact.",
 		Matters: "Nothing reaches the MV while every refresh fails: its delay grows until someone acts.",
@@ -52,7 +52,7 @@ var (
 		Code:     "MV_CHANGELOG_BROKEN",
 		Severity: SeverityCritical,
 		Title:    "Refreshes fail because an internal stream's offset has expired (T0)",
-		Spec:     "seed §1 T0; §3 failure reason CHANGELOG_BROKEN (BINLOG_BROKEN on earlier builds)",
+		Spec:     "apache/doris#69907 §1 T0; §3 failure reason CHANGELOG_BROKEN (BINLOG_BROKEN on earlier builds)",
 		Meaning: "The latest failed refresh failed with CHANGELOG_BROKEN / BINLOG_BROKEN: the changelog TTL expired changes the MV's internal stream still needed. Before " +
 			"fix T0 every later refresh fails too, even one allowed to fall back, until a manual COMPLETE refresh.",
 		Matters: "The MV stops being maintained: it stays at its last good data.",
@@ -66,7 +66,7 @@ var (
 		Code:     "MV_FALLBACKS_REPEATED",
 		Severity: SeverityWarning,
 		Title:    "Incremental refresh keeps falling back to a rebuild",
-		Spec:     "seed §1 S3; §3 fallback; alert increase(doris_fe_ivm_mv_fallbacks_total[1h]) >= 3",
+		Spec:     "apache/doris#69907 §1 S3; §3 fallback; alert increase(doris_fe_ivm_mv_fallbacks_total[1h]) >= 3",
 		Meaning: "At least --min-fallbacks (default 3) tasks in the last --fallback-window (default 1h) planned an incremental refresh, fell back to a partition or " +
 			"complete rebuild for an IVM reason, and committed data. Not counted: the first baseline, explicit COMPLETE/PARTITIONS requests, dirty partitions rebuilt " +
 			"before the delta (mixed), fallbacks that committed nothing, canceled tasks.",
@@ -82,7 +82,7 @@ var (
 		Code:     "MV_NEXT_REFRESH_RECOMPUTES",
 		Severity: SeverityWarning,
 		Title:    "The next refresh can only recompute: an internal stream is out of the retention (T9)",
-		Spec:     "seed §1 T9; §3 Definitions (headroom); alert doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"} < 0",
+		Spec:     "apache/doris#69907 §1 T9; §3 Definitions (headroom); alert doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"} < 0",
 		Meaning: "An internal stream of a trigger dependency has a partition whose retention headroom is below 0: the changes after its offset are (or may be) past the " +
 			"TTL, so the next refresh that needs that partition cannot apply a delta and rebuilds the MV. Without the T9 keep-alive an idle partition drifts out of the " +
 			"retention with nothing lost; the refresh after its next write recomputes anyway.",
@@ -96,7 +96,7 @@ var (
 		Code:     "MV_ROWS_MAY_BE_MISSED",
 		Severity: SeverityWarning,
 		Title:    "Rows of a base partition may be missing from the MV (T10/T11)",
-		Spec:     "seed §1 T10, T11",
+		Spec:     "apache/doris#69907 §1 T10, T11",
 		Meaning: "An internal stream follows a duplicate-key base table whose offset is out of the retention (T10), or has a base partition with data and no offset whose " +
 			"rows are older than the TTL (T11). Builds without fixes T10/T11 read such partitions from the changelog and silently skip the expired rows: the refresh " +
 			"succeeds and later refreshes do not bring the rows back.",
@@ -111,7 +111,7 @@ var (
 		Code:     "MV_JOB_PAUSED",
 		Severity: SeverityWarning,
 		Title:    "The MV's refresh job is paused",
-		Spec:     "seed §3 LAGGING_REASON JOB_PAUSED; §2 \"S2 alerts can be silenced while a job is paused on purpose\"",
+		Spec:     "apache/doris#69907 §3 LAGGING_REASON JOB_PAUSED; §2 \"S2 alerts can be silenced while a job is paused on purpose\"",
 		Meaning:  "jobs(\"type\"=\"mv\") reports Status PAUSED for the MV's job: no refresh is scheduled or triggered.",
 		Matters:  "The MV falls further behind with every base-table change until the job is resumed.",
 		Confirm:  "SELECT Id, Name, MvName, Status, ExecuteType, RecurringStrategy FROM jobs(\"type\" = \"mv\") WHERE MvDatabaseName = '<db>' AND MvName = '<mv>';",
@@ -123,7 +123,7 @@ var (
 		Code:     "MV_TASK_STUCK_RUNNING",
 		Severity: SeverityWarning,
 		Title:    "A refresh task has been running longer than --max-running",
-		Spec:     "seed §1 S2; alert doris_fe_ivm_task_oldest_running_age_seconds > 3600",
+		Spec:     "apache/doris#69907 §1 S2; alert doris_fe_ivm_task_oldest_running_age_seconds > 3600",
 		Meaning:  "A task of the MV has Status RUNNING and started more than --max-running (default 1h) ago.",
 		Matters:  "At most one task runs per MV: while it runs, further triggers wait or are skipped, and the delay grows.",
 		Confirm: "SELECT TaskId, Status, StartTime, Progress, LastQueryId FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = '<db>' AND MvName = '<mv>' AND Status = 'RUNNING';\n" +
@@ -136,7 +136,7 @@ var (
 		Code:     "MV_TASK_QUEUED_LONG",
 		Severity: SeverityWarning,
 		Title:    "A refresh task has waited in the queue longer than --max-queued",
-		Spec:     "seed §1 S2; alert doris_fe_ivm_task_oldest_pending_age_seconds > 600",
+		Spec:     "apache/doris#69907 §1 S2; alert doris_fe_ivm_task_oldest_pending_age_seconds > 600",
 		Meaning:  "A task of the MV has Status PENDING and was created more than --max-queued (default 10m) ago.",
 		Matters:  "The task queue is saturated or the MV's previous task still runs: the refresh the data needs has not started.",
 		Confirm:  "SELECT MvName, TaskId, Status, CreateTime FROM tasks(\"type\" = \"mv\") WHERE Status IN ('PENDING', 'RUNNING') ORDER BY CreateTime;",
@@ -148,7 +148,7 @@ var (
 		Code:     "MV_EXCLUDED_DEPENDENCY_OUTDATED",
 		Severity: SeverityInfo,
 		Title:    "A table in excluded_trigger_tables changed since the MV covered it",
-		Spec:     "seed §1 S1; §3 \"MV data delay\" (excluded dependencies reported on their own)",
+		Spec:     "apache/doris#69907 §1 S1; §3 \"MV data delay\" (excluded dependencies reported on their own)",
 		Meaning: "A base table listed in the MV's excluded_trigger_tables has changes the MV does not cover. By design they trigger no refresh and are left out of the data " +
 			"delay. With ivm_dependencies the coverage is judged from the versions in the MV's refresh snapshots (PRECISE); without it, from the table's partitions " +
 			"that became visible after the MV's last successful refresh started (UPPER_BOUND).",
@@ -162,7 +162,7 @@ var (
 		Code:     "MV_STATE_UNKNOWN",
 		Severity: SeverityWarning,
 		Title:    "The MV's freshness cannot be determined",
-		Spec:     "seed §3 States (unknown)",
+		Spec:     "apache/doris#69907 §3 States (unknown)",
 		Meaning: "The freshness state is unknown: the server says UNKNOWN, an internal stream is missing, an offset cannot be read, or the tool could not tell which " +
 			"base tables the MV follows. The delay has no value (UNKNOWN).",
 		Matters: "An MV whose freshness nobody can see may be arbitrarily stale.",
@@ -175,7 +175,7 @@ var (
 		Code:     "MV_INTERNAL_STREAM_MISSING",
 		Severity: SeverityCritical,
 		Title:    "A trigger dependency of an IVM MV has no internal stream",
-		Spec:     "seed §3 ivm_dependencies DEPENDENCY_STATE MISSING; doris.md §3 internal stream naming",
+		Spec:     "apache/doris#69907 §3 ivm_dependencies DEPENDENCY_STATE MISSING; docs/snapshot.md internal stream naming",
 		Meaning: "The MV follows a base table (ivm_dependencies or mv_infos().IvmBaseTableStreams says so) but no __doris_ivm_stream_<mv>_<mv id>_<table id> stream " +
 			"for it exists in table_streams.",
 		Matters: "Without its stream the MV cannot refresh that base table incrementally; its freshness is unknown.",
@@ -188,7 +188,7 @@ var (
 		Code:     "MV_INITIALIZING",
 		Severity: SeverityInfo,
 		Title:    "The MV has never refreshed successfully",
-		Spec:     "seed §3 States (initializing)",
+		Spec:     "apache/doris#69907 §3 States (initializing)",
 		Meaning:  "mv_infos().RefreshState is INIT (or ivm_mv_status says INITIALIZING): no baseline exists yet, so there is no data delay to report.",
 		Matters:  "The MV holds no data until its first refresh; a deferred MV stays so until someone refreshes it.",
 		Confirm:  "SELECT Name, State, RefreshState, RefreshInfo FROM mv_infos(\"database\" = \"<db>\") WHERE Name = '<mv>';",

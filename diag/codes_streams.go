@@ -6,7 +6,7 @@ var (
 	CodeStreamCannotResumeRejected = register(areaStreams, CodeDoc{
 		Code: "STREAM_CANNOT_RESUME_REJECTED", Severity: SeverityCritical,
 		Title:   "The next read of the stream will be rejected: its offset expired",
-		Spec:    "seed §3 Definitions (can_resume), §1 S4; doris.md §2 Effect on reads",
+		Spec:    "apache/doris#69907 §3 Definitions (can_resume), §1 S4; docs/tso.md Effect on reads",
 		Meaning: "A partition of a user stream read as MIN_DELTA has changes beyond its offset, and the offset is below the retention floor (next_required < retention_floor, computed with the planner's cut-off from the current TSO and changelog.ttl_seconds / binlog.ttl_seconds). A MIN_DELTA read — like a snapshot read — from an expired offset fails with the expired-offset error.",
 		Matters: "The consuming job fails on every run until someone intervenes; the changes between the offset and the retention floor are gone from the changelog.",
 		Confirm: "dorisdiag streams show DB.STREAM\nSELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;  -- compare with dorisdiag tso cutoff --ttl <ttl>",
@@ -17,7 +17,7 @@ var (
 	CodeStreamCannotResumeClipped = register(areaStreams, CodeDoc{
 		Code: "STREAM_CANNOT_RESUME_CLIPPED", Severity: SeverityCritical,
 		Title:   "The next read of the stream will silently skip changes: its offset expired",
-		Spec:    "seed §1 S4 (\"succeeds and skips the expired changes without a trace\"), §3 Definitions; doris.md §2",
+		Spec:    "apache/doris#69907 §1 S4 (\"succeeds and skips the expired changes without a trace\"), §3 Definitions; docs/tso.md",
 		Meaning: "A partition of a DETAIL or APPEND_ONLY user stream has changes beyond its offset, and the offset is below the retention floor. Such a read succeeds, clipped to the first retained TSO: the changes between the offset and the retention floor are skipped without an error. When the source end is known, the finding says how much (lost_window_ms).",
 		Matters: "The consumer loses changes and nothing tells it: downstream tables silently diverge from the source.",
 		Confirm: "dorisdiag streams show DB.STREAM   # next_read = clipped, lost_window_ms\nSELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;",
@@ -28,7 +28,7 @@ var (
 	CodeStreamIdleOutOfRetention = register(areaStreams, CodeDoc{
 		Code: "STREAM_IDLE_OUT_OF_RETENTION", Severity: SeverityWarning,
 		Title:   "An idle, caught-up user stream drifted out of the retention",
-		Spec:    "seed §3 Definitions (\"a stream caught up on a partition nobody writes still drifts out of the retention\"), T9",
+		Spec:    "apache/doris#69907 §3 Definitions (\"a stream caught up on a partition nobody writes still drifts out of the retention\"), T9",
 		Meaning: "The stream is caught up (nothing pending) on a partition nobody wrote for longer than the TTL, so its offset is below the retention floor. User streams get no keep-alive TSO (T9), so the design reports the stream cannot_resume.",
 		Matters: "Nothing is lost yet, but the next MIN_DELTA read is rejected, and a DETAIL/APPEND_ONLY read is clipped (losing nothing only as long as nothing was written).",
 		Confirm: "dorisdiag streams show DB.STREAM   # caught_up = true, can_resume = false",
@@ -39,7 +39,7 @@ var (
 	CodeStreamHeadroomLow = register(areaStreams, CodeDoc{
 		Code: "STREAM_HEADROOM_LOW", Severity: SeverityWarning,
 		Title:   "The TTL will reach a stream's offset soon",
-		Spec:    "seed §3 Definitions (headroom_seconds), §2 alert doris_fe_changelog_stream_min_retention_headroom_seconds < 1800",
+		Spec:    "apache/doris#69907 §3 Definitions (headroom_seconds), §2 alert doris_fe_changelog_stream_min_retention_headroom_seconds < 1800",
 		Meaning: "A partition can still resume, but its retention headroom — physical(next_required) − physical(retention_floor) — is under --min-headroom (default 30m). On an IVM internal stream it warns that the next refresh may only recompute.",
 		Matters: "When the headroom reaches 0 the stream cannot resume: MIN_DELTA reads are rejected, DETAIL/APPEND_ONLY reads silently skip changes, IVM refreshes recompute.",
 		Confirm: "dorisdiag streams show DB.STREAM   # headroom per partition\ndorisdiag headroom --in 1h",
@@ -50,7 +50,7 @@ var (
 	CodeStreamPendingAgeHigh = register(areaStreams, CodeDoc{
 		Code: "STREAM_PENDING_AGE_HIGH", Severity: SeverityWarning,
 		Title:   "A change has waited too long in a user stream",
-		Spec:    "seed §3 Definitions (pending age), §2 alert doris_fe_changelog_stream_pending_age_seconds > 600",
+		Spec:    "apache/doris#69907 §3 Definitions (pending age), §2 alert doris_fe_changelog_stream_pending_age_seconds > 600",
 		Meaning: "The oldest change the source made visible that the offset does not cover is older than --max-pending (default 10m). From one snapshot the value is an upper bound (now − physical(offset), UPPER_BOUND); from a series (--snapshot a --snapshot b, --watch) it is narrowed to one interval (PRECISE). The summary says \"up to\" for an upper bound.",
 		Matters: "The consumer falls behind; if it keeps falling behind the TTL reaches it (see headroom).",
 		Confirm: "dorisdiag streams show DB.STREAM --watch 15s   # narrows the pending age and shows the consumer's rate",
@@ -61,7 +61,7 @@ var (
 	CodeStreamNoOffsetRowsSkipped = register(areaStreams, CodeDoc{
 		Code: "STREAM_NO_OFFSET_ROWS_SKIPPED", Severity: SeverityCritical,
 		Title:   "Rows of a partition with no offset are older than the TTL and silently skipped (T12)",
-		Spec:    "seed §1 T12, T11",
+		Spec:    "apache/doris#69907 §1 T12, T11",
 		Meaning: "A user stream read as MIN_DELTA, or a stream on a duplicate-key table, has a partition with data and no offset (added after the stream, or empty at its creation), and the partition's rows are older than the TTL. The stream reads such a partition from the changelog, so those rows are skipped and the offset moves past them for good; MIN_DELTA may even emit UPDATE_BEFORE and DELETE rows for rows never received. Critical when the newest data is older than the TTL (all rows); a warning (\"may\") when only the partition's creation time or nothing is known.",
 		Matters: "The consumer silently misses rows, permanently — later reads do not bring them back.",
 		Confirm: "dorisdiag streams show DB.STREAM   # offset_state NO_OFFSET, rows_skipped, data_age\nSELECT PARTITION_NAME, VISIBLE_VERSION, UPDATE_TIME FROM information_schema.partitions WHERE TABLE_SCHEMA = '<db>' AND TABLE_NAME = '<table>';",
@@ -72,7 +72,7 @@ var (
 	CodeIVMStreamRecomputeOnly = register(areaStreams, CodeDoc{
 		Code: "IVM_STREAM_RECOMPUTE_ONLY", Severity: SeverityWarning,
 		Title:   "An MV's internal stream expired: the next refresh may only recompute (T9)",
-		Spec:    "seed §1 T9, T0, T10; §3 Keep-alive TSO",
+		Spec:    "apache/doris#69907 §1 T9, T0, T10; §3 Keep-alive TSO",
 		Meaning: "A partition of an IVM internal stream (__doris_ivm_stream_...) has an offset below the retention floor (headroom < 0). Every IVM read rejects an expired offset (T10), so the next refresh of the owning MV falls back to a COMPLETE recompute (T0), or, before T0, fails with CHANGELOG_BROKEN. On builds with T9 the FE may hold a keep-alive TSO K for an idle partition, which SQL does not show on older builds, so this says \"may\".",
 		Matters: "A full recompute of a large MV is slow and loads the cluster; before T0 the MV stops refreshing entirely.",
 		Confirm: "dorisdiag streams show DB.__doris_ivm_stream_...\ndorisdiag mv explain DB.MV",
@@ -83,7 +83,7 @@ var (
 	CodeStreamStale = register(areaStreams, CodeDoc{
 		Code: "STREAM_STALE", Severity: SeverityCritical,
 		Title:   "The stream is stale (IS_STALE)",
-		Spec:    "seed §3 States (stale), doris.md §3",
+		Spec:    "apache/doris#69907 §3 States (stale), docs/snapshot.md",
 		Meaning: "table_streams reports IS_STALE = true (STALE_REASON says why), including when the base table was dropped. IS_STALE does not report TTL expiry.",
 		Matters: "A stale stream cannot be read; its consumer is stopped.",
 		Confirm: "SELECT STREAM_NAME, IS_STALE, STALE_REASON FROM information_schema.table_streams WHERE IS_STALE;",
@@ -94,7 +94,7 @@ var (
 	CodeStreamDisabled = register(areaStreams, CodeDoc{
 		Code: "STREAM_DISABLED", Severity: SeverityWarning,
 		Title:   "The stream is disabled (ENABLED = 0)",
-		Spec:    "seed §3 States (disabled)",
+		Spec:    "apache/doris#69907 §3 States (disabled)",
 		Meaning: "table_streams reports ENABLED = false.",
 		Matters: "Nothing consumes it, while the TTL keeps expiring the changelog behind its offsets: when it is enabled again it may not be able to resume.",
 		Confirm: "SELECT STREAM_NAME, ENABLED FROM information_schema.table_streams WHERE NOT ENABLED;",
@@ -105,7 +105,7 @@ var (
 	CodeStreamBaseTableDropped = register(areaStreams, CodeDoc{
 		Code: "STREAM_BASE_TABLE_DROPPED", Severity: SeverityCritical,
 		Title:   "The stream's base table is dropped",
-		Spec:    "doris.md §3 (BASE_TABLE_* columns read N/A once the base table is dropped)",
+		Spec:    "docs/snapshot.md (BASE_TABLE_* columns read N/A once the base table is dropped)",
 		Meaning: "BASE_TABLE_NAME, BASE_TABLE_DB, BASE_TABLE_CTL and BASE_TABLE_TYPE read the text N/A: the table the stream reads is gone.",
 		Matters: "The stream can never be read again; a job that consumes it fails.",
 		Confirm: "SELECT STREAM_NAME, BASE_TABLE_DB, BASE_TABLE_NAME, IS_STALE FROM information_schema.table_streams WHERE BASE_TABLE_NAME = 'N/A';",
@@ -116,7 +116,7 @@ var (
 	CodeStreamStateUnknown = register(areaStreams, CodeDoc{
 		Code: "STREAM_STATE_UNKNOWN", Severity: SeverityWarning,
 		Title:   "The stream's state cannot be determined",
-		Spec:    "seed §3 States (unknown)",
+		Spec:    "apache/doris#69907 §3 States (unknown)",
 		Meaning: "An offset could not be read (a malformed CONSUMPTION_STATUS, a cloud read state UNKNOWN), table_stream_consumption could not be read, or it has no row for the stream.",
 		Matters: "Resume, headroom and pending age are unknown, so a stream about to lose changes would not be reported.",
 		Confirm: "SELECT * FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;\ndorisdiag snapshot --summary",
@@ -127,7 +127,7 @@ var (
 	CodeStreamLagInVersions = register(areaStreams, CodeDoc{
 		Code: "STREAM_LAG_IN_VERSIONS", Severity: SeverityInfo,
 		Title:   "The build counts LAG in partition versions, not TSO",
-		Spec:    "doris.md §4 (older builds counted LAG in versions)",
+		Spec:    "docs/snapshot.md (older builds counted LAG in versions)",
 		Meaning: "A LAG between 1 and 2^18 while the offset is a real TSO would be under one millisecond of TSO distance: the build probably counts LAG in partition versions. dorisdiag does not convert it to time; the pending age then uses the offset only (UPPER_BOUND) and the source end is unknown.",
 		Matters: "Converting a version count to milliseconds would report nonsense delays; the position gap and lost window are unknown.",
 		Confirm: "SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption;  -- LAG small integers",
@@ -138,7 +138,7 @@ var (
 	CodeServerClientMismatch = register(areaStreams, CodeDoc{
 		Code: "SERVER_CLIENT_MISMATCH", Severity: SeverityWarning,
 		Title:   "The server's monitoring column and dorisdiag's computation disagree",
-		Spec:    "design.md Definitions (\"compare them and raise a finding when they disagree\"); seed §3",
+		Spec:    "docs/architecture.md Definitions (\"compare them and raise a finding when they disagree\"); apache/doris#69907 §3",
 		Meaning: "The build has the seed's columns (MONITOR_STATE, CAN_RESUME, RETENTION_HEADROOM_SECONDS, PENDING_AGE_SECONDS, DATA_DELAY_SECONDS, ...) and dorisdiag computed the same value from the raw columns, the TTL and the current TSO; they differ by more than the precision (one sampling interval, 15 s, plus the age of the server's round; 5 s for headroom, which both compute at query time). Used by streams and MVs. IVM headroom and resume are not compared in the direction the keep-alive TSO explains.",
 		Matters: "One of the two is wrong: a monitor bug, a clock problem, or a dorisdiag bug. Alerts built on the server columns may be misleading.",
 		Confirm: "dorisdiag streams show DB.STREAM -o json   # server and client values side by side",
@@ -149,7 +149,7 @@ var (
 	CodeMonitorStale = register(areaStreams, CodeDoc{
 		Code: "MONITOR_STALE", Severity: SeverityWarning,
 		Title:   "The FE monitor's sampled values are stale or missing",
-		Spec:    "seed §2 (\"the monitoring itself is stale\"), FE configs changelog_ivm_monitor_interval_seconds",
+		Spec:    "apache/doris#69907 §2 (\"the monitoring itself is stale\"), FE configs changelog_ivm_monitor_interval_seconds",
 		Meaning: "The build has the seed's monitoring columns, but MONITOR_SAMPLE_TIME (table_streams) or SAMPLE_TIME (ivm_mv_status) is older than two sampling intervals (2 × 15 s) or NULL.",
 		Matters: "The server's states, pending ages and headrooms are out of date, and so are the alerts built on them. dorisdiag's client computation does not depend on them.",
 		Confirm: "SELECT MAX(MONITOR_SAMPLE_TIME) FROM information_schema.table_streams;\ncurl -s http://FE:8030/metrics | grep doris_fe_changelog_ivm_monitor_",

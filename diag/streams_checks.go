@@ -143,7 +143,7 @@ func checkStreamStale(_ *streamAnalyzer, s *streamFacts) []Finding {
 		reason = "base table dropped"
 	}
 	return s.finding(CodeStreamStale, "stream is stale (IS_STALE): "+orNone(reason),
-		"A stale stream cannot be read; recreate it. Note IS_STALE does not report TTL expiry (doris.md §3).", s.ev("stale_reason", reason),
+		"A stale stream cannot be read; recreate it. Note IS_STALE does not report TTL expiry (docs/snapshot.md).", s.ev("stale_reason", reason),
 		s.streamsQuery("IS_STALE, STALE_REASON"))
 }
 
@@ -166,7 +166,7 @@ func checkStreamLagInVersions(_ *streamAnalyzer, s *streamFacts) []Finding {
 		}
 	}
 	return s.finding(CodeStreamLagInVersions, "LAG probably counts partition versions (old build), not TSO: not converted to time",
-		fmt.Sprintf("LAG is below 2^18 while the offset is a TSO on %d partition(s) (%s): older builds counted LAG in versions (doris.md §4). Pending ages use the offset only (UPPER_BOUND).", len(units), strings.Join(first(units, 5), ", ")),
+		fmt.Sprintf("LAG is below 2^18 while the offset is a TSO on %d partition(s) (%s): older builds counted LAG in versions (docs/snapshot.md). Pending ages use the offset only (UPPER_BOUND).", len(units), strings.Join(first(units, 5), ", ")),
 		s.ev("partitions", strconv.Itoa(len(units))), s.consQ)
 }
 
@@ -198,7 +198,7 @@ func checkStreamCannotResume(_ *streamAnalyzer, s *streamFacts) []Finding {
 		"consumed_tso", tsoStr(w.ConsumedTSO), "retention_floor_tso", floorStr(w))
 	if sr.ReadMode != ModeDetail && sr.ReadMode != ModeAppendOnly {
 		return s.finding(CodeStreamCannotResumeRejected, fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
-			strings.TrimSpace(fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (doris.md §2). %s", w.Unit, sr.ReadModeNote)),
+			strings.TrimSpace(fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (docs/tso.md). %s", w.Unit, sr.ReadModeNote)),
 			ev, "Re-sync the consumer from the base table, then SELECT * FROM "+s.q+"@reset() to move the offset to now (or raise "+sr.TTLProperty+" if the changelog is not compacted yet).")
 	}
 	lost := ""
@@ -207,7 +207,7 @@ func checkStreamCannotResume(_ *streamAnalyzer, s *streamFacts) []Finding {
 		ev["lost_window_ms"] = strconv.FormatInt(*sr.LostWindowMs, 10)
 	}
 	return s.finding(CodeStreamCannotResumeClipped, fmt.Sprintf("cannot resume: the next %s read will silently skip changes%s (%d partition(s), offset expired %s ago)", sr.ReadMode, lost, len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
-		fmt.Sprintf("The offset of %s is below the retention floor: a %s read is clipped to the first retained TSO and the expired changes are skipped without an error (doris.md §2). The consumer never sees them.", w.Unit, sr.ReadMode),
+		fmt.Sprintf("The offset of %s is below the retention floor: a %s read is clipped to the first retained TSO and the expired changes are skipped without an error (docs/tso.md). The consumer never sees them.", w.Unit, sr.ReadMode),
 		ev, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet (ALTER TABLE "+doris.QuoteIdent(sr.BaseTableDB)+"."+doris.QuoteIdent(sr.BaseTableName)+" SET (\""+sr.TTLProperty+"\" = \"...\")); otherwise re-sync the consumer from the base table and SELECT * FROM "+s.q+"@reset() to start again.")
 }
 

@@ -374,7 +374,7 @@ func AnalyzeHistory(tasks []snapshot.Task, refresh RefreshInfo, now time.Time, o
 		c := &cls[i]
 		if c.Fallback && strings.EqualFold(c.FallbackReason, "INCOMPLETE_REFRESH_SNAPSHOT") && !succeeded {
 			c.Fallback = false
-			c.NotFallback = "first baseline build: no refresh snapshot and no earlier success in the task history (seed §3: not a fallback)"
+			c.NotFallback = "first baseline build: no refresh snapshot and no earlier success in the task history (apache/doris#69907 §3: not a fallback)"
 			if len(cls) >= opt.Limit {
 				c.NotFallback += "; the history is bounded, so an older success may have dropped out of it"
 			}

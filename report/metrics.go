@@ -65,7 +65,7 @@ func MetricsLint(w io.Writer, st Style, v LintView) error {
 		b.WriteString("\n")
 	}
 	if len(v.Conformance) > 0 {
-		fmt.Fprintf(&b, "\n%s:\n", st.Bold("Conformance to the monitoring design (seed §2 Reference)"))
+		fmt.Fprintf(&b, "\n%s:\n", st.Bold("Conformance to the monitoring design (apache/doris#69907 §2 Reference)"))
 		for _, p := range v.Conformance {
 			writeProblem(&b, st, v.Source, p)
 		}
