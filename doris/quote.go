@@ -48,3 +48,39 @@ func QuoteLiteral(s string) string {
 	b.WriteByte('\'')
 	return b.String()
 }
+
+// LikeEscape escapes s for use inside a LIKE pattern with Doris's default
+// escape character, the backslash: '%', '_' and '\' are preceded by '\', and
+// nothing else is touched. The result still goes through QuoteLiteral (which
+// doubles each backslash for the string literal; the FE's escapeBackSlash
+// turns "\\" back into one, LogicalPlanBuilderAssistant.java @ff3b1041).
+//
+// Why only those three: the BE's LIKE (be/src/vec/functions/like.h and
+// like.cpp @002661616f14, LikeSearchState::escape_char = '\\') reads "\%",
+// "\_" and "\\" as the literal characters and every other character as
+// itself — "\." there is a backslash and a dot, not a dot — in the fast
+// paths (extract_like_fast_path, remove_escape_character) and in
+// convert_like_pattern, which escapes the regex metacharacters itself. So a
+// name "o_s%" escaped this way matches only "o_s%", never "oxsab".
+// (An older BE, like.cpp @03255c4e, copied unescaped regex metacharacters
+// such as '.' and '(' into the regex of a pattern that has a wildcard in the
+// middle; a pattern built here keeps its only wildcard at the end, which
+// that build matches as a plain prefix.)
+func LikeEscape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 4)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '%', '_', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// LikePrefix is the pattern literal of "starts with prefix": LikeEscape(prefix)
+// followed by '%', quoted.
+func LikePrefix(prefix string) string { return QuoteLiteral(LikeEscape(prefix) + "%") }
