@@ -59,7 +59,7 @@ func isFormatOrControl(r rune) bool {
 }
 
 // ParseName reads DB.NAME or NAME. A part is either backquoted (`...`, with
-// `` for a backquote) or bare: a bare part is any run of characters other
+// “ for a backquote) or bare: a bare part is any run of characters other
 // than '.' and '`' (more lenient than Doris's IDENTIFIER, so my-db.x works),
 // and it is taken as written, without trimming. More than two parts, an
 // empty bare part, or an unclosed backquote is an error that says how to

@@ -6,7 +6,7 @@
 //
 // The quoting is POSIX single quotes: inside '...' no character is special
 // (POSIX.1-2017 XCU 2.2.2 "Single-Quotes"), so the only character that needs
-// care is the single quote itself, written '\'' (close, an escaped quote,
+// care is the single quote itself, written '\” (close, an escaped quote,
 // open again). A word made only of characters no shell treats specially is
 // left bare, so the common case stays readable: dorisdiag mv explain
 // demo.mv_orders_daily.
@@ -17,7 +17,7 @@ package shellquote
 import "strings"
 
 // Quote returns s as one shell word: bare when every byte is safe, else in
-// single quotes. The empty string is ''.
+// single quotes. The empty string is ”.
 func Quote(s string) string {
 	if s == "" {
 		return "''"
