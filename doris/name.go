@@ -58,8 +58,8 @@ func isFormatOrControl(r rune) bool {
 		(r >= 0x2060 && r <= 0x206f) || r == 0xfeff
 }
 
-// ParseName reads DB.NAME or NAME. A part is either backquoted (`...`, with
-// “ for a backquote) or bare: a bare part is any run of characters other
+// ParseName reads DB.NAME or NAME. A part is either backquoted (`...`, a
+// backquote inside written twice) or bare: a bare part is any run of characters other
 // than '.' and '`' (more lenient than Doris's IDENTIFIER, so my-db.x works),
 // and it is taken as written, without trimming. More than two parts, an
 // empty bare part, or an unclosed backquote is an error that says how to
