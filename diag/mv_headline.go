@@ -102,7 +102,9 @@ func (a *mvAnalyzer) nextSQL(r *MVResult, fs []Finding) []string {
 		push("SELECT DB_NAME, MV_NAME, FRESHNESS_STATE, DATA_DELAY_SECONDS, DELAY_PRECISION, LAGGING_REASON, CONSECUTIVE_FAILURES, LAST_FAILURE_REASON, SAMPLE_TIME " +
 			"FROM information_schema.ivm_mv_status WHERE DB_NAME = " + doris.QuoteLiteral(r.DB) + " AND MV_NAME = " + doris.QuoteLiteral(r.Name) + ";")
 	} else {
-		push("SELECT Name, State, RefreshState, RefreshInfo, SyncWithBaseTables FROM mv_infos(\"database\" = " + strings.ReplaceAll(doris.QuoteLiteral(r.DB), "'", "\"") + ") WHERE Name = " + doris.QuoteLiteral(r.Name) + ";")
+		// The database as a single-quoted literal, as the collector sends it
+		// (doris.MVInfosRel): QuoteLiteral's escapes hold for any name.
+		push("SELECT Name, State, RefreshState, RefreshInfo, SyncWithBaseTables FROM mv_infos('database' = " + doris.QuoteLiteral(r.DB) + ") WHERE Name = " + doris.QuoteLiteral(r.Name) + ";")
 	}
 	if a.caps.IvmDependencies {
 		push("SELECT BASE_TABLE_DB, BASE_TABLE_NAME, IS_EXCLUDED_TRIGGER, DEPENDENCY_STATE, DELAY_SECONDS, LAGGING_PARTITIONS, WORST_PARTITION, STREAM_ID " +

@@ -80,7 +80,7 @@ func TestLikeEscape(t *testing.T) {
 			t.Errorf("LikeEscape(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	if got, want := LikePrefix("o_s%"), `'o\\_s\\%%'`; got != want {
+	if got, want := LikePrefix("o_s%\\"), `'o\\_s\\%\\\\%'`; got != want {
 		t.Errorf("LikePrefix = %s, want %s", got, want)
 	}
 }
