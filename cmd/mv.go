@@ -151,7 +151,11 @@ func newMVExplainCmd(o *mvOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "explain DB.MV",
 		Short: "The one-screen answer for one MV: verdict, causes, dependencies, worst partitions, recent tasks, SQL to run",
+		Long: `The one-screen answer for one MV. The name is DB.MV, or MV alone when one
+database has it; backquote a part that holds a dot or a backquote, a backquote
+inside doubled: ` + "`s.h.o.p`.`mv.x`" + `. Without a name, the MVs are listed.`,
 		Example: `  dorisdiag mv explain demo.mv_orders_daily --demo incident
+  dorisdiag mv explain mv_orders_daily --demo incident
   dorisdiag mv explain demo.mv_orders_daily --host fe1 -o json`,
 		Args: oneNameArg("DB.MV"),
 		RunE: func(_ *cobra.Command, args []string) error {

@@ -155,7 +155,11 @@ func newStreamsShowCmd(g *globalOptions) *cobra.Command {
 		Long: `Show one stream's partitions, worst first — offset state, consumed TSO, caught
 up, position gap, pending age (with precision), headroom, can_resume, what the
 next read does (proceed, REJECTED, CLIPPED) and what is already lost — then a
-short verdict: what the next read does and what to run.`,
+short verdict: what the next read does and what to run.
+
+The name is DB.STREAM, or STREAM alone when one database has it; backquote a
+part that holds a dot or a backquote, a backquote inside doubled:
+` + "`s.h.o.p`.`s.x`" + `. Without a name, the streams are listed.`,
 		Example: `  dorisdiag streams show demo.s_events_dup --demo incident
   dorisdiag streams show demo.s_orders_audit --host fe1 --watch 15s`,
 		Args: oneNameArg("DB.STREAM"),
