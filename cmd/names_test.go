@@ -71,6 +71,15 @@ func TestUnqualifiedNameResolves(t *testing.T) {
 	}
 }
 
+// TestMistypedBareNameSuggests: a mistyped bare name is compared with the
+// names alone, and the suggestions are full DB.NAMEs that parse back.
+func TestMistypedBareNameSuggests(t *testing.T) {
+	_, stderr, code := run(t, nil, "", "mv", "explain", "mv_ordrs_daily", "--demo", "incident")
+	if code != ExitError || !strings.Contains(stderr, `no IVM materialized view "mv_ordrs_daily" (11 in the snapshot; nearest: demo.mv_orders_daily,`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
 // saveSnapshotFile saves s to a temporary file for --snapshot.
 func saveSnapshotFile(t *testing.T, s *snapshot.Snapshot) string {
 	t.Helper()
