@@ -26,6 +26,9 @@ type mvOptions struct {
 	// explain
 	Target string
 	Watch  watchOptions
+	// Details (--details): mv explain shows every finding's detail, every
+	// task and statement, not only what fits one screen.
+	Details bool
 }
 
 func (o *mvOptions) diagOptions() diag.MVOptions {
@@ -167,6 +170,7 @@ func newMVExplainCmd(o *mvOptions) *cobra.Command {
 		},
 	}
 	addWatchFlags(c, &o.Watch)
+	c.Flags().BoolVar(&o.Details, "details", false, "show everything: each finding's detail and next step, every recent task, every SQL statement (the table format otherwise fits one screen)")
 	return c
 }
 
@@ -186,7 +190,7 @@ func mvExplainRun(o *mvOptions) error {
 			return noMatch("mv explain: no IVM materialized view", o.DB+"."+o.Target, "", names)
 		}
 		fs := res.FindingsFor(m.DB, m.Name)
-		if err := g.emit(report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs}); err != nil {
+		if err := g.emit(report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}); err != nil {
 			return err
 		}
 		return g.gate(fs, "none")

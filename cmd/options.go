@@ -26,11 +26,20 @@ type IOStreams struct {
 	// DialContext, when set, replaces the TCP dialer of every HTTP fetch
 	// (tests: a dialer that fails the test proves a command stays offline).
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// TermWidth is the number of columns of the terminal on stdout (0 when
+	// unknown); nil when stdout is not a terminal (terminal.go).
+	TermWidth func() int
+	// StartPager, when set, replaces how the pager is started (tests).
+	StartPager func(command string) (io.WriteCloser, func() error, error)
 }
 
 // System returns the real process streams.
 func System() *IOStreams {
-	return &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), Getenv: os.Getenv}
+	ios := &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), Getenv: os.Getenv}
+	if ios.IsTTY {
+		ios.TermWidth = func() int { return terminalWidth(os.Stdout) }
+	}
+	return ios
 }
 
 func isTerminal(f *os.File) bool {
@@ -84,7 +93,9 @@ func (g *globalOptions) color() bool {
 	return true
 }
 
-func (g *globalOptions) style() report.Style { return report.NewStyle(g.ios.Out, g.color()) }
+func (g *globalOptions) style() report.Style {
+	return report.NewStyle(g.ios.Out, g.color()).WithWidth(g.width())
+}
 
 // format validates -o against what a command supports.
 func (g *globalOptions) format(supported ...report.Format) (report.Format, error) {

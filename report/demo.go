@@ -34,7 +34,7 @@ func demoTable(w io.Writer, st Style, d Doc) error {
 	if m := res.WorstMV(); m != nil {
 		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── dorisdiag mv explain "+m.DB+"."+m.Name+" ──"))
 		doc := MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)}
-		if err := mvExplain(w, st, doc, textBlocks(st)); err != nil {
+		if err := mvExplain(w, st, doc, textBlocks(st), true); err != nil {
 			return err
 		}
 	}

@@ -92,7 +92,7 @@ func codeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
 	for i, c := range codes {
 		rows[i] = []string{c.Code, st.Severity(c.Severity.String(), c.Severity.String()), c.Title}
 	}
-	return Table(w, []string{"CODE", "SEVERITY", "TITLE"}, rows)
+	return st.Table(w, []string{"CODE", "SEVERITY", "TITLE"}, rows)
 }
 
 // FindingsDoc writes docs/findings.md from the registry: the one source of

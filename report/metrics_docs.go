@@ -266,7 +266,7 @@ func scrapeTable(w io.Writer, st Style, d MetricsScrapeDoc, markdown bool) error
 	if markdown {
 		err = Markdown(w, headers, cells)
 	} else {
-		err = Table(w, headers, cells)
+		err = st.Table(w, headers, cells)
 	}
 	if err != nil {
 		return err
