@@ -23,7 +23,7 @@ import (
 
 // hostile maps a scenario name to its hostile form, as JSON string text.
 var hostile = []struct{ from, to string }{
-	{"mv_payments_rollup", `mv_pay\u001b[2J\u001b[8mments_rollup`}, // clear screen, conceal
+	{"mv_payments_rollup", `mv_pay\u001b[2J\u001b[8mments_rollup`},  // clear screen, conceal
 	{"s_orders_audit", `s_orders\u202eaudit`},                       // bidi override
 	{"s_orders_cdc", `s_orders\ncdc`},                               // a newline in a name
 	{"s_events_dup", `s_events\u2066dup\u0007`},                     // isolate, BEL
