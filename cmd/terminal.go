@@ -16,13 +16,13 @@ import (
 //   - else (a pipe, a file, cron) no limit: every value in full, as gh and
 //     kubectl print to a pipe, so nothing a script greps for is cut.
 
-// terminalWidth is the width of the terminal f is, 0 when unknown.
-func terminalWidth(f *os.File) int {
-	w, _, err := term.GetSize(int(f.Fd()))
+// terminalSize is the width and height of the terminal f is, 0 when unknown.
+func terminalSize(f *os.File) (int, int) {
+	w, h, err := term.GetSize(int(f.Fd()))
 	if err != nil || w <= 0 {
-		return 0
+		return 0, 0
 	}
-	return w
+	return w, h
 }
 
 // width is the number of columns the table format must fit (0: no limit).
@@ -32,8 +32,9 @@ func (g *globalOptions) width() int {
 			return c
 		}
 	}
-	if g.ios.IsTTY && g.ios.TermWidth != nil {
-		return g.ios.TermWidth()
+	if g.ios.IsTTY && g.ios.TermSize != nil {
+		w, _ := g.ios.TermSize()
+		return w
 	}
 	return 0
 }
