@@ -159,10 +159,14 @@ func FindingsCompact(w io.Writer, st Style, fs []diag.Finding, width int) error 
 		if len(sev) > 4 {
 			sev = sev[:4]
 		}
-		obj := f.Object.String()
-		line := fmt.Sprintf("%-30s %-36s %s", f.Code, obj, f.Summary)
-		if width > 10 && len([]rune(line)) > width-6 {
-			line = string([]rune(line)[:width-7]) + "…"
+		obj := Sanitize(f.Object.String())
+		code := f.Code.String()
+		if f.Cause != nil {
+			code = "↳ " + code // a symptom, right under its cause
+		}
+		line := fmt.Sprintf("%-30s %-36s %s", code, obj, Sanitize(f.Summary))
+		if width > 10 {
+			line = Truncate(line, width-6)
 		}
 		fmt.Fprintf(&b, "%s  %s\n", st.Severity(f.Severity.String(), sev), line)
 	}
