@@ -164,10 +164,12 @@ func FindingsCompact(w io.Writer, st Style, fs []diag.Finding, width int) error 
 		if f.Cause != nil {
 			code = "↳ " + code // a symptom, right under its cause
 		}
-		line := fmt.Sprintf("%-30s %-36s %s", code, obj, Sanitize(f.Summary))
+		head := fmt.Sprintf("%-30s %-36s ", code, obj)
+		summary := Sanitize(f.Summary)
 		if width > 10 {
-			line = Truncate(line, width-6)
+			summary = Truncate(summary, width-6-TextWidth(head))
 		}
+		line := head + summary
 		fmt.Fprintf(&b, "%s  %s\n", st.Severity(f.Severity.String(), sev), line)
 	}
 	_, err := io.WriteString(w, b.String())
