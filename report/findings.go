@@ -107,7 +107,11 @@ func FindingsMarkdown(w io.Writer, fs []diag.Finding) error {
 		if next != "" {
 			next = codeSpan(next)
 		}
-		rows[i] = []string{f.Severity.String(), "`" + f.Code.String() + "`", f.Object.String(), f.Summary, next}
+		code := "`" + f.Code.String() + "`"
+		if f.Cause != nil {
+			code = "↳ " + code // a symptom, in the row right under its cause
+		}
+		rows[i] = []string{f.Severity.String(), code, f.Object.String(), f.Summary, next}
 	}
 	return Markdown(w, []string{"severity", "code", "object", "summary", "next"}, rows)
 }
