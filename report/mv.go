@@ -420,15 +420,6 @@ func mvNoteText(n string) string {
 	return "  — " + n
 }
 
-func mvTruncate(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
 // ago renders a time relative to the cluster's now: "12m00s ago".
 func mvAgo(now time.Time, ms *int64) string {
 	if ms == nil {
