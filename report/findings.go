@@ -87,7 +87,7 @@ func findingsFit(w io.Writer, st Style, fs []diag.Finding) error {
 		line(head + Truncate(Sanitize(f.Object.String()), width-TextWidth(head)))
 		const ind = "         "
 		line(ind + Truncate(Sanitize(f.Summary), width-len(ind)))
-		if next := Sanitize(f.Next); f.Next != "" && !strings.Contains(f.Next, "\n") && TextWidth(ind+"next: "+next) <= width {
+		if next := Sanitize(f.Next); f.Next != "" && !strings.Contains(f.Next, "\n") && (width <= 0 || TextWidth(ind+"next: "+next) <= width) {
 			line(ind + "next: " + next)
 		}
 	}
