@@ -67,6 +67,7 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first)")
 	pf.StringVar(&g.Source.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
+	addPagerFlag(root, g)
 
 	for _, add := range commandTree() {
 		root.AddCommand(add(g))
