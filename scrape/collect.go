@@ -100,10 +100,10 @@ func Collect(ctx context.Context, cfg Config) (*snapshot.Snapshot, error) {
 	}
 	db, err := openDB(cfg, addr)
 	if err != nil {
-		return nil, redact(fmt.Errorf("connecting to %s: %w", addr, err), cfg.Password)
+		return nil, cfg.secret().redact(fmt.Errorf("connecting to %s: %w", addr, err))
 	}
 	defer db.Close()
-	c := &client{db: db, timeout: cfg.Timeout, host: addr, secret: cfg.Password}
+	c := &client{db: db, timeout: cfg.Timeout, host: addr, secret: cfg.secret()}
 	col := &collector{cfg: cfg, c: c, snap: &snapshot.Snapshot{
 		SchemaVersion: snapshot.SchemaVersion,
 		TakenAt:       started.UTC(),

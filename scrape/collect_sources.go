@@ -81,7 +81,7 @@ func (col *collector) clock(ctx context.Context) error {
 		col.gap(snapshot.SourceHTTPTSO, urls[i], herr)
 		errs = append(errs, "GET /api/tso: "+herr.Error())
 	}
-	return redact(fmt.Errorf("no cluster clock could be read (%s)", strings.Join(errs, "; ")), col.cfg.Password)
+	return col.cfg.secret().redact(fmt.Errorf("no cluster clock could be read (%s)", strings.Join(errs, "; ")))
 }
 
 func (col *collector) show(ctx context.Context, source, q string) (*table, bool) {
