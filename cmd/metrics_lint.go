@@ -94,8 +94,10 @@ func (o *metricsLintOptions) open() (io.ReadCloser, string, time.Time, error) {
 	case in == "-" || in == "":
 		return io.NopCloser(g.ios.In), "stdin", time.Now(), nil
 	case strings.HasPrefix(in, "http://") || strings.HasPrefix(in, "https://"):
-		fo := scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: o.MaxBytes,
-			Credentials: g.httpCredentials(), DialContext: g.dialContext()}
+		fo, err := g.httpFetch(scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: o.MaxBytes})
+		if err != nil {
+			return nil, "", time.Time{}, err
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), g.Timeout+time.Second)
 		defer cancel()
 		p, err := scrape.FetchMetrics(ctx, scrape.NewClient(fo), in, fo)

@@ -70,6 +70,9 @@ type connOptions struct {
 	User     string
 	TLS      bool
 	TLSCA    string
+	// HTTPScheme and AllowHTTPCredentials: docs/security.md "Network".
+	HTTPScheme           string
+	AllowHTTPCredentials bool
 }
 
 // color reports whether to emit ANSI colour: only on a TTY, never with

@@ -63,6 +63,9 @@ func (g *globalOptions) liveConfig() scrape.Config {
 		TLSCA:    g.Conn.TLSCA,
 		Timeout:  g.Timeout,
 
+		HTTPScheme:           g.Conn.HTTPScheme,
+		AllowHTTPCredentials: g.Conn.AllowHTTPCredentials,
+
 		TasksPerMV:  g.Source.TasksPerMV,
 		WithMetrics: g.Source.WithMetrics,
 	}
@@ -143,17 +146,50 @@ func (g *globalOptions) collectLive() (*snapshot.Snapshot, error) {
 		return nil, errors.New("collector returned no snapshot")
 	}
 	if g.withMetrics {
-		g.attachMetrics(s)
+		if err := g.attachMetrics(s); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
 
 // attachMetrics fetches /metrics of every FE and BE (scrape.AttachMetrics):
 // check lints them all (S5, T8).
-func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) {
+func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) error {
 	fallback := scrape.Target{Kind: "fe", Host: net.JoinHostPort(g.Conn.Host, strconv.Itoa(g.Conn.HTTPPort))}
-	fo := scrape.FetchOptions{RequestTimeout: g.Timeout, Credentials: g.httpCredentials(), DialContext: g.dialContext()}
+	fo, err := g.httpFetch(scrape.FetchOptions{RequestTimeout: g.Timeout})
+	if err != nil {
+		return err
+	}
 	scrape.AttachMetrics(context.Background(), s, g.metricsTargets, fallback, fo)
+	return nil
+}
+
+// httpFetch completes the options of an HTTP fetch with what every fetch
+// shares (docs/security.md "Credentials", "Network"): the credentials for a
+// Basic challenge, the scheme and CA of --tls/--tls-ca/--http-scheme, the
+// refusal of a cleartext challenge under --tls unless
+// --allow-http-credentials, and the test dialer.
+func (g *globalOptions) httpFetch(fo scrape.FetchOptions) (scrape.FetchOptions, error) {
+	tlsOn := g.Conn.TLS || g.Conn.TLSCA != ""
+	fo.Credentials = g.httpCredentials()
+	fo.DialContext = g.dialContext()
+	fo.Scheme = g.Conn.HTTPScheme
+	if fo.Scheme == "" {
+		fo.Scheme = "http"
+		if tlsOn {
+			fo.Scheme = "https"
+		}
+	}
+	fo.NoCleartextCredentials = tlsOn && !g.Conn.AllowHTTPCredentials
+	if tlsOn || fo.Scheme == "https" {
+		c, err := scrape.HTTPSConfig(g.Conn.TLSCA)
+		if err != nil {
+			return fo, err
+		}
+		fo.TLS = c
+	}
+	return fo, nil
 }
 
 // contextFor bounds a whole live collection: each hop has its own --timeout

@@ -7,12 +7,10 @@ package scrape
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +31,13 @@ type Config struct {
 	Password   string // from the environment only; never printed
 	TLS        bool
 	TLSCA      string
+	// HTTPScheme is "http" or "https" for the FE's and BEs' HTTP ports;
+	// "" is https with TLS or TLSCA, else http (docs/security.md "Network").
+	HTTPScheme string
+	// AllowHTTPCredentials answers a Basic challenge over plain HTTP even
+	// with TLS (--allow-http-credentials); otherwise such a challenge is
+	// refused, the credentials unsent.
+	AllowHTTPCredentials bool
 	Timeout    time.Duration // per network hop (connect, each query, each HTTP request)
 	TasksPerMV int           // tasks() window per MV; 0 = DefaultTasksPerMV
 
@@ -161,13 +166,9 @@ func openDBIn(cfg Config, addr, dbName string) (*sql.DB, error) {
 	if cfg.TLS || cfg.TLSCA != "" {
 		tc := &tls.Config{ServerName: cfg.Host, MinVersion: tls.VersionTLS12}
 		if cfg.TLSCA != "" {
-			pem, err := os.ReadFile(cfg.TLSCA)
+			pool, err := LoadCA(cfg.TLSCA)
 			if err != nil {
-				return nil, fmt.Errorf("--tls-ca: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("--tls-ca %s: no PEM certificate found", cfg.TLSCA)
+				return nil, err
 			}
 			tc.RootCAs = pool
 		}

@@ -22,11 +22,13 @@ const DefaultMetricsMaxBytes = 64 << 20
 // metrics commands.
 func (col *collector) metrics(ctx context.Context) {
 	target := net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort))
-	url := "http://" + target + "/metrics"
+	url := col.cfg.httpScheme() + "://" + target + "/metrics"
 	p := snapshot.MetricsPayload{Kind: "fe", Target: target, URL: url, FetchedAt: time.Now().UTC(), IsMaster: col.connectedMaster}
-	o := FetchOptions{ConnectTimeout: col.cfg.Timeout, HeaderTimeout: col.cfg.Timeout, RequestTimeout: wholeRequest(col.cfg.Timeout),
-		MaxBytes: col.cfg.MetricsMaxBytes, Credentials: &Credentials{User: col.cfg.User, Password: col.cfg.Password}}
-	got, err := FetchMetrics(ctx, NewClient(o), url, o)
+	o, err := col.cfg.fetchOptions(col.cfg.MetricsMaxBytes)
+	var got Payload
+	if err == nil {
+		got, err = FetchMetrics(ctx, NewClient(o), url, o)
+	}
 	body := got.Body
 	if err != nil {
 		p.Error = err.Error()

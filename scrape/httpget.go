@@ -44,6 +44,8 @@ type authAsk func(body []byte) bool
 //     challenge is not retried.
 //   - A redirect to another scheme://host:port never carries credentials
 //     (the Authorization header and any URL user info are stripped).
+//   - With o.NoCleartextCredentials (--tls), a challenge from an http://
+//     origin is refused (*CleartextCredentialsError), never answered.
 //   - Timeouts: the client's dialer bounds the connect, o.HeaderTimeout the
 //     wait for headers, o.RequestTimeout each attempt; the body is read up
 //     to o.MaxBytes (after gzip).
@@ -68,6 +70,12 @@ func get(ctx context.Context, client *http.Client, rawURL string, opts FetchOpti
 	a, err := attempt(ctx, client, u, o, nil)
 	if err == nil && o.Credentials != nil && originOf(a.final) == origin &&
 		(basicChallenge(a.status, a.header) || (ask != nil && a.status == http.StatusOK && ask(a.body))) {
+		if o.NoCleartextCredentials && strings.EqualFold(u.Scheme, "http") {
+			// TLS was asked for: the password never crosses the network
+			// in cleartext (docs/security.md "Credentials").
+			p.FetchTime = time.Since(start)
+			return p, &CleartextCredentialsError{URL: u.String(), User: o.Credentials.User}
+		}
 		a, err = attempt(ctx, client, u, o, o.Credentials)
 		if err == nil {
 			p.Authenticated = true

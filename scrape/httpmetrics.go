@@ -3,6 +3,7 @@ package scrape
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -94,6 +95,17 @@ type FetchOptions struct {
 	// Credentials answer a Basic challenge from the host:port asked, once
 	// (docs/snapshot.md "Credentials over HTTP"); nil never sends any.
 	Credentials *Credentials
+	// Scheme is how ScrapeAll speaks to a target's HTTP port: "http"
+	// (default) or "https" (--tls: FE enable_tls and BE TLS serve HTTPS on
+	// the HTTP port itself; docs/security.md "Network").
+	Scheme string
+	// TLS verifies an HTTPS server (RootCAs from --tls-ca); nil: the
+	// system roots.
+	TLS *tls.Config
+	// NoCleartextCredentials (--tls without --allow-http-credentials):
+	// a challenge over plain http:// is refused with a
+	// *CleartextCredentialsError, never answered.
+	NoCleartextCredentials bool
 
 	accept string // Accept header; FetchMetrics sets the exposition one
 }
@@ -120,6 +132,9 @@ func (o FetchOptions) withDefaults() FetchOptions {
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 8
+	}
+	if o.Scheme == "" {
+		o.Scheme = "http"
 	}
 	return o
 }
@@ -202,6 +217,8 @@ func NewClient(opts FetchOptions) *http.Client {
 			}
 			return c, err
 		},
+		TLSClientConfig:     httpsConfig(o.TLS),
+		TLSHandshakeTimeout: o.ConnectTimeout,
 		MaxIdleConnsPerHost: 1,
 		IdleConnTimeout:     30 * time.Second,
 	}
@@ -299,7 +316,7 @@ func ScrapeAll(ctx context.Context, client *http.Client, targets []Target, opts 
 }
 
 func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOptions) ScrapeResult {
-	url := "http://" + t.Host + o.Path
+	url := o.Scheme + "://" + t.Host + o.Path
 	r := ScrapeResult{Target: t, URL: url}
 	p, err := FetchMetrics(ctx, client, url, o)
 	r.Status, r.Bytes, r.FetchTime = p.Status, p.Bytes, p.FetchTime
