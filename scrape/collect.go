@@ -24,13 +24,13 @@ import (
 
 // Config configures a live collection.
 type Config struct {
-	Host       string
-	Port       int
-	HTTPPort   int
-	User       string
-	Password   string // from the environment only; never printed
-	TLS        bool
-	TLSCA      string
+	Host     string
+	Port     int
+	HTTPPort int
+	User     string
+	Password string // from the environment only; never printed
+	TLS      bool
+	TLSCA    string
 	// HTTPScheme is "http" or "https" for the FE's and BEs' HTTP ports;
 	// "" is https with TLS or TLSCA, else http (docs/security.md "Network").
 	HTTPScheme string
@@ -38,8 +38,8 @@ type Config struct {
 	// with TLS (--allow-http-credentials); otherwise such a challenge is
 	// refused, the credentials unsent.
 	AllowHTTPCredentials bool
-	Timeout    time.Duration // per network hop (connect, each query, each HTTP request)
-	TasksPerMV int           // tasks() window per MV; 0 = DefaultTasksPerMV
+	Timeout              time.Duration // per network hop (connect, each query, each HTTP request)
+	TasksPerMV           int           // tasks() window per MV; 0 = DefaultTasksPerMV
 
 	// WithMetrics also fetches GET /metrics of the FE at Host:HTTPPort into
 	// snap.Metrics (default off: a Master FE payload can be 50 MB).
