@@ -90,6 +90,9 @@ func get(ctx context.Context, client *http.Client, rawURL string, opts FetchOpti
 	p.ContentEncoding = a.header.Get("Content-Encoding")
 	if a.status < 200 || a.status > 299 {
 		se := &HTTPStatusError{URL: a.final.Redacted(), Status: a.statusText, Code: a.status, Body: exposition.DisplayValue(bytes.TrimSpace(a.body))}
+		if a.final.String() != u.String() {
+			se.RedirectedFrom = u.String()
+		}
 		if p.Authenticated {
 			se.AuthUser = o.Credentials.User
 		}
@@ -219,7 +222,7 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 	hdrMu.Unlock()
 	if err != nil {
 		last := hop.get()
-		return nil, fmt.Errorf("GET %s: %w", last.String(), named(classify(unwrapURLError(err), hctx), last))
+		return nil, fmt.Errorf("GET %s: %w", where(last, u), named(classify(unwrapURLError(err), hctx), last))
 	}
 	defer resp.Body.Close()
 	if fired {
@@ -237,7 +240,7 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 	if !resp.Uncompressed && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		zr, err := gzip.NewReader(resp.Body)
 		if err != nil {
-			return nil, fmt.Errorf("GET %s: gzip body: %w", a.final.String(), err)
+			return nil, fmt.Errorf("GET %s: gzip body: %w", where(a.final, u), err)
 		}
 		defer zr.Close()
 		body = zr
@@ -249,13 +252,27 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 	var buf bytes.Buffer
 	n, err := io.Copy(&buf, io.LimitReader(body, o.MaxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: reading body after %d bytes: %w", a.final.String(), n, named(classify(err, hctx), a.final))
+		return nil, fmt.Errorf("GET %s: reading body after %d bytes: %w", where(a.final, u), n, named(classify(err, hctx), a.final))
 	}
 	if n > o.MaxBytes {
-		return nil, &TooLargeError{URL: a.final.String(), Limit: o.MaxBytes}
+		return nil, &TooLargeError{URL: where(a.final, u), Limit: o.MaxBytes}
 	}
 	a.body = buf.Bytes()
 	return a, nil
+}
+
+// where names the URL that failed, and, after a redirect, the one asked:
+// "http://be1:8040/metrics (redirected from http://fe1:8030/metrics)" —
+// the node that did not answer is the one a redirect led to, never the one
+// that redirected (issue 14, "Wrong host blamed after a redirect").
+func where(last, asked *url.URL) string {
+	if last == nil {
+		return asked.String()
+	}
+	if l, a := last.String(), asked.String(); l != a {
+		return l + " (redirected from " + a + ")"
+	}
+	return last.String()
 }
 
 // unwrapURLError drops net/http's *url.Error wrapper: the caller names the

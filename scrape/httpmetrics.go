@@ -169,10 +169,16 @@ type HTTPStatusError struct {
 	// AuthUser is set when the answer came to the retry that carried the
 	// credentials of this user (never the password).
 	AuthUser string
+	// RedirectedFrom is the URL asked when a redirect led to URL.
+	RedirectedFrom string
 }
 
 func (e *HTTPStatusError) Error() string {
-	msg := fmt.Sprintf("GET %s: HTTP %s", e.URL, e.Status)
+	u := e.URL
+	if e.RedirectedFrom != "" {
+		u += " (redirected from " + e.RedirectedFrom + ")"
+	}
+	msg := fmt.Sprintf("GET %s: HTTP %s", u, e.Status)
 	if e.AuthUser != "" {
 		msg += fmt.Sprintf(" (with the credentials of user %q, sent in answer to a Basic challenge)", e.AuthUser)
 	}
