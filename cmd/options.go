@@ -13,6 +13,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // IOStreams carries the process's streams and the colour policy, decided once
@@ -54,6 +55,10 @@ type globalOptions struct {
 	// SHOW FRONTENDS/BACKENDS (nodes whose advertised address is not the
 	// one this machine reaches).
 	metricsTargets []scrape.Target
+	// linted: the /metrics of the latest live snapshot, linted as each body
+	// streamed in (no body is kept: check's memory does not grow with the
+	// number of nodes).
+	linted map[*snapshot.Snapshot][]diag.MetricsInput
 	// watch is the current --watch round, set while a round renders: emit
 	// adds it to the document ("watch" field).
 	watch *report.WatchRound

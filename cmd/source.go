@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -161,8 +162,19 @@ func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	scrape.AttachMetrics(context.Background(), s, g.metricsTargets, fallback, fo)
+	res := scrape.AttachMetrics(context.Background(), s, g.metricsTargets, fallback, fo)
+	in := make([]diag.MetricsInput, len(res))
+	for i, r := range res {
+		in[i] = diag.MetricsInput{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
+	}
+	g.linted = map[*snapshot.Snapshot][]diag.MetricsInput{s: in}
 	return nil
+}
+
+// lintedFor is the /metrics analysis input of a live snapshot whose bodies
+// were linted as they streamed in (attachMetrics), nil otherwise.
+func (g *globalOptions) lintedFor(s *snapshot.Snapshot) []diag.MetricsInput {
+	return g.linted[s]
 }
 
 // httpFetch completes the options of an HTTP fetch with what every fetch

@@ -44,6 +44,10 @@ type MetricsOptions struct {
 	IncludeStyle bool
 	// Lint bounds AnalyzeMetrics' linting of stored bodies.
 	Lint exposition.Options
+	// Linted, when set, are the snapshot's payloads already linted (a live
+	// check lints each body as it streams in and stores none):
+	// AnalyzeMetrics analyses them instead of linting s.Metrics.
+	Linted []MetricsInput
 }
 
 // MetricsResult is the analysis of a set of payloads (one per node, or one
@@ -148,6 +152,9 @@ func AnalyzeMetricsPayloads(in []MetricsInput, opt MetricsOptions) *MetricsResul
 func AnalyzeMetrics(s *snapshot.Snapshot, opt MetricsOptions) *MetricsResult {
 	if opt.Conform.Now.IsZero() {
 		opt.Conform.Now = s.Cluster.Now
+	}
+	if opt.Linted != nil {
+		return AnalyzeMetricsPayloads(opt.Linted, opt)
 	}
 	return AnalyzeMetricsPayloads(MetricsInputs(s, opt.Lint), opt)
 }

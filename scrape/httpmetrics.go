@@ -1,11 +1,11 @@
 package scrape
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -107,8 +107,21 @@ type FetchOptions struct {
 	// *CleartextCredentialsError, never answered.
 	NoCleartextCredentials bool
 
-	accept string // Accept header; FetchMetrics sets the exposition one
+	// BodyBudget bounds the bytes of /metrics bodies ScrapeAll lints at
+	// once, over all targets (default DefaultBodyBudget): a body reserves
+	// its Content-Length, or MaxBytes when the server sends none, and one
+	// larger than the budget runs alone.
+	BodyBudget int64
+
+	accept string      // Accept header; FetchMetrics sets the exposition one
+	budget *bodyBudget // ScrapeAll's, shared by its workers
 }
+
+// DefaultBodyBudget is twice the body limit: two maximal bodies, or many
+// small ones, linted at once. A linter's memory grows with the series of its
+// body, at most about 0.75 byte per body byte (docs/performance.md), so a
+// scrape of any number of nodes stays near 100 MB.
+const DefaultBodyBudget = 2 * DefaultMaxBytes
 
 // DefaultMaxBytes is the /metrics body limit: the seed's worst case is 50 MB
 // (the same bound as the collector's DefaultMetricsMaxBytes).
@@ -135,6 +148,9 @@ func (o FetchOptions) withDefaults() FetchOptions {
 	}
 	if o.Scheme == "" {
 		o.Scheme = "http"
+	}
+	if o.BodyBudget <= 0 {
+		o.BodyBudget = DefaultBodyBudget
 	}
 	return o
 }
@@ -271,6 +287,18 @@ func FetchMetrics(ctx context.Context, client *http.Client, url string, opts Fet
 	return get(ctx, client, url, opts, nil)
 }
 
+// FetchMetricsTo is FetchMetrics with the 2xx body streamed to sink instead
+// of buffered (Payload.Body stays nil, Payload.Bytes counts it): at most
+// opts.MaxBytes are read, and memory does not grow with the body. The error
+// is the fetch's (named as FetchMetrics names it) or, when the body was read
+// whole, what sink returned.
+func FetchMetricsTo(ctx context.Context, client *http.Client, url string, opts FetchOptions, sink func(io.Reader) error) (Payload, error) {
+	if opts.accept == "" {
+		opts.accept = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
+	}
+	return getTo(ctx, client, url, opts, nil, sink)
+}
+
 // classify replaces a context error by the timeout that caused it.
 func classify(err error, ctx context.Context) error {
 	var te *TimeoutError
@@ -285,15 +313,16 @@ func classify(err error, ctx context.Context) error {
 
 // ScrapeResult is the outcome for one target.
 type ScrapeResult struct {
-	Target    Target             `json:"target"`
-	URL       string             `json:"url"`
-	Reachable bool               `json:"reachable"`
-	Status    int                `json:"status,omitempty"`
-	Bytes     int64              `json:"bytes"`
-	FetchTime time.Duration      `json:"fetch_time_ns"`
-	Err       error              `json:"-"`
-	Body      []byte             `json:"-"`
-	Lint      *exposition.Result `json:"-"`
+	Target    Target        `json:"target"`
+	URL       string        `json:"url"`
+	Reachable bool          `json:"reachable"`
+	Status    int           `json:"status,omitempty"`
+	Bytes     int64         `json:"bytes"`
+	FetchTime time.Duration `json:"fetch_time_ns"`
+	Err       error         `json:"-"`
+	Body      string        `json:"-"` // with FetchOptions.KeepBody
+
+	Lint *exposition.Result `json:"-"`
 }
 
 // ScrapeAll fetches and lints every target with a bounded worker pool.
@@ -301,6 +330,7 @@ type ScrapeResult struct {
 // own result, never the others'.
 func ScrapeAll(ctx context.Context, client *http.Client, targets []Target, opts FetchOptions) []ScrapeResult {
 	o := opts.withDefaults()
+	o.budget = newBodyBudget(o.BodyBudget)
 	out := make([]ScrapeResult, len(targets))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -324,7 +354,18 @@ func ScrapeAll(ctx context.Context, client *http.Client, targets []Target, opts 
 func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOptions) ScrapeResult {
 	url := o.Scheme + "://" + t.Host + o.Path
 	r := ScrapeResult{Target: t, URL: url}
-	p, err := FetchMetrics(ctx, client, url, o)
+	// The body streams into the linter as it arrives: one pass, never
+	// held whole unless KeepBody asks for it (a snapshot stores it).
+	var kept strings.Builder
+	var res *exposition.Result
+	var lerr error
+	p, err := FetchMetricsTo(ctx, client, url, o, func(body io.Reader) error {
+		if o.KeepBody {
+			body = io.TeeReader(body, &kept)
+		}
+		res, lerr = exposition.Lint(body, o.Lint)
+		return nil
+	})
 	r.Status, r.Bytes, r.FetchTime = p.Status, p.Bytes, p.FetchTime
 	if err != nil {
 		r.Err = err
@@ -335,14 +376,11 @@ func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOption
 		return r
 	}
 	r.Reachable = true
-	res, lerr := exposition.Lint(bytes.NewReader(p.Body), o.Lint)
 	if lerr != nil {
 		r.Err = fmt.Errorf("linting %s: %w", url, lerr)
 	}
 	r.Lint = res
-	if o.KeepBody {
-		r.Body = p.Body
-	}
+	r.Body = kept.String()
 	return r
 }
 
@@ -383,7 +421,7 @@ func reservedName(addr string) error {
 func Payloads(results []ScrapeResult, at time.Time) []snapshot.MetricsPayload {
 	var out []snapshot.MetricsPayload
 	for _, r := range results {
-		mp := snapshot.MetricsPayload{Kind: r.Target.Kind, Target: r.Target.Host, URL: r.URL, FetchedAt: at.UTC(), Bytes: r.Bytes, Body: string(r.Body)}
+		mp := snapshot.MetricsPayload{Kind: r.Target.Kind, Target: r.Target.Host, URL: r.URL, FetchedAt: at.UTC(), Bytes: r.Bytes, Body: r.Body}
 		if r.Lint != nil {
 			mp.IsMaster = exposition.IsMaster(r.Lint)
 		}
@@ -395,18 +433,23 @@ func Payloads(results []ScrapeResult, at time.Time) []snapshot.MetricsPayload {
 	return out
 }
 
-// AttachMetrics fetches /metrics of every node into s.Metrics, replacing
-// the collector's Master-only payload: targets when given, else the FEs and
-// BEs s lists (TargetsFromSnapshot), else fallback (the FE connected to).
+// AttachMetrics fetches and lints /metrics of every node: targets when
+// given, else the FEs and BEs s lists (TargetsFromSnapshot), else fallback
+// (the FE connected to). s.Metrics gets one payload per node, replacing the
+// collector's Master-only one — with its body only when fo.KeepBody; the
+// results carry the lint of each body, made as it streamed in. So a check
+// of N nodes holds no body: its memory is that of fo.Concurrency linters at
+// once, whatever N (issue 14, "not N × the worst"; docs/performance.md).
 // Each fetch has its own timeouts; an unreachable node is a payload with an
 // error, never a hang.
-func AttachMetrics(ctx context.Context, s *snapshot.Snapshot, targets []Target, fallback Target, fo FetchOptions) {
+func AttachMetrics(ctx context.Context, s *snapshot.Snapshot, targets []Target, fallback Target, fo FetchOptions) []ScrapeResult {
 	if len(targets) == 0 {
 		targets = TargetsFromSnapshot(s)
 	}
 	if len(targets) == 0 {
 		targets = []Target{fallback}
 	}
-	fo.KeepBody = true
-	s.Metrics = Payloads(ScrapeAll(ctx, NewClient(fo), targets, fo), time.Now())
+	res := ScrapeAll(ctx, NewClient(fo), targets, fo)
+	s.Metrics = Payloads(res, time.Now())
+	return res
 }
