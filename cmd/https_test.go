@@ -150,3 +150,57 @@ func TestHTTPSchemeUsage(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestNoCredentialsToPublicMetrics (issue 14: "snapshot --with-metrics sends
+// Authorization: Basic to the FE /metrics, which needs no auth"): FEs and BEs
+// that ask for nothing (the BE default, enable_all_http_auth=false; the FE's
+// public MetricsAction) get no credentials from `snapshot --with-metrics` or
+// `check`, over HTTP and over HTTPS, although a password is configured.
+func TestNoCredentialsToPublicMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the emulator")
+	}
+	const secret = "Pw-3b9-public"
+	env := map[string]string{"DORISDIAG_PASSWORD": secret}
+	for _, https := range []bool{false, true} {
+		snap, _ := scenario.Load("incident")
+		opts := emulator.Options{User: "diag", Password: secret, BEHTTP: true}
+		var tlsFlags []string
+		if https {
+			serverTLS, caPEM := selfSignedCA(t)
+			opts.TLSConfig, opts.HTTPTLSConfig = serverTLS, serverTLS
+			ca := filepath.Join(t.TempDir(), "ca.pem")
+			if err := os.WriteFile(ca, caPEM, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tlsFlags = []string{"--tls-ca", ca}
+		}
+		e, err := emulator.New(snap, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		host, port, _ := net.SplitHostPort(e.Addr())
+		_, hport, _ := net.SplitHostPort(e.HTTPAddr())
+		conn := append([]string{"--host", host, "--port", port, "--http-port", hport, "--user", "diag"}, tlsFlags...)
+		for _, args := range [][]string{{"snapshot", "--with-metrics"}, {"check", "-o", "json"}} {
+			before := len(e.HTTPRequests())
+			out, stderr, code := run(t, env, "", append(args, conn...)...)
+			if code == ExitError || strings.Contains(out+stderr, secret) {
+				t.Fatalf("https=%v %v: exit %d: %s", https, args, code, stderr)
+			}
+			got := e.HTTPRequests()[before:]
+			if len(got) == 0 {
+				t.Fatalf("https=%v %v: no HTTP request made", https, args)
+			}
+			for _, r := range got {
+				if r.Authorization || r.TLS != https {
+					t.Errorf("https=%v %v: %+v, want no Authorization, TLS=%v", https, args, r, https)
+				}
+			}
+		}
+	}
+}
