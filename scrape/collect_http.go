@@ -2,8 +2,10 @@ package scrape
 
 import (
 	"context"
+	"io"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -25,18 +27,22 @@ func (col *collector) metrics(ctx context.Context) {
 	url := col.cfg.httpScheme() + "://" + target + "/metrics"
 	p := snapshot.MetricsPayload{Kind: "fe", Target: target, URL: url, FetchedAt: time.Now().UTC(), IsMaster: col.connectedMaster}
 	o, err := col.cfg.fetchOptions(col.cfg.MetricsMaxBytes)
-	var got Payload
+	// The body is read once, straight into the string the snapshot keeps
+	// (no growing buffer, no second copy).
+	var body strings.Builder
 	if err == nil {
-		got, err = FetchMetrics(ctx, NewClient(o), url, o)
+		_, err = FetchMetricsTo(ctx, NewClient(o), url, o, func(r io.Reader) error {
+			_, err := io.Copy(&body, r)
+			return err
+		})
 	}
-	body := got.Body
 	if err != nil {
 		p.Error = err.Error()
 		col.gap(snapshot.SourceMetrics, url, err)
 		col.capability(snapshot.SourceMetrics, false, nil)
 	} else {
-		p.Body = string(body)
-		p.Bytes = int64(len(body))
+		p.Body = body.String()
+		p.Bytes = int64(len(p.Body))
 		col.capability(snapshot.SourceMetrics, true, nil)
 	}
 	col.snap.Metrics = append(col.snap.Metrics, p)
