@@ -27,16 +27,15 @@ import (
 const rssBudget = 150 << 20
 
 // payloadGen streams a /metrics body of size bytes without holding it.
-// Shape "line": one sample line of duplicate labels (m{a="",a="",…} 1),
+// Shape "line": one line of duplicate labels (m{a="",a="",…, cut at size),
 // the hostile payload; shape "series": lines of 200,000 distinct
 // series repeated, a large but ordinary payload.
 type payloadGen struct {
-	shape    string
-	size, n  int
-	line     []byte
-	lineNo   int
-	pos      int
-	finished bool
+	shape   string
+	size, n int
+	line    []byte
+	lineNo  int
+	pos     int
 }
 
 func (g *payloadGen) Read(p []byte) (int, error) {
