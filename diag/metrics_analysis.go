@@ -171,7 +171,10 @@ func MetricsInputs(s *snapshot.Snapshot, lo exposition.Options) []MetricsInput {
 		switch {
 		case p.Error != "":
 			mi.Err = errors.New(p.Error)
-		case p.Body == "" && p.Bytes == 0:
+		case p.Body == "":
+			// Also when Bytes says a body was fetched: it was linted as it
+			// streamed in and not kept (a live check), never lint "" as if
+			// it were the payload.
 			mi.Err = errors.New("no body stored")
 		default:
 			res, err := exposition.Lint(strings.NewReader(p.Body), lo)
