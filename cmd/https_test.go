@@ -4,10 +4,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
@@ -202,5 +204,72 @@ func TestNoCredentialsToPublicMetrics(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFEHTTPSPort: an FE with the older enable_https serves HTTPS on
+// https_port, which SHOW FRONTENDS does not report (it names http_port):
+// --fe-https-port sends every FE request (/api/tso, /metrics) there. The
+// emulated Master's advertised HttpPort is closed; its HTTPS listener is
+// elsewhere.
+func TestFEHTTPSPort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the emulator")
+	}
+	serverTLS, caPEM := selfSignedCA(t)
+	snap, err := scenario.Load("healthy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := testnet.ClosedPort(t)
+	_, cport, _ := net.SplitHostPort(closed)
+	cp, _ := strconv.Atoi(cport)
+	for i := range snap.Frontends {
+		if snap.Frontends[i].IsMaster {
+			snap.Frontends[i].Host, snap.Frontends[i].HTTPPort = "127.0.0.1", cp
+		}
+	}
+	e, err := emulator.New(snap, emulator.Options{TLSConfig: serverTLS, HTTPTLSConfig: serverTLS, NoTSOStatus: true, NoShowTSO: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, caPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := net.SplitHostPort(e.Addr())
+	_, hport, _ := net.SplitHostPort(e.HTTPAddr())
+	conn := []string{"--host", host, "--port", port, "--http-port", cport, "--tls-ca", ca, "--timeout", "5s"}
+
+	_, stderr, code := run(t, nil, "", append([]string{"check", "-o", "json"}, conn...)...)
+	if code != ExitError || !strings.Contains(stderr, closed) {
+		t.Fatalf("without --fe-https-port: exit %d, stderr %q; want 2 naming the closed port %s", code, stderr, closed)
+	}
+	out, stderr, code := run(t, nil, "", append([]string{"check", "-o", "json", "--fe-https-port", hport}, conn...)...)
+	if code == ExitError {
+		t.Fatalf("with --fe-https-port %s: exit %d: %s\n%s", hport, code, stderr, out)
+	}
+	var tso, metrics int
+	for _, r := range e.HTTPRequests() {
+		if !r.TLS {
+			t.Errorf("plain HTTP: %+v", r)
+		}
+		switch {
+		case strings.HasPrefix(r.Path, "/api/tso"):
+			tso++
+		case r.Path == "/metrics":
+			metrics++
+		}
+	}
+	if tso == 0 || metrics == 0 {
+		t.Errorf("requests to the HTTPS port: /api/tso %d, /metrics %d; want both", tso, metrics)
+	}
+	_, stderr, code = run(t, nil, "", "check", "--demo", "--fe-https-port", "70000")
+	if code != ExitError || !strings.Contains(stderr, "--fe-https-port") {
+		t.Errorf("--fe-https-port 70000: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -78,6 +78,7 @@ type connOptions struct {
 	// HTTPScheme and AllowHTTPCredentials: docs/security.md "Network".
 	HTTPScheme           string
 	AllowHTTPCredentials bool
+	FEHTTPSPort          int
 }
 
 // color reports whether to emit ANSI colour: only on a TTY, never with

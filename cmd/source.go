@@ -66,6 +66,7 @@ func (g *globalOptions) liveConfig() scrape.Config {
 
 		HTTPScheme:           g.Conn.HTTPScheme,
 		AllowHTTPCredentials: g.Conn.AllowHTTPCredentials,
+		FEHTTPSPort:          g.Conn.FEHTTPSPort,
 
 		TasksPerMV:  g.Source.TasksPerMV,
 		WithMetrics: g.Source.WithMetrics,
@@ -194,6 +195,7 @@ func (g *globalOptions) httpFetch(fo scrape.FetchOptions) (scrape.FetchOptions, 
 		}
 	}
 	fo.NoCleartextCredentials = tlsOn && !g.Conn.AllowHTTPCredentials
+	fo.FEHTTPSPort = g.Conn.FEHTTPSPort
 	if tlsOn || fo.Scheme == "https" {
 		c, err := scrape.HTTPSConfig(g.Conn.TLSCA)
 		if err != nil {

@@ -69,7 +69,7 @@ var Frontends = &FrontendsRel{
 	IP:                 older(scol("IP", Text, true), "before Host (e.g. @022bac71)"),
 	HostName:           older(scol("HostName", Text, true), "before Host (e.g. @022bac71)"),
 	EditLogPort:        scol("EditLogPort", Integer, false),
-	HTTPPort:           note(scol("HttpPort", Integer, true), "Config.http_port of that FE; HTTPS on it with enable_tls (JettySslCustomizer @01d524ad); with the older enable_https, HTTPS is on Config.https_port (default 8050, Config.java @000d15ca), which no column reports"),
+	HTTPPort:           note(scol("HttpPort", Integer, true), "Config.http_port of that FE; HTTPS on it with enable_tls (JettySslCustomizer @01d524ad); with the older enable_https, HTTPS is on Config.https_port (default 8050, Config.java @000d15ca), which no column reports (--fe-https-port)"),
 	QueryPort:          scol("QueryPort", Integer, true),
 	RPCPort:            scol("RpcPort", Integer, false),
 	ArrowFlightSQLPort: scol("ArrowFlightSqlPort", Integer, false),

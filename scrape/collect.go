@@ -38,8 +38,12 @@ type Config struct {
 	// with TLS (--allow-http-credentials); otherwise such a challenge is
 	// refused, the credentials unsent.
 	AllowHTTPCredentials bool
-	Timeout              time.Duration // per network hop (connect, each query, each HTTP request)
-	TasksPerMV           int           // tasks() window per MV; 0 = DefaultTasksPerMV
+	// FEHTTPSPort, with HTTPS, is every FE's HTTP(S) port in place of
+	// HTTPPort and SHOW FRONTENDS' HttpPort (--fe-https-port: the older
+	// enable_https serves HTTPS on Config.https_port).
+	FEHTTPSPort int
+	Timeout     time.Duration // per network hop (connect, each query, each HTTP request)
+	TasksPerMV  int           // tasks() window per MV; 0 = DefaultTasksPerMV
 
 	// WithMetrics also fetches GET /metrics of the FE at Host:HTTPPort into
 	// snap.Metrics (default off: a Master FE payload can be 50 MB).

@@ -23,7 +23,7 @@ const DefaultMetricsMaxBytes = 64 << 20
 // the payload and as a gap; the multi-target fetcher lives with the
 // metrics commands.
 func (col *collector) metrics(ctx context.Context) {
-	target := net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort))
+	target := col.cfg.feHTTPAddr(net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort)))
 	url := col.cfg.httpScheme() + "://" + target + "/metrics"
 	p := snapshot.MetricsPayload{Kind: "fe", Target: target, URL: url, FetchedAt: time.Now().UTC(), IsMaster: col.connectedMaster}
 	o, err := col.cfg.fetchOptions(col.cfg.MetricsMaxBytes)

@@ -102,6 +102,11 @@ type FetchOptions struct {
 	// TLS verifies an HTTPS server (RootCAs from --tls-ca); nil: the
 	// system roots.
 	TLS *tls.Config
+	// FEHTTPSPort (--fe-https-port), with Scheme https: the port of every
+	// FE target, in place of the one given or discovered — an FE with the
+	// older enable_https serves HTTPS on Config.https_port, which SHOW
+	// FRONTENDS does not report (docs/security.md "Network").
+	FEHTTPSPort int
 	// NoCleartextCredentials (--tls without --allow-http-credentials):
 	// a challenge over plain http:// is refused with a
 	// *CleartextCredentialsError, never answered.
@@ -352,7 +357,11 @@ func ScrapeAll(ctx context.Context, client *http.Client, targets []Target, opts 
 }
 
 func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOptions) ScrapeResult {
-	url := o.Scheme + "://" + t.Host + o.Path
+	host := t.Host
+	if t.Kind == "fe" && o.Scheme == "https" {
+		host = withPort(host, o.FEHTTPSPort)
+	}
+	url := o.Scheme + "://" + host + o.Path
 	r := ScrapeResult{Target: t, URL: url}
 	// The body streams into the linter as it arrives: one pass, never
 	// held whole unless KeepBody asks for it (a snapshot stores it).

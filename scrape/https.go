@@ -4,7 +4,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 )
 
 // TLS over HTTP (docs/security.md "Network"). With --tls the FE's and the
@@ -18,8 +20,9 @@ import (
 //     https_port (default 8050) and answers GET /api/* and /metrics on
 //     http_port with a redirect to it (HttpToHttpsJettyConfig @0e2477d8,
 //     DC_CONFIDENTIAL); SHOW FRONTENDS names no HTTPS port (FrontendsProcNode
-//     has no such column), so such an FE is reached with --http-port 8050 —
-//     or through that redirect, which never carries credentials.
+//     has no such column), so such an FE is reached with --fe-https-port
+//     8050 (every FE's HTTPS port, Config: "currently all FE's https port
+//     must be same") — a redirect from http_port never carries credentials.
 //   - BE: enable_tls (EvHttpServer::start, be/src/http/ev_http_server.cpp
 //     @00df79a8) and the older enable_https (be/src/common/config.cpp) wrap
 //     webserver_port itself in TLS: SHOW BACKENDS' HttpPort.
@@ -96,4 +99,26 @@ func (cfg Config) fetchOptions(maxBytes int64) (FetchOptions, error) {
 		o.TLS = c
 	}
 	return o, nil
+}
+
+// withPort is hostport with its port replaced by port (unchanged for 0 or a
+// hostport without a port).
+func withPort(hostport string, port int) string {
+	if port <= 0 {
+		return hostport
+	}
+	h, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return hostport
+	}
+	return net.JoinHostPort(h, strconv.Itoa(port))
+}
+
+// feHTTPAddr is where the collector asks an FE's HTTP endpoints: hostport,
+// or with HTTPS and FEHTTPSPort that port of the same host.
+func (cfg Config) feHTTPAddr(hostport string) string {
+	if cfg.httpScheme() != "https" {
+		return hostport
+	}
+	return withPort(hostport, cfg.FEHTTPSPort)
 }
