@@ -247,7 +247,11 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 	hdrMu.Unlock()
 	if err != nil {
 		last := hop.get()
-		return nil, fmt.Errorf("GET %s: %w", where(last, u), named(classify(unwrapURLError(err), hctx), last))
+		cause := unwrapURLError(err)
+		if tlsHandshakeTimeout(cause) {
+			cause = &TimeoutError{Phase: "TLS handshake", After: o.ConnectTimeout}
+		}
+		return nil, fmt.Errorf("GET %s: %w", where(last, u), named(classify(cause, hctx), last))
 	}
 	defer resp.Body.Close()
 	if fired {
@@ -313,6 +317,13 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 	}
 	a.body = buf.Bytes()
 	return a, nil
+}
+
+// tlsHandshakeTimeout: net/http's Transport.TLSHandshakeTimeout fired
+// (its error type is unexported; it is a net.Error timeout with this text).
+func tlsHandshakeTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() && strings.Contains(err.Error(), "TLS handshake timeout")
 }
 
 // limitedBody reads at most limit bytes; one more is an error (over).

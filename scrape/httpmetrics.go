@@ -163,7 +163,7 @@ func (o FetchOptions) withDefaults() FetchOptions {
 // TimeoutError names the host and which timeout fired.
 type TimeoutError struct {
 	Host  string
-	Phase string // "connect", "response header", "request"
+	Phase string // "connect", "TLS handshake", "response header", "request"
 	After time.Duration
 }
 
@@ -173,6 +173,8 @@ func (e *TimeoutError) Error() string {
 		return fmt.Sprintf("connect to %s timed out after %s", e.Host, e.After)
 	case "response header":
 		return fmt.Sprintf("%s accepted the connection but sent no response headers within %s", e.Host, e.After)
+	case "TLS handshake":
+		return fmt.Sprintf("%s accepted the connection but did not complete the TLS handshake within %s", e.Host, e.After)
 	}
 	return fmt.Sprintf("request to %s timed out after %s (whole request)", e.Host, e.After)
 }

@@ -54,3 +54,16 @@ func TestRedirectErrorNamesWhereItLed(t *testing.T) {
 		t.Errorf("no redirect: %v", err)
 	}
 }
+
+// TestTLSHandshakeTimeoutNamed: an HTTPS port that accepts and never speaks
+// TLS fails with the hop named, like every other hop.
+func TestTLSHandshakeTimeoutNamed(t *testing.T) {
+	silent := testnet.SilentListener(t)
+	o := fast
+	o.Scheme = "https"
+	_, err := FetchMetrics(context.Background(), NewClient(o), "https://"+silent+"/metrics", o)
+	want := "GET https://" + silent + "/metrics: " + silent + " accepted the connection but did not complete the TLS handshake within 300ms"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
