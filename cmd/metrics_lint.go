@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -94,15 +93,15 @@ func (o *metricsLintOptions) open() (io.ReadCloser, string, time.Time, error) {
 	case in == "-" || in == "":
 		return io.NopCloser(g.ios.In), "stdin", time.Now(), nil
 	case strings.HasPrefix(in, "http://") || strings.HasPrefix(in, "https://"):
-		fo := scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: o.MaxBytes,
-			Credentials: g.httpCredentials(), DialContext: g.dialContext()}
-		ctx, cancel := context.WithTimeout(context.Background(), g.Timeout+time.Second)
-		defer cancel()
-		p, err := scrape.FetchMetrics(ctx, scrape.NewClient(fo), in, fo)
+		fo, err := g.httpFetch(scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: o.MaxBytes})
 		if err != nil {
 			return nil, "", time.Time{}, err
 		}
-		return io.NopCloser(bytes.NewReader(p.Body)), in, time.Now(), nil
+		r, err := streamURL(fo, in, g.Timeout+time.Second)
+		if err != nil {
+			return nil, "", time.Time{}, err
+		}
+		return r, in, time.Now(), nil
 	default:
 		f, err := os.Open(in)
 		if err != nil {
@@ -217,4 +216,45 @@ func (o *metricsLintOptions) runSnapshot() error {
 		return err
 	}
 	return g.gate(a.Findings, metricsLintFailOn)
+}
+
+// streamURL GETs a payload and returns its body as a stream (issue 14: a
+// 64 MiB body is linted as it arrives, never held whole). An error before
+// the body (refused, a status, a challenge refused) is returned at once; one
+// while reading it reaches the linter as a read error, named.
+func streamURL(fo scrape.FetchOptions, url string, timeout time.Duration) (io.ReadCloser, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	pr, pw := io.Pipe()
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := scrape.FetchMetricsTo(ctx, scrape.NewClient(fo), url, fo, func(body io.Reader) error {
+			close(started)
+			_, err := io.Copy(pw, body)
+			return err
+		})
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	select {
+	case <-started:
+	case err := <-done:
+		select {
+		case <-started: // an empty body, already read
+		default:
+			cancel()
+			return nil, err
+		}
+	}
+	return &cancelOnClose{ReadCloser: pr, cancel: cancel}, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	c.cancel()
+	return c.ReadCloser.Close()
 }

@@ -123,8 +123,11 @@ func (o *metricsScrapeOptions) run() error {
 	if rt <= 0 {
 		rt = g.Timeout
 	}
-	fo := scrape.FetchOptions{ConnectTimeout: o.ConnectTimeout, HeaderTimeout: o.HeaderTimeout, RequestTimeout: rt, MaxBytes: o.MaxBytes,
-		Concurrency: o.Concurrency, KeepBody: o.Save != "", Credentials: g.httpCredentials(), DialContext: g.dialContext()}
+	fo, err := g.httpFetch(scrape.FetchOptions{ConnectTimeout: o.ConnectTimeout, HeaderTimeout: o.HeaderTimeout, RequestTimeout: rt, MaxBytes: o.MaxBytes,
+		Concurrency: o.Concurrency, KeepBody: o.Save != ""})
+	if err != nil {
+		return err
+	}
 	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
 	in := make([]diag.MetricsInput, len(results))
 	fetches := make([]report.ScrapeFetch, len(results))
