@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dorisdiag/dorisdiag/doris"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -161,7 +161,7 @@ func openDBIn(cfg Config, addr, dbName string) (*sql.DB, error) {
 	if cfg.TLS || cfg.TLSCA != "" {
 		tc := &tls.Config{ServerName: cfg.Host, MinVersion: tls.VersionTLS12}
 		if cfg.TLSCA != "" {
-			pem, err := os.ReadFile(cfg.TLSCA)
+			pem, err := fileio.ReadInput(cfg.TLSCA, 1<<20) // a regular file only (docs/security.md "Files")
 			if err != nil {
 				return nil, fmt.Errorf("--tls-ca: %w", err)
 			}

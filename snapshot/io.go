@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/dorisdiag/dorisdiag/doris"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -283,29 +283,23 @@ func tokenKind(tok json.Token) string {
 	return fmt.Sprintf("%v", tok)
 }
 
-// LoadFile loads a snapshot file and records its path in Source.File.
+// LoadFile loads a snapshot file and records its path in Source.File. The
+// file must be a regular file (fileio.OpenInput): a FIFO used to block the
+// open forever, a device (--snapshot /dev/zero) was read to the limit; both
+// are refused before a byte is read. Standard input is Load's.
 func LoadFile(path string, maxBytes int64) (*Snapshot, error) {
-	f, err := os.Open(path)
+	f, fi, err := fileio.OpenInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening snapshot: %w", err)
 	}
 	defer f.Close()
-	// Refuse before reading: a directory, a device (--snapshot /dev/zero
-	// read 512 MB, 1.2 GB resident, before the limit said no) or a regular
-	// file already over the limit. Pipes are read, bounded by Load.
-	if fi, err := f.Stat(); err == nil {
-		limit := maxBytes
-		if limit <= 0 {
-			limit = DefaultMaxBytes
-		}
-		switch m := fi.Mode(); {
-		case m.IsDir():
-			return nil, fmt.Errorf("%s: is a directory, not a snapshot file", path)
-		case m&(os.ModeDevice|os.ModeCharDevice|os.ModeSocket) != 0:
-			return nil, fmt.Errorf("%s: is a device, not a snapshot file", path)
-		case m.IsRegular() && fi.Size() > limit:
-			return nil, fmt.Errorf("%s: snapshot is larger than the %d-byte limit (%d bytes)", path, limit, fi.Size())
-		}
+	// A regular file already over the limit is refused before reading.
+	limit := maxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s: snapshot is larger than the %d-byte limit (%d bytes)", path, limit, fi.Size())
 	}
 	s, err := Load(f, maxBytes)
 	if err != nil {
