@@ -166,13 +166,23 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 		base int64
 	}
 	var early []held
-	into := func(key string, base int64, decodeTo func(any) error) error {
+	// Elements of the top-level arrays that are no object (null, 42):
+	// reported once the object is read (a "malformed" key later in the
+	// file must not overwrite them).
+	var bad []Malformed
+	into := func(key string, base int64, d *gojson.Decoder) error {
 		ptr, ok := field(sv, key)
 		if !ok {
 			var skip json.RawMessage
 			ptr = &skip
 		}
-		if err := decodeTo(ptr); err != nil {
+		var err error
+		if rv := reflect.ValueOf(ptr).Elem(); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Struct {
+			err = decodeObjects(d, rv, key, &base, &bad)
+		} else {
+			err = d.Decode(ptr)
+		}
+		if err != nil {
 			if se := (*gojson.SyntaxError)(nil); errors.As(err, &se) {
 				return fmt.Errorf("not a dorisdiag snapshot: %w", at(base, err))
 			}
@@ -197,11 +207,9 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 			}
 			s.SchemaVersion = *version
 			for _, h := range early {
-				err := into(h.key, h.base, func(p any) error {
-					d := gojson.NewDecoder(bytes.NewReader(h.raw))
-					d.UseNumber()
-					return d.Decode(p)
-				})
+				d := gojson.NewDecoder(bytes.NewReader(h.raw))
+				d.UseNumber()
+				err := into(h.key, h.base, d)
 				if err != nil {
 					return nil, err
 				}
@@ -234,7 +242,7 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 			early = append(early, held{key, raw, base})
 			continue
 		}
-		if err := into(key, base, dec.Decode); err != nil {
+		if err := into(key, base, dec); err != nil {
 			return nil, err
 		}
 	}
@@ -247,10 +255,83 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 	if err := checkVersion(version); err != nil {
 		return nil, err
 	}
+	for _, m := range bad {
+		s.malformed(m)
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// decodeObjects decodes a top-level array of objects (streams, mvs, …)
+// element by element into slice, so that an element that is no object is
+// reported with its JSON path ($.streams[0]) and left out, never turned into
+// an object: `"streams":[null]` used to become a stream with id 0 and no
+// name, and a STREAM_DISABLED finding about it (issue 14). A wrongly typed
+// field inside an object is still a decoding error of the file. base is set
+// to the element's offset for the caller's error position.
+func decodeObjects(d *gojson.Decoder, slice reflect.Value, key string, base *int64, bad *[]Malformed) error {
+	start := d.InputOffset()
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil { // "streams": null — no list, as encoding/json reads it
+		slice.SetZero()
+		return nil
+	}
+	if delim, ok := tok.(gojson.Delim); !ok || delim != '[' {
+		if ok && delim == '{' {
+			tok = "an object"
+		} else {
+			tok = tokenKind(tok)
+		}
+		return &gojson.UnmarshalTypeError{Value: fmt.Sprint(tok), Type: slice.Type(), Field: key, Offset: d.InputOffset() - start}
+	}
+	elem := slice.Type().Elem()
+	out := reflect.New(slice.Type()).Elem() // addressable: SetLen allocates nothing
+	out.Set(reflect.MakeSlice(slice.Type(), 0, 16))
+	ptr := reflect.New(reflect.PointerTo(elem)) // **T
+	target := ptr.Interface()
+	for i := 0; d.More(); i++ {
+		n := out.Len()
+		if n == out.Cap() {
+			// Doubling: append's 1.25x growth of large slices allocated
+			// five times the final array over a 50,000-row list.
+			grown := reflect.MakeSlice(slice.Type(), n, 2*n)
+			reflect.Copy(grown, out)
+			out.Set(grown)
+		}
+		out.SetLen(n + 1)
+		ptr.Elem().Set(out.Index(n).Addr())
+		*base = d.InputOffset() + 1
+		err := d.Decode(target)
+		if err == nil && !ptr.Elem().IsNil() {
+			continue
+		}
+		path := fmt.Sprintf("$.%s[%d]", key, i)
+		var te *gojson.UnmarshalTypeError
+		switch {
+		case err == nil: // null
+			*bad = append(*bad, Malformed{Source: "snapshot", Row: path, Column: key, Value: "null",
+				Error: "a null element where an object belongs: left out"})
+		case errors.As(err, &te) && te.Field == "":
+			// The element itself is no object (a number, a string, an
+			// array); the decoder has skipped it whole.
+			*bad = append(*bad, Malformed{Source: "snapshot", Row: path, Column: key, Value: te.Value,
+				Error: "a " + te.Value + " where an object belongs: left out"})
+		default:
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		out.Index(n).SetZero()
+		out.SetLen(n)
+	}
+	if _, err := d.Token(); err != nil { // the closing bracket
+		return err
+	}
+	slice.Set(out)
+	return nil
 }
 
 func checkVersion(v *int) error {

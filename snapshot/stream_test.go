@@ -83,3 +83,58 @@ func TestLoadErrorPositions(t *testing.T) {
 		}
 	}
 }
+
+// Why 10 (issue 14): a null or wrongly typed element of a snapshot array is
+// reported as malformed with its JSON path and left out, never turned into
+// an object (`"streams":[null]` became a stream with id 0 and no name).
+func TestNonObjectArrayElementsAreMalformed(t *testing.T) {
+	in := `{"schema_version":1,"cluster":{"current_tso":"470819222323200000"},
+	"streams":[null,{"db":"d","name":"s","id":7},42,"x",[1],true],
+	"mvs":[null],"tasks":[{"mv_name":"m"}, null],
+	"malformed":[{"source":"t","column":"c","value":"v","error":"e"}]}`
+	for name, load := range map[string]func() (*Snapshot, error){
+		"stream": func() (*Snapshot, error) { return Load(strings.NewReader(in), 0) },
+		"memory": func() (*Snapshot, error) { return Decode([]byte(in)) },
+	} {
+		s, err := load()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(s.Streams) != 1 || s.Streams[0].ID != 7 || s.Streams[0].Name != "s" {
+			t.Errorf("%s: streams %+v, want only the real one", name, s.Streams)
+		}
+		if len(s.MVs) != 0 || s.MVs == nil || len(s.Tasks) != 1 {
+			t.Errorf("%s: mvs %+v tasks %+v", name, s.MVs, s.Tasks)
+		}
+		got := map[string]string{}
+		for _, m := range s.Malformed {
+			got[m.Row] = m.Value
+		}
+		want := map[string]string{"$.streams[0]": "null", "$.streams[2]": "number", "$.streams[3]": "string", "$.streams[4]": "array",
+			"$.streams[5]": "bool", "$.mvs[0]": "null", "$.tasks[1]": "null", "": "v"}
+		if len(got) != len(want) {
+			t.Errorf("%s: malformed %+v, want %v", name, s.Malformed, want)
+		}
+		for row, v := range want {
+			if got[row] != v {
+				t.Errorf("%s: malformed %s = %q, want %q (all: %+v)", name, row, got[row], v, s.Malformed)
+			}
+		}
+	}
+	// A wrong type inside an object is still an error of the file, with
+	// the element's path; a top-level value that is no array too.
+	for in, want := range map[string]string{
+		`{"schema_version":1,"cluster":{"current_tso":"470819222323200000"},"streams":[{"id":"x"}]}`: "$.streams[0]",
+		`{"schema_version":1,"cluster":{"current_tso":"470819222323200000"},"streams":{"id":1}}`:     "an object",
+		`{"schema_version":1,"cluster":{"current_tso":"470819222323200000"},"streams":5}`:            "a number",
+	} {
+		if _, err := Load(strings.NewReader(in), 0); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", in, err, want)
+		}
+	}
+	// "streams": null is no list, as before.
+	s, err := Load(strings.NewReader(`{"schema_version":1,"cluster":{"current_tso":"470819222323200000"},"streams":null}`), 0)
+	if err != nil || s.Streams != nil || len(s.Malformed) != 0 {
+		t.Errorf("streams null: %v %+v %+v", err, s.Streams, s.Malformed)
+	}
+}
