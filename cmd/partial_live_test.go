@@ -131,3 +131,61 @@ func TestUnreadableTableStreamsListsEveryObjectUnknown(t *testing.T) {
 		})
 	}
 }
+
+// Why 10 (issue 14), mv_infos(): with mv_infos() unreadable, `mv list`
+// said "No IVM materialized views." Every MV that ivm_mv_status, jobs(),
+// tasks() or an internal stream names is listed; the client-side state is
+// unknown, with the reason (the server's state, where ivm_mv_status has it,
+// is its own source and stays).
+func TestUnreadableMVInfosListsEveryMV(t *testing.T) {
+	for _, name := range []string{"legacy", "incident"} {
+		t.Run(name, func(t *testing.T) {
+			snap, err := scenario.Load(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			live := liveArgs(t, snap, emulator.Options{Legacy: name == "legacy", FailSources: []string{snapshot.SourceMVInfos}})
+			out, stderr, code := run(t, nil, "", append([]string{"mv", "list", "-o", "json"}, live...)...)
+			if code != ExitOK {
+				t.Fatalf("mv list: exit %d %s", code, stderr)
+			}
+			var list struct {
+				MVs []struct {
+					Name           string `json:"name"`
+					FreshnessState string `json:"freshness_state"`
+					StateSource    string `json:"state_source"`
+				} `json:"mvs"`
+			}
+			if err := json.Unmarshal([]byte(out), &list); err != nil {
+				t.Fatal(err)
+			}
+			listed := map[string]bool{}
+			for _, m := range list.MVs {
+				listed[m.Name] = true
+				if m.StateSource == "client" && m.FreshnessState != "unknown" {
+					t.Errorf("%s: client state %q without mv_infos(), want unknown", m.Name, m.FreshnessState)
+				}
+			}
+			for _, m := range snap.MVs {
+				if !listed[m.Name] {
+					t.Errorf("MV %s not listed", m.Name)
+				}
+			}
+			if name != "legacy" {
+				return
+			}
+			mv := snap.MVs[0]
+			out, stderr, code = run(t, nil, "", append([]string{"mv", "explain", mv.DB + "." + mv.Name, "-o", "json"}, live...)...)
+			var ex struct {
+				MV struct {
+					FreshnessState string `json:"freshness_state"`
+					StateReason    string `json:"state_reason"`
+				} `json:"mv"`
+			}
+			json.Unmarshal([]byte(out), &ex)
+			if code != ExitOK || ex.MV.FreshnessState != "unknown" || !strings.Contains(ex.MV.StateReason, "mv_infos() could not be read") {
+				t.Errorf("mv explain %s: exit %d state %q reason %q %s", mv.Name, code, ex.MV.FreshnessState, ex.MV.StateReason, stderr)
+			}
+		})
+	}
+}

@@ -135,6 +135,9 @@ func (a *mvAnalyzer) clientFreshness(r *MVResult, mv *snapshot.MVInfo) {
 		}
 	}
 	switch {
+	case a.mvInfosUnreadable != "":
+		r.FreshnessState = FreshUnknown
+		r.StateReason = mvInfosUnreadableReason(a.mvInfosUnreadable)
 	case a.streamsUnreadable != "":
 		// Missing internal streams and offsets mean nothing then.
 		r.FreshnessState = FreshUnknown

@@ -36,6 +36,8 @@ type mvAnalyzer struct {
 	// streamsUnreadable says why table_streams could not be read ("" when
 	// it was): every client-side MV state is then unknown.
 	streamsUnreadable string
+	// mvInfosUnreadable says why mv_infos() could not be read.
+	mvInfosUnreadable string
 }
 
 func tableKey(db, name string) string { return strings.ToLower(db) + "\x00" + name }
@@ -49,6 +51,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 		claimedIVM: make(map[int64]bool, len(streams.Streams)), mvIDs: make(map[int64]bool, len(last.MVs)),
 		statusByKey: make(map[string]*snapshot.MVStatus, len(last.MVStatus))}
 	a.streamsUnreadable = unreadable(last, snapshot.SourceTableStreams)
+	a.mvInfosUnreadable = unreadable(last, snapshot.SourceMVInfos)
 	for i := range last.MVs {
 		a.mvIDs[last.MVs[i].ID] = true
 	}
