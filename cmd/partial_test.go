@@ -12,7 +12,7 @@ import (
 // became a phantom stream (id 0, no name) with a STREAM_DISABLED warning. It
 // is a SOURCE_MALFORMED_VALUE naming $.streams[0], and no stream.
 func TestNullArrayElementIsMalformedNotAStream(t *testing.T) {
-	for elems, n := range map[string]string{"null": "1", "null,42": "2"} {
+	for elems, n := range map[string]string{"null": "1", "null,null": "2"} {
 		checkNoPhantomStream(t, `{"schema_version":1,"kind":"snapshot","cluster":{"current_tso":"470819222323200000"},"could_not_read":[],
 	"streams":[`+elems+`]}`, n)
 	}
@@ -51,5 +51,16 @@ func checkNoPhantomStream(t *testing.T, doc, count string) {
 	out, _, _ = run(t, nil, "", "streams", "--snapshot", p, "-o", "json")
 	if strings.Contains(out, `"id": 0`) || strings.Contains(out, `"stream_id": 0`) {
 		t.Errorf("streams lists a phantom stream: %s", out)
+	}
+}
+
+// A wrongly typed element refuses the file, exit 2, naming its JSON path
+// (it said "cannot unmarshal number into .1 of type snapshot.Stream").
+func TestWronglyTypedArrayElementNamesItsPath(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(p, []byte(`{"schema_version":1,"kind":"snapshot","cluster":{"current_tso":"470819222323200000"},"streams":[null,42]}`), 0o600)
+	_, stderr, code := run(t, nil, "", "check", "--snapshot", p)
+	if code != ExitError || !strings.Contains(stderr, "$.streams[1]: a number where an object belongs") {
+		t.Errorf("exit %d %q, want 2 and the element's path", code, stderr)
 	}
 }

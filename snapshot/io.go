@@ -178,7 +178,7 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 		}
 		var err error
 		if rv := reflect.ValueOf(ptr).Elem(); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Struct {
-			err = decodeObjects(d, rv, key, &base, &bad)
+			err = decodeObjects(d, rv, key, &bad)
 		} else {
 			err = d.Decode(ptr)
 		}
@@ -264,71 +264,57 @@ func decode(r io.Reader, pos func(int64) (int, int, bool)) (*Snapshot, error) {
 	return &s, nil
 }
 
-// decodeObjects decodes a top-level array of objects (streams, mvs, …)
-// element by element into slice, so that an element that is no object is
-// reported with its JSON path ($.streams[0]) and left out, never turned into
-// an object: `"streams":[null]` used to become a stream with id 0 and no
-// name, and a STREAM_DISABLED finding about it (issue 14). A wrongly typed
-// field inside an object is still a decoding error of the file. base is set
-// to the element's offset for the caller's error position.
-func decodeObjects(d *gojson.Decoder, slice reflect.Value, key string, base *int64, bad *[]Malformed) error {
-	start := d.InputOffset()
-	tok, err := d.Token()
-	if err != nil {
+// decodeObjects decodes a top-level array of objects (streams, mvs, …) in
+// one pass, through pointers, so that a null element is seen as such: it is
+// reported with its JSON path ($.streams[0]) in malformed and left out,
+// never turned into an object (`"streams":[null]` used to become a stream
+// with id 0 and no name, and a STREAM_DISABLED finding about it, issue 14).
+// An element that is no object ("streams":[42]) or a wrongly typed field in
+// one refuses the file, naming the element's path: the decoder completes the
+// array "as best it can", so the other elements of such an array cannot be
+// trusted. (Decoding element by element could go on past it, but took 1.5x
+// as long over the 50,000 rows of the scale snapshot: the decoder's 512-byte
+// window rescans every element that straddles it.)
+func decodeObjects(d *gojson.Decoder, slice reflect.Value, key string, bad *[]Malformed) error {
+	ptrs := reflect.New(reflect.SliceOf(reflect.PointerTo(slice.Type().Elem())))
+	if err := d.Decode(ptrs.Interface()); err != nil {
+		var te *gojson.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			idx, rest, _ := strings.Cut(te.Field, ".")
+			if _, nerr := strconv.Atoi(idx); nerr == nil {
+				if rest == "" {
+					a := "a "
+					if strings.ContainsAny(te.Value[:1], "aeiou") {
+						a = "an "
+					}
+					return fmt.Errorf("$.%s[%s]: %s%s where an object belongs: %w", key, idx, a, te.Value, err)
+				}
+				return fmt.Errorf("$.%s[%s].%s: %w", key, idx, rest, err)
+			}
+		}
 		return err
 	}
-	if tok == nil { // "streams": null — no list, as encoding/json reads it
+	ps := ptrs.Elem()
+	if ps.IsNil() { // "streams": null — no list, as before
 		slice.SetZero()
 		return nil
 	}
-	if delim, ok := tok.(gojson.Delim); !ok || delim != '[' {
-		if ok && delim == '{' {
-			tok = "an object"
-		} else {
-			tok = tokenKind(tok)
-		}
-		return &gojson.UnmarshalTypeError{Value: fmt.Sprint(tok), Type: slice.Type(), Field: key, Offset: d.InputOffset() - start}
-	}
-	elem := slice.Type().Elem()
-	out := reflect.New(slice.Type()).Elem() // addressable: SetLen allocates nothing
-	out.Set(reflect.MakeSlice(slice.Type(), 0, 16))
-	ptr := reflect.New(reflect.PointerTo(elem)) // **T
-	target := ptr.Interface()
-	for i := 0; d.More(); i++ {
-		n := out.Len()
-		if n == out.Cap() {
-			// Doubling: append's 1.25x growth of large slices allocated
-			// five times the final array over a 50,000-row list.
-			grown := reflect.MakeSlice(slice.Type(), n, 2*n)
-			reflect.Copy(grown, out)
-			out.Set(grown)
-		}
-		out.SetLen(n + 1)
-		ptr.Elem().Set(out.Index(n).Addr())
-		*base = d.InputOffset() + 1
-		err := d.Decode(target)
-		if err == nil && !ptr.Elem().IsNil() {
+	n := 0
+	for i := 0; i < ps.Len(); i++ {
+		if ps.Index(i).IsNil() {
+			*bad = append(*bad, Malformed{Source: "snapshot", Row: fmt.Sprintf("$.%s[%d]", key, i), Column: key, Value: "null",
+				Error: "a null element where an object belongs: left out"})
 			continue
 		}
-		path := fmt.Sprintf("$.%s[%d]", key, i)
-		var te *gojson.UnmarshalTypeError
-		switch {
-		case err == nil: // null
-			*bad = append(*bad, Malformed{Source: "snapshot", Row: path, Column: key, Value: "null",
-				Error: "a null element where an object belongs: left out"})
-		case errors.As(err, &te) && te.Field == "":
-			// The element itself is no object (a number, a string, an
-			// array); the decoder has skipped it whole.
-			*bad = append(*bad, Malformed{Source: "snapshot", Row: path, Column: key, Value: te.Value,
-				Error: "a " + te.Value + " where an object belongs: left out"})
-		default:
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		out.Index(n).SetZero()
-		out.SetLen(n)
+		n++
 	}
-	if _, err := d.Token(); err != nil { // the closing bracket
-		return err
+	out := reflect.MakeSlice(slice.Type(), n, n)
+	for i, j := 0, 0; i < ps.Len(); i++ {
+		if p := ps.Index(i); !p.IsNil() {
+			out.Index(j).Set(p.Elem())
+			p.SetZero() // the element may be collected as soon as it is copied
+			j++
+		}
 	}
 	slice.Set(out)
 	return nil
