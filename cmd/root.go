@@ -64,7 +64,7 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	pf.StringVar(&g.Conn.User, "user", "root", "Doris user name")
 	pf.BoolVar(&g.Conn.TLS, "tls", false, "use TLS on the MySQL connection")
 	pf.StringVar(&g.Conn.TLSCA, "tls-ca", "", "PEM file of the CA that signed the FE certificate (implies --tls)")
-	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first)")
+	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
 	pf.StringVar(&g.Source.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
 

@@ -47,7 +47,7 @@ never appears in the snapshot.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.File, "file", "f", "", "write the snapshot to FILE instead of stdout")
+	f.StringVarP(&opts.File, "file", "f", "", "write the snapshot to FILE instead of stdout (atomically, mode 0600; - is stdout)")
 	f.BoolVar(&opts.Summary, "summary", false, "print what was captured (counts per source, capabilities, gaps) instead of the JSON")
 	f.IntVar(&opts.TasksPerMV, "tasks-per-mv", 20, "live: read the latest N tasks() of each MV")
 	f.BoolVar(&opts.WithMetrics, "with-metrics", false, "live: also fetch GET /metrics of the FE into the snapshot")

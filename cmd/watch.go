@@ -29,7 +29,7 @@ func addWatchFlags(c *cobra.Command, w *watchOptions) {
 	c.Flags().DurationVar(&w.Interval, "watch", 0, "repeat every INTERVAL (default 15s when given without a value): redraw on a TTY, append on a pipe; -o json writes one document per line")
 	c.Flags().Lookup("watch").NoOptDefVal = "15s"
 	c.Flags().IntVar(&w.Rounds, "watch-rounds", 0, "with --watch, stop after this many rounds (0 = until interrupted); the exit code is that of the last round")
-	c.Flags().StringVarP(&w.File, "file", "f", "", "write the output to FILE instead of stdout, replaced atomically (each round with --watch; required with -o prom --watch)")
+	c.Flags().StringVarP(&w.File, "file", "f", "", "write the output to FILE instead of stdout, replaced atomically, mode 0600 (each round with --watch; required with -o prom --watch; - is stdout)")
 	w.MaxKeep = 240
 }
 
