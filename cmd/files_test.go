@@ -203,11 +203,14 @@ func TestDevZeroOnStdinRefusedAfterFirstBytes(t *testing.T) {
 	}
 }
 
-// Why 3 (issue 14): an output target that is a FIFO or a directory is
-// refused before anything is written, and left as it was (`snapshot -f
-// /dev/null` as root replaced /dev/null with a regular file; devices are
-// covered by internal/fileio's TestCheckOutputRefusesDevice, which never
-// writes). Exit 2; nothing on stdout.
+// Why 3 (issue 14): an output target that is a FIFO, a directory or a
+// character device is refused before anything is written, and left as it
+// was (`snapshot -f /dev/null` as root replaced /dev/null with a regular
+// file). The device is a node made in the test's own directory, with
+// /dev/null's numbers (1, 3), when the test may make one (root): a
+// regression replaces that node, never the real /dev/null; /dev/null
+// itself is covered by internal/fileio's TestCheckOutputRefusesDevice,
+// which never writes. Exit 2; nothing on stdout.
 func TestOutputFIFOAndDirectoryRefused(t *testing.T) {
 	dir := t.TempDir()
 	fifo := mkfifo(t, dir)
@@ -215,7 +218,14 @@ func TestOutputFIFOAndDirectoryRefused(t *testing.T) {
 	os.Mkdir(sub, 0o700)
 	payload := filepath.Join(dir, "in.prom")
 	os.WriteFile(payload, []byte("# TYPE x counter\nx 1\n"), 0o600)
-	for _, target := range []struct{ path, want string }{{fifo, "is a FIFO (named pipe), not a regular file"}, {sub, "is a directory, not a regular file"}} {
+	targets := []struct{ path, want string }{{fifo, "is a FIFO (named pipe), not a regular file"}, {sub, "is a directory, not a regular file"}}
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o600, 1<<8|3); err == nil {
+		targets = append(targets, struct{ path, want string }{null, "is a character device, not a regular file"})
+	} else {
+		t.Logf("no device node (%v): the device target is covered by TestCheckOutputRefusesDevice only", err)
+	}
+	for _, target := range targets {
 		for _, args := range [][]string{
 			{"snapshot", "--demo", "incident", "-f", target.path},
 			{"snapshot", "--demo", "incident", "--summary", "-f", target.path},
@@ -239,8 +249,13 @@ func TestOutputFIFOAndDirectoryRefused(t *testing.T) {
 	if fi, err := os.Lstat(sub); err != nil || !fi.IsDir() {
 		t.Errorf("the directory was replaced: %v %v", fi, err)
 	}
+	if len(targets) == 3 {
+		if fi, err := os.Lstat(null); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("the device node was replaced: %v %v", fi, err)
+		}
+	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 3 {
+	if len(ents) != len(targets)+1 {
 		t.Errorf("files left behind: %v", ents)
 	}
 }
