@@ -128,6 +128,24 @@ func TestUnreadableTableStreamsListsEveryObjectUnknown(t *testing.T) {
 			if len(streams.Streams) == 0 {
 				t.Error("no stream listed")
 			}
+
+			// The summary does not say "0 rows" for a source nothing was read from.
+			out, stderr, code = run(t, nil, "", append([]string{"snapshot", "--summary", "-o", "json"}, live...)...)
+			if code != ExitOK {
+				t.Fatalf("snapshot --summary: exit %d %s", code, stderr)
+			}
+			var sum struct {
+				Sources []struct {
+					Source string `json:"source"`
+					Rows   *int   `json:"rows"`
+				} `json:"sources"`
+			}
+			json.Unmarshal([]byte(out), &sum)
+			for _, src := range sum.Sources {
+				if src.Source == snapshot.SourceTableStreams && src.Rows != nil {
+					t.Errorf("snapshot --summary: %s has %d rows, want none (it could not be read)", src.Source, *src.Rows)
+				}
+			}
 		})
 	}
 }
