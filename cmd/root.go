@@ -67,6 +67,7 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
 	pf.StringVar(&g.Source.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
+	addPagerFlag(root, g)
 
 	for _, add := range commandTree() {
 		root.AddCommand(add(g))
@@ -79,7 +80,7 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 func Main(args []string, ios *IOStreams) int {
 	root := NewRootCmd(ios)
 	root.SetArgs(joinDemoValue(args))
-	err := root.Execute()
+	c, err := root.ExecuteC()
 	if err != nil && isCobraUsageError(err) {
 		// "--demo nope" leaves "nope" as an argument (the value is optional):
 		// say what was really wrong.
@@ -88,7 +89,7 @@ func Main(args []string, ios *IOStreams) int {
 		}
 		err = usageError{err}
 	}
-	return exitCode(err, ios.Err)
+	return exitCodeFor(err, ios.Err, helpPath(root, c))
 }
 
 // joinDemoValue turns "--demo NAME" into "--demo=NAME" when NAME is a bundled
