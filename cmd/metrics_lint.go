@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
 )
@@ -103,13 +103,9 @@ func (o *metricsLintOptions) open() (io.ReadCloser, string, time.Time, error) {
 		}
 		return r, in, time.Now(), nil
 	default:
-		f, err := os.Open(in)
+		// A regular file only: a FIFO used to block the open forever.
+		f, fi, err := fileio.OpenInput(in)
 		if err != nil {
-			return nil, "", time.Time{}, fmt.Errorf("opening payload: %w", err)
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
 			return nil, "", time.Time{}, fmt.Errorf("opening payload: %w", err)
 		}
 		return f, in, fi.ModTime().UTC(), nil
@@ -160,22 +156,23 @@ func (o *metricsLintOptions) runFix() error {
 		return err
 	}
 	defer in.Close()
-	var out io.Writer = g.ios.Out
 	reportTo := g.ios.Err
-	var file *os.File
-	if o.Write != "" {
-		if file, err = os.Create(o.Write); err != nil {
-			return fmt.Errorf("--fix -w: %w", err)
+	var rep exposition.FixReport
+	if o.Write != "" && o.Write != "-" {
+		// Atomically, onto a regular file or a new path only (fileio).
+		reportTo = g.ios.Out
+		err = fileio.WriteAtomic(o.Write, func(w io.Writer) error {
+			var ferr error
+			rep, ferr = exposition.Fix(in, w, o.lintOptions())
+			if ferr != nil {
+				return fmt.Errorf("%s: %w", source, ferr)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("--fix -w %s: %w", o.Write, err)
 		}
-		out, reportTo = file, g.ios.Out
-	}
-	rep, err := exposition.Fix(in, out, o.lintOptions())
-	if file != nil {
-		if cerr := file.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("--fix -w %s: %w", o.Write, cerr)
-		}
-	}
-	if err != nil {
+	} else if rep, err = exposition.Fix(in, g.ios.Out, o.lintOptions()); err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	unrepaired := &exposition.Result{Problems: rep.Unrepaired, Parseable: rep.OK}

@@ -1,15 +1,15 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -72,6 +72,12 @@ func (o *metricsScrapeOptions) run() error {
 	}
 	if _, err := g.failOn(metricsScrapeFailOn); err != nil {
 		return err
+	}
+	if o.Save == "-" {
+		return usageErrorf("--save -: the report goes to stdout; give --save FILE")
+	}
+	if err := checkOutput(o.Save); err != nil {
+		return fmt.Errorf("--save: %w", err)
 	}
 	start := time.Now()
 	var targets []scrape.Target
@@ -169,11 +175,9 @@ func (o *metricsScrapeOptions) runStored(s *snapshot.Snapshot, kind string) erro
 func savePayloads(s *snapshot.Snapshot, payloads []snapshot.MetricsPayload, path string) error {
 	out := *s
 	out.Metrics = payloads
-	var buf bytes.Buffer
-	if err := snapshot.Write(&buf, &out); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	// Atomically, mode 0600, a regular file or a new path only (fileio):
+	// it used to be written in place with mode 0644.
+	if err := fileio.WriteAtomic(path, func(w io.Writer) error { return snapshot.Write(w, &out) }); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
 	return nil

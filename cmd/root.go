@@ -73,7 +73,7 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	pf.StringVar(&g.Conn.HTTPScheme, "http-scheme", "", "http or https for the FE and BE HTTP ports (/metrics, /api/tso); default https with --tls or --tls-ca, else http")
 	pf.IntVar(&g.Conn.FEHTTPSPort, "fe-https-port", 0, "with HTTPS: every FE's HTTPS port, for FEs with the older enable_https (Doris https_port, default 8050, which SHOW FRONTENDS does not report); default: their HTTP port")
 	pf.BoolVar(&g.Conn.AllowHTTPCredentials, "allow-http-credentials", false, "with --tls: still answer a Basic challenge over plain http:// (the password then crosses the network in cleartext)")
-	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first)")
+	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
 	pf.StringVar(&g.Source.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
 	addPagerFlag(root, g)

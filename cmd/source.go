@@ -109,9 +109,23 @@ func (g *globalOptions) loadSnapshots() ([]*snapshot.Snapshot, error) {
 	switch kind {
 	case "file":
 		var out []*snapshot.Snapshot
+		stdin := false
 		for _, p := range g.Source.Snapshots {
-			s, err := snapshot.LoadFile(p, 0)
-			if err != nil {
+			var s *snapshot.Snapshot
+			var err error
+			if p == "-" {
+				// Standard input can be read once; whatever it is (a pipe,
+				// a terminal, /dev/zero), Load refuses a stream that is not
+				// JSON after its first bytes.
+				if stdin {
+					return nil, usageErrorf("--snapshot - (standard input) can be given once")
+				}
+				stdin = true
+				if s, err = snapshot.Load(g.ios.In, 0); err != nil {
+					return nil, fmt.Errorf("standard input: %w", err)
+				}
+				s.Source.File = "-"
+			} else if s, err = snapshot.LoadFile(p, 0); err != nil {
 				return nil, err
 			}
 			out = append(out, s)

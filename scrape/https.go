@@ -4,8 +4,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"net"
-	"os"
 	"strconv"
 )
 
@@ -29,7 +29,7 @@ import (
 
 // LoadCA reads a PEM file of CA certificates (--tls-ca).
 func LoadCA(path string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(path)
+	pem, err := fileio.ReadInput(path, 1<<20) // a regular file only (docs/security.md "Files")
 	if err != nil {
 		return nil, fmt.Errorf("--tls-ca: %w", err)
 	}
