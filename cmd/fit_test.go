@@ -90,6 +90,31 @@ func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
 	if strings.Contains(first, "METRICS_UNPARSEABLE") || strings.Contains(first, "INFO ") {
 		t.Errorf("first screen shows a /metrics or info finding before the data loss:\n%s", first)
 	}
+	// The first two criticals in full: heading and whole summary, wrapped
+	// (not cut) within the first 24 lines.
+	screen := lines[:min(24, len(lines))]
+	for _, code := range []string{"STREAM_CANNOT_RESUME_CLIPPED", "STREAM_NO_OFFSET_ROWS_SKIPPED"} {
+		var want string
+		for _, f := range demoCheck(t, "incident").Findings {
+			if f.Code.String() == code {
+				want = f.Summary
+				break
+			}
+		}
+		var got []string
+		for _, b := range findingBlocks(screen) {
+			if strings.HasPrefix(b[0], "CRITICAL "+code+" ") {
+				for _, l := range b[1:] {
+					if !strings.HasPrefix(strings.TrimSpace(l), "next: ") {
+						got = append(got, strings.TrimSpace(l))
+					}
+				}
+			}
+		}
+		if g := strings.Join(got, " "); want == "" || g != strings.Join(strings.Fields(want), " ") {
+			t.Errorf("first screen: %s not in full:\n got %q\nwant %q\n%s", code, g, want, first)
+		}
+	}
 }
 
 // Why: `mv explain`, "one screen", was 90 rows. For the worst demo MV it
