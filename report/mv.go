@@ -154,20 +154,16 @@ type blocks struct {
 func textBlocks(st Style) blocks {
 	return blocks{
 		title: func(b *strings.Builder, m *diag.MVResult) {
+			// The name is an identifier (cut in the middle only when wider
+			// than the terminal); what follows is prose, wrapped.
 			name := Sanitize(m.DB + "." + m.Name)
 			if st.width > 0 {
 				name = Truncate(name, st.width)
 			}
 			rest := Sanitize(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.Refresh.Raw), mvDash(m.JobName), mvDash(m.JobStatus)))
-			if room := st.width - TextWidth(name) - 2; st.width > 0 && TextWidth(rest) > room {
-				if room < 20 {
-					fmt.Fprintf(b, "%s\n", st.Bold(name))
-					fmt.Fprintf(b, "%s\n", st.Dim(Truncate(rest, st.width)))
-					return
-				}
-				rest = Truncate(rest, room)
+			for _, l := range Wrap(rest, st.width, st.Bold(name)+"  ", "  ") {
+				b.WriteString(l + "\n")
 			}
-			fmt.Fprintf(b, "%s  %s\n", st.Bold(name), st.Dim(rest))
 		},
 		heading:  func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n%s\n", st.Bold(title)) },
 		grid:     st.Table,
@@ -214,22 +210,23 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	h("State")
 	var state [][2]string
 	kv := func(k, v string) { state = append(state, [2]string{k, v}) }
-	kv("freshness", fmt.Sprintf("%s (%s: %s)", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason))
-	kv("delay", fmt.Sprintf("%s%s", diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note)))
+	// One row per subject (state, client cross-check, refreshes, headroom):
+	// on a terminal each wraps under the value column, and fewer rows keep
+	// the worst MV on one screen.
+	kv("freshness", fmt.Sprintf("%s (%s: %s); delay %s%s; reason %s (%s)", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason,
+		diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note), m.LaggingReason, m.LaggingReasonSource))
 	if m.ClientState != "" {
 		cd := "unknown"
 		if m.ClientDelay != nil {
 			cd = diag.ValueText(*m.ClientDelay)
 		}
-		kv("client", fmt.Sprintf("%s, %s (computed from the raw tables, for the cross-check)", m.ClientState, cd))
+		kv("client", fmt.Sprintf("%s, %s, from the raw tables (cross-check)", m.ClientState, cd))
 	}
-	kv("reason", fmt.Sprintf("%s (%s)", m.LaggingReason, m.LaggingReasonSource))
 	hist := &m.History
 	fails := strconv.Itoa(hist.ConsecutiveFailures)
 	if hist.ConsecutiveFailuresAtLeast {
 		fails = "at least " + fails + " (every task in the history failed)"
 	}
-	kv("failures", fmt.Sprintf("%s in a row; last success %s; last failure %s", fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure)))
 	share := "n/a"
 	if hist.RecomputeShare != nil {
 		share = fmt.Sprintf("%d of %d data refreshes recomputed", hist.RecomputeTasks, hist.DataTasks)
@@ -238,7 +235,8 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	if hist.DurationTrend.Ratio > 0 {
 		trend += fmt.Sprintf(" (×%.2f, %s → %s)", hist.DurationTrend.Ratio, tso.FormatDuration(hist.DurationTrend.OlderAvgMs), tso.FormatDuration(hist.DurationTrend.NewerAvgMs))
 	}
-	kv("fallbacks", fmt.Sprintf("%d in the last %s%s; %s; duration trend %s", hist.FallbacksInWindow,
+	kv("refreshes", fmt.Sprintf("%s failed in a row; last success %s; last failure %s; %d fallback(s) in %s%s; %s; duration %s",
+		fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure), hist.FallbacksInWindow,
 		tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend))
 	if m.MinHeadroomSeconds != nil {
 		kv("headroom", fmt.Sprintf("%s (smallest retention headroom of the internal streams)", mvHeadroomText(m.MinHeadroomSeconds)))
@@ -260,6 +258,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	writeFindings := f.findings
 	if compact {
 		writeFindings = f.compactFindings
+		fs = withoutShownNext(fs, m.Next[:min(1, len(m.Next))])
 	}
 	if err := writeFindings(w, fs); err != nil {
 		return err
@@ -371,6 +370,21 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	return err
 }
 
+// withoutShownNext is fs with the next step left out where it is a
+// statement the Next section shows anyway (the compact view says it once).
+func withoutShownNext(fs []diag.Finding, shown []string) []diag.Finding {
+	out := make([]diag.Finding, len(fs))
+	for i, f := range fs {
+		for _, s := range shown {
+			if strings.TrimSpace(f.Next) == strings.TrimSpace(s) {
+				f.Next = ""
+			}
+		}
+		out[i] = f
+	}
+	return out
+}
+
 func mvTable(w io.Writer, grid func(io.Writer, []string, [][]string) error, headers []string, rows [][]string) error {
 	if len(rows) == 0 {
 		_, err := io.WriteString(w, "(none)\n")
@@ -417,7 +431,7 @@ func mvNoteText(n string) string {
 	if n == "" {
 		return ""
 	}
-	return "  — " + n
+	return " — " + n
 }
 
 // ago renders a time relative to the cluster's now: "12m00s ago".
