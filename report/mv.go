@@ -210,18 +210,6 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	h("State")
 	var state [][2]string
 	kv := func(k, v string) { state = append(state, [2]string{k, v}) }
-	// One row per subject (state, client cross-check, refreshes, headroom):
-	// on a terminal each wraps under the value column, and fewer rows keep
-	// the worst MV on one screen.
-	kv("freshness", fmt.Sprintf("%s (%s: %s); delay %s%s; reason %s (%s)", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason,
-		diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note), m.LaggingReason, m.LaggingReasonSource))
-	if m.ClientState != "" {
-		cd := "unknown"
-		if m.ClientDelay != nil {
-			cd = diag.ValueText(*m.ClientDelay)
-		}
-		kv("client", fmt.Sprintf("%s, %s, from the raw tables (cross-check)", m.ClientState, cd))
-	}
 	hist := &m.History
 	fails := strconv.Itoa(hist.ConsecutiveFailures)
 	if hist.ConsecutiveFailuresAtLeast {
@@ -235,9 +223,41 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	if hist.DurationTrend.Ratio > 0 {
 		trend += fmt.Sprintf(" (×%.2f, %s → %s)", hist.DurationTrend.Ratio, tso.FormatDuration(hist.DurationTrend.OlderAvgMs), tso.FormatDuration(hist.DurationTrend.NewerAvgMs))
 	}
-	kv("refreshes", fmt.Sprintf("%s failed in a row; last success %s; last failure %s; %d fallback(s) in %s%s; %s; duration %s",
-		fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure), hist.FallbacksInWindow,
-		tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend))
+	freshness := fmt.Sprintf("%s (%s: %s)", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason)
+	delay := fmt.Sprintf("%s%s", diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note))
+	reason := fmt.Sprintf("%s (%s)", m.LaggingReason, m.LaggingReasonSource)
+	client := ""
+	if m.ClientState != "" {
+		cd := "unknown"
+		if m.ClientDelay != nil {
+			cd = diag.ValueText(*m.ClientDelay)
+		}
+		client = fmt.Sprintf("%s, %s (computed from the raw tables, for the cross-check)", m.ClientState, cd)
+	}
+	failures := fmt.Sprintf("%s in a row; last success %s; last failure %s", fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure))
+	fallbacks := fmt.Sprintf("%d in the last %s%s; %s; duration trend %s", hist.FallbacksInWindow,
+		tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend)
+	if compact && st.width > 0 {
+		// On a terminal, one row per subject (state, client cross-check,
+		// refreshes): each wraps under the value column, and fewer rows
+		// keep the worst MV on one screen.
+		kv("freshness", freshness+"; delay "+delay+"; reason "+reason)
+		if client != "" {
+			kv("client", strings.Replace(client, " (computed from the raw tables, for the cross-check)", ", from the raw tables (cross-check)", 1))
+		}
+		kv("refreshes", fmt.Sprintf("%s failed in a row; last success %s; last failure %s; %d fallback(s) in %s%s; %s; duration %s",
+			fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure), hist.FallbacksInWindow,
+			tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend))
+	} else {
+		kv("freshness", freshness)
+		kv("delay", delay)
+		if client != "" {
+			kv("client", client)
+		}
+		kv("reason", reason)
+		kv("failures", failures)
+		kv("fallbacks", fallbacks)
+	}
 	if m.MinHeadroomSeconds != nil {
 		kv("headroom", fmt.Sprintf("%s (smallest retention headroom of the internal streams)", mvHeadroomText(m.MinHeadroomSeconds)))
 	}
@@ -431,7 +451,7 @@ func mvNoteText(n string) string {
 	if n == "" {
 		return ""
 	}
-	return " — " + n
+	return "  — " + n
 }
 
 // ago renders a time relative to the cluster's now: "12m00s ago".
