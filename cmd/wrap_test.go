@@ -250,10 +250,11 @@ func findingBlocks(lines []string) [][]string {
 	return blocks
 }
 
-// Why: a finding's summary was one line cut in the middle. At 80 columns it
-// wraps to at most two lines under its heading (a third only for a next step
-// pasted whole), and when it is longer it ends with "…" after a whole word;
-// -o wide has it in full.
+// Why: a finding's summary was one line cut in the middle ("refreshes fail
+// with CHANGELOG_BROKE…se table demo.payments expired"), a symptom too. At 80
+// columns a summary wraps to at most two lines under its heading (then a
+// next step pasted whole), and when it is longer it ends with "…"; a symptom
+// is cut only at its end. -o wide has them in full.
 func TestFindingSummaryAtMostTwoLines(t *testing.T) {
 	for _, name := range scenario.Names() {
 		lines := screenLines(runWidth(t, 80, "check", "--demo", name))
@@ -267,8 +268,27 @@ func TestFindingSummaryAtMostTwoLines(t *testing.T) {
 			if summary > 2 {
 				t.Errorf("%s: %d summary lines:\n%s", name, summary, strings.Join(b, "\n"))
 			}
-			for i, l := range b {
-				if j := strings.Index(l, "…"); j >= 0 && strings.HasPrefix(b[0], "  ↳") == false && i < len(b)-1 && !strings.HasPrefix(strings.TrimSpace(b[i+1]), "next: ") {
+			// A summary is cut only at its end: "…" ends its last line.
+			for _, l := range b[1:] {
+				if i := strings.Index(l, "…"); i >= 0 && !strings.HasPrefix(strings.TrimSpace(l), "next: ") && i != len(l)-len("…") {
+					t.Errorf("%s: a summary cut elsewhere than at its end: %q", name, l)
+				}
+			}
+			// A symptom is one line cut at its end (its own object, a name,
+			// may be cut in the middle).
+			if strings.HasPrefix(b[0], "  ↳ ") {
+				f := strings.Fields(b[0])
+				text := f[3:]
+				if len(text) > 0 && strings.HasSuffix(text[0], ":") {
+					text = text[1:]
+				}
+				if l := strings.Join(text, " "); strings.Contains(strings.TrimSuffix(l, "…"), "…") {
+					t.Errorf("%s: a symptom cut elsewhere than at its end: %q", name, b[0])
+				}
+			}
+			// A cut summary ends with "…" on its last line, never before.
+			for i := 1; i < len(b)-1; i++ {
+				if strings.Contains(b[i], "…") && !strings.HasPrefix(strings.TrimSpace(b[i+1]), "next: ") {
 					t.Errorf("%s: an ellipsis before the last summary line:\n%s", name, strings.Join(b, "\n"))
 				}
 			}

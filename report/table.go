@@ -60,7 +60,11 @@ func (st Style) Table(w io.Writer, headers []string, rows [][]string) error {
 	if shown < n && st.drops != nil {
 		*st.drops = append(*st.drops, cells[0][shown:]...)
 	} else if shown < n {
-		note := fmt.Sprintf("(%d more column(s) in %s: %s)", n-shown, st.hint(), strings.Join(cells[0][shown:], ", "))
+		left := make([]string, 0, n-shown)
+		for _, h := range cells[0][shown:] {
+			left = append(left, Glue(h)) // a header is not broken across lines
+		}
+		note := fmt.Sprintf("(%d more column(s) in %s: %s)", n-shown, st.hint(), strings.Join(left, ", "))
 		for _, l := range Wrap(note, st.width, "", " ") {
 			b.WriteString(st.Dim(l) + "\n")
 		}
