@@ -119,6 +119,13 @@ func exporterRun(ctx context.Context, g *globalOptions, o *exporterOptions) erro
 			return usageErrorf("--web.config.file: %v", err)
 		}
 	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// Graceful stop on SIGTERM (systemd, Kubernetes) and SIGINT, registered
+	// before the listeners open.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	defer stop()
 	ls, err := exporter.Listen(o.ListenAddresses)
 	if err != nil {
 		return err
@@ -126,11 +133,6 @@ func exporterRun(ctx context.Context, g *globalOptions, o *exporterOptions) erro
 	for _, l := range ls {
 		logger.Info("listening", "address", l.Addr().String(), "telemetry_path", o.TelemetryPath, "source", kind, "interval", o.Interval.String())
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
-	defer stop()
 	if err := e.Serve(ctx, ls, o.WebConfigFile); err != nil {
 		return fmt.Errorf("exporter: %w", err)
 	}

@@ -151,3 +151,5 @@ func mustRound(t testing.TB, e *exporter.Exporter) {
 		t.Fatalf("round: %v", err)
 	}
 }
+
+type dtoFamily = dto.MetricFamily
