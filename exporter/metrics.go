@@ -30,13 +30,16 @@ type descs struct {
 	selfRounds, selfFailures, selfSkipped, selfDuration, selfStatements      *prometheus.Desc
 	selfLastSuccess, selfDesign, selfPoints, selfPointPartitions, selfMerges *prometheus.Desc
 	selfDisagree, selfUnreadable, selfInterval, selfPrecise                  *prometheus.Desc
+	names                                                                    []string
 }
 
 func newDescs() *descs {
+	var names []string
 	d := func(name, help string, labels ...string) *prometheus.Desc {
+		names = append(names, name)
 		return prometheus.NewDesc(name, help, labels, nil)
 	}
-	return &descs{
+	out := &descs{
 		streams:          d("doris_fe_changelog_streams", "Table streams in each state (computed by dorisdiag exporter).", "kind", "state"),
 		maxPending:       d("doris_fe_changelog_stream_max_pending_age_seconds", "The largest known pending age, by stream kind.", "kind"),
 		minHeadroom:      d("doris_fe_changelog_stream_min_retention_headroom_seconds", "The smallest known retention headroom, by stream kind; may be negative.", "kind"),
@@ -81,6 +84,16 @@ func newDescs() *descs {
 		selfInterval:        d("dorisdiag_exporter_interval_seconds", "The round interval (--interval)."),
 		selfPrecise:         d("dorisdiag_exporter_pending_partitions", "Partitions behind, by the precision of their pending age (PRECISE once a change point bounds it).", "precision"),
 	}
+	out.names = names
+	return out
+}
+
+// SeriesNames lists every family the exporter can serve (besides the Go and
+// process collectors' go_* and process_*), sorted.
+func SeriesNames() []string {
+	n := append([]string(nil), newDescs().names...)
+	sort.Strings(n)
+	return n
 }
 
 func (d *descs) all() []*prometheus.Desc {
