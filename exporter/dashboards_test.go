@@ -110,7 +110,7 @@ FROM information_schema.ivm_mv_status
 WHERE FRESHNESS_STATE <> 'FRESH'
 ORDER BY DATA_DELAY_SECONDS DESC`})).
 		WithPanel(table.NewPanelBuilder().Title("MVs not fresh (per-object series, under the quota)").GridPos(pos(0, 30, 24, 8)).
-			WithTarget(instant(`doris_fe_ivm_mv_freshness_state{`+sel+`} > 0`)))
+			WithTarget(instant(`doris_fe_ivm_mv_freshness_state{` + sel + `} > 0`)))
 }
 
 func oneMV() *dashboard.DashboardBuilder {
