@@ -126,15 +126,6 @@ func (s series) get(t testing.TB, name string, fragments ...string) float64 {
 	return s[found[0]]
 }
 
-func (s series) has(name string) bool {
-	for k := range s {
-		if k == name || strings.HasPrefix(k, name+"{") {
-			return true
-		}
-	}
-	return false
-}
-
 func (s series) count(name string) int {
 	n := 0
 	for k := range s {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/helpers/templates"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
@@ -63,7 +64,7 @@ func incidentTimeline(t *testing.T) map[string]*sample {
 				continue
 			}
 			for _, m := range f.Metric {
-				b := labels.NewBuilder(labels.EmptyLabels()).Set(labels.MetricName, name)
+				b := labels.NewBuilder(labels.EmptyLabels()).Set(model.MetricNameLabel, name)
 				for _, l := range m.Label {
 					b.Set(l.GetName(), l.GetValue())
 				}
@@ -199,7 +200,7 @@ func evaluate(expr parser.Expr, tl map[string]*sample, round int) (out []firing,
 				}
 			}
 			if match && !math.IsNaN(s.vals[round]) {
-				res = append(res, firing{labels.NewBuilder(s.lbls).Del(labels.MetricName).Labels(), s.vals[round]})
+				res = append(res, firing{labels.NewBuilder(s.lbls).Del(model.MetricNameLabel).Labels(), s.vals[round]})
 			}
 		}
 		return res
@@ -293,7 +294,7 @@ func silentBecause(expr parser.Expr, tl map[string]*sample) string {
 	present := func(name string) (bool, bool) { // present, constant
 		any, constant := false, true
 		for _, s := range tl {
-			if s.lbls.Get(labels.MetricName) == name {
+			if s.lbls.Get(model.MetricNameLabel) == name {
 				any = true
 				for _, v := range s.vals {
 					if v != s.vals[0] {
@@ -421,10 +422,10 @@ func TestAlertRulesTestFile(t *testing.T) {
 	for _, k := range keys {
 		s := tl[k]
 		var b strings.Builder
-		b.WriteString(s.lbls.Get(labels.MetricName))
+		b.WriteString(s.lbls.Get(model.MetricNameLabel))
 		first := true
 		s.lbls.Range(func(l labels.Label) {
-			if l.Name == labels.MetricName {
+			if l.Name == model.MetricNameLabel {
 				return
 			}
 			if first {
