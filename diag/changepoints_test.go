@@ -104,7 +104,7 @@ func TestExporterStateQuotas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := NewExporterState(ExporterOptions{MVQuota: 2, StreamQuota: 1})
+	st := NewExporterState(ExporterOptions{MVQuota: 2, StreamQuota: 1, KeepCheck: true})
 	r := st.Round(s)
 	if len(r.MVs) != 2 || len(r.Streams) != 1 {
 		t.Fatalf("%d MVs, %d streams exported; want the quotas 2 and 1", len(r.MVs), len(r.Streams))

@@ -66,6 +66,11 @@ type ExporterOptions struct {
 	MVQuota, StreamQuota int
 	// Change-point caps; 0 = the design's defaults.
 	MaxPointsPerPartition, MaxPoints int
+	// KeepCheck keeps the round's full analysis in ExporterResult.Check
+	// (tests, debugging). Off, a published result holds only the values it
+	// serves, so the analysis of a 50,000-partition round is garbage as soon
+	// as the round ends.
+	KeepCheck bool
 }
 
 // ExporterState is what the exporter keeps between rounds: the change
@@ -195,7 +200,7 @@ type ExporterResult struct {
 	SourcesUnreadable      int
 	TasksCountedThisRound  int
 	GapCommitsInferredNow  int
-	Check                  *CheckResult `json:"-"`
+	Check                  *CheckResult `json:"-"` // only with ExporterOptions.KeepCheck
 	StreamsPendingPrecise  int          // user+ivm partitions whose pending age the change points made PRECISE
 	StreamsPendingUpperBnd int
 }
@@ -317,6 +322,9 @@ func (st *ExporterState) Round(s *snapshot.Snapshot) *ExporterResult {
 				}
 			}
 		}
+	}
+	if !st.opt.KeepCheck {
+		r.Check = nil
 	}
 	r.ChangePoints, r.ChangePointPartitions = st.points.Total(), st.points.Partitions()
 	r.ChangePointMerges, r.ChangePointsDropped = st.points.Merges(), st.points.Dropped()

@@ -105,7 +105,8 @@ func TestTimelineUpperBoundPreciseZero(t *testing.T) {
 	})
 	emu, cfg := startEmulator(t, r1, emulator.Options{Legacy: true, QueryLog: true})
 	clock := newFakeClock()
-	e, err := exporter.New(exporter.Options{Interval: interval, Source: exporter.LiveSource(cfg), Now: clock.Now})
+	e, err := exporter.New(exporter.Options{Interval: interval, Source: exporter.LiveSource(cfg), Now: clock.Now,
+		Diag: diag.ExporterOptions{KeepCheck: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
