@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/shellquote"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -44,6 +45,10 @@ type MetricsOptions struct {
 	IncludeStyle bool
 	// Lint bounds AnalyzeMetrics' linting of stored bodies.
 	Lint exposition.Options
+	// Linted, when set, are the snapshot's payloads already linted (a live
+	// check lints each body as it streams in and stores none):
+	// AnalyzeMetrics analyses them instead of linting s.Metrics.
+	Linted []MetricsInput
 }
 
 // MetricsResult is the analysis of a set of payloads (one per node, or one
@@ -123,8 +128,8 @@ func AnalyzeMetricsPayloads(in []MetricsInput, opt MetricsOptions) *MetricsResul
 		if p.URL != "" && p.URL != p.Source {
 			// `metrics lint` can fetch the URL; a bare host:port it cannot.
 			for i, f := range pr.Findings {
-				if strings.HasPrefix(f.Next, "dorisdiag metrics lint") {
-					pr.Findings[i].Next = strings.ReplaceAll(f.Next, " "+p.Source, " "+p.URL)
+				if tail := " " + shellquote.Quote(p.Source); strings.HasPrefix(f.Next, "dorisdiag metrics lint") && strings.HasSuffix(f.Next, tail) {
+					pr.Findings[i].Next = strings.TrimSuffix(f.Next, tail) + " " + shellquote.Quote(p.URL)
 				}
 			}
 		}
@@ -149,6 +154,9 @@ func AnalyzeMetrics(s *snapshot.Snapshot, opt MetricsOptions) *MetricsResult {
 	if opt.Conform.Now.IsZero() {
 		opt.Conform.Now = s.Cluster.Now
 	}
+	if opt.Linted != nil {
+		return AnalyzeMetricsPayloads(opt.Linted, opt)
+	}
 	return AnalyzeMetricsPayloads(MetricsInputs(s, opt.Lint), opt)
 }
 
@@ -164,7 +172,10 @@ func MetricsInputs(s *snapshot.Snapshot, lo exposition.Options) []MetricsInput {
 		switch {
 		case p.Error != "":
 			mi.Err = errors.New(p.Error)
-		case p.Body == "" && p.Bytes == 0:
+		case p.Body == "":
+			// Also when Bytes says a body was fetched: it was linted as it
+			// streamed in and not kept (a live check), never lint "" as if
+			// it were the payload.
 			mi.Err = errors.New("no body stored")
 		default:
 			res, err := exposition.Lint(strings.NewReader(p.Body), lo)

@@ -40,14 +40,18 @@ type CheckDoc struct {
 func (CheckDoc) Kind() string { return "check" }
 
 func init() {
-	Register("check", FormatTable, func(w io.Writer, st Style, d Doc) error {
+	table := func(w io.Writer, st Style, d Doc) error {
 		c := d.(CheckDoc)
 		if err := checkOverview(w, st, c.CheckResult); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
 		return checkFindings(w, st, c.CheckResult, c.Changes)
-	})
+	}
+	// table fits the terminal; wide is the same with every line in full,
+	// every detail and next step (Emit gives it no width).
+	Register("check", FormatTable, table)
+	Register("check", FormatWide, table)
 	Register("check", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return checkMarkdown(w, d.(CheckDoc).CheckResult) })
 	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).CheckResult)) })
 }
@@ -71,7 +75,13 @@ func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 	if r.Snapshots > 1 {
 		fmt.Fprintf(&b, ", %d snapshots", r.Snapshots)
 	}
-	b.WriteString(")\n\n")
+	b.WriteString(")")
+	title := b.String()
+	b.Reset()
+	if st.width > 0 {
+		title = Truncate(title, st.width)
+	}
+	b.WriteString(title + "\n")
 	o := r.Overview
 	kv := [][2]string{}
 
@@ -232,12 +242,21 @@ func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 		}
 	}
 	for _, p := range kv {
-		fmt.Fprintf(&b, "%-*s  %s\n", width, st.Bold(p[0]), p[1])
+		// The overview fits the terminal: each line cut in the middle (the
+		// whole of it in -o wide and JSON).
+		v := Sanitize(p[1])
+		if st.width > 0 {
+			v = Truncate(v, st.width-width-2)
+		}
+		fmt.Fprintf(&b, "%s%s  %s\n", st.Bold(p[0]), strings.Repeat(" ", width-len(p[0])), v)
 	}
 	f := o.Findings
 	fmt.Fprintf(&b, "\nFindings: %s, %s, %d info", st.Severity("critical", fmt.Sprintf("%d critical", f.Critical)), st.Severity("warning", fmt.Sprintf("%d warning", f.Warning)), f.Info)
 	if f.Suppressed > 0 {
 		fmt.Fprintf(&b, " (%d suppressed by the config file)", f.Suppressed)
+	}
+	if st.width > 0 && len(r.Findings) > 0 {
+		b.WriteString(st.Dim(" — details, next steps: " + st.hint()))
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
