@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 )
 
 // fileConfig is dorisdiag.yaml (docs/check.md "Config file"): thresholds,
@@ -61,7 +61,7 @@ const maxConfigBytes = 1 << 20
 // a misspelt threshold fails loudly instead of silently doing nothing.
 func loadConfig(path string) (*fileConfig, diag.Policy, error) {
 	var pol diag.Policy
-	f, err := os.Open(path)
+	f, _, err := fileio.OpenInput(path) // a regular file only: a FIFO would block (docs/security.md "Files")
 	if err != nil {
 		return nil, pol, fmt.Errorf("config: %w", err)
 	}

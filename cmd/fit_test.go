@@ -82,13 +82,41 @@ func TestDefaultViewFitsTheTerminal(t *testing.T) {
 func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
 	lines := screenLines(runWidth(t, 80, "check", "--demo", "incident"))
 	first := strings.Join(lines[:min(24, len(lines))], "\n")
-	for _, want := range []string{"Streams", "MVs", "Findings: 13 critical", "CRITICAL STREAM_CANNOT_RESUME_CLIPPED", "CRITICAL STREAM_NO_OFFSET_ROWS_SKIPPED", "CRITICAL STREAM_CANNOT_RESUME_REJECTED"} {
+	// The whole overview (every count and object, TestCheckOverviewKeepsEveryCountAt80)
+	// and the two worst criticals in full take the 24 lines; the third
+	// (STREAM_CANNOT_RESUME_REJECTED) starts the second screen.
+	for _, want := range []string{"Streams", "MVs", "Tasks", "Space", "Sources", "Findings: 13 critical", "CRITICAL STREAM_CANNOT_RESUME_CLIPPED", "CRITICAL STREAM_NO_OFFSET_ROWS_SKIPPED"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first screen lacks %q:\n%s", want, first)
 		}
 	}
 	if strings.Contains(first, "METRICS_UNPARSEABLE") || strings.Contains(first, "INFO ") {
 		t.Errorf("first screen shows a /metrics or info finding before the data loss:\n%s", first)
+	}
+	// The first two criticals in full: heading and whole summary, wrapped
+	// (not cut) within the first 24 lines.
+	screen := lines[:min(24, len(lines))]
+	for _, code := range []string{"STREAM_CANNOT_RESUME_CLIPPED", "STREAM_NO_OFFSET_ROWS_SKIPPED"} {
+		var want string
+		for _, f := range demoCheck(t, "incident").Findings {
+			if f.Code.String() == code {
+				want = f.Summary
+				break
+			}
+		}
+		var got []string
+		for _, b := range findingBlocks(screen) {
+			if strings.HasPrefix(b[0], "CRITICAL "+code+" ") {
+				for _, l := range b[1:] {
+					if !strings.HasPrefix(strings.TrimSpace(l), "next: ") {
+						got = append(got, strings.TrimSpace(l))
+					}
+				}
+			}
+		}
+		if g := strings.Join(got, " "); want == "" || g != strings.Join(strings.Fields(want), " ") {
+			t.Errorf("first screen: %s not in full:\n got %q\nwant %q\n%s", code, g, want, first)
+		}
 	}
 }
 

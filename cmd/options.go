@@ -13,6 +13,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // IOStreams carries the process's streams and the colour policy, decided once
@@ -64,6 +65,10 @@ type globalOptions struct {
 	// SHOW FRONTENDS/BACKENDS (nodes whose advertised address is not the
 	// one this machine reaches).
 	metricsTargets []scrape.Target
+	// linted: the /metrics of the latest live snapshot, linted as each body
+	// streamed in (no body is kept: check's memory does not grow with the
+	// number of nodes).
+	linted map[*snapshot.Snapshot][]diag.MetricsInput
 	// watch is the current --watch round, set while a round renders: emit
 	// adds it to the document ("watch" field).
 	watch *report.WatchRound
@@ -82,6 +87,10 @@ type connOptions struct {
 	User     string
 	TLS      bool
 	TLSCA    string
+	// HTTPScheme and AllowHTTPCredentials: docs/security.md "Network".
+	HTTPScheme           string
+	AllowHTTPCredentials bool
+	FEHTTPSPort          int
 }
 
 // color reports whether to emit ANSI colour: only on a TTY, never with

@@ -12,10 +12,12 @@ import (
 // them (worst first, each symptom right after its cause). Without a width
 // (wide, a pipe): a heading line per finding, then its detail and the next
 // step indented, a symptom indented under its cause. With a width (the
-// table format on a terminal) each finding is its heading and its summary,
-// cut to fit, its next step when that fits whole (a command is never cut),
-// a symptom one line under its cause; the detail and every next step are in
-// -o wide. Every untrusted string goes through Sanitize.
+// table format on a terminal) each finding is its heading (the object cut
+// in the middle, as a name) and its summary wrapped to at most two lines
+// (then cut at its end after a whole word), its next step when that fits
+// whole (a command is never cut), a symptom one line under its cause (cut at
+// its end; two when it names an object of its own); the detail and every
+// next step are in -o wide. Every untrusted string goes through Sanitize.
 func Findings(w io.Writer, st Style, fs []diag.Finding) error {
 	if len(fs) == 0 {
 		_, err := fmt.Fprintln(w, st.Severity("ok", "No findings."))
@@ -64,6 +66,11 @@ func findingsFull(w io.Writer, st Style, fs []diag.Finding) error {
 	return err
 }
 
+// summaryLines is how many lines a finding's summary takes at most on a
+// terminal: wrapped, then cut at its end after a whole word; -o wide and
+// JSON have it whole.
+const summaryLines = 2
+
 // findingsFit is Findings on a terminal of st.width columns.
 func findingsFit(w io.Writer, st Style, fs []diag.Finding) error {
 	width := st.width
@@ -75,18 +82,25 @@ func findingsFit(w io.Writer, st Style, fs []diag.Finding) error {
 		if f.Cause != nil {
 			// One line under its cause: the code, its object when not the
 			// cause's, and what it says.
-			text := Sanitize(f.Summary)
-			if f.Object.Kind != f.Cause.Object.Kind || f.Object.DB != f.Cause.Object.DB || f.Object.Name != f.Cause.Object.Name {
-				text = Sanitize(f.Object.String()) + ": " + text
-			}
 			head := "  ↳ " + st.Severity(f.Severity.String(), fmt.Sprintf("%-4s", sev[:4])) + " " + st.Bold(code) + " "
-			line(head + Truncate(text, width-TextWidth(head)))
+			if f.Object.Kind != f.Cause.Object.Kind || f.Object.DB != f.Cause.Object.DB || f.Object.Name != f.Cause.Object.Name {
+				// Its own object, a name (cut in the middle only to fit the
+				// line), then what it says on a second line at most.
+				obj := Truncate(Sanitize(f.Object.String()), width-TextWidth(head)-1)
+				for _, l := range WrapMax(obj+": "+Sanitize(f.Summary), width, 2, head, "      ") {
+					line(l)
+				}
+				continue
+			}
+			line(head + TruncateEnd(Sanitize(f.Summary), width-TextWidth(head)))
 			continue
 		}
 		head := st.Severity(f.Severity.String(), fmt.Sprintf("%-8s", sev)) + " " + st.Bold(code) + " "
 		line(head + Truncate(Sanitize(f.Object.String()), width-TextWidth(head)))
 		const ind = "         "
-		line(ind + Truncate(Sanitize(f.Summary), width-len(ind)))
+		for _, l := range WrapMax(Sanitize(f.Summary), width, summaryLines, ind, ind) {
+			line(l)
+		}
 		if next := Sanitize(f.Next); f.Next != "" && len(diag.SplitNext(f.Next)) == 1 && (width <= 0 || TextWidth(ind+"next: "+next) <= width) {
 			line(ind + "next: " + next)
 		}
@@ -171,7 +185,7 @@ func FindingsCompact(w io.Writer, st Style, fs []diag.Finding, width int) error 
 		head := fmt.Sprintf("%-30s %-36s ", code, obj)
 		summary := Sanitize(f.Summary)
 		if width > 10 {
-			summary = Truncate(summary, width-6-TextWidth(head))
+			summary = TruncateEnd(summary, width-6-TextWidth(head))
 		}
 		line := head + summary
 		fmt.Fprintf(&b, "%s  %s\n", st.Severity(f.Severity.String(), sev), line)

@@ -154,20 +154,16 @@ type blocks struct {
 func textBlocks(st Style) blocks {
 	return blocks{
 		title: func(b *strings.Builder, m *diag.MVResult) {
+			// The name is an identifier (cut in the middle only when wider
+			// than the terminal); what follows is prose, wrapped.
 			name := Sanitize(m.DB + "." + m.Name)
 			if st.width > 0 {
 				name = Truncate(name, st.width)
 			}
 			rest := Sanitize(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.Refresh.Raw), mvDash(m.JobName), mvDash(m.JobStatus)))
-			if room := st.width - TextWidth(name) - 2; st.width > 0 && TextWidth(rest) > room {
-				if room < 20 {
-					fmt.Fprintf(b, "%s\n", st.Bold(name))
-					fmt.Fprintf(b, "%s\n", st.Dim(Truncate(rest, st.width)))
-					return
-				}
-				rest = Truncate(rest, room)
+			for _, l := range Wrap(rest, st.width, st.Bold(name)+"  ", "  ") {
+				b.WriteString(l + "\n")
 			}
-			fmt.Fprintf(b, "%s  %s\n", st.Bold(name), st.Dim(rest))
 		},
 		heading:  func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n%s\n", st.Bold(title)) },
 		grid:     st.Table,
@@ -214,22 +210,11 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	h("State")
 	var state [][2]string
 	kv := func(k, v string) { state = append(state, [2]string{k, v}) }
-	kv("freshness", fmt.Sprintf("%s (%s: %s)", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason))
-	kv("delay", fmt.Sprintf("%s%s", diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note)))
-	if m.ClientState != "" {
-		cd := "unknown"
-		if m.ClientDelay != nil {
-			cd = diag.ValueText(*m.ClientDelay)
-		}
-		kv("client", fmt.Sprintf("%s, %s (computed from the raw tables, for the cross-check)", m.ClientState, cd))
-	}
-	kv("reason", fmt.Sprintf("%s (%s)", m.LaggingReason, m.LaggingReasonSource))
 	hist := &m.History
 	fails := strconv.Itoa(hist.ConsecutiveFailures)
 	if hist.ConsecutiveFailuresAtLeast {
 		fails = "at least " + fails + " (every task in the history failed)"
 	}
-	kv("failures", fmt.Sprintf("%s in a row; last success %s; last failure %s", fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure)))
 	share := "n/a"
 	if hist.RecomputeShare != nil {
 		share = fmt.Sprintf("%d of %d data refreshes recomputed", hist.RecomputeTasks, hist.DataTasks)
@@ -238,8 +223,41 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	if hist.DurationTrend.Ratio > 0 {
 		trend += fmt.Sprintf(" (×%.2f, %s → %s)", hist.DurationTrend.Ratio, tso.FormatDuration(hist.DurationTrend.OlderAvgMs), tso.FormatDuration(hist.DurationTrend.NewerAvgMs))
 	}
-	kv("fallbacks", fmt.Sprintf("%d in the last %s%s; %s; duration trend %s", hist.FallbacksInWindow,
-		tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend))
+	freshness := fmt.Sprintf("%s (%s: %s)", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason)
+	delay := fmt.Sprintf("%s%s", diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note))
+	reason := fmt.Sprintf("%s (%s)", m.LaggingReason, m.LaggingReasonSource)
+	client := ""
+	if m.ClientState != "" {
+		cd := "unknown"
+		if m.ClientDelay != nil {
+			cd = diag.ValueText(*m.ClientDelay)
+		}
+		client = fmt.Sprintf("%s, %s (computed from the raw tables, for the cross-check)", m.ClientState, cd)
+	}
+	failures := fmt.Sprintf("%s in a row; last success %s; last failure %s", fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure))
+	fallbacks := fmt.Sprintf("%d in the last %s%s; %s; duration trend %s", hist.FallbacksInWindow,
+		tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend)
+	if compact && st.width > 0 {
+		// On a terminal, one row per subject (state, client cross-check,
+		// refreshes): each wraps under the value column, and fewer rows
+		// keep the worst MV on one screen.
+		kv("freshness", freshness+"; delay "+delay+"; reason "+reason)
+		if client != "" {
+			kv("client", strings.Replace(client, " (computed from the raw tables, for the cross-check)", ", from the raw tables (cross-check)", 1))
+		}
+		kv("refreshes", fmt.Sprintf("%s failed in a row; last success %s; last failure %s; %d fallback(s) in %s%s; %s; duration %s",
+			fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure), hist.FallbacksInWindow,
+			tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend))
+	} else {
+		kv("freshness", freshness)
+		kv("delay", delay)
+		if client != "" {
+			kv("client", client)
+		}
+		kv("reason", reason)
+		kv("failures", failures)
+		kv("fallbacks", fallbacks)
+	}
 	if m.MinHeadroomSeconds != nil {
 		kv("headroom", fmt.Sprintf("%s (smallest retention headroom of the internal streams)", mvHeadroomText(m.MinHeadroomSeconds)))
 	}
@@ -260,6 +278,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	writeFindings := f.findings
 	if compact {
 		writeFindings = f.compactFindings
+		fs = withoutShownNext(fs, m.Next[:min(1, len(m.Next))])
 	}
 	if err := writeFindings(w, fs); err != nil {
 		return err
@@ -369,6 +388,21 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// withoutShownNext is fs with the next step left out where it is a
+// statement the Next section shows anyway (the compact view says it once).
+func withoutShownNext(fs []diag.Finding, shown []string) []diag.Finding {
+	out := make([]diag.Finding, len(fs))
+	for i, f := range fs {
+		for _, s := range shown {
+			if strings.TrimSpace(f.Next) == strings.TrimSpace(s) {
+				f.Next = ""
+			}
+		}
+		out[i] = f
+	}
+	return out
 }
 
 func mvTable(w io.Writer, grid func(io.Writer, []string, [][]string) error, headers []string, rows [][]string) error {

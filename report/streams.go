@@ -263,12 +263,18 @@ func sevOr(s, def string) string {
 // the verdict paragraph and the stream's findings.
 func streamShow(w io.Writer, st Style, d StreamDoc) error {
 	s, fs := d.Stream, d.Findings
+	// The name whole (cut in the middle only when wider than the terminal),
+	// what it is after it, or on the next line when both do not fit.
 	rest := fmt.Sprintf("%s stream, %s, state %s", s.Kind, orDash(mode(s)), st.Severity(s.State, s.State))
 	name := Sanitize(s.DB + "." + s.Name)
 	if st.width > 0 {
-		name = Truncate(name, max(st.width-TextWidth(rest)-2, 20))
+		name = Truncate(name, st.width)
 	}
-	fmt.Fprintf(w, "%s  %s\n", st.Bold(name), rest)
+	if st.width > 0 && TextWidth(name)+2+TextWidth(rest) > st.width {
+		fmt.Fprintf(w, "%s\n  %s\n", st.Bold(name), rest)
+	} else {
+		fmt.Fprintf(w, "%s  %s\n", st.Bold(name), rest)
+	}
 	st.para(w, "  ", "    ", fmt.Sprintf("id %d; %s", s.ID, s.StateReason))
 	if s.BaseTableDropped {
 		fmt.Fprintln(w, "  base table: dropped (N/A)")

@@ -12,8 +12,10 @@ import (
 
 // Table writes rows under headers as borderless, left-aligned columns two
 // spaces apart (kubectl's style), every cell through Sanitize. With a width
-// (the table format on a terminal) it fits: the widest text columns are cut
-// in the middle ("demo.__doris_iv…144l_voa", Truncate), and when that is not
+// (the table format on a terminal) it fits: the widest text columns are cut,
+// names in the middle ("demo.__doris_iv…144l_voa", Truncate), messages (an
+// ERROR, TITLE or NOTE column) at their end after a whole word
+// (TruncateEnd), and when that is not
 // enough the rightmost columns are left out, with one line naming them and
 // where to see them ("-o wide"). Renderers order columns by importance for
 // that reason. Cells may carry colour from Style (never cut).
@@ -39,7 +41,9 @@ func (st Style) Table(w io.Writer, headers []string, rows [][]string) error {
 		var line strings.Builder
 		for j := 0; j < shown; j++ {
 			c := r[j]
-			if TextWidth(c) > widths[j] {
+			if TextWidth(c) > widths[j] && i > 0 && proseColumn(cells[0][j]) {
+				c = TruncateEnd(c, widths[j])
+			} else if TextWidth(c) > widths[j] {
 				c = Truncate(c, widths[j])
 			}
 			if i == 0 {
@@ -56,14 +60,31 @@ func (st Style) Table(w io.Writer, headers []string, rows [][]string) error {
 	if shown < n && st.drops != nil {
 		*st.drops = append(*st.drops, cells[0][shown:]...)
 	} else if shown < n {
-		note := fmt.Sprintf("(%d more column(s) in %s: %s)", n-shown, st.hint(), strings.Join(cells[0][shown:], ", "))
-		b.WriteString(st.Dim(Truncate(note, st.width)) + "\n")
+		left := make([]string, 0, n-shown)
+		for _, h := range cells[0][shown:] {
+			left = append(left, Glue(h)) // a header is not broken across lines
+		}
+		note := fmt.Sprintf("(%d more column(s) in %s: %s)", n-shown, st.hint(), strings.Join(left, ", "))
+		for _, l := range Wrap(note, st.width, "", " ") {
+			b.WriteString(st.Dim(l) + "\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {
 		return fmt.Errorf("rendering table: %w", err)
 	}
 	return nil
+}
+
+// proseColumn: the column's header names a message (an error, a title, a
+// note), not an identifier: its cells are cut at their end after a whole
+// word (TruncateEnd), not in the middle.
+func proseColumn(header string) bool {
+	switch header {
+	case "ERROR", "TITLE", "NOTE", "MESSAGE":
+		return true
+	}
+	return false
 }
 
 // sanitizeRow is r with n cells, each escaped (a newline in a name must not

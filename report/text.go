@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
@@ -246,12 +247,35 @@ func Truncate(s string, n int) string {
 // word longer than a line is kept whole on its own line: it is never cut.
 func Wrap(text string, width int, first, indent string) []string {
 	if width <= 0 || TextWidth(first+text) <= width {
-		return []string{first + text}
+		return []string{unglue(first + text)}
 	}
+	lines := wrapWords(text, width, first, indent)
+	for i, l := range lines {
+		lines[i] = unglue(l)
+	}
+	return lines
+}
+
+// glue is the non-breaking space: Wrap never breaks a line there ("4.8
+// GiB", "×5" with its reason), and prints it as a plain space.
+const glue = "\u00a0"
+
+// Glue joins the words of s with non-breaking spaces (Wrap keeps them on
+// one line).
+func Glue(s string) string { return strings.ReplaceAll(s, " ", glue) }
+
+func unglue(s string) string { return strings.ReplaceAll(s, glue, " ") }
+
+// words splits prose at its spaces, not at a non-breaking one (glue).
+func words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' })
+}
+
+func wrapWords(text string, width int, first, indent string) []string {
 	var lines []string
 	line, lw := first, TextWidth(first)
 	empty := true
-	for _, word := range strings.Fields(text) {
+	for _, word := range words(text) {
 		ww := TextWidth(word)
 		if !empty && lw+1+ww > width {
 			lines = append(lines, line)
@@ -266,6 +290,82 @@ func Wrap(text string, width int, first, indent string) []string {
 		empty = false
 	}
 	return append(lines, line)
+}
+
+// TruncateEnd cuts prose to at most n columns at its end, after a whole
+// word, and marks the cut with "…" ("refreshes fail with CHANGELOG_BROKEN:
+// the internal…"): a sentence keeps its beginning and never loses the middle
+// of a word (Truncate is for identifiers). Punctuation left dangling before
+// the cut is dropped. Text whose first word alone is too long is one token
+// (an identifier): it is cut in the middle. n < 2 keeps s.
+func TruncateEnd(s string, n int) string {
+	if n < 2 || TextWidth(s) <= n {
+		return unglue(s)
+	}
+	line := ""
+	for _, w := range words(s) {
+		next := w
+		if line != "" {
+			next = line + " " + w
+		}
+		if TextWidth(trimDangling(next))+1 > n {
+			break
+		}
+		line = next
+	}
+	if line = trimDangling(line); line == "" {
+		return Truncate(unglue(s), n)
+	}
+	return unglue(line) + "…"
+}
+
+// trimDangling drops the spaces and separating punctuation (",", ";", ":",
+// a dash) a cut leaves at the end of a line.
+// A last word of symbols only ("(>", "—") is dropped with them.
+func trimDangling(s string) string {
+	for {
+		t := strings.TrimRight(s, " ,;:")
+		if i := strings.LastIndexByte(t, ' '); i >= 0 && !strings.ContainsFunc(t[i+1:], isWordRune) {
+			t = t[:i]
+		}
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// WrapMax is Wrap in at most maxLines lines: when the text needs more, the
+// last line is cut at its end after a whole word (TruncateEnd). maxLines <= 0
+// or width <= 0: Wrap.
+func WrapMax(text string, width, maxLines int, first, indent string) []string {
+	if maxLines <= 0 || width <= 0 || TextWidth(first+text) <= width {
+		return Wrap(text, width, first, indent)
+	}
+	lines := wrapWords(text, width, first, indent)
+	if len(lines) <= maxLines {
+		return Wrap(text, width, first, indent)
+	}
+	// The lines kept, then the rest of the text on the last line, cut to
+	// fit.
+	kept := make([]string, 0, maxLines)
+	used := 0
+	for i, l := range lines[:maxLines-1] {
+		p := indent
+		if i == 0 {
+			p = first
+		}
+		used += len(words(strings.TrimPrefix(l, p)))
+		kept = append(kept, unglue(l))
+	}
+	rest := strings.Join(words(text)[used:], " ")
+	p := indent
+	if maxLines == 1 {
+		p = first
+	}
+	return append(kept, p+TruncateEnd(rest, width-TextWidth(p)))
 }
 
 // para writes text as prose that fits st's width (Wrap), the first line
