@@ -27,6 +27,9 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			if err := checkGlobalsApply(c); err != nil {
+				return err
+			}
 			if err := g.checkGlobalUsage(c); err != nil {
 				return err
 			}
@@ -71,14 +74,18 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	for _, add := range commandTree() {
 		root.AddCommand(add(g))
 	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newCompletionCmd(g))
 	guardSubcommands(root)
+	applyCommandMeta(root)
+	registerCompletions(root, g)
 	return root
 }
 
 // Main runs dorisdiag with args and returns the exit code.
 func Main(args []string, ios *IOStreams) int {
 	root := NewRootCmd(ios)
-	root.SetArgs(joinDemoValue(args))
+	root.SetArgs(joinDemoValue(completeDemoValue(args)))
 	err := root.Execute()
 	if err != nil && isCobraUsageError(err) {
 		// "--demo nope" leaves "nope" as an argument (the value is optional):
