@@ -208,4 +208,3 @@ func TestCompletionBashScriptHasNoBashCompletionCalls(t *testing.T) {
 		t.Errorf("completion powershell: exit %d, want 2", code)
 	}
 }
-

@@ -256,4 +256,3 @@ func TestCompletionFish(t *testing.T) {
 	s.keys("Tab")
 	s.waitFor("fish mv explain", "demo.mv_orders_daily")
 }
-
