@@ -9,7 +9,7 @@ var (
 		Spec:    "apache/doris#69907 §3 Definitions (can_resume), §1 S4; docs/tso.md Effect on reads",
 		Meaning: "A partition of a user stream read as MIN_DELTA has changes beyond its offset, and the offset is below the retention floor (next_required < retention_floor, computed with the planner's cut-off from the current TSO and changelog.ttl_seconds / binlog.ttl_seconds). A MIN_DELTA read — like a snapshot read — from an expired offset fails with the expired-offset error.",
 		Matters: "The consuming job fails on every run until someone intervenes; the changes between the offset and the retention floor are gone from the changelog.",
-		Confirm: "dorisdiag streams show DB.STREAM\nSELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;  -- compare with dorisdiag tso cutoff --ttl <ttl>",
+		Confirm: "dorisdiag streams show DB.STREAM\nSELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;  -- compare with: dorisdiag tso headroom --offset C --ttl SECONDS --now CURRENT_TSO",
 		Fix:     "If the expired changelog is not compacted yet, raise changelog.ttl_seconds (binlog.ttl_seconds) on the base table: the records become readable again. Otherwise re-sync the consumer from the base table and run SELECT * FROM db.stream@reset() to start from now.",
 		Related: []string{"STREAM_CANNOT_RESUME_CLIPPED", "STREAM_HEADROOM_LOW", "STREAM_IDLE_OUT_OF_RETENTION"},
 	})
