@@ -27,8 +27,8 @@ import (
 // _filedir) and errors on every TAB without it.
 func newCompletionCmd(_ *globalOptions) *cobra.Command {
 	return &cobra.Command{
-		Use:   "completion bash|zsh|fish",
-		Short: "Print the shell completion script for bash, zsh or fish",
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "Print the shell completion script for bash, zsh, fish or PowerShell",
 		Long: `completion prints a script that completes dorisdiag's commands, flags, flag
 values (-o, --fail-on, --demo, --state, --kind, ...) and the MV and stream
 names of the selected source (--demo, --snapshot, or --host within --timeout,
@@ -38,7 +38,7 @@ bash-completion package.`,
   dorisdiag completion zsh > _dorisdiag         # zsh: into a directory of $fpath
   dorisdiag completion fish > dorisdiag.fish    # fish: into ~/.config/fish/completions/`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"bash", "zsh", "fish"},
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		RunE: func(c *cobra.Command, args []string) error {
 			w := c.OutOrStdout()
 			switch args[0] {
@@ -48,8 +48,10 @@ bash-completion package.`,
 				return writeZshCompletion(c.Root(), w)
 			case "fish":
 				return c.Root().GenFishCompletion(w, true)
+			case "powershell":
+				return c.Root().GenPowerShellCompletionWithDesc(w)
 			}
-			return usageErrorf("completion %q: want bash, zsh or fish", args[0])
+			return usageErrorf("completion %q: want bash, zsh, fish or powershell", args[0])
 		},
 	}
 }

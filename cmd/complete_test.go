@@ -204,7 +204,7 @@ func TestCompletionBashScriptHasNoBashCompletionCalls(t *testing.T) {
 	if m := regexp.MustCompile(`(^|[^_a-zA-Z])(_get_comp_words_by_ref|_filedir)\b`).FindString(rest); m != "" {
 		t.Errorf("bash script calls %q outside the fallbacks", m)
 	}
-	if _, _, code := run(t, nil, "", "completion", "powershell"); code != ExitError {
-		t.Errorf("completion powershell: exit %d, want 2", code)
+	if _, _, code := run(t, nil, "", "completion", "tcsh"); code != ExitError {
+		t.Errorf("completion tcsh: exit %d, want 2", code)
 	}
 }
