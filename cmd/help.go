@@ -29,6 +29,9 @@ const (
 	annGlobals = "dorisdiag.globals"
 	// annFailOn: the default of --fail-on where the gate applies.
 	annFailOn = "dorisdiag.fail-on"
+	// annServes: "true" for a command that runs until stopped (exporter):
+	// tests never run its examples.
+	annServes = "dorisdiag.serves"
 
 	// flagGroupAnn is the pflag annotation naming a global flag's group.
 	flagGroupAnn = "dorisdiag_group"
@@ -48,12 +51,12 @@ var flagGroups = []struct{ name, title string }{
 var globalFlagGroup = map[string]string{
 	"host": "source", "snapshot": "source", "demo": "source",
 	"port": "connection", "http-port": "connection", "user": "connection", "tls": "connection", "tls-ca": "connection", "timeout": "connection",
-	"output": "output", "no-color": "output",
+	"output": "output", "no-color": "output", "no-pager": "output",
 	"fail-on": "gate",
 }
 
 type cmdMeta struct {
-	kind, formats, globals, failOn string
+	kind, formats, globals, failOn, serves string
 }
 
 const allGlobals = "source,connection,output,gate"
@@ -100,7 +103,7 @@ func applyCommandMeta(root *cobra.Command) {
 			if c.Annotations == nil {
 				c.Annotations = map[string]string{}
 			}
-			for k, v := range map[string]string{annKind: m.kind, annFormats: m.formats, annGlobals: m.globals, annFailOn: m.failOn} {
+			for k, v := range map[string]string{annKind: m.kind, annFormats: m.formats, annGlobals: m.globals, annFailOn: m.failOn, annServes: m.serves} {
 				if _, set := c.Annotations[k]; !set && v != "" {
 					c.Annotations[k] = v
 				}
@@ -195,7 +198,7 @@ func writeHelp(w io.Writer, c *cobra.Command) {
 	}
 	fmt.Fprintf(w, "%s\n\n", desc)
 	fmt.Fprintf(w, "Usage:\n")
-	if c.Runnable() {
+	if c.Runnable() && !c.HasSubCommands() {
 		fmt.Fprintf(w, "  %s\n", c.UseLine())
 	}
 	if c.HasAvailableSubCommands() {
@@ -263,7 +266,7 @@ func writeHelp(w io.Writer, c *cobra.Command) {
 	if other != nil {
 		printFlags(w, "Global flags", other)
 	}
-	if c.Runnable() || c == c.Root() {
+	if c.Runnable() && !c.HasSubCommands() || c == c.Root() {
 		fmt.Fprintf(w, "\nExit codes:\n")
 		for _, l := range exitCodes(c) {
 			fmt.Fprintf(w, "  %s\n", l)

@@ -20,10 +20,11 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 		Short: "Diagnose Apache Doris table streams and IVM materialized views",
 		Long: `dorisdiag diagnoses the consumers of an Apache Doris table changelog — table
 streams and incrementally maintained (IVM) materialized views — from a live
-cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.
-
-Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
-2 could not run (bad usage, bad input, no connection, internal error).`,
+cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
+		Example: `  dorisdiag demo                                       # no cluster needed
+  dorisdiag check --host fe1                           # what is wrong right now
+  dorisdiag mv explain demo.mv_orders_daily --demo incident
+  source <(dorisdiag completion bash)                  # TAB completes names too`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
