@@ -261,19 +261,14 @@ func fileExt(exts ...string) cobra.CompletionFunc {
 }
 
 // completeMVNames and completeStreamNames are the ValidArgsFunction of
-// mv explain and streams show: DB.NAME from the selected source.
+// mv explain and streams show: DB.NAME from the selected source, written as
+// the argument accepts it (objectNames, names.go).
 func completeMVNames(g *globalOptions) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return sourceNames(c, g, func(series []*snapshot.Snapshot) []string {
-			var out []string
-			for _, m := range analyzeMVs(series, diag.MVOptions{}).MVs {
-				out = append(out, m.DB+"."+m.Name)
-			}
-			return out
-		}), cobra.ShellCompDirectiveNoFileComp
+		return sourceNames(c, g, func(series []*snapshot.Snapshot) []string { return objectNames(series, kindMV) }), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -282,13 +277,7 @@ func completeStreamNames(g *globalOptions) cobra.CompletionFunc {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return sourceNames(c, g, func(series []*snapshot.Snapshot) []string {
-			var out []string
-			for _, s := range diag.AnalyzeStreams(series, diag.StreamOptions{}).Streams {
-				out = append(out, s.DB+"."+s.Name)
-			}
-			return out
-		}), cobra.ShellCompDirectiveNoFileComp
+		return sourceNames(c, g, func(series []*snapshot.Snapshot) []string { return objectNames(series, kindStream) }), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // Exit codes, for every command (design.md "Users and their contracts").
@@ -34,7 +36,12 @@ func (e alreadyReported) Error() string { return e.err.Error() }
 
 // exitCode maps the error a command returned to the process exit code and
 // prints it, in one place: one line "dorisdiag: <what>: <why>", never a stack.
-func exitCode(err error, stderr io.Writer) int {
+func exitCode(err error, stderr io.Writer) int { return exitCodeFor(err, stderr, "dorisdiag") }
+
+// exitCodeFor is exitCode with the command whose --help a usage error points
+// to: the command that was run ("dorisdiag mv explain"), not the root, so the
+// hint shows that command's arguments and flags.
+func exitCodeFor(err error, stderr io.Writer, helpCmd string) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -50,7 +57,17 @@ func exitCode(err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "dorisdiag: %s\n", msg)
 	var ue usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "Run 'dorisdiag --help' for usage.")
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", helpCmd)
 	}
 	return ExitError
+}
+
+// helpPath is the command path whose --help a usage error points to: the
+// command cobra ran or found (for an unknown subcommand, its group), else the
+// root.
+func helpPath(root, c *cobra.Command) string {
+	if c == nil {
+		return root.CommandPath()
+	}
+	return c.CommandPath()
 }

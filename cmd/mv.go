@@ -23,8 +23,8 @@ type mvOptions struct {
 	// list
 	DB    string
 	State string
-	// explain
-	Target string
+	// explain: the name argument as typed, nil when none was given
+	Target *string
 	Watch  watchOptions
 }
 
@@ -151,18 +151,20 @@ func newMVExplainCmd(o *mvOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "explain DB.MV",
 		Short: "The one-screen answer for one MV: verdict, causes, dependencies, worst partitions, recent tasks, SQL to run",
+		Long: `The one-screen answer for one MV. The name is DB.MV, or MV alone when one
+database has it; backquote a part that holds a dot or a backquote, a backquote
+inside doubled: ` + "`s.h.o.p`.`mv.x`" + `. Without a name, the MVs are listed.`,
 		Example: `  dorisdiag mv explain demo.mv_orders_daily --demo incident
+  dorisdiag mv explain mv_orders_daily --demo incident
   dorisdiag mv explain demo.mv_orders_daily --host fe1 -o json`,
-		Args: cobra.ExactArgs(1),
+		Args: oneNameArg("DB.MV"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
 			}
-			db, name, ok := strings.Cut(args[0], ".")
-			if !ok || db == "" || name == "" {
-				return usageErrorf("want DB.MV, got %q", args[0])
+			if len(args) == 1 {
+				o.Target = &args[0]
 			}
-			o.DB, o.Target = db, name
 			return mvExplainRun(o)
 		},
 	}
@@ -177,14 +179,15 @@ func mvExplainRun(o *mvOptions) error {
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		res := analyzeMVs(series, o.diagOptions())
-		m := res.ByName(o.DB, o.Target)
-		if m == nil {
-			names := make([]string, 0, len(res.MVs))
-			for _, x := range res.MVs {
-				names = append(names, x.DB+"."+x.Name)
-			}
-			return noMatch("mv explain: no IVM materialized view", o.DB+"."+o.Target, "", names)
+		refs := make([]objectRef, len(res.MVs))
+		for i, x := range res.MVs {
+			refs[i] = objectRef{x.DB, x.Name}
 		}
+		ref, err := nameUsage{cmd: "mv explain", what: "an IVM materialized view", shape: "DB.MV"}.resolve(o.Target, refs)
+		if err != nil {
+			return err
+		}
+		m := res.ByName(ref.DB, ref.Name)
 		fs := res.FindingsFor(m.DB, m.Name)
 		if err := g.emit(report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs}); err != nil {
 			return err

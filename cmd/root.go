@@ -87,7 +87,7 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 func Main(args []string, ios *IOStreams) int {
 	root := NewRootCmd(ios)
 	root.SetArgs(joinDemoValue(completeDemoValue(args)))
-	err := root.Execute()
+	c, err := root.ExecuteC()
 	if err != nil && isCobraUsageError(err) {
 		// "--demo nope" leaves "nope" as an argument (the value is optional):
 		// say what was really wrong.
@@ -96,7 +96,7 @@ func Main(args []string, ios *IOStreams) int {
 		}
 		err = usageError{err}
 	}
-	return exitCode(err, ios.Err)
+	return exitCodeFor(err, ios.Err, helpPath(root, c))
 }
 
 // joinDemoValue turns "--demo NAME" into "--demo=NAME" when NAME is a bundled

@@ -20,7 +20,7 @@ type streamsOptions struct {
 	MinHeadroom time.Duration
 	MaxPending  time.Duration
 	Watch       watchOptions
-	Target      string // streams show: DB.STREAM
+	Target      *string // streams show: the name argument as typed, nil when none was given
 }
 
 func addStreamThresholds(c *cobra.Command, o *streamsOptions) {
@@ -155,12 +155,18 @@ func newStreamsShowCmd(g *globalOptions) *cobra.Command {
 		Long: `Show one stream's partitions, worst first — offset state, consumed TSO, caught
 up, position gap, pending age (with precision), headroom, can_resume, what the
 next read does (proceed, REJECTED, CLIPPED) and what is already lost — then a
-short verdict: what the next read does and what to run.`,
+short verdict: what the next read does and what to run.
+
+The name is DB.STREAM, or STREAM alone when one database has it; backquote a
+part that holds a dot or a backquote, a backquote inside doubled:
+` + "`s.h.o.p`.`s.x`" + `. Without a name, the streams are listed.`,
 		Example: `  dorisdiag streams show demo.s_events_dup --demo incident
   dorisdiag streams show demo.s_orders_audit --host fe1 --watch 15s`,
-		Args: cobra.ExactArgs(1),
+		Args: oneNameArg("DB.STREAM"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.Target = args[0]
+			if len(args) == 1 {
+				o.Target = &args[0]
+			}
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -177,21 +183,18 @@ func streamsShowRun(o *streamsOptions) error {
 	if err := g.checkFormat("stream"); err != nil {
 		return err
 	}
-	db, name, ok := strings.Cut(o.Target, ".")
-	if !ok || db == "" || name == "" {
-		return usageErrorf("streams show %q: want DB.STREAM", o.Target)
-	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		res := diag.AnalyzeStreams(series, o.diagOptions())
-		s := res.ByName(db, name)
-		if s == nil {
-			names := make([]string, 0, len(res.Streams))
-			for _, x := range res.Streams {
-				names = append(names, x.DB+"."+x.Name)
-			}
-			return noMatch("streams show: no stream", db+"."+name, "", names)
+		refs := make([]objectRef, len(res.Streams))
+		for i, x := range res.Streams {
+			refs[i] = objectRef{x.DB, x.Name}
 		}
-		fs := res.FindingsFor(db, name)
+		ref, err := nameUsage{cmd: "streams show", what: "a stream", shape: "DB.STREAM"}.resolve(o.Target, refs)
+		if err != nil {
+			return err
+		}
+		s := res.ByName(ref.DB, ref.Name)
+		fs := res.FindingsFor(ref.DB, ref.Name)
 		if fs == nil {
 			fs = []diag.Finding{}
 		}

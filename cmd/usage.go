@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dorisdiag/dorisdiag/shellquote"
 )
 
 // Usage errors are exit 2, everywhere (docs/cli.md "Exit codes"): a CI step
@@ -160,7 +162,11 @@ func noMatch(before, name, after string, candidates []string) error {
 	if len(all) == 0 {
 		return usageErrorf("%s %q%s (the snapshot has none)", before, name, after)
 	}
-	return usageErrorf("%s %q%s (%d in the snapshot; nearest: %s)", before, name, after, len(all), strings.Join(all[:min(5, len(all))], ", "))
+	near := all[:min(5, len(all))]
+	for i, n := range near {
+		near[i] = shellquote.Quote(n) // pasteable as the flag's value
+	}
+	return usageErrorf("%s %q%s (%d in the snapshot; nearest: %s)", before, name, after, len(all), strings.Join(near, ", "))
 }
 
 func levenshtein(a, b string) int {

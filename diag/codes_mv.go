@@ -191,7 +191,7 @@ var (
 		Spec:     "apache/doris#69907 §3 States (initializing)",
 		Meaning:  "mv_infos().RefreshState is INIT (or ivm_mv_status says INITIALIZING): no baseline exists yet, so there is no data delay to report.",
 		Matters:  "The MV holds no data until its first refresh; a deferred MV stays so until someone refreshes it.",
-		Confirm:  "SELECT Name, State, RefreshState, RefreshInfo FROM mv_infos(\"database\" = \"<db>\") WHERE Name = '<mv>';",
+		Confirm:  "SELECT Name, State, RefreshState, RefreshInfo FROM mv_infos('database' = '<db>') WHERE Name = '<mv>';",
 		Fix:      "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE; builds the baseline.",
 		Related:  []string{"MV_STATE_UNKNOWN"},
 	})

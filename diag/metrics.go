@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/shellquote"
 )
 
 // Findings of `metrics lint` and `metrics scrape`, from what the exposition
@@ -104,7 +105,7 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 		if p.Value != "" {
 			ev["value"] = p.Value
 		}
-		input := source
+		input := shellquote.Quote(source)
 		if source == "stdin" {
 			input = "- < payload.prom"
 		}
@@ -136,7 +137,7 @@ func UnreachableFinding(kind, host string, err error) Finding {
 		Object:   Object{Kind: "node", Name: strings.TrimSpace(kind + " " + host)},
 		Summary:  fmt.Sprintf("%s %s: %v", kind, host, err),
 		Evidence: map[string]string{"host": host, "error": err.Error()},
-		Next:     "curl -sv --max-time 5 http://" + host + "/metrics -o /dev/null",
+		Next:     "curl -sv --max-time 5 " + shellquote.Quote("http://"+host+"/metrics") + " -o /dev/null",
 	}
 }
 
@@ -154,7 +155,7 @@ func masterOnlyFindings(exporters, masters []string) []Finding {
 				Code: CodeMetricsStateOnFollower, Severity: CodeMetricsStateOnFollower.Severity(),
 				Object:  Object{Kind: "node", Name: "fe " + e},
 				Summary: "fe " + e + " exports changelog/IVM state series but is not the Master (no node_info{type=\"is_master\"} 1)",
-				Next:    "curl -s http://" + e + "/metrics | grep -E '^(node_info|doris_fe_ivm_mvs|doris_fe_changelog_streams)'",
+				Next:    "curl -s " + shellquote.Quote("http://"+e+"/metrics") + " | grep -E '^(node_info|doris_fe_ivm_mvs|doris_fe_changelog_streams)'",
 			})
 		}
 	}

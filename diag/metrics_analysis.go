@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/shellquote"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -123,8 +124,8 @@ func AnalyzeMetricsPayloads(in []MetricsInput, opt MetricsOptions) *MetricsResul
 		if p.URL != "" && p.URL != p.Source {
 			// `metrics lint` can fetch the URL; a bare host:port it cannot.
 			for i, f := range pr.Findings {
-				if strings.HasPrefix(f.Next, "dorisdiag metrics lint") {
-					pr.Findings[i].Next = strings.ReplaceAll(f.Next, " "+p.Source, " "+p.URL)
+				if tail := " " + shellquote.Quote(p.Source); strings.HasPrefix(f.Next, "dorisdiag metrics lint") && strings.HasSuffix(f.Next, tail) {
+					pr.Findings[i].Next = strings.TrimSuffix(f.Next, tail) + " " + shellquote.Quote(p.URL)
 				}
 			}
 		}

@@ -113,7 +113,7 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []Finding {
 		evd, "REFRESH MATERIALIZED VIEW "+r.qualified()+" COMPLETE;")
 }
 
-func checkMVInternalStreamMissing(_ *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVInternalStreamMissing(a *mvAnalyzer, m *mvFacts) []Finding {
 	r := m.r
 	var fs []Finding
 	for i := range r.Dependencies {
@@ -124,8 +124,7 @@ func checkMVInternalStreamMissing(_ *mvAnalyzer, m *mvFacts) []Finding {
 		fs = append(fs, m.finding(CodeMVInternalStreamMissing, fmt.Sprintf("no internal stream follows base table %s.%s", d.BaseTableDB, d.BaseTableName),
 			"The MV follows this base table ("+d.Source+" source) but table_streams has no internal stream for it. "+d.Note,
 			m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName),
-			"SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = "+doris.QuoteLiteral(r.DB)+
-				" AND STREAM_NAME LIKE "+doris.QuoteLiteral(IvmStreamPrefix+r.Name+"_%")+";"))
+			"SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE "+ivmStreamsWhere(r.DB, r.Name, a.mvNamesIn(r.DB))+";"))
 	}
 	return fs
 }
@@ -143,7 +142,7 @@ func checkMVFreshnessState(_ *mvAnalyzer, m *mvFacts) []Finding {
 			"REFRESH MATERIALIZED VIEW "+r.qualified()+" AUTO;")
 	case FreshUnknown:
 		return m.one(CodeMVStateUnknown, "freshness unknown: "+r.StateReason, "The data delay has no value ("+valueText(r.DataDelay)+"). "+r.StateReason+".",
-			m.ev("data_delay", valueText(r.DataDelay)), "dorisdiag mv explain "+r.label())
+			m.ev("data_delay", valueText(r.DataDelay)), cliMVExplain(r.DB, r.Name))
 	case FreshInitializing:
 		return m.one(CodeMVInitializing, "the MV has never refreshed successfully", r.StateReason+": there is no baseline, hence no delay.",
 			m.ev("refresh_state", r.RefreshState), "REFRESH MATERIALIZED VIEW "+r.qualified()+" COMPLETE;")
@@ -152,7 +151,7 @@ func checkMVFreshnessState(_ *mvAnalyzer, m *mvFacts) []Finding {
 		return nil
 	}
 	return m.one(CodeMVStateUnknown, "the server reports an unknown freshness state "+strconv.Quote(r.FreshnessState),
-		"ivm_mv_status.FRESHNESS_STATE holds a value this dorisdiag does not know; it is kept as data.", m.ev(), "dorisdiag mv explain "+r.label())
+		"ivm_mv_status.FRESHNESS_STATE holds a value this dorisdiag does not know; it is kept as data.", m.ev(), cliMVExplain(r.DB, r.Name))
 }
 
 func checkMVJobPaused(_ *mvAnalyzer, m *mvFacts) []Finding {
@@ -350,7 +349,7 @@ func checkMVDelayHigh(a *mvAnalyzer, m *mvFacts) []Finding {
 	f := m.finding(CodeMVDelayHigh, fmt.Sprintf("%s behind (target %s)%s", valueText(v), durText(a.opt.MaxDelay.Seconds()), depText(w)),
 		"Data delay "+valueText(v)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+")."+ifText(v.Note != "", " "+v.Note+"."),
 		m.ev("data_delay_seconds", fmtFloat(*v.Seconds), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(w), "worst_partition", depPart(w)),
-		"dorisdiag mv explain "+r.label())
+		cliMVExplain(r.DB, r.Name))
 	a.criticalAt3x(&f, *v.Seconds)
 	if w != nil && w.StreamID != nil {
 		f.Next = consumptionSQL(*w.StreamID, a.caps.ConsumptionT2)

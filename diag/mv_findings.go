@@ -38,8 +38,6 @@ func sortByCause(fs []Finding) {
 
 func (r *MVResult) qualified() string { return doris.QuoteIdent(r.DB) + "." + doris.QuoteIdent(r.Name) }
 
-func (r *MVResult) label() string { return r.DB + "." + r.Name }
-
 func tasksSQL(r *MVResult, hasMethod bool) string {
 	cols := "TaskId, Status, RefreshMode, IvmFallbackReason, IvmRebuiltPartitions, DurationMs, ErrorMsg, LastQueryId"
 	if hasMethod {

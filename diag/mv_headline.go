@@ -68,7 +68,7 @@ func (a *mvAnalyzer) headline(r *MVResult, fs []Finding) string {
 		if cause != nil && cause.Next != "" {
 			first = cause.Next
 		}
-		for _, line := range strings.Split(first, "\n") {
+		for _, line := range SplitNext(first) {
 			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "--") {
 				parts = append(parts, "next: "+line)
 				break
@@ -84,7 +84,7 @@ func (a *mvAnalyzer) nextSQL(r *MVResult, fs []Finding) []string {
 	var out []string
 	seen := map[string]bool{}
 	push := func(s string) {
-		for _, line := range strings.Split(s, "\n") {
+		for _, line := range SplitNext(s) {
 			line = strings.TrimSpace(line)
 			if line != "" && !seen[line] {
 				seen[line] = true
@@ -102,19 +102,32 @@ func (a *mvAnalyzer) nextSQL(r *MVResult, fs []Finding) []string {
 		push("SELECT DB_NAME, MV_NAME, FRESHNESS_STATE, DATA_DELAY_SECONDS, DELAY_PRECISION, LAGGING_REASON, CONSECUTIVE_FAILURES, LAST_FAILURE_REASON, SAMPLE_TIME " +
 			"FROM information_schema.ivm_mv_status WHERE DB_NAME = " + doris.QuoteLiteral(r.DB) + " AND MV_NAME = " + doris.QuoteLiteral(r.Name) + ";")
 	} else {
-		push("SELECT Name, State, RefreshState, RefreshInfo, SyncWithBaseTables FROM mv_infos(\"database\" = " + strings.ReplaceAll(doris.QuoteLiteral(r.DB), "'", "\"") + ") WHERE Name = " + doris.QuoteLiteral(r.Name) + ";")
+		// The database as a single-quoted literal, as the collector sends it
+		// (doris.MVInfosRel): QuoteLiteral's escapes hold for any name.
+		push("SELECT Name, State, RefreshState, RefreshInfo, SyncWithBaseTables FROM mv_infos('database' = " + doris.QuoteLiteral(r.DB) + ") WHERE Name = " + doris.QuoteLiteral(r.Name) + ";")
 	}
 	if a.caps.IvmDependencies {
 		push("SELECT BASE_TABLE_DB, BASE_TABLE_NAME, IS_EXCLUDED_TRIGGER, DEPENDENCY_STATE, DELAY_SECONDS, LAGGING_PARTITIONS, WORST_PARTITION, STREAM_ID " +
 			"FROM information_schema.ivm_dependencies WHERE DB_NAME = " + doris.QuoteLiteral(r.DB) + " AND MV_NAME = " + doris.QuoteLiteral(r.Name) + " ORDER BY DELAY_SECONDS DESC;")
 	} else {
-		push("SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_DB, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = " +
-			doris.QuoteLiteral(r.DB) + " AND STREAM_NAME LIKE " + doris.QuoteLiteral(IvmStreamPrefix+r.Name+"_%") + ";")
+		push("SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_DB, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE " +
+			ivmStreamsWhere(r.DB, r.Name, a.mvNamesIn(r.DB)) + ";")
 	}
 	if w := r.worstTrigger(); w != nil && w.StreamID != nil {
 		push(consumptionSQL(*w.StreamID, a.caps.ConsumptionT2))
 	}
 	push(tasksSQL(r, a.caps.IvmRefreshMethod))
+	return out
+}
+
+// mvNamesIn lists the MV names of database db in the snapshot.
+func (a *mvAnalyzer) mvNamesIn(db string) []string {
+	var out []string
+	for i := range a.snap.MVs {
+		if a.snap.MVs[i].DB == db {
+			out = append(out, a.snap.MVs[i].Name)
+		}
+	}
 	return out
 }
 

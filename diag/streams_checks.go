@@ -183,7 +183,7 @@ func checkIVMStreamRecomputeOnly(_ *streamAnalyzer, s *streamFacts) []Finding {
 	return s.finding(CodeIVMStreamRecomputeOnly, fmt.Sprintf("internal stream of MV %s: the next refresh may only recompute (headroom %s on %s)", mvLabel(sr), fmtSecs(w.HeadroomSeconds), w.Unit),
 		fmt.Sprintf("%d partition(s) have an offset below the retention floor. An IVM read rejects an expired offset (T10), so the refresh falls back to COMPLETE (T0) — or, before T0, fails with CHANGELOG_BROKEN. A keep-alive TSO (T9) that SQL does not show on older builds may still cover an idle partition, hence \"may\".", len(all)),
 		s.ev("mv", mvLabel(sr), "partitions", strconv.Itoa(len(all)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
-		"dorisdiag mv explain "+sr.DB+"."+mvNameOr(sr)+"   # then, if needed: REFRESH MATERIALIZED VIEW "+doris.QuoteIdent(sr.DB)+"."+doris.QuoteIdent(mvNameOr(sr))+" COMPLETE;")
+		ivmRecomputeNext(sr))
 }
 
 // checkStreamCannotResume: a user stream with changes beyond an expired
@@ -269,7 +269,7 @@ func checkStreamPendingAge(a *streamAnalyzer, s *streamFacts) []Finding {
 	return s.finding(CodeStreamPendingAgeHigh, fmt.Sprintf("a change has waited %s%s on %s (> %s)", bound, fmtSecs(sr.MaxPendingAge.Seconds), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
 		fmt.Sprintf("%d partition(s) behind; pending age %s (%s, %s).", sr.PendingPartitions, fmtSecs(sr.MaxPendingAge.Seconds), sr.MaxPendingAge.Precision, sr.MaxPendingAge.Note),
 		s.ev("pending_partitions", strconv.Itoa(sr.PendingPartitions), "worst_partition", w.Unit, "pending_age_seconds", fmtF(sr.MaxPendingAge.Seconds), "precision", string(sr.MaxPendingAge.Precision)),
-		"Check the consuming job of "+sr.DB+"."+sr.Name+"; "+s.consQ)
+		"Check the consuming job of "+doris.FormatName(sr.DB, sr.Name)+"; "+s.consQ)
 }
 
 // checkStreamPendingAgeLowerBound: a pending age with no upper bound (a
@@ -294,7 +294,7 @@ func checkStreamPendingAgeLowerBound(a *streamAnalyzer, s *streamFacts) []Findin
 	return s.finding(CodeStreamPendingAgeHigh, fmt.Sprintf("a change has waited at least %s on %s (> %s)", fmtSecs(w.PendingAge.Lower), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
 		fmt.Sprintf("The pending age of %s has no upper bound (%s), but it is at least %s (%s).", w.Unit, w.PendingAge.Note, fmtSecs(w.PendingAge.Lower), w.PendingAge.LowerSource),
 		s.ev("worst_partition", w.Unit, "pending_age_lower_seconds", fmtF(w.PendingAge.Lower), "precision", string(w.PendingAge.Precision)),
-		"Check the consuming job of "+sr.DB+"."+sr.Name+"; "+s.consQ)
+		"Check the consuming job of "+doris.FormatName(sr.DB, sr.Name)+"; "+s.consQ)
 }
 
 // checkStreamNoOffsetRowsSkipped (T12): rows of a partition with no offset,
@@ -317,7 +317,7 @@ func checkStreamNoOffsetRowsSkipped(_ *streamAnalyzer, s *streamFacts) []Finding
 			Detail: fmt.Sprintf("A %s stream reads a partition with no offset from the changelog; rows older than %s (%s) are no longer in it, so they are skipped and the offset moves past them for good. MIN_DELTA may even emit UPDATE_BEFORE/DELETE rows for rows never received (seed T12).",
 				modeOrDup(sr), sr.TTLProperty, s.ttl),
 			Evidence: s.ev("partition", p.Unit, "rows_skipped", p.RowsSkipped, "data_age_lower_seconds", fmtF(dataLower(p)), "data_age_upper_seconds", fmtF(dataUpper(p)), "ttl_seconds", s.ttl, "key_model", sr.KeyModel),
-			Next:     "Read partition " + p.Unit + " of " + sr.BaseTableDB + "." + sr.BaseTableName + " from the base table into the consumer (INSERT ... SELECT ... FROM " + doris.QuoteIdent(sr.BaseTableDB) + "." + doris.QuoteIdent(sr.BaseTableName) + " PARTITION (" + doris.QuoteIdent(p.Unit) + ")), then SELECT * FROM " + s.q + "@reset(); upgrade to a build with T12."}
+			Next:     "Read partition " + doris.FormatPart(p.Unit) + " of " + doris.FormatName(sr.BaseTableDB, sr.BaseTableName) + " from the base table into the consumer (INSERT ... SELECT ... FROM " + doris.QuoteIdent(sr.BaseTableDB) + "." + doris.QuoteIdent(sr.BaseTableName) + " PARTITION (" + doris.QuoteIdent(p.Unit) + ")), then SELECT * FROM " + s.q + "@reset(); upgrade to a build with T12."}
 		if p.RowsSkipped == "may" {
 			f.Severity = SeverityWarning
 			f.Summary = fmt.Sprintf("partition %s has no offset and its rows may be older than the TTL: the next read may silently skip them (T12)", p.Unit)

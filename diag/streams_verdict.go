@@ -49,7 +49,7 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 	if sr.Kind == KindIVM {
 		if len(rejected) > 0 {
 			v = append(v, fmt.Sprintf("The next refresh of MV %s may only recompute: the offset of %s is below the retention floor, so the IVM read is rejected and the refresh falls back to COMPLETE (or fails with CHANGELOG_BROKEN on builds without T0). A keep-alive TSO the FE may hold (T9) is invisible to SQL on older builds, hence \"may\".", mvLabel(sr), list(rejected)))
-			v = append(v, fmt.Sprintf("Run: REFRESH MATERIALIZED VIEW %s.%s COMPLETE; at a quiet time, and check `dorisdiag mv explain %s`.", doris.QuoteIdent(sr.DB), doris.QuoteIdent(mvNameOr(sr)), sr.DB+"."+mvNameOr(sr)))
+			v = append(v, fmt.Sprintf("Run: REFRESH MATERIALIZED VIEW %s.%s COMPLETE; at a quiet time, and check: %s", doris.QuoteIdent(sr.DB), doris.QuoteIdent(mvNameOr(sr)), mvExplainOr(sr)))
 		}
 		if len(skipped) > 0 {
 			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows older than the TTL: an MV refresh may miss them unless the build has T11 (#69778); a COMPLETE refresh brings them back.", list(skipped)))

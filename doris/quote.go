@@ -26,25 +26,69 @@ func QuoteLiteral(s string) string {
 	b.Grow(len(s) + 2)
 	b.WriteByte('\'')
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\':
-			b.WriteString(`\\`)
-		case '\'':
-			b.WriteString(`\'`)
-		case '"':
-			b.WriteString(`\"`)
-		case 0:
-			b.WriteString(`\0`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case 0x1a:
-			b.WriteString(`\Z`)
-		default:
-			b.WriteByte(c)
-		}
+		writeLiteralByte(&b, s[i])
 	}
 	b.WriteByte('\'')
 	return b.String()
 }
+
+// writeLiteralByte writes one byte of a single-quoted literal's content.
+func writeLiteralByte(b *strings.Builder, c byte) {
+	switch c {
+	case '\\':
+		b.WriteString(`\\`)
+	case '\'':
+		b.WriteString(`\'`)
+	case '"':
+		b.WriteString(`\"`)
+	case 0:
+		b.WriteString(`\0`)
+	case '\n':
+		b.WriteString(`\n`)
+	case '\r':
+		b.WriteString(`\r`)
+	case 0x1a:
+		b.WriteString(`\Z`)
+	default:
+		b.WriteByte(c)
+	}
+}
+
+// LikeEscape escapes s for use inside a LIKE pattern with Doris's default
+// escape character, the backslash: '%', '_' and '\' are preceded by '\', and
+// nothing else is touched.
+//
+// Why only those three: the BE's LIKE (be/src/vec/functions/like.h and
+// like.cpp @002661616f14, LikeSearchState::escape_char = '\\') reads "\%",
+// "\_" and "\\" as the literal characters and every other character as
+// itself — "\." there is a backslash and a dot, not a dot — in the fast
+// paths (extract_like_fast_path, remove_escape_character) and in
+// convert_like_pattern, which escapes the regex metacharacters itself. So a
+// name "o_s%" escaped this way matches only "o_s%", never "oxsab".
+// (An older BE, like.cpp @03255c4e, copied unescaped regex metacharacters
+// such as '.' and '(' into the regex of a pattern with a wildcard in the
+// middle; LikePrefix keeps its only wildcard at the end, which that build
+// matches as a plain prefix.)
+func LikeEscape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 4)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '%', '_', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// LikePrefix is the string literal of the pattern "starts with prefix":
+// QuoteLiteral(LikeEscape(prefix) + "%"). The literal doubles each
+// backslash and the FE's escapeBackSlash turns a doubled one back into one
+// (LogicalPlanBuilderAssistant.java @ff3b1041), so LIKE sees the escapes as
+// LikeEscape wrote them. (The FE would also keep a lone backslash before '_'
+// or '%' in a literal, as MySQL does, but go-mysql-server drops it: the
+// doubled form means the same on both.)
+func LikePrefix(prefix string) string { return QuoteLiteral(LikeEscape(prefix) + "%") }

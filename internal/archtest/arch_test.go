@@ -33,7 +33,7 @@ type pkg struct {
 }
 
 // leaves import nothing of this module.
-var leaves = []string{mod + "/tso", mod + "/exposition", mod + "/doris"}
+var leaves = []string{mod + "/tso", mod + "/exposition", mod + "/doris", mod + "/shellquote"}
 
 // socketFree may not import (directly, or through another package of this
 // module) anything that opens a socket, runs a program or speaks SQL.
