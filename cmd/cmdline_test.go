@@ -146,6 +146,12 @@ func parseCommandLine(args []string) error { return parseCommandLineIn(args, fal
 // parseCommandLineIn: listing skips the argument count (a list of
 // subcommands such as "tso decode/encode", not one command line).
 func parseCommandLineIn(args []string, listing bool) error {
+	for i, a := range args {
+		if a == "…" || a == "..." { // "dorisdiag …": whatever follows
+			args, listing = args[:i], true
+			break
+		}
+	}
 	root := NewRootCmd(&IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
 	args = joinDemoValue(args)
 	c := root
@@ -218,7 +224,7 @@ func TestParseCommandLineRejects(t *testing.T) {
 		"dorisdiag mv lsit",
 		"dorisdiag frobnicate",
 		"dorisdiag check --no-such-flag",
-		"dorisdiag streams show",
+		"dorisdiag tso diff 469067681628160003",
 		"dorisdiag tso decode --host fe1",
 		"dorisdiag tso decode/cutoff 1",
 	} {
@@ -322,6 +328,9 @@ func checkProse(words []string) error {
 			continue
 		}
 		name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "=")
+		if name == "help" {
+			continue
+		}
 		if c.Flags().Lookup(name) == nil && c.InheritedFlags().Lookup(name) == nil {
 			return fmt.Errorf("%s: unknown flag --%s", c.CommandPath(), name)
 		}
@@ -329,8 +338,12 @@ func checkProse(words []string) error {
 	return nil
 }
 
-// cutProse ends a command found in prose at a sentence's end.
+// cutProse ends a command found in prose at a sentence's end or a closing
+// quote.
 func cutProse(s string) string {
+	if i := strings.IndexAny(s, "'\""); i >= 0 {
+		s = s[:i]
+	}
 	for _, sep := range []string{". ", ", ", "; ", " — "} {
 		if i := strings.Index(s, sep); i >= 0 {
 			s = s[:i]
