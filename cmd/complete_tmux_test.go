@@ -36,7 +36,12 @@ func startShell(t *testing.T, argv ...string) *tmuxShell {
 	if err != nil {
 		t.Skipf("%s not installed", argv[0])
 	}
-	dir := t.TempDir()
+	// Not t.TempDir: the shells write their history and state under HOME
+	// while tmux stops them, so removal is retried after kill-server.
+	dir, err := os.MkdirTemp("", "dorisdiag-tmux-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(dir, "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
@@ -49,14 +54,23 @@ func startShell(t *testing.T, argv ...string) *tmuxShell {
 		t.Fatal(err)
 	}
 	s := &tmuxShell{t: t, socket: filepath.Join(dir, "tmux.sock"), dir: dir}
-	env := []string{"env", "-i", "PATH=" + bin + ":/usr/bin:/bin", "HOME=" + dir, "TERM=xterm", "PS1=$ ", recipeMainEnv + "=1"}
+	env := []string{"env", "-i", "PATH=" + bin + ":/usr/bin:/bin", "HOME=" + dir, "HISTFILE=/dev/null", "TERM=xterm", "PS1=$ ", recipeMainEnv + "=1"}
 	args := append([]string{"-S", s.socket, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", dir}, env...)
 	args = append(args, shell)
 	args = append(args, argv[1:]...)
 	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.socket, "kill-server").Run() })
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-S", s.socket, "kill-server").Run()
+		for i := 0; i < 100; i++ {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove %s", dir)
+	})
 	return s
 }
 
