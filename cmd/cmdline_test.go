@@ -188,10 +188,7 @@ func parseCommandLineIn(args []string, listing bool) error {
 		if len(pos) == 0 {
 			return nil
 		}
-		var again []string
-		for _, a := range args[:i] {
-			again = append(again, a)
-		}
+		again := append([]string{}, args[:i]...)
 		flagsOnly := rest[:len(rest)-len(pos)]
 		if findSub(c, pos[0]) == nil {
 			return fmt.Errorf("unknown command %q for %q", pos[0], c.CommandPath())
