@@ -187,10 +187,8 @@ func fixedValues(c *cobra.Command, flag string) ([]string, bool) {
 	case "tz":
 		return []string{"UTC", "Local"}, true
 	case "state":
-		for p := c; p != nil; p = p.Parent() {
-			if p.Name() == "mv" {
-				return diag.FreshnessStates, true
-			}
+		if underMV(c) {
+			return diag.FreshnessStates, true
 		}
 		return diag.StreamStates, true
 	case "output":
@@ -226,7 +224,17 @@ func registerCompletions(root *cobra.Command, g *globalOptions) {
 				fn = fileExt("yaml", "yml")
 			case f.Name == "db":
 				fn = func(cc *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-					return sourceNames(cc, g, databaseNames), cobra.ShellCompDirectiveNoFileComp
+					kind := kindStream
+					if underMV(cc) {
+						kind = kindMV
+					}
+					return sourceNames(cc, g, func(series []*snapshot.Snapshot) []string {
+						var dbs []string
+						for _, r := range objectRefs(series, kind) {
+							dbs = append(dbs, r.DB)
+						}
+						return dbs
+					}), cobra.ShellCompDirectiveNoFileComp
 				}
 			default:
 				if _, ok := fixedValues(c, f.Name); !ok {
@@ -281,17 +289,14 @@ func completeStreamNames(g *globalOptions) cobra.CompletionFunc {
 	}
 }
 
-func databaseNames(series []*snapshot.Snapshot) []string {
-	var out []string
-	for _, s := range series {
-		for _, st := range s.Streams {
-			out = append(out, st.DB)
-		}
-		for _, m := range s.MVs {
-			out = append(out, m.DB)
+// underMV: c is the mv group or one of its commands.
+func underMV(c *cobra.Command) bool {
+	for p := c; p != nil; p = p.Parent() {
+		if p.Name() == "mv" {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // sourceNames reads the selected source for a completion and returns the

@@ -169,9 +169,16 @@ func TestCompletionNamesFromDemoAndSnapshot(t *testing.T) {
 	if len(got) == 0 {
 		t.Errorf("mv explain --snapshot: no names")
 	}
-	dbs, _ := complete(t, "streams", "--demo=incident", "--db", "")
-	if !contains(dbs, "demo") {
-		t.Errorf("--db: %q", dbs)
+	for _, path := range [][]string{{"streams"}, {"mv", "list"}, {"headroom"}} {
+		dbs, _ := complete(t, append(append([]string{}, path...), "--demo=incident", "--db", "")...)
+		if !contains(dbs, "demo") {
+			t.Errorf("%s --db: %q", path, dbs)
+		}
+		for _, db := range dbs { // each completed database is one the command accepts
+			if _, stderr, code := run(t, nil, "", append(append([]string{}, path...), "--demo=incident", "--db", db)...); code == ExitError {
+				t.Errorf("%s --db %s: %s", path, db, stderr)
+			}
+		}
 	}
 }
 
