@@ -84,6 +84,7 @@ var commandMeta = map[string]cmdMeta{
 	"tso headroom":     {kind: "tso.headroom", globals: "output,gate", failOn: "none"},
 	"version":          {formats: "table,json", globals: "output"},
 	"completion":       {globals: "-"},
+	"exporter":         {globals: "source,connection", serves: "true"},
 	"help":             {globals: "-"},
 	"__complete":       {globals: allGlobals},
 	"__completeNoDesc": {globals: allGlobals},
