@@ -92,7 +92,9 @@ func checkRun(g *globalOptions, o *checkOptions, cmd *cobra.Command) error {
 	round := 0
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
 		round++
-		res := diag.Check(series, opt)
+		ropt := opt
+		ropt.Metrics.Linted = g.lintedFor(series[len(series)-1])
+		res := diag.Check(series, ropt)
 		doc := report.CheckDoc{CheckResult: res, FailOn: threshold.String(), Passed: !diag.AtOrAbove(res.Findings, threshold)}
 		if o.Watch.Interval > 0 && round > 1 {
 			doc.Changes = diffFindings(prev, res.Findings)

@@ -141,7 +141,7 @@ func TestCheckFailOn(t *testing.T) {
 		{[]string{"--demo", "incident", "--config", cfg}, ExitOK},
 		{[]string{"--demo", "incident", "--config", cfg, "--fail-on", "warning"}, ExitFindings},
 		{[]string{"--demo", "healthy", "--fail-on", "warning"}, ExitOK},
-		{[]string{"--demo", "incident", "-o", "wide"}, ExitError},
+		{[]string{"--demo", "incident", "-o", "yaml"}, ExitError},
 		{[]string{"--demo", "incident", "--max-delay", "0s"}, ExitError},
 		{[]string{"--demo", "incident", "--config", filepath.Join(t.TempDir(), "missing.yaml")}, ExitError},
 	} {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 )
 
 // fileConfig is dorisdiag.yaml (docs/check.md "Config file"): thresholds,
@@ -59,7 +59,7 @@ const maxConfigBytes = 1 << 20
 // a misspelt threshold fails loudly instead of silently doing nothing.
 func loadConfig(path string) (*fileConfig, diag.Policy, error) {
 	var pol diag.Policy
-	f, err := os.Open(path)
+	f, _, err := fileio.OpenInput(path) // a regular file only: a FIFO would block (docs/security.md "Files")
 	if err != nil {
 		return nil, pol, fmt.Errorf("config: %w", err)
 	}

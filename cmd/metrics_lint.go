@@ -1,11 +1,9 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
 )
@@ -94,23 +93,19 @@ func (o *metricsLintOptions) open() (io.ReadCloser, string, time.Time, error) {
 	case in == "-" || in == "":
 		return io.NopCloser(g.ios.In), "stdin", time.Now(), nil
 	case strings.HasPrefix(in, "http://") || strings.HasPrefix(in, "https://"):
-		fo := scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: o.MaxBytes,
-			Credentials: g.httpCredentials(), DialContext: g.dialContext()}
-		ctx, cancel := context.WithTimeout(context.Background(), g.Timeout+time.Second)
-		defer cancel()
-		p, err := scrape.FetchMetrics(ctx, scrape.NewClient(fo), in, fo)
+		fo, err := g.httpFetch(scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: o.MaxBytes})
 		if err != nil {
 			return nil, "", time.Time{}, err
 		}
-		return io.NopCloser(bytes.NewReader(p.Body)), in, time.Now(), nil
-	default:
-		f, err := os.Open(in)
+		r, err := streamURL(fo, in, g.Timeout+time.Second)
 		if err != nil {
-			return nil, "", time.Time{}, fmt.Errorf("opening payload: %w", err)
+			return nil, "", time.Time{}, err
 		}
-		fi, err := f.Stat()
+		return r, in, time.Now(), nil
+	default:
+		// A regular file only: a FIFO used to block the open forever.
+		f, fi, err := fileio.OpenInput(in)
 		if err != nil {
-			f.Close()
 			return nil, "", time.Time{}, fmt.Errorf("opening payload: %w", err)
 		}
 		return f, in, fi.ModTime().UTC(), nil
@@ -161,22 +156,23 @@ func (o *metricsLintOptions) runFix() error {
 		return err
 	}
 	defer in.Close()
-	var out io.Writer = g.ios.Out
 	reportTo := g.ios.Err
-	var file *os.File
-	if o.Write != "" {
-		if file, err = os.Create(o.Write); err != nil {
-			return fmt.Errorf("--fix -w: %w", err)
+	var rep exposition.FixReport
+	if o.Write != "" && o.Write != "-" {
+		// Atomically, onto a regular file or a new path only (fileio).
+		reportTo = g.ios.Out
+		err = fileio.WriteAtomic(o.Write, func(w io.Writer) error {
+			var ferr error
+			rep, ferr = exposition.Fix(in, w, o.lintOptions())
+			if ferr != nil {
+				return fmt.Errorf("%s: %w", source, ferr)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("--fix -w %s: %w", o.Write, err)
 		}
-		out, reportTo = file, g.ios.Out
-	}
-	rep, err := exposition.Fix(in, out, o.lintOptions())
-	if file != nil {
-		if cerr := file.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("--fix -w %s: %w", o.Write, cerr)
-		}
-	}
-	if err != nil {
+	} else if rep, err = exposition.Fix(in, g.ios.Out, o.lintOptions()); err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	unrepaired := &exposition.Result{Problems: rep.Unrepaired, Parseable: rep.OK}
@@ -217,4 +213,45 @@ func (o *metricsLintOptions) runSnapshot() error {
 		return err
 	}
 	return g.gate(a.Findings, metricsLintFailOn)
+}
+
+// streamURL GETs a payload and returns its body as a stream (issue 14: a
+// 64 MiB body is linted as it arrives, never held whole). An error before
+// the body (refused, a status, a challenge refused) is returned at once; one
+// while reading it reaches the linter as a read error, named.
+func streamURL(fo scrape.FetchOptions, url string, timeout time.Duration) (io.ReadCloser, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	pr, pw := io.Pipe()
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := scrape.FetchMetricsTo(ctx, scrape.NewClient(fo), url, fo, func(body io.Reader) error {
+			close(started)
+			_, err := io.Copy(pw, body)
+			return err
+		})
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	select {
+	case <-started:
+	case err := <-done:
+		select {
+		case <-started: // an empty body, already read
+		default:
+			cancel()
+			return nil, err
+		}
+	}
+	return &cancelOnClose{ReadCloser: pr, cancel: cancel}, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	c.cancel()
+	return c.ReadCloser.Close()
 }

@@ -1,15 +1,15 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -73,6 +73,12 @@ func (o *metricsScrapeOptions) run() error {
 	if _, err := g.failOn(metricsScrapeFailOn); err != nil {
 		return err
 	}
+	if o.Save == "-" {
+		return usageErrorf("--save -: the report goes to stdout; give --save FILE")
+	}
+	if err := checkOutput(o.Save); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
 	start := time.Now()
 	var targets []scrape.Target
 	if o.Targets != "" {
@@ -123,8 +129,11 @@ func (o *metricsScrapeOptions) run() error {
 	if rt <= 0 {
 		rt = g.Timeout
 	}
-	fo := scrape.FetchOptions{ConnectTimeout: o.ConnectTimeout, HeaderTimeout: o.HeaderTimeout, RequestTimeout: rt, MaxBytes: o.MaxBytes,
-		Concurrency: o.Concurrency, KeepBody: o.Save != "", Credentials: g.httpCredentials(), DialContext: g.dialContext()}
+	fo, err := g.httpFetch(scrape.FetchOptions{ConnectTimeout: o.ConnectTimeout, HeaderTimeout: o.HeaderTimeout, RequestTimeout: rt, MaxBytes: o.MaxBytes,
+		Concurrency: o.Concurrency, KeepBody: o.Save != ""})
+	if err != nil {
+		return err
+	}
 	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
 	in := make([]diag.MetricsInput, len(results))
 	fetches := make([]report.ScrapeFetch, len(results))
@@ -166,11 +175,9 @@ func (o *metricsScrapeOptions) runStored(s *snapshot.Snapshot, kind string) erro
 func savePayloads(s *snapshot.Snapshot, payloads []snapshot.MetricsPayload, path string) error {
 	out := *s
 	out.Metrics = payloads
-	var buf bytes.Buffer
-	if err := snapshot.Write(&buf, &out); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	// Atomically, mode 0600, a regular file or a new path only (fileio):
+	// it used to be written in place with mode 0644.
+	if err := fileio.WriteAtomic(path, func(w io.Writer) error { return snapshot.Write(w, &out) }); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
 	return nil

@@ -26,6 +26,9 @@ type mvOptions struct {
 	// explain: the name argument as typed, nil when none was given
 	Target *string
 	Watch  watchOptions
+	// Details (--details): mv explain shows every finding's detail, every
+	// task and statement, not only what fits one screen.
+	Details bool
 }
 
 func (o *mvOptions) diagOptions() diag.MVOptions {
@@ -169,6 +172,7 @@ inside doubled: ` + "`s.h.o.p`.`mv.x`" + `. Without a name, the MVs are listed.`
 		},
 	}
 	addWatchFlags(c, &o.Watch)
+	c.Flags().BoolVar(&o.Details, "details", false, "show everything: each finding's detail and next step, every recent task, every SQL statement (the table format otherwise fits one screen)")
 	return c
 }
 
@@ -189,7 +193,7 @@ func mvExplainRun(o *mvOptions) error {
 		}
 		m := res.ByName(ref.DB, ref.Name)
 		fs := res.FindingsFor(m.DB, m.Name)
-		if err := g.emit(report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs}); err != nil {
+		if err := g.emit(report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}); err != nil {
 			return err
 		}
 		return g.gate(fs, "none")

@@ -18,7 +18,7 @@ func TestMVFlagErrors(t *testing.T) {
 		{"mv", "explain", "--snapshot", mvHand},
 		{"mv", "explain", "nodot", "--snapshot", mvHand},
 		{"mv", "explain", "demo.no_such_mv", "--snapshot", mvHand},
-		{"mv", "explain", "demo.mv_fresh", "--snapshot", mvHand, "-o", "wide"},
+		{"mv", "explain", "demo.mv_fresh", "--snapshot", mvHand, "-o", "prom"},
 		{"mv", "list"},
 	} {
 		_, stderr, code := run(t, nil, "", args...)

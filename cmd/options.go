@@ -13,6 +13,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // IOStreams carries the process's streams and the colour policy, decided once
@@ -26,11 +27,21 @@ type IOStreams struct {
 	// DialContext, when set, replaces the TCP dialer of every HTTP fetch
 	// (tests: a dialer that fails the test proves a command stays offline).
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// TermSize is the columns and rows of the terminal on stdout (0 when
+	// unknown); nil when stdout is not a terminal (terminal.go).
+	TermSize func() (width, height int)
+	// RunPager, when set, replaces running the pager command with text on
+	// its stdin (tests; pager.go).
+	RunPager func(command string, text []byte) error
 }
 
 // System returns the real process streams.
 func System() *IOStreams {
-	return &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), Getenv: os.Getenv}
+	ios := &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), Getenv: os.Getenv}
+	if ios.IsTTY {
+		ios.TermSize = func() (int, int) { return terminalSize(os.Stdout) }
+	}
+	return ios
 }
 
 func isTerminal(f *os.File) bool {
@@ -54,11 +65,17 @@ type globalOptions struct {
 	// SHOW FRONTENDS/BACKENDS (nodes whose advertised address is not the
 	// one this machine reaches).
 	metricsTargets []scrape.Target
+	// linted: the /metrics of the latest live snapshot, linted as each body
+	// streamed in (no body is kept: check's memory does not grow with the
+	// number of nodes).
+	linted map[*snapshot.Snapshot][]diag.MetricsInput
 	// watch is the current --watch round, set while a round renders: emit
 	// adds it to the document ("watch" field).
 	watch *report.WatchRound
 	// ndjson: -o json --watch writes each document compact, on one line.
 	ndjson bool
+	// pager is --no-pager and the stdout the pager may own (pager.go).
+	pager pagerOptions
 }
 
 // connOptions are the live-cluster flags. The password is never a flag
@@ -70,6 +87,10 @@ type connOptions struct {
 	User     string
 	TLS      bool
 	TLSCA    string
+	// HTTPScheme and AllowHTTPCredentials: docs/security.md "Network".
+	HTTPScheme           string
+	AllowHTTPCredentials bool
+	FEHTTPSPort          int
 }
 
 // color reports whether to emit ANSI colour: only on a TTY, never with
@@ -84,7 +105,9 @@ func (g *globalOptions) color() bool {
 	return true
 }
 
-func (g *globalOptions) style() report.Style { return report.NewStyle(g.ios.Out, g.color()) }
+func (g *globalOptions) style() report.Style {
+	return report.NewStyle(g.ios.Out, g.color()).WithWidth(g.width())
+}
 
 // format validates -o against what a command supports.
 func (g *globalOptions) format(supported ...report.Format) (report.Format, error) {
@@ -139,6 +162,9 @@ func (g *globalOptions) emit(d report.Doc) error {
 		d = wd.WithWatch(g.watch)
 	}
 	if f != report.FormatJSON || !g.ndjson {
+		if g.pagerWanted(f) {
+			return g.emitPaged(f, d)
+		}
 		return report.Emit(g.ios.Out, g.style(), f, d)
 	}
 	// NDJSON (docs/cli.md "--watch"): one compact document per line.

@@ -45,7 +45,9 @@ func TestMain(m *testing.M) {
 			}
 			return nil
 		})
-		os.Exit(Main(os.Args[1:], System()))
+		code := Main(os.Args[1:], System())
+		reportPeakMemory()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

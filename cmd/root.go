@@ -42,6 +42,12 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 			if g.Timeout <= 0 {
 				return usageErrorf("--timeout must be positive, got %s", g.Timeout)
 			}
+			if s := g.Conn.HTTPScheme; s != "" && s != "http" && s != "https" {
+				return usageErrorf("--http-scheme %q: want http or https", s)
+			}
+			if p := g.Conn.FEHTTPSPort; p < 0 || p > 65535 {
+				return usageErrorf("--fe-https-port %d: want a port, 1-65535", p)
+			}
 			return nil
 		},
 	}
@@ -66,11 +72,15 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	_ = pf.MarkHidden("password")
 	pf.IntVar(&g.Conn.HTTPPort, "http-port", 8030, "Doris FE HTTP port (/metrics, /api/tso)")
 	pf.StringVar(&g.Conn.User, "user", "root", "Doris user name")
-	pf.BoolVar(&g.Conn.TLS, "tls", false, "use TLS on the MySQL connection")
-	pf.StringVar(&g.Conn.TLSCA, "tls-ca", "", "PEM file of the CA that signed the FE certificate (implies --tls)")
-	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first)")
+	pf.BoolVar(&g.Conn.TLS, "tls", false, "use TLS on the MySQL connection, and HTTPS on the HTTP ports (see --http-scheme)")
+	pf.StringVar(&g.Conn.TLSCA, "tls-ca", "", "PEM file of the CA that signed the FE certificate (implies --tls); also verifies HTTPS to the FEs and BEs")
+	pf.StringVar(&g.Conn.HTTPScheme, "http-scheme", "", "http or https for the FE and BE HTTP ports (/metrics, /api/tso); default https with --tls or --tls-ca, else http")
+	pf.IntVar(&g.Conn.FEHTTPSPort, "fe-https-port", 0, "with HTTPS: every FE's HTTPS port, for FEs with the older enable_https (Doris https_port, default 8050, which SHOW FRONTENDS does not report); default: their HTTP port")
+	pf.BoolVar(&g.Conn.AllowHTTPCredentials, "allow-http-credentials", false, "with --tls: still answer a Basic challenge over plain http:// (the password then crosses the network in cleartext)")
+	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
 	pf.StringVar(&g.Source.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
+	addPagerFlag(root, g)
 
 	for _, add := range commandTree() {
 		root.AddCommand(add(g))

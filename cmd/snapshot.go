@@ -3,12 +3,11 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -48,7 +47,7 @@ never appears in the snapshot.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.File, "file", "f", "", "write the snapshot to FILE instead of stdout")
+	f.StringVarP(&opts.File, "file", "f", "", "write the snapshot to FILE instead of stdout (atomically, mode 0600; - is stdout)")
 	f.BoolVar(&opts.Summary, "summary", false, "print what was captured (counts per source, capabilities, gaps) instead of the JSON")
 	f.IntVar(&opts.TasksPerMV, "tasks-per-mv", 20, "live: read the latest N tasks() of each MV")
 	f.BoolVar(&opts.WithMetrics, "with-metrics", false, "live: also fetch GET /metrics of the FE into the snapshot")
@@ -63,6 +62,12 @@ func snapshotRun(g *globalOptions, opts *snapshotOptions) error {
 	} else if g.Output != "table" && g.Output != "json" {
 		// The snapshot itself is always JSON; -o json is accepted for symmetry.
 		return usageErrorf("snapshot writes JSON; -o %s is only valid with --summary", g.Output)
+	}
+	if opts.Summary && opts.File == "-" {
+		return usageErrorf("--summary with -f -: the summary and the snapshot would both go to stdout; give -f FILE")
+	}
+	if err := checkOutput(opts.File); err != nil {
+		return fmt.Errorf("writing snapshot: %w", err)
 	}
 	g.Source.TasksPerMV = opts.TasksPerMV
 	g.Source.WithMetrics = opts.WithMetrics
@@ -82,32 +87,25 @@ func snapshotRun(g *globalOptions, opts *snapshotOptions) error {
 	return g.emit(report.SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)})
 }
 
-// writeSnapshot writes to path (atomically: a temporary file renamed) or w.
+// writeSnapshot writes to w when path is "" or "-", else replaces path
+// atomically (fileio.WriteAtomic: a regular file or a new path only, mode
+// 0600; a device, FIFO or directory is refused before anything is written).
 func writeSnapshot(w io.Writer, path string, s *snapshot.Snapshot) error {
-	if path == "" {
+	if path == "" || path == "-" {
 		return snapshot.Write(w, s)
 	}
-	tmp, err := os.CreateTemp(dirOf(path), ".dorisdiag-snapshot-*")
-	if err != nil {
-		return fmt.Errorf("writing snapshot: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := snapshot.Write(tmp, s); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing snapshot: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := fileio.WriteAtomic(path, func(f io.Writer) error { return snapshot.Write(f, s) }); err != nil {
 		return fmt.Errorf("writing snapshot: %w", err)
 	}
 	return nil
 }
 
-func dirOf(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[:i+1]
+// checkOutput refuses, before any work, an output path WriteAtomic would
+// refuse after it: a device, a FIFO, a directory ("" and "-" are stdout).
+func checkOutput(path string) error {
+	if path == "" || path == "-" {
+		return nil
 	}
-	return "."
+	_, err := fileio.CheckOutput(path)
+	return err
 }

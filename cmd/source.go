@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -63,6 +64,10 @@ func (g *globalOptions) liveConfig() scrape.Config {
 		TLSCA:    g.Conn.TLSCA,
 		Timeout:  g.Timeout,
 
+		HTTPScheme:           g.Conn.HTTPScheme,
+		AllowHTTPCredentials: g.Conn.AllowHTTPCredentials,
+		FEHTTPSPort:          g.Conn.FEHTTPSPort,
+
 		TasksPerMV:  g.Source.TasksPerMV,
 		WithMetrics: g.Source.WithMetrics,
 	}
@@ -104,9 +109,23 @@ func (g *globalOptions) loadSnapshots() ([]*snapshot.Snapshot, error) {
 	switch kind {
 	case "file":
 		var out []*snapshot.Snapshot
+		stdin := false
 		for _, p := range g.Source.Snapshots {
-			s, err := snapshot.LoadFile(p, 0)
-			if err != nil {
+			var s *snapshot.Snapshot
+			var err error
+			if p == "-" {
+				// Standard input can be read once; whatever it is (a pipe,
+				// a terminal, /dev/zero), Load refuses a stream that is not
+				// JSON after its first bytes.
+				if stdin {
+					return nil, usageErrorf("--snapshot - (standard input) can be given once")
+				}
+				stdin = true
+				if s, err = snapshot.Load(g.ios.In, 0); err != nil {
+					return nil, fmt.Errorf("standard input: %w", err)
+				}
+				s.Source.File = "-"
+			} else if s, err = snapshot.LoadFile(p, 0); err != nil {
 				return nil, err
 			}
 			out = append(out, s)
@@ -143,17 +162,62 @@ func (g *globalOptions) collectLive() (*snapshot.Snapshot, error) {
 		return nil, errors.New("collector returned no snapshot")
 	}
 	if g.withMetrics {
-		g.attachMetrics(s)
+		if err := g.attachMetrics(s); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
 
 // attachMetrics fetches /metrics of every FE and BE (scrape.AttachMetrics):
 // check lints them all (S5, T8).
-func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) {
+func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) error {
 	fallback := scrape.Target{Kind: "fe", Host: net.JoinHostPort(g.Conn.Host, strconv.Itoa(g.Conn.HTTPPort))}
-	fo := scrape.FetchOptions{RequestTimeout: g.Timeout, Credentials: g.httpCredentials(), DialContext: g.dialContext()}
-	scrape.AttachMetrics(context.Background(), s, g.metricsTargets, fallback, fo)
+	fo, err := g.httpFetch(scrape.FetchOptions{RequestTimeout: g.Timeout})
+	if err != nil {
+		return err
+	}
+	res := scrape.AttachMetrics(context.Background(), s, g.metricsTargets, fallback, fo)
+	in := make([]diag.MetricsInput, len(res))
+	for i, r := range res {
+		in[i] = diag.MetricsInput{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
+	}
+	g.linted = map[*snapshot.Snapshot][]diag.MetricsInput{s: in}
+	return nil
+}
+
+// lintedFor is the /metrics analysis input of a live snapshot whose bodies
+// were linted as they streamed in (attachMetrics), nil otherwise.
+func (g *globalOptions) lintedFor(s *snapshot.Snapshot) []diag.MetricsInput {
+	return g.linted[s]
+}
+
+// httpFetch completes the options of an HTTP fetch with what every fetch
+// shares (docs/security.md "Credentials", "Network"): the credentials for a
+// Basic challenge, the scheme and CA of --tls/--tls-ca/--http-scheme, the
+// refusal of a cleartext challenge under --tls unless
+// --allow-http-credentials, and the test dialer.
+func (g *globalOptions) httpFetch(fo scrape.FetchOptions) (scrape.FetchOptions, error) {
+	tlsOn := g.Conn.TLS || g.Conn.TLSCA != ""
+	fo.Credentials = g.httpCredentials()
+	fo.DialContext = g.dialContext()
+	fo.Scheme = g.Conn.HTTPScheme
+	if fo.Scheme == "" {
+		fo.Scheme = "http"
+		if tlsOn {
+			fo.Scheme = "https"
+		}
+	}
+	fo.NoCleartextCredentials = tlsOn && !g.Conn.AllowHTTPCredentials
+	fo.FEHTTPSPort = g.Conn.FEHTTPSPort
+	if tlsOn || fo.Scheme == "https" {
+		c, err := scrape.HTTPSConfig(g.Conn.TLSCA)
+		if err != nil {
+			return fo, err
+		}
+		fo.TLS = c
+	}
+	return fo, nil
 }
 
 // contextFor bounds a whole live collection: each hop has its own --timeout

@@ -79,7 +79,7 @@ func TestTSOExitCodes(t *testing.T) {
 	}{
 		{[]string{"tso", "decode", "garbage"}, ExitError},
 		{[]string{"tso", "decode", "18446744073709551616"}, ExitError},
-		{[]string{"tso", "decode", "1", "-o", "wide"}, ExitError},
+		{[]string{"tso", "decode", "1", "-o", "prom"}, ExitError},
 		{[]string{"tso", "encode", "yesterday"}, ExitError},
 		{[]string{"tso", "encode", "2026-11-30", "--logical", "262144"}, ExitError},
 		{[]string{"tso", "diff", "1"}, ExitError},

@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -29,7 +29,7 @@ func addWatchFlags(c *cobra.Command, w *watchOptions) {
 	c.Flags().DurationVar(&w.Interval, "watch", 0, "repeat every INTERVAL (default 15s when given without a value): redraw on a TTY, append on a pipe; -o json writes one document per line")
 	c.Flags().Lookup("watch").NoOptDefVal = "15s"
 	c.Flags().IntVar(&w.Rounds, "watch-rounds", 0, "with --watch, stop after this many rounds (0 = until interrupted); the exit code is that of the last round")
-	c.Flags().StringVarP(&w.File, "file", "f", "", "write the output to FILE instead of stdout, replaced atomically (each round with --watch; required with -o prom --watch)")
+	c.Flags().StringVarP(&w.File, "file", "f", "", "write the output to FILE instead of stdout, replaced atomically, mode 0600 (each round with --watch; required with -o prom --watch; - is stdout)")
 	w.MaxKeep = 240
 }
 
@@ -50,6 +50,13 @@ var watchAfterRound func(round int)
 func (g *globalOptions) runWatch(w watchOptions, render func(series []*snapshot.Snapshot) error) error {
 	if w.Interval < 0 {
 		return usageErrorf("--watch %s: want a positive interval", w.Interval)
+	}
+	if w.File == "-" {
+		w.File = "" // -f - is stdout
+	}
+	// A device, FIFO or directory target is refused before any work.
+	if err := checkOutput(w.File); err != nil {
+		return fmt.Errorf("-f: %w", err)
 	}
 	if w.Interval == 0 {
 		if w.Rounds != 0 {
@@ -198,45 +205,13 @@ func (g *globalOptions) writeRound(w watchOptions, round int, header, body, stal
 	return nil
 }
 
-// writeFileAtomic replaces path with data the node_exporter textfile way: a
-// temp file in the same directory, fsync, rename. A reader sees the old
-// file or the new one, never a half-written one.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
+// writeFileAtomic replaces path with data (fileio.WriteAtomic: a temp file
+// in the same directory, fsync, rename; a regular file or a new path only;
+// mode 0600). A reader sees the old file or the new one, never a
+// half-written one.
+func writeFileAtomic(path string, data []byte) error {
+	if err := fileio.WriteFileAtomic(path, data); err != nil {
 		return fmt.Errorf("-f %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-			err = fmt.Errorf("-f %s: %w", path, err)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // the rename itself survives a crash; best effort
-		d.Close()
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ package diag
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -105,24 +104,19 @@ type Finding struct {
 	Detail   string            `json:"detail,omitempty"`   // why, with numbers
 	Evidence map[string]string `json:"evidence,omitempty"` // key facts, as text
 	Next     string            `json:"next,omitempty"`     // the SQL or command to run next
+	// Cause, on a symptom, is the finding that explains it (an MV_DELAY_HIGH
+	// whose lagging reason is a failing refresh names its
+	// MV_CHANGELOG_BROKEN); the symptom is listed right after its cause.
+	Cause *FindingRef `json:"cause,omitempty"`
+	// Symptoms, on a cause, are the findings it explains, in the order they
+	// follow it (group.go has the rules).
+	Symptoms []FindingRef `json:"symptoms,omitempty"`
 }
 
-// SortFindings orders worst first, then by code, object and summary, so that
-// output is deterministic.
-func SortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
-		}
-		if a.Code != b.Code {
-			return a.Code.String() < b.Code.String()
-		}
-		if as, bs := a.Object.String(), b.Object.String(); as != bs {
-			return as < bs
-		}
-		return a.Summary < b.Summary
-	})
+// FindingRef names another finding of the same document by code and object.
+type FindingRef struct {
+	Code   Code   `json:"code"`
+	Object Object `json:"object"`
 }
 
 // AtOrAbove reports whether any finding reaches the threshold (--fail-on).

@@ -45,6 +45,10 @@ type MetricsOptions struct {
 	IncludeStyle bool
 	// Lint bounds AnalyzeMetrics' linting of stored bodies.
 	Lint exposition.Options
+	// Linted, when set, are the snapshot's payloads already linted (a live
+	// check lints each body as it streams in and stores none):
+	// AnalyzeMetrics analyses them instead of linting s.Metrics.
+	Linted []MetricsInput
 }
 
 // MetricsResult is the analysis of a set of payloads (one per node, or one
@@ -150,6 +154,9 @@ func AnalyzeMetrics(s *snapshot.Snapshot, opt MetricsOptions) *MetricsResult {
 	if opt.Conform.Now.IsZero() {
 		opt.Conform.Now = s.Cluster.Now
 	}
+	if opt.Linted != nil {
+		return AnalyzeMetricsPayloads(opt.Linted, opt)
+	}
 	return AnalyzeMetricsPayloads(MetricsInputs(s, opt.Lint), opt)
 }
 
@@ -165,7 +172,10 @@ func MetricsInputs(s *snapshot.Snapshot, lo exposition.Options) []MetricsInput {
 		switch {
 		case p.Error != "":
 			mi.Err = errors.New(p.Error)
-		case p.Body == "" && p.Bytes == 0:
+		case p.Body == "":
+			// Also when Bytes says a body was fetched: it was linted as it
+			// streamed in and not kept (a live check), never lint "" as if
+			// it were the payload.
 			mi.Err = errors.New("no body stored")
 		default:
 			res, err := exposition.Lint(strings.NewReader(p.Body), lo)

@@ -297,6 +297,19 @@ func AnalyzeMVs(series []*snapshot.Snapshot, streams *StreamsResult, opt MVOptio
 		res.MVs = append(res.MVs, r)
 		res.Findings = append(res.Findings, fs...)
 	}
+	// mv_infos() unreadable: the MVs other sources name are listed, their
+	// state unknown, with the reason (partial.go); never "no MVs".
+	if a.mvInfosUnreadable != "" {
+		known := make(map[int64]bool, len(last.MVs))
+		for i := range last.MVs {
+			known[last.MVs[i].ID] = true
+		}
+		for _, mv := range mvsNamedElsewhere(last, streams, known) {
+			r, fs := a.analyzeMV(&mv)
+			res.MVs = append(res.MVs, r)
+			res.Findings = append(res.Findings, fs...)
+		}
+	}
 	res.UnmatchedInternalStreams = a.unmatchedInternalStreams()
 	SortMVs(res.MVs)
 	SortFindings(res.Findings)

@@ -135,6 +135,13 @@ func (a *mvAnalyzer) clientFreshness(r *MVResult, mv *snapshot.MVInfo) {
 		}
 	}
 	switch {
+	case a.mvInfosUnreadable != "":
+		r.FreshnessState = FreshUnknown
+		r.StateReason = mvInfosUnreadableReason(a.mvInfosUnreadable)
+	case a.streamsUnreadable != "":
+		// Missing internal streams and offsets mean nothing then.
+		r.FreshnessState = FreshUnknown
+		r.StateReason = streamsUnreadableReason(a.streamsUnreadable)
 	case len(missing) > 0:
 		r.FreshnessState = FreshUnknown
 		r.StateReason = "internal stream missing for " + strings.Join(missing, ", ")

@@ -33,6 +33,11 @@ type mvAnalyzer struct {
 	claimedIVM  map[int64]bool // internal streams matched to an MV
 	mvIDs       map[int64]bool
 	statusByKey map[string]*snapshot.MVStatus
+	// streamsUnreadable says why table_streams could not be read ("" when
+	// it was): every client-side MV state is then unknown.
+	streamsUnreadable string
+	// mvInfosUnreadable says why mv_infos() could not be read.
+	mvInfosUnreadable string
 }
 
 func tableKey(db, name string) string { return strings.ToLower(db) + "\x00" + name }
@@ -45,6 +50,8 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 		tables: make(map[string]*snapshot.Table, len(last.Tables)), partsByTbl: make(map[string][]*snapshot.Partition, len(last.Tables)),
 		claimedIVM: make(map[int64]bool, len(streams.Streams)), mvIDs: make(map[int64]bool, len(last.MVs)),
 		statusByKey: make(map[string]*snapshot.MVStatus, len(last.MVStatus))}
+	a.streamsUnreadable = unreadable(last, snapshot.SourceTableStreams)
+	a.mvInfosUnreadable = unreadable(last, snapshot.SourceMVInfos)
 	for i := range last.MVs {
 		a.mvIDs[last.MVs[i].ID] = true
 	}
@@ -141,6 +148,11 @@ func (a *mvAnalyzer) isIVM(mv *snapshot.MVInfo) bool {
 		return true
 	}
 	if mv.BaseTableStreams.Present {
+		return true
+	}
+	if a.streamsUnreadable != "" && !strings.EqualFold(mv.Refresh.Method, "COMPLETE") {
+		// Its internal streams could not be read: it may be an IVM MV, and
+		// is listed (state unknown, partial.go), never left out.
 		return true
 	}
 	return len(a.ivmByMV[mv.ID]) > 0 || a.statusByMV[mv.ID] != nil || len(a.depsByMV[mv.ID]) > 0

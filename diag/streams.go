@@ -443,11 +443,24 @@ func AnalyzeStreams(series []*snapshot.Snapshot, opt StreamOptions) *StreamsResu
 		res.Findings = append(res.Findings, fs...)
 	}
 	res.Findings = append(res.Findings, a.clusterFindings(res)...)
-	// Consumption rows of streams table_streams did not list: counted, not dropped.
 	known := make(map[int64]bool, len(last.Streams))
 	for i := range last.Streams {
 		known[last.Streams[i].ID] = true
 	}
+	// table_streams unreadable: the streams other sources name are listed,
+	// UNKNOWN, with the reason (partial.go); nothing is silently dropped.
+	if why := unreadable(last, snapshot.SourceTableStreams); why != "" {
+		for id, k := range streamsNamedElsewhere(last) {
+			if known[id] {
+				continue
+			}
+			known[id] = true
+			sr, f := a.unknownStream(id, k, why)
+			res.Streams = append(res.Streams, sr)
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	// Consumption rows of streams table_streams did not list: counted, not dropped.
 	orphans := map[int64]string{}
 	for i := range last.Consumption {
 		c := &last.Consumption[i]

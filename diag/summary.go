@@ -97,6 +97,11 @@ func SummarizeSnapshot(s *snapshot.Snapshot) *SnapshotSummary {
 		listed[r.source] = true
 		n := r.n
 		ss := SummarySource{Source: r.source, Rows: &n}
+		if unreadable(s, r.source) != "" {
+			// Not "0 rows": nothing was read (partial.go); could_not_read
+			// says why.
+			ss.Rows = nil
+		}
 		if c, ok := s.Capabilities.Sources[r.source]; ok {
 			p := c.Present
 			ss.Present, ss.Columns = &p, c.Columns

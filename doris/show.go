@@ -69,7 +69,7 @@ var Frontends = &FrontendsRel{
 	IP:                 older(scol("IP", Text, true), "before Host (e.g. @022bac71)"),
 	HostName:           older(scol("HostName", Text, true), "before Host (e.g. @022bac71)"),
 	EditLogPort:        scol("EditLogPort", Integer, false),
-	HTTPPort:           note(scol("HttpPort", Integer, true), "Config.http_port of that FE"),
+	HTTPPort:           note(scol("HttpPort", Integer, true), "Config.http_port of that FE; HTTPS on it with enable_tls (JettySslCustomizer @01d524ad); with the older enable_https, HTTPS is on Config.https_port (default 8050, Config.java @000d15ca), which no column reports (--fe-https-port)"),
 	QueryPort:          scol("QueryPort", Integer, true),
 	RPCPort:            scol("RpcPort", Integer, false),
 	ArrowFlightSQLPort: scol("ArrowFlightSqlPort", Integer, false),
@@ -109,7 +109,7 @@ var Backends = &BackendsRel{
 	HostName:                older(scol("HostName", Text, true), "before Host"),
 	HeartbeatPort:           scol("HeartbeatPort", Integer, false),
 	BePort:                  scol("BePort", Integer, false),
-	HTTPPort:                note(scol("HttpPort", Integer, true), "backend.getHttpPort(): the BE webserver port"),
+	HTTPPort:                note(scol("HttpPort", Integer, true), "backend.getHttpPort(): the BE webserver port; HTTPS on it with enable_tls (EvHttpServer::start @00df79a8) or the older enable_https (config.cpp @00043e36)"),
 	BrpcPort:                scol("BrpcPort", Integer, false),
 	ArrowFlightSQLPort:      scol("ArrowFlightSqlPort", Integer, false),
 	LastStartTime:           scol("LastStartTime", Datetime, false),
@@ -167,7 +167,8 @@ var TSOAction = &TSOActionRel{
 	Relation: Relation{Source: SourceHTTPTSO, Kind: HTTP, Name: "/api/tso",
 		Mirrors:    "fe/fe-core/.../httpv2/rest/TSOAction.java (executeCheckPassword; badRequest when not master)",
 		Statements: []Statement{{Template: "GET http://{host}:{port}/api/tso", When: "when neither tso_status nor SHOW TSO STATUS gives a clock"}},
-		Note:       `Master FE only: a follower answers HTTP 200 {"code":400,"msg":"Bad Request","data":"Current FE is not master"}`},
+		Note: `Master FE only: a follower answers HTTP 200 {"code":400,"msg":"Bad Request","data":"Current FE is not master"}. ` +
+			`Asked as https:// with --tls (docs/security.md "Network")`},
 	Code:                     jcol("code", Integer, true, "0 on success"),
 	Msg:                      jcol("msg", Text, true, ""),
 	Data:                     jcol("data", Text, true, "an object on success, the reason text on failure"),
@@ -188,7 +189,8 @@ var MetricsAction = &MetricsActionRel{
 		Mirrors: "FE MetricsAction @02da1ed0 (public, no authentication); BE http/action/metrics_action.cpp @eb26a9f4, HttpHandlerWithAuth::on_header",
 		Statements: []Statement{{Template: "GET http://{host}:{port}/metrics",
 			When: "FE: --with-metrics, metrics scrape, check; BE: metrics scrape, check (HttpPort of SHOW BACKENDS)"}},
-		Note: "FE Content-Type text/plain, BE text/plain; version=0.0.4. A BE with enable_all_http_auth=true answers 401 with a Basic challenge."},
+		Note: "FE Content-Type text/plain, BE text/plain; version=0.0.4. A BE with enable_all_http_auth=true answers 401 with a Basic challenge. " +
+			"Asked as https:// with --tls: FE enable_tls and BE enable_tls/enable_https serve TLS on HttpPort itself (docs/security.md \"Network\")."},
 }
 
 func init() {

@@ -249,3 +249,28 @@ func BenchmarkLintDupLabels60MB(b *testing.B) {
 		}
 	}
 }
+
+// The issue's own case (Why 1: "a 60 MB single-line payload with 10^7
+// duplicate labels … 7.6 GB RSS"), at full size: the line streams from a
+// generator, so what Lint allocates (an upper bound of its peak heap) is the
+// linter's alone, and stays under the 128 MB budget. Its time is
+// BenchmarkLintDupLabels60MB's (docs/performance.md; < 5 s budget).
+func TestLint60MBDuplicateLineUnder128MB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 60 MB")
+	}
+	var res *Result
+	alloc := allocatedBy(func() {
+		var err error
+		if res, err = Lint(newDupLine(60_000_000), Options{MaxBytes: 64 << 20}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("linting a 60 MB line of %d duplicate labels allocated %.1f MB", (60_000_000-7)/5, float64(alloc)/(1<<20))
+	if alloc > 128<<20 {
+		t.Errorf("allocated %d MB, budget 128 MB", alloc>>20)
+	}
+	if res.Bytes < 59_999_990 || len(res.Problems) != 1 || res.Problems[0].Rule != RuleLineTooLong {
+		t.Fatalf("bytes %d, problems %s: want the whole line read and one line-too-long", res.Bytes, errorList(res))
+	}
+}

@@ -40,76 +40,82 @@ type CheckDoc struct {
 func (CheckDoc) Kind() string { return "check" }
 
 func init() {
-	Register("check", FormatTable, func(w io.Writer, st Style, d Doc) error {
+	table := func(w io.Writer, st Style, d Doc) error {
 		c := d.(CheckDoc)
 		if err := checkOverview(w, st, c.CheckResult); err != nil {
 			return err
 		}
-		fmt.Fprintln(w)
+		if st.width == 0 {
+			fmt.Fprintln(w)
+		}
 		return checkFindings(w, st, c.CheckResult, c.Changes)
-	})
+	}
+	// table fits the terminal; wide is the same with every line in full,
+	// every detail and next step (Emit gives it no width).
+	Register("check", FormatTable, table)
+	Register("check", FormatWide, table)
 	Register("check", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return checkMarkdown(w, d.(CheckDoc).CheckResult) })
 	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).CheckResult)) })
 }
 
-// checkOverview writes the compact overview of `check`.
+// checkOverview writes the overview of `check`: a title, then one row per
+// subject, the same rows in every human format. On a terminal a row wraps
+// at word boundaries under its value column (KeyValues): no count, state or
+// object is ever cut, and each kind of stream and each part of the space
+// has its own row so that the rows stay short.
 func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 	var b strings.Builder
-	src := r.Source.Kind
-	switch r.Source.Kind {
-	case "live":
-		src = fmt.Sprintf("live %s:%d", r.Source.Host, r.Source.Port)
-	case "demo":
-		src = "demo scenario " + r.Source.Scenario
-	case "file":
-		src = "snapshot " + r.Source.File
+	for _, l := range Wrap(Sanitize(checkTitle(st, r)), st.width, "", "  ") {
+		b.WriteString(l + "\n")
 	}
-	fmt.Fprintf(&b, "%s — cluster time %s (%s", st.Bold("dorisdiag check"), r.Now.UTC().Format(time.RFC3339), src)
-	if r.DorisVersion != "" {
-		fmt.Fprintf(&b, ", %s", r.DorisVersion)
-	}
-	if r.Snapshots > 1 {
-		fmt.Fprintf(&b, ", %d snapshots", r.Snapshots)
-	}
-	b.WriteString(")\n\n")
 	o := r.Overview
 	kv := [][2]string{}
 
-	// Streams: counts by kind and state, worst pending age, smallest headroom.
-	var parts []string
+	// Streams: the total and the counts by state, one row per kind; then per
+	// kind the worst pending age and the smallest headroom.
+	first := fmt.Sprintf("%d", o.Streams.Total)
 	for _, kind := range []string{"user", "ivm"} {
 		if c := stateCounts(st, o.Streams.ByKind[kind]); c != "" {
-			parts = append(parts, kind+": "+c)
+			if first != "" {
+				kv = append(kv, [2]string{"Streams", first + " — " + kind + ": " + c})
+				first = ""
+			} else {
+				kv = append(kv, [2]string{"", kind + ": " + c})
+			}
 		}
 	}
-	line := fmt.Sprintf("%d", o.Streams.Total)
-	if len(parts) > 0 {
-		line += " — " + strings.Join(parts, "; ")
+	if first != "" {
+		kv = append(kv, [2]string{"Streams", first})
 	}
-	kv = append(kv, [2]string{"Streams", line})
-	var worst []string
+	// The extremes, one row per measure (the kinds side by side): an
+	// internal stream's name is long, and a row per kind and measure would
+	// double the rows.
+	var pending, headroom []string
 	for _, kind := range []string{"user", "ivm"} {
 		if v := o.Streams.MaxPendingAge[kind]; v != nil && v.Seconds > 0 {
-			worst = append(worst, fmt.Sprintf("%s max pending %s (%s)", kind, dur(v.Seconds)+precision(v.Precision), v.Object))
+			pending = append(pending, fmt.Sprintf("%s %s %s", kind, Glue(dur(v.Seconds)+precision(v.Precision)), v.Object))
 		}
 		if v := o.Streams.MinHeadroom[kind]; v != nil {
 			obj := v.Object
 			if v.Partition != "" {
 				obj += " " + v.Partition
 			}
-			worst = append(worst, fmt.Sprintf("%s min headroom %s (%s)", kind, st.Severity(v.Level, dur(v.Seconds)), obj))
+			headroom = append(headroom, fmt.Sprintf("%s %s %s", kind, st.Severity(v.Level, dur(v.Seconds)), obj))
 		}
 	}
-	if len(worst) > 0 {
-		kv = append(kv, [2]string{"", strings.Join(worst, "; ")})
+	if len(pending) > 0 {
+		kv = append(kv, [2]string{"", "max pending: " + strings.Join(pending, ", ")})
+	}
+	if len(headroom) > 0 {
+		kv = append(kv, [2]string{"", "min headroom: " + strings.Join(headroom, ", ")})
 	}
 
-	line = fmt.Sprintf("%d", o.MVs.Total)
+	line := fmt.Sprintf("%d", o.MVs.Total)
 	if c := stateCounts(st, o.MVs.ByState); c != "" {
 		line += " — " + c
 	}
 	if v := o.MVs.MaxDelay; v != nil && v.Seconds > 0 {
-		line += fmt.Sprintf("; worst delay %s (%s)", dur(v.Seconds)+precision(v.Precision), v.Object)
+		line += fmt.Sprintf("; worst delay %s %s", Glue(dur(v.Seconds)+precision(v.Precision)), v.Object)
 	}
 	if o.MVs.ExcludedOutdated > 0 {
 		line += fmt.Sprintf("; %d with an excluded dependency outdated", o.MVs.ExcludedOutdated)
@@ -117,25 +123,26 @@ func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 	kv = append(kv, [2]string{"MVs", line})
 
 	t := o.Tasks
-	line = fmt.Sprintf("last %s: %d failed, %d fallback(s)", dur(float64(t.WindowSeconds)), t.FailedInWindow, t.FallbacksInWindow)
+	line = fmt.Sprintf("last %s: %d failed", dur(float64(t.WindowSeconds)), t.FailedInWindow)
+	if o.MVs.MaxConsecutiveFailures > 0 {
+		line += fmt.Sprintf(" (up to %d in a row)", o.MVs.MaxConsecutiveFailures)
+	}
+	line += fmt.Sprintf(", %d fallback(s)", t.FallbacksInWindow)
 	if len(t.FallbackReasons) > 0 {
 		line += " (" + countsText(t.FallbackReasons) + ")"
 	}
-	if o.MVs.MaxConsecutiveFailures > 0 {
-		line += fmt.Sprintf("; up to %d failures in a row", o.MVs.MaxConsecutiveFailures)
-	}
 	if v := t.OldestQueued; v != nil {
-		line += fmt.Sprintf("; oldest queued %s (%s)", dur(v.Seconds), v.Object)
+		line += fmt.Sprintf("; oldest queued %s %s", dur(v.Seconds), v.Object)
 	}
 	if v := t.LongestRunning; v != nil {
-		line += fmt.Sprintf("; longest running %s (%s)", dur(v.Seconds), v.Object)
+		line += fmt.Sprintf("; longest running %s %s", dur(v.Seconds), v.Object)
 	}
 	kv = append(kv, [2]string{"Tasks", line})
 
 	s := o.Space
 	var sp []string
 	if s.ChangelogBytes != nil {
-		line := fmt.Sprintf("changelog %s over %d/%d table(s)", Bytes(float64(*s.ChangelogBytes)), s.TablesWithSize, s.Tables)
+		line := fmt.Sprintf("changelog %s over %d/%d table(s)", Glue(Bytes(float64(*s.ChangelogBytes))), s.TablesWithSize, s.Tables)
 		if n := len(s.TableSizes); n > 0 {
 			var top []string
 			for _, ts := range s.TableSizes[:min(3, n)] {
@@ -143,10 +150,10 @@ func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 				if ts.Approximate {
 					approx = "~"
 				}
-				top = append(top, fmt.Sprintf("%s %s%s", ts.Object, approx, Bytes(float64(ts.Bytes))))
+				top = append(top, fmt.Sprintf("%s %s%s", ts.Object, approx, Glue(Bytes(float64(ts.Bytes)))))
 			}
 			if n > 3 {
-				top = append(top, fmt.Sprintf("%d more", n-3))
+				top = append(top, Glue(fmt.Sprintf("%d more", n-3)))
 			}
 			line += " (largest " + strings.Join(top, ", ") + ")"
 		}
@@ -157,20 +164,40 @@ func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 	if n := len(s.DatabaseSizes); n > 0 {
 		var dbs []string
 		for _, d := range s.DatabaseSizes[:min(3, n)] {
-			dbs = append(dbs, fmt.Sprintf("%s %s", d.DB, Bytes(float64(d.Bytes))))
+			dbs = append(dbs, fmt.Sprintf("%s %s", d.DB, Glue(Bytes(float64(d.Bytes)))))
 		}
 		if n > 3 {
 			dbs = append(dbs, fmt.Sprintf("%d more", n-3))
 		}
-		sp = append(sp, "per database "+strings.Join(dbs, ", "))
+		sp[0] += "; per database " + strings.Join(dbs, ", ")
 	}
+	// What the /metrics payloads say, in one row: how many were read, then
+	// the FE's retained changelog and the BEs' TTL cleanup.
+	var metrics string
+	if s.MetricsPayloads > 0 {
+		metrics = fmt.Sprintf("/metrics: %d payloads", s.MetricsPayloads)
+		var bad []string
+		if s.MetricsPayloadsUnparseable > 0 {
+			bad = append(bad, st.Severity("critical", fmt.Sprintf("%d unparseable", s.MetricsPayloadsUnparseable)))
+		}
+		if s.MetricsPayloadsNotFetched > 0 {
+			bad = append(bad, st.Severity("critical", fmt.Sprintf("%d not fetched", s.MetricsPayloadsNotFetched)))
+		}
+		if s.MetricsStyleProblems > 0 {
+			bad = append(bad, fmt.Sprintf("%d style warnings", s.MetricsStyleProblems))
+		}
+		if len(bad) > 0 {
+			metrics += " (" + strings.Join(bad, ", ") + ")"
+		}
+	}
+	var facts []string
 	if s.RetainedBytes != nil {
-		sp = append(sp, "FE retained "+Bytes(*s.RetainedBytes))
+		facts = append(facts, "FE retained "+Glue(Bytes(*s.RetainedBytes)))
 	}
 	if s.TTLCleanupFailed != nil || s.TTLCleanupSucceeded != nil {
-		c := "TTL cleanup: "
+		c := "TTL cleanup"
 		if s.TTLCleanupSucceeded != nil {
-			c += fmt.Sprintf("%g succeeded", *s.TTLCleanupSucceeded)
+			c += fmt.Sprintf(" %g ok", *s.TTLCleanupSucceeded)
 		}
 		if s.TTLCleanupFailed != nil {
 			failed := fmt.Sprintf("%g failed", *s.TTLCleanupFailed)
@@ -178,39 +205,42 @@ func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 				failed = st.Severity("warning", failed)
 			}
 			if s.TTLCleanupSucceeded != nil {
-				c += ", "
+				c += ","
 			}
-			c += failed
+			c += " " + failed
 		}
 		if s.TTLLastSuccessAgeSeconds != nil {
-			c += ", oldest last success (per BE) " + dur(*s.TTLLastSuccessAgeSeconds) + " ago"
+			c += ", last ok " + dur(*s.TTLLastSuccessAgeSeconds) + " ago (oldest BE)"
 		}
-		sp = append(sp, c)
+		facts = append(facts, c)
 	}
-	if s.MetricsPayloads > 0 {
-		m := fmt.Sprintf("/metrics: %d payload(s)", s.MetricsPayloads)
-		if s.MetricsPayloadsUnparseable > 0 {
-			m += ", " + st.Severity("critical", fmt.Sprintf("%d unparseable", s.MetricsPayloadsUnparseable))
-		}
-		if s.MetricsPayloadsNotFetched > 0 {
-			m += ", " + st.Severity("critical", fmt.Sprintf("%d not fetched", s.MetricsPayloadsNotFetched))
-		}
-		if s.MetricsStyleProblems > 0 {
-			m += fmt.Sprintf(", %d style warning(s), mostly known Doris quirks (dorisdiag metrics lint)", s.MetricsStyleProblems)
-		}
-		sp = append(sp, m)
+	switch {
+	case metrics != "" && len(facts) > 0:
+		sp = append(sp, metrics+": "+strings.Join(facts, "; "))
+	case metrics != "":
+		sp = append(sp, metrics)
+	case len(facts) > 0:
+		sp = append(sp, strings.Join(facts, "; "))
 	}
-	kv = append(kv, [2]string{"Space", strings.Join(sp, "; ")})
+	for i, x := range sp {
+		key := ""
+		if i == 0 {
+			key = "Space"
+		}
+		kv = append(kv, [2]string{key, x})
+	}
 
+	// Sources and the FE monitor: whether the view is whole, in one row.
+	var monitor string
 	switch {
 	case !o.Monitor.Present:
-		kv = append(kv, [2]string{"Monitor", "not on this build (no sampled columns): every value is computed client-side"})
+		monitor = "FE monitor not on this build (no sampled columns): every value is computed client-side"
 	case o.Monitor.SampleAgeSeconds == nil:
-		kv = append(kv, [2]string{"Monitor", st.Severity("warning", "no sample yet")})
+		monitor = st.Severity("warning", "FE monitor: no sample yet")
 	case o.Monitor.Stale:
-		kv = append(kv, [2]string{"Monitor", st.Severity("warning", "stale: oldest sample "+dur(*o.Monitor.SampleAgeSeconds)+" old")})
+		monitor = st.Severity("warning", "FE monitor stale: oldest sample "+dur(*o.Monitor.SampleAgeSeconds)+" old")
 	default:
-		kv = append(kv, [2]string{"Monitor", "FE monitor sampled " + dur(*o.Monitor.SampleAgeSeconds) + " ago"})
+		monitor = "FE monitor sampled " + dur(*o.Monitor.SampleAgeSeconds) + " ago"
 	}
 	var fallbacks string
 	if len(o.Sources.Superseded) > 0 {
@@ -221,27 +251,59 @@ func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 		fallbacks = " (superseded: " + strings.Join(parts, "; ") + ")"
 	}
 	if o.Sources.Unreadable+o.Sources.Malformed > 0 {
-		kv = append(kv, [2]string{"Sources", st.Severity("critical", fmt.Sprintf("%d unreadable, %d malformed value(s): the view is partial", o.Sources.Unreadable, o.Sources.Malformed)) + fallbacks})
+		kv = append(kv, [2]string{"Sources", st.Severity("critical", fmt.Sprintf("%d unreadable, %d malformed value(s): the view is partial", o.Sources.Unreadable, o.Sources.Malformed)) + fallbacks + "; " + monitor})
 	} else {
-		kv = append(kv, [2]string{"Sources", "every source read" + fallbacks})
+		kv = append(kv, [2]string{"Sources", "every source read" + fallbacks + "; " + monitor})
 	}
-	width := 0
-	for _, p := range kv {
-		if len(p[0]) > width {
-			width = len(p[0])
-		}
-	}
-	for _, p := range kv {
-		fmt.Fprintf(&b, "%-*s  %s\n", width, st.Bold(p[0]), p[1])
-	}
+	st.KeyValues(&b, kv)
 	f := o.Findings
-	fmt.Fprintf(&b, "\nFindings: %s, %s, %d info", st.Severity("critical", fmt.Sprintf("%d critical", f.Critical)), st.Severity("warning", fmt.Sprintf("%d warning", f.Warning)), f.Info)
+	if st.width == 0 {
+		// On a terminal the findings follow right away: the first screen
+		// holds the overview and the worst criticals in full.
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Findings: %s, %s, %d info", st.Severity("critical", fmt.Sprintf("%d critical", f.Critical)), st.Severity("warning", fmt.Sprintf("%d warning", f.Warning)), f.Info)
 	if f.Suppressed > 0 {
 		fmt.Fprintf(&b, " (%d suppressed by the config file)", f.Suppressed)
+	}
+	if st.width > 0 && len(r.Findings) > 0 {
+		b.WriteString(st.Dim(" — details, next steps: " + st.hint()))
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// checkTitle is the first line of `check`: what was analysed, and the
+// cluster time. On a terminal too narrow for it, a shorter form (Wrap breaks
+// it further, never cuts it).
+func checkTitle(st Style, r *diag.CheckResult) string {
+	src := r.Source.Kind
+	short := src
+	switch r.Source.Kind {
+	case "live":
+		src = fmt.Sprintf("live %s:%d", r.Source.Host, r.Source.Port)
+		short = src
+	case "demo":
+		src = "demo scenario " + r.Source.Scenario
+		short = "demo " + r.Source.Scenario
+	case "file":
+		src = "snapshot " + r.Source.File
+		short = src
+	}
+	var extra string
+	if r.DorisVersion != "" {
+		extra += ", " + r.DorisVersion
+	}
+	if r.Snapshots > 1 {
+		extra += fmt.Sprintf(", %d snapshots", r.Snapshots)
+	}
+	at := r.Now.UTC().Format(time.RFC3339)
+	title := fmt.Sprintf("%s — cluster time %s (%s%s)", st.Bold("dorisdiag check"), at, src, extra)
+	if st.width > 0 && TextWidth(Sanitize(title)) > st.width {
+		title = fmt.Sprintf("%s at %s — %s%s", st.Bold("dorisdiag check"), at, short, extra)
+	}
+	return title
 }
 
 // checkFindings writes the findings, worst first, marking new ones and
@@ -435,7 +497,7 @@ func countsText(m map[string]int) string {
 	keys := sortedKeys(m)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s ×%d", k, m[k])
+		parts[i] = fmt.Sprintf("%s%s×%d", k, glue, m[k])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -65,13 +65,25 @@ func explainCode(w io.Writer, st Style, c diag.CodeDoc) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  (%s by default)\n", st.Bold(c.Code), st.Severity(c.Severity.String(), c.Severity.String()))
 	fmt.Fprintf(&b, "%s\n", c.Title)
+	// Prose wraps to the width; "How to confirm" holds commands and SQL,
+	// which are pasted, so its lines are never broken.
 	section := func(title, text string) {
 		if text == "" {
 			return
 		}
 		fmt.Fprintf(&b, "\n%s\n", st.Bold(title))
 		for _, line := range strings.Split(text, "\n") {
-			fmt.Fprintf(&b, "  %s\n", line)
+			if title == "How to confirm" {
+				if u := strings.ToUpper(line); strings.HasPrefix(u, "SELECT ") || strings.HasPrefix(u, "SHOW ") {
+					for _, l := range SQLLines(Sanitize(line), st.width-2) {
+						fmt.Fprintf(&b, "  %s\n", l)
+					}
+					continue
+				}
+				fmt.Fprintf(&b, "  %s\n", line)
+				continue
+			}
+			st.para(&b, "  ", "  ", line)
 		}
 	}
 	section("What it means", c.Meaning)
@@ -92,7 +104,7 @@ func codeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
 	for i, c := range codes {
 		rows[i] = []string{c.Code, st.Severity(c.Severity.String(), c.Severity.String()), c.Title}
 	}
-	return Table(w, []string{"CODE", "SEVERITY", "TITLE"}, rows)
+	return st.Table(w, []string{"CODE", "SEVERITY", "TITLE"}, rows)
 }
 
 // FindingsDoc writes docs/findings.md from the registry: the one source of

@@ -8,30 +8,101 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 )
 
-// Findings writes findings for people, worst first (the caller sorts with
-// diag.SortFindings): a heading line per finding, then its detail and the
-// next step indented.
+// Findings writes findings for people, in the order diag.SortFindings left
+// them (worst first, each symptom right after its cause). Without a width
+// (wide, a pipe): a heading line per finding, then its detail and the next
+// step indented, a symptom indented under its cause. With a width (the
+// table format on a terminal) each finding is its heading (the object cut
+// in the middle, as a name) and its summary wrapped to at most two lines
+// (then cut at its end after a whole word), its next step when that fits
+// whole (a command is never cut), a symptom one line under its cause (cut at
+// its end; two when it names an object of its own); the detail and every
+// next step are in -o wide. Every untrusted string goes through Sanitize.
 func Findings(w io.Writer, st Style, fs []diag.Finding) error {
+	if len(fs) == 0 {
+		_, err := fmt.Fprintln(w, st.Severity("ok", "No findings."))
+		return err
+	}
+	if st.width > 0 {
+		return findingsFit(w, st, fs)
+	}
+	return findingsFull(w, st, fs)
+}
+
+// findingsFull writes every finding with its detail and next step; with a
+// width (mv explain --details) the summary and detail are wrapped to it (a
+// next step is never broken: it is pasted).
+func findingsFull(w io.Writer, st Style, fs []diag.Finding) error {
 	if len(fs) == 0 {
 		_, err := fmt.Fprintln(w, st.Severity("ok", "No findings."))
 		return err
 	}
 	var b strings.Builder
 	for _, f := range fs {
+		pad := ""
+		if f.Cause != nil {
+			pad = "  ↳ "
+		}
 		sev := strings.ToUpper(f.Severity.String())
-		fmt.Fprintf(&b, "%s %s %s\n", st.Severity(f.Severity.String(), fmt.Sprintf("%-8s", sev)), st.Bold(f.Code.String()), f.Object.String())
-		fmt.Fprintf(&b, "         %s\n", f.Summary)
+		fmt.Fprintf(&b, "%s%s %s %s\n", pad, st.Severity(f.Severity.String(), fmt.Sprintf("%-8s", sev)), st.Bold(f.Code.String()), Sanitize(f.Object.String()))
+		ind := strings.Repeat(" ", len([]rune(pad))+9)
+		st.para(&b, ind, ind, f.Summary)
 		if f.Detail != "" {
 			for _, line := range strings.Split(f.Detail, "\n") {
-				fmt.Fprintf(&b, "         %s\n", st.Dim(line))
+				for _, l := range Wrap(Sanitize(line), st.width, ind, ind) {
+					b.WriteString(st.Dim(l) + "\n")
+				}
 			}
 		}
 		if f.Next != "" {
-			lines := strings.Split(f.Next, "\n")
-			fmt.Fprintf(&b, "         next: %s\n", lines[0])
+			lines := diag.SplitNext(f.Next) // one entry per statement: a line break inside a quoted name stays in its statement
+			fmt.Fprintf(&b, "%snext: %s\n", ind, Sanitize(lines[0]))
 			for _, line := range lines[1:] {
-				fmt.Fprintf(&b, "               %s\n", line)
+				fmt.Fprintf(&b, "%s      %s\n", ind, Sanitize(line))
 			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summaryLines is how many lines a finding's summary takes at most on a
+// terminal: wrapped, then cut at its end after a whole word; -o wide and
+// JSON have it whole.
+const summaryLines = 2
+
+// findingsFit is Findings on a terminal of st.width columns.
+func findingsFit(w io.Writer, st Style, fs []diag.Finding) error {
+	width := st.width
+	var b strings.Builder
+	line := func(s string) { b.WriteString(strings.TrimRight(s, " ") + "\n") }
+	for _, f := range fs {
+		sev := strings.ToUpper(f.Severity.String())
+		code := f.Code.String()
+		if f.Cause != nil {
+			// One line under its cause: the code, its object when not the
+			// cause's, and what it says.
+			head := "  ↳ " + st.Severity(f.Severity.String(), fmt.Sprintf("%-4s", sev[:4])) + " " + st.Bold(code) + " "
+			if f.Object.Kind != f.Cause.Object.Kind || f.Object.DB != f.Cause.Object.DB || f.Object.Name != f.Cause.Object.Name {
+				// Its own object, a name (cut in the middle only to fit the
+				// line), then what it says on a second line at most.
+				obj := Truncate(Sanitize(f.Object.String()), width-TextWidth(head)-1)
+				for _, l := range WrapMax(obj+": "+Sanitize(f.Summary), width, 2, head, "      ") {
+					line(l)
+				}
+				continue
+			}
+			line(head + TruncateEnd(Sanitize(f.Summary), width-TextWidth(head)))
+			continue
+		}
+		head := st.Severity(f.Severity.String(), fmt.Sprintf("%-8s", sev)) + " " + st.Bold(code) + " "
+		line(head + Truncate(Sanitize(f.Object.String()), width-TextWidth(head)))
+		const ind = "         "
+		for _, l := range WrapMax(Sanitize(f.Summary), width, summaryLines, ind, ind) {
+			line(l)
+		}
+		if next := Sanitize(f.Next); f.Next != "" && len(diag.SplitNext(f.Next)) == 1 && (width <= 0 || TextWidth(ind+"next: "+next) <= width) {
+			line(ind + "next: " + next)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -50,7 +121,11 @@ func FindingsMarkdown(w io.Writer, fs []diag.Finding) error {
 		if next != "" {
 			next = codeSpan(next)
 		}
-		rows[i] = []string{f.Severity.String(), "`" + f.Code.String() + "`", f.Object.String(), f.Summary, next}
+		code := "`" + f.Code.String() + "`"
+		if f.Cause != nil {
+			code = "↳ " + code // a symptom, in the row right under its cause
+		}
+		rows[i] = []string{f.Severity.String(), code, f.Object.String(), f.Summary, next}
 	}
 	return Markdown(w, []string{"severity", "code", "object", "summary", "next"}, rows)
 }
@@ -102,11 +177,17 @@ func FindingsCompact(w io.Writer, st Style, fs []diag.Finding, width int) error 
 		if len(sev) > 4 {
 			sev = sev[:4]
 		}
-		obj := f.Object.String()
-		line := fmt.Sprintf("%-30s %-36s %s", f.Code, obj, f.Summary)
-		if width > 10 && len([]rune(line)) > width-6 {
-			line = string([]rune(line)[:width-7]) + "…"
+		obj := Sanitize(f.Object.String())
+		code := f.Code.String()
+		if f.Cause != nil {
+			code = "↳ " + code // a symptom, right under its cause
 		}
+		head := fmt.Sprintf("%-30s %-36s ", code, obj)
+		summary := Sanitize(f.Summary)
+		if width > 10 {
+			summary = TruncateEnd(summary, width-6-TextWidth(head))
+		}
+		line := head + summary
 		fmt.Fprintf(&b, "%s  %s\n", st.Severity(f.Severity.String(), sev), line)
 	}
 	_, err := io.WriteString(w, b.String())

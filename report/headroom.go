@@ -30,15 +30,16 @@ func init() {
 const headroomNarrow = 9
 
 func headroomRows(st Style, plan *diag.HeadroomPlan, all bool) ([]string, [][]string) {
-	h := []string{"STREAM", "PARTITION", "KIND", "MODE", "TTL", "HEADROOM NOW", "HEADROOM AT", "VERDICT", "NEXT READ AT", "MV"}
+	// Columns by importance: a narrow terminal leaves the last ones to -o wide.
+	h := []string{"STREAM", "PARTITION", "VERDICT", "HEADROOM AT", "HEADROOM NOW", "NEXT READ AT", "TTL", "MODE", "KIND", "MV"}
 	var rows [][]string
 	for _, r := range plan.Rows {
 		verdict, sev := r.Verdict()
 		if !all && sev == "ok" {
 			continue
 		}
-		rows = append(rows, []string{r.DB + "." + r.Stream, r.Unit, r.Kind, orDash(r.ReadMode), tso.FormatDuration(r.TTL * 1000),
-			Secs(r.HeadroomNowSeconds), headroomCell(st, r.HeadroomAtSeconds, r.FractionAt, sev), st.Severity(sev, verdict), r.NextReadAt, orDash(r.MVName)})
+		rows = append(rows, []string{r.DB + "." + r.Stream, r.Unit, st.Severity(sev, verdict), headroomCell(st, r.HeadroomAtSeconds, r.FractionAt, sev),
+			Secs(r.HeadroomNowSeconds), r.NextReadAt, tso.FormatDuration(r.TTL * 1000), orDash(r.ReadMode), r.Kind, orDash(r.MVName)})
 	}
 	return h, rows
 }
@@ -56,14 +57,14 @@ func headroomSummary(plan *diag.HeadroomPlan) string {
 
 // headroomTable writes the what-if plan (the first cols columns).
 func headroomTable(w io.Writer, st Style, d HeadroomDoc, cols int) error {
-	fmt.Fprint(w, headroomSummary(d.HeadroomPlan))
+	st.para(w, "", "", strings.TrimSuffix(headroomSummary(d.HeadroomPlan), "\n"))
 	h, rows := headroomRows(st, d.HeadroomPlan, d.All)
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No partition with a TTL is at risk in that window.")
 		return err
 	}
 	h, rows = firstColumns(cols, h, rows)
-	return Table(w, h, rows)
+	return st.Table(w, h, rows)
 }
 
 // headroomMarkdown is `headroom -o markdown`, every column.

@@ -45,7 +45,7 @@ func TestCheckOverviewHeadroomColourIsDiagsLevel(t *testing.T) {
 	if err := Emit(&buf, st, FormatTable, CheckDoc{CheckResult: res}); err != nil {
 		t.Fatal(err)
 	}
-	if want := st.Severity("warning", "2h00m"); !strings.Contains(buf.String(), want) {
+	if want := st.Render(st.Severity("warning", "2h00m")); !strings.Contains(buf.String(), want) {
 		t.Errorf("2h of headroom judged a warning by diag is not coloured as one (want %q):\n%q", want, buf.String())
 	}
 }
@@ -53,8 +53,8 @@ func TestCheckOverviewHeadroomColourIsDiagsLevel(t *testing.T) {
 // Every kind lists JSON (except demo) and each listed format renders.
 func TestRegistryFormats(t *testing.T) {
 	want := map[string]string{
-		"check": "table json markdown prom", "streams": "table wide json markdown", "stream": "table wide json markdown",
-		"mv_list": "table wide json markdown", "mv_explain": "table json markdown", "headroom": "table wide json markdown",
+		"check": "table wide json markdown prom", "streams": "table wide json markdown", "stream": "table wide json markdown",
+		"mv_list": "table wide json markdown", "mv_explain": "table wide json markdown", "headroom": "table wide json markdown",
 		"explain": "table json markdown", "snapshot_summary": "table json markdown", "demo": "table",
 	}
 	for kind, w := range want {

@@ -28,8 +28,8 @@ func MetricsLint(w io.Writer, st Style, v LintView) error {
 	if !res.Parseable {
 		verdict = st.Severity("critical", "DOES NOT PARSE")
 	}
-	fmt.Fprintf(&b, "%s: %s — %d lines, %d series, %d bytes; %d errors, %d warnings, %d info\n",
-		v.Source, verdict, res.Lines, res.Series, res.Bytes, res.Errors, res.Warnings, res.Infos)
+	st.para(&b, "", "    ", fmt.Sprintf("%s: %s — %d lines, %d series, %d bytes; %d errors, %d warnings, %d info",
+		v.Source, verdict, res.Lines, res.Series, res.Bytes, res.Errors, res.Warnings, res.Infos))
 	groups := []struct {
 		sev, title string
 	}{
@@ -95,7 +95,10 @@ func writeProblem(b *strings.Builder, st Style, source string, p exposition.Prob
 	case exposition.SeverityWarning:
 		sev = "warning"
 	}
-	fmt.Fprintf(b, "%s:%d:%d: %s:", source, p.Line, p.Col, st.Severity(sev, p.Rule))
+	// Compiler style: "source:line:col: rule: ..." starts the first line,
+	// continuation lines are indented (the prose wraps to the width).
+	var line strings.Builder
+	fmt.Fprintf(&line, "%s:%d:%d: %s:", source, p.Line, p.Col, st.Severity(sev, p.Rule))
 	what := p.Family
 	if p.Label != "" {
 		what = strings.TrimSpace(what + " " + p.Label)
@@ -106,11 +109,14 @@ func writeProblem(b *strings.Builder, st Style, source string, p exposition.Prob
 		what = strings.TrimSpace(what + " \"" + p.Value + "\"")
 	}
 	if what != "" {
-		fmt.Fprintf(b, " %s:", what)
+		fmt.Fprintf(&line, " %s:", what)
 	}
-	fmt.Fprintf(b, " %s\n", p.Message)
+	fmt.Fprintf(&line, " %s", p.Message)
+	st.para(b, "", "    ", line.String())
 	if p.Fix != "" {
-		fmt.Fprintf(b, "    %s\n", st.Dim("fix: "+p.Fix))
+		for _, l := range Wrap(Sanitize("fix: "+p.Fix), st.width, "    ", "      ") {
+			b.WriteString(st.Dim(l) + "\n")
+		}
 	}
 }
 

@@ -258,15 +258,14 @@ func scrapeTable(w io.Writer, st Style, d MetricsScrapeDoc, markdown bool) error
 		cells[i] = []string{t.Target.Host, kind, reach, parse, errs, warns, series, strconv.FormatInt(t.Bytes, 10), fetch, note}
 	}
 	if d.Stored {
-		if _, err := fmt.Fprintf(w, "The payloads stored in the %s snapshot, fetched when it was taken; nothing is fetched now.\n\n", d.Discovery); err != nil {
-			return err
-		}
+		st.para(w, "", "", fmt.Sprintf("The payloads stored in the %s snapshot, fetched when it was taken; nothing is fetched now.", d.Discovery))
+		fmt.Fprintln(w)
 	}
 	var err error
 	if markdown {
 		err = Markdown(w, headers, cells)
 	} else {
-		err = Table(w, headers, cells)
+		err = st.Table(w, headers, cells)
 	}
 	if err != nil {
 		return err

@@ -36,22 +36,37 @@ type MVExplainDoc struct {
 	Findings     []diag.Finding      `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
 	Watch *WatchRound `json:"watch,omitempty"`
+	// Details (--details): the table format shows everything, as wide and
+	// markdown do; without it, one screen (mvExplainCompact).
+	Details bool `json:"-"`
 }
 
 // Kind implements Doc.
 func (MVExplainDoc) Kind() string { return "mv_explain" }
 
+// mvExplainCompact is what `mv explain` shows without --details, so that the
+// worst MV fits one 40-row screen (issue 13): the findings as heading and
+// summary, the first mvCompactRows worst partitions and recent tasks, and
+// the first SQL statement; the rest is named with --details.
+const mvCompactRows = 3
+
 func init() {
 	Register("mv_list", FormatTable, func(w io.Writer, st Style, d Doc) error {
-		return mvList(w, st, d.(MVListDoc), mvListNarrow, mvListTable)
+		return mvList(w, st, d.(MVListDoc), mvListNarrow, st.mvListTable)
 	})
-	Register("mv_list", FormatWide, func(w io.Writer, st Style, d Doc) error { return mvList(w, st, d.(MVListDoc), 0, mvListTable) })
+	Register("mv_list", FormatWide, func(w io.Writer, st Style, d Doc) error { return mvList(w, st, d.(MVListDoc), 0, st.mvListTable) })
 	Register("mv_list", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
 		return mvList(w, Style{}, d.(MVListDoc), mvListNarrow, Markdown)
 	})
-	Register("mv_explain", FormatTable, func(w io.Writer, st Style, d Doc) error { return mvExplain(w, st, d.(MVExplainDoc), textBlocks(st)) })
+	Register("mv_explain", FormatTable, func(w io.Writer, st Style, d Doc) error {
+		doc := d.(MVExplainDoc)
+		return mvExplain(w, st, doc, textBlocks(st), !doc.Details)
+	})
+	Register("mv_explain", FormatWide, func(w io.Writer, st Style, d Doc) error {
+		return mvExplain(w, st, d.(MVExplainDoc), textBlocks(st), false)
+	})
 	Register("mv_explain", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
-		return mvExplain(w, Style{}, d.(MVExplainDoc), markdownBlocks)
+		return mvExplain(w, Style{}, d.(MVExplainDoc), markdownBlocks, false)
 	})
 }
 
@@ -80,9 +95,9 @@ func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, [
 	if err := grid(w, headers, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d IVM MVs; %s. Cluster time %s.\n", len(d.MVs), mvStateCounts(d.MVs), d.Now.UTC().Format(time.RFC3339))
+	st.para(w, "", "", fmt.Sprintf("%d IVM MVs; %s. Cluster time %s.", len(d.MVs), mvStateCounts(d.MVs), d.Now.UTC().Format(time.RFC3339)))
 	if !d.Capabilities.IvmMVStatus {
-		fmt.Fprintf(w, "This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.\n")
+		st.para(w, "", "", "This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.")
 	}
 	if len(d.MVs) > 0 {
 		fmt.Fprintf(w, "Explain one: dorisdiag mv explain %s.%s\n", d.MVs[0].DB, d.MVs[0].Name)
@@ -92,12 +107,12 @@ func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, [
 
 // mvListTable is Table, or a sentence when there is no MV (markdown keeps
 // its empty table).
-func mvListTable(w io.Writer, headers []string, rows [][]string) error {
+func (st Style) mvListTable(w io.Writer, headers []string, rows [][]string) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No IVM materialized views.")
 		return err
 	}
-	return Table(w, headers, rows)
+	return st.Table(w, headers, rows)
 }
 
 func mvStateCounts(items []diag.MVListItem) string {
@@ -128,6 +143,10 @@ type blocks struct {
 	heading  func(b *strings.Builder, title string)
 	grid     func(w io.Writer, headers []string, rows [][]string) error
 	findings func(w io.Writer, fs []diag.Finding) error
+	// compactFindings: heading and summary only (mv explain without --details).
+	compactFindings func(w io.Writer, fs []diag.Finding) error
+	// sql writes one statement (laid out to the width, SQLLines).
+	sql      func(b *strings.Builder, stmt string)
 	sqlOpen  string
 	sqlClose string
 }
@@ -135,48 +154,67 @@ type blocks struct {
 func textBlocks(st Style) blocks {
 	return blocks{
 		title: func(b *strings.Builder, m *diag.MVResult) {
-			fmt.Fprintf(b, "%s  %s\n", st.Bold(m.DB+"."+m.Name), st.Dim(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.Refresh.Raw), mvDash(m.JobName), mvDash(m.JobStatus))))
+			// The name is an identifier (cut in the middle only when wider
+			// than the terminal); what follows is prose, wrapped.
+			name := Sanitize(m.DB + "." + m.Name)
+			if st.width > 0 {
+				name = Truncate(name, st.width)
+			}
+			rest := Sanitize(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.Refresh.Raw), mvDash(m.JobName), mvDash(m.JobStatus)))
+			for _, l := range Wrap(rest, st.width, st.Bold(name)+"  ", "  ") {
+				b.WriteString(l + "\n")
+			}
 		},
 		heading:  func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n%s\n", st.Bold(title)) },
-		grid:     Table,
-		findings: func(w io.Writer, fs []diag.Finding) error { return Findings(w, st, fs) },
+		grid:     st.Table,
+		findings: func(w io.Writer, fs []diag.Finding) error { return findingsFull(w, st, fs) },
+		compactFindings: func(w io.Writer, fs []diag.Finding) error {
+			if len(fs) == 0 {
+				return Findings(w, st, fs)
+			}
+			return findingsFit(w, st, fs)
+		},
+		sql: func(b *strings.Builder, stmt string) {
+			for _, l := range SQLLines(Sanitize(stmt), st.width) {
+				b.WriteString(l + "\n")
+			}
+		},
 	}
 }
 
 var markdownBlocks = blocks{
-	title:    func(b *strings.Builder, m *diag.MVResult) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
-	heading:  func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) },
-	grid:     Markdown,
-	findings: FindingsMarkdown,
-	sqlOpen:  "```sql\n",
-	sqlClose: "```\n",
+	title:           func(b *strings.Builder, m *diag.MVResult) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
+	heading:         func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) },
+	grid:            Markdown,
+	findings:        FindingsMarkdown,
+	compactFindings: FindingsMarkdown,
+	sql:             func(b *strings.Builder, stmt string) { b.WriteString(stmt + "\n") },
+	sqlOpen:         "```sql\n",
+	sqlClose:        "```\n",
 }
 
 // mvExplain renders `mv explain`: the verdict, the state, the causes, the
 // dependencies, the worst partitions, the recent tasks and the SQL to run.
-func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks) error {
+func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) error {
 	now, m, fs := d.Now, d.MV, d.Findings
 	var b strings.Builder
 	h := func(title string) { f.heading(&b, title) }
-	f.title(&b, m)
-	fmt.Fprintf(&b, "verdict: %s\n", m.Headline)
-	h("State")
-	fmt.Fprintf(&b, "freshness  %s (%s: %s)\n", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason)
-	fmt.Fprintf(&b, "delay      %s%s\n", diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note))
-	if m.ClientState != "" {
-		cd := "unknown"
-		if m.ClientDelay != nil {
-			cd = diag.ValueText(*m.ClientDelay)
-		}
-		fmt.Fprintf(&b, "client     %s, %s (computed from the raw tables, for the cross-check)\n", m.ClientState, cd)
+	var dropped []string // columns the compact tables left out, named once at the end
+	if compact {
+		stc := st
+		stc.drops = &dropped
+		f.grid = stc.Table
 	}
-	fmt.Fprintf(&b, "reason     %s (%s)\n", m.LaggingReason, m.LaggingReasonSource)
+	f.title(&b, m)
+	st.para(&b, "verdict: ", "  ", m.Headline)
+	h("State")
+	var state [][2]string
+	kv := func(k, v string) { state = append(state, [2]string{k, v}) }
 	hist := &m.History
 	fails := strconv.Itoa(hist.ConsecutiveFailures)
 	if hist.ConsecutiveFailuresAtLeast {
 		fails = "at least " + fails + " (every task in the history failed)"
 	}
-	fmt.Fprintf(&b, "failures   %s in a row; last success %s; last failure %s\n", fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure))
 	share := "n/a"
 	if hist.RecomputeShare != nil {
 		share = fmt.Sprintf("%d of %d data refreshes recomputed", hist.RecomputeTasks, hist.DataTasks)
@@ -185,27 +223,67 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks) error {
 	if hist.DurationTrend.Ratio > 0 {
 		trend += fmt.Sprintf(" (×%.2f, %s → %s)", hist.DurationTrend.Ratio, tso.FormatDuration(hist.DurationTrend.OlderAvgMs), tso.FormatDuration(hist.DurationTrend.NewerAvgMs))
 	}
-	fmt.Fprintf(&b, "fallbacks  %d in the last %s%s; %s; duration trend %s\n", hist.FallbacksInWindow,
+	freshness := fmt.Sprintf("%s (%s: %s)", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason)
+	delay := fmt.Sprintf("%s%s", diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note))
+	reason := fmt.Sprintf("%s (%s)", m.LaggingReason, m.LaggingReasonSource)
+	client := ""
+	if m.ClientState != "" {
+		cd := "unknown"
+		if m.ClientDelay != nil {
+			cd = diag.ValueText(*m.ClientDelay)
+		}
+		client = fmt.Sprintf("%s, %s (computed from the raw tables, for the cross-check)", m.ClientState, cd)
+	}
+	failures := fmt.Sprintf("%s in a row; last success %s; last failure %s", fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure))
+	fallbacks := fmt.Sprintf("%d in the last %s%s; %s; duration trend %s", hist.FallbacksInWindow,
 		tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend)
+	if compact && st.width > 0 {
+		// On a terminal, one row per subject (state, client cross-check,
+		// refreshes): each wraps under the value column, and fewer rows
+		// keep the worst MV on one screen.
+		kv("freshness", freshness+"; delay "+delay+"; reason "+reason)
+		if client != "" {
+			kv("client", strings.Replace(client, " (computed from the raw tables, for the cross-check)", ", from the raw tables (cross-check)", 1))
+		}
+		kv("refreshes", fmt.Sprintf("%s failed in a row; last success %s; last failure %s; %d fallback(s) in %s%s; %s; duration %s",
+			fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure), hist.FallbacksInWindow,
+			tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend))
+	} else {
+		kv("freshness", freshness)
+		kv("delay", delay)
+		if client != "" {
+			kv("client", client)
+		}
+		kv("reason", reason)
+		kv("failures", failures)
+		kv("fallbacks", fallbacks)
+	}
 	if m.MinHeadroomSeconds != nil {
-		fmt.Fprintf(&b, "headroom   %s (smallest retention headroom of the internal streams)\n", mvHeadroomText(m.MinHeadroomSeconds))
+		kv("headroom", fmt.Sprintf("%s (smallest retention headroom of the internal streams)", mvHeadroomText(m.MinHeadroomSeconds)))
 	}
 	if len(m.ExcludedOutdated) > 0 {
 		v := ""
 		if m.MaxExcludedDelay != nil {
 			v = ", up to " + diag.ValueText(*m.MaxExcludedDelay)
 		}
-		fmt.Fprintf(&b, "excluded   %s changed since covered%s (never counted in the delay)\n", strings.Join(m.ExcludedOutdated, ", "), v)
+		kv("excluded", fmt.Sprintf("%s changed since covered%s (never counted in the delay)", strings.Join(m.ExcludedOutdated, ", "), v))
 	}
+	st.KeyValues(&b, state)
 
 	h("Causes (root cause first)")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
 	b.Reset()
-	if err := f.findings(w, fs); err != nil {
+	writeFindings := f.findings
+	if compact {
+		writeFindings = f.compactFindings
+		fs = withoutShownNext(fs, m.Next[:min(1, len(m.Next))])
+	}
+	if err := writeFindings(w, fs); err != nil {
 		return err
 	}
+	var more []string // what --details adds
 
 	h("Dependencies")
 	drows := make([][]string, 0, len(m.Dependencies))
@@ -218,25 +296,36 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks) error {
 		if d.StreamID != nil {
 			stream += " (" + strconv.FormatInt(*d.StreamID, 10) + ")"
 		}
-		drows = append(drows, []string{d.BaseTableDB + "." + d.BaseTableName, kind, stream, d.DependencyState, mvBoolText(d.Covered),
-			mvListText(d.LaggingPartitions, 3), mvDash(d.WorstPartition), diag.ValueText(d.Delay), mvHeadroomText(d.HeadroomSeconds), mvBoolText(d.CanResume), d.Source})
+		// Columns by importance: a narrow terminal leaves the last to -o wide.
+		drows = append(drows, []string{d.BaseTableDB + "." + d.BaseTableName, d.DependencyState, diag.ValueText(d.Delay), mvHeadroomText(d.HeadroomSeconds),
+			mvBoolText(d.CanResume), mvDash(d.WorstPartition), kind, stream, mvBoolText(d.Covered), mvListText(d.LaggingPartitions, 3), d.Source})
 	}
-	if err := mvTable(&b, f.grid, []string{"BASE TABLE", "KIND", "INTERNAL STREAM", "STATE", "COVERED", "LAGGING PARTITIONS", "WORST", "DELAY", "HEADROOM", "CAN RESUME", "SOURCE"}, drows); err != nil {
+	if err := mvTable(&b, f.grid, []string{"BASE TABLE", "STATE", "DELAY", "HEADROOM", "CAN RESUME", "WORST", "KIND", "INTERNAL STREAM", "COVERED", "LAGGING PARTITIONS", "SOURCE"}, drows); err != nil {
 		return err
 	}
 	if len(m.WorstPartitions) > 0 {
-		h("Worst partitions")
-		prows := make([][]string, 0, len(m.WorstPartitions))
-		for _, p := range m.WorstPartitions {
-			prows = append(prows, []string{p.BaseTable, p.Unit, p.OffsetState, diag.ValueText(p.PendingAge), mvHeadroomText(p.HeadroomSeconds), mvBoolText(p.CanResume), mvDash(p.NextRead), strconv.FormatInt(p.StreamID, 10)})
+		parts := m.WorstPartitions
+		if compact && len(parts) > mvCompactRows {
+			more = append(more, fmt.Sprintf("%d more worst partition(s)", len(parts)-mvCompactRows))
+			parts = parts[:mvCompactRows]
 		}
-		if err := mvTable(&b, f.grid, []string{"BASE TABLE", "PARTITION", "OFFSET", "PENDING AGE", "HEADROOM", "CAN RESUME", "NEXT READ", "STREAM ID"}, prows); err != nil {
+		h("Worst partitions")
+		prows := make([][]string, 0, len(parts))
+		for _, p := range parts {
+			prows = append(prows, []string{p.BaseTable, p.Unit, mvDash(p.NextRead), diag.ValueText(p.PendingAge), mvHeadroomText(p.HeadroomSeconds), mvBoolText(p.CanResume), p.OffsetState, strconv.FormatInt(p.StreamID, 10)})
+		}
+		if err := mvTable(&b, f.grid, []string{"BASE TABLE", "PARTITION", "NEXT READ", "PENDING AGE", "HEADROOM", "CAN RESUME", "OFFSET", "STREAM ID"}, prows); err != nil {
 			return err
 		}
 	}
-	h(fmt.Sprintf("Recent tasks (%d of %d in tasks())", len(hist.Tasks), hist.TasksSeen))
-	trows := make([][]string, 0, len(hist.Tasks))
-	for _, t := range hist.Tasks {
+	tasks := hist.Tasks
+	if compact && len(tasks) > mvCompactRows {
+		more = append(more, fmt.Sprintf("%d more task(s)", len(tasks)-mvCompactRows))
+		tasks = tasks[:mvCompactRows]
+	}
+	h(fmt.Sprintf("Recent tasks (%d of %d in tasks())", len(tasks), hist.TasksSeen))
+	trows := make([][]string, 0, len(tasks))
+	for _, t := range tasks {
 		method := mvDash(t.Method)
 		if t.MethodInferred && t.Method != "" {
 			method += "*"
@@ -259,28 +348,61 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks) error {
 		case t.AgeSeconds != nil:
 			dur = tso.FormatDuration(int64(*t.AgeSeconds*1000)) + " so far"
 		}
-		trows = append(trows, []string{strconv.FormatInt(t.TaskID, 10), t.Result, method, fb, dur, mvAgo(now, t.CreateTimeMs), mvDash(mvTruncate(errText, 60)), mvDash(t.LastQueryID)})
+		// The error in full (one line): the table cuts it to the width,
+		// -o wide and --details show all of it.
+		trows = append(trows, []string{strconv.FormatInt(t.TaskID, 10), t.Result, mvAgo(now, t.CreateTimeMs), dur, method, mvDash(strings.ReplaceAll(errText, "\n", " ")), fb, mvDash(t.LastQueryID)})
 	}
-	if err := mvTable(&b, f.grid, []string{"TASK", "RESULT", "METHOD", "FALLBACK", "DURATION", "CREATED", "ERROR", "QUERY ID"}, trows); err != nil {
+	if err := mvTable(&b, f.grid, []string{"TASK", "RESULT", "CREATED", "DURATION", "METHOD", "ERROR", "FALLBACK", "QUERY ID"}, trows); err != nil {
 		return err
 	}
 	if len(hist.Tasks) > 0 && hist.LastMethodInferred {
 		b.WriteString("* method inferred from RefreshMode / IvmFallbackReason / IvmRebuiltPartitions (this build has no IvmRefreshMethod)\n")
 	}
 	h("Next (paste into a MySQL client)")
+	next := m.Next
+	if compact && len(next) > 1 {
+		more = append(more, fmt.Sprintf("%d more statement(s)", len(next)-1))
+		next = next[:1]
+	}
 	b.WriteString(f.sqlOpen)
-	for _, s := range m.Next {
-		b.WriteString(s + "\n")
+	for _, s := range next {
+		f.sql(&b, s)
 	}
 	b.WriteString(f.sqlClose)
 	if len(m.Undetectable) > 0 {
-		h("Not visible on this build")
-		for _, u := range m.Undetectable {
-			b.WriteString("- " + u + "\n")
+		if compact {
+			more = append(more, fmt.Sprintf("%d thing(s) not visible on this build", len(m.Undetectable)))
+		} else {
+			h("Not visible on this build")
+			for _, u := range m.Undetectable {
+				st.para(&b, "- ", "  ", u)
+			}
 		}
+	}
+	if compact {
+		more = append([]string{"the detail and next step of each finding"}, more...)
+		if len(dropped) > 0 {
+			more = append(more, "every column")
+		}
+		st.para(&b, "", "", st.Dim("With --details: "+strings.Join(more, ", ")+"."))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// withoutShownNext is fs with the next step left out where it is a
+// statement the Next section shows anyway (the compact view says it once).
+func withoutShownNext(fs []diag.Finding, shown []string) []diag.Finding {
+	out := make([]diag.Finding, len(fs))
+	for i, f := range fs {
+		for _, s := range shown {
+			if strings.TrimSpace(f.Next) == strings.TrimSpace(s) {
+				f.Next = ""
+			}
+		}
+		out[i] = f
+	}
+	return out
 }
 
 func mvTable(w io.Writer, grid func(io.Writer, []string, [][]string) error, headers []string, rows [][]string) error {
@@ -330,15 +452,6 @@ func mvNoteText(n string) string {
 		return ""
 	}
 	return "  — " + n
-}
-
-func mvTruncate(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
 
 // ago renders a time relative to the cluster's now: "12m00s ago".

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 )
@@ -60,10 +61,33 @@ func Formats(kind string) []Format {
 }
 
 // Emit writes d in format f, or says that d's kind has no such format.
+//
+// The table format fits st's width; wide and markdown have no width limit.
+// Every human format (table, wide, markdown) goes through terminalSafe
+// (text.go): control, escape and bidi characters from the cluster are
+// escaped and colour markers become SGR sequences. JSON and prom are written
+// as rendered.
 func Emit(w io.Writer, st Style, f Format, d Doc) error {
 	kind := d.Kind()
 	if r, ok := renderers[kind][f]; ok {
-		return r(w, st, d)
+		if f != FormatTable {
+			st = st.WithWidth(0)
+		}
+		st.wideHint = "-o wide"
+		if _, ok := renderers[kind][FormatWide]; !ok {
+			st.wideHint = "-o json"
+		}
+		if f != FormatTable && f != FormatWide && f != FormatMarkdown {
+			return r(w, st, d)
+		}
+		var buf bytes.Buffer
+		if err := r(&buf, st, d); err != nil {
+			// What was rendered before the error is still shown, made safe.
+			_, _ = io.WriteString(w, terminalSafe(buf.String(), st.Color()))
+			return err
+		}
+		_, err := io.WriteString(w, terminalSafe(buf.String(), st.Color()))
+		return err
 	}
 	if f == FormatJSON && !noJSON[kind] {
 		return JSON(w, kind, d)

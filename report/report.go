@@ -19,6 +19,14 @@
 // hands it over. Adding a format is one file registering a renderer per kind
 // it supports, plus goldens; adding a command's output is one Doc type and its
 // renderers. Markdown renderers ignore st (no colour in a CI comment).
+//
+// Style carries the render options cmd decided: colour and the terminal's
+// width (report does no I/O). The table format fits the width (st.Table:
+// borderless columns, names cut in the middle, the rightmost columns left to
+// -o wide; prose wrapped); wide and markdown have none. Untrusted text is
+// escaped twice over: by every cell writer (Sanitize) and by Emit over the
+// whole of every human format (text.go); colour is added after, from
+// markers only Style can write.
 package report
 
 import (

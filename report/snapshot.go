@@ -111,17 +111,17 @@ var summaryHeaders = []string{"SOURCE", "PRESENT", "ROWS", "COLUMNS"}
 func renderSummaryTable(w io.Writer, st Style, d Doc) error {
 	sum := d.(SnapshotSummaryDoc)
 	for _, l := range sum.header() {
-		fmt.Fprintln(w, l)
+		st.para(w, "", "  ", l)
 	}
 	fmt.Fprintln(w)
-	if err := Table(w, summaryHeaders, sum.tableRows()); err != nil {
+	if err := st.Table(w, summaryHeaders, sum.tableRows()); err != nil {
 		return err
 	}
 	if len(sum.CouldNotRead) == 0 {
 		fmt.Fprintln(w, "could not read: nothing")
 	} else {
 		fmt.Fprintln(w, st.Severity("warning", "could not read: "+sum.gapCount()))
-		if err := Table(w, []string{"SOURCE", "ERROR"}, sum.gapRows()); err != nil {
+		if err := st.Table(w, []string{"SOURCE", "ERROR"}, sum.gapRows()); err != nil {
 			return err
 		}
 	}

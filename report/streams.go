@@ -149,7 +149,8 @@ const streamsNarrow = 9
 // streamsRows is the `streams` table: one row per stream, worst first, with
 // every column (the table format cuts them to streamsNarrow).
 func streamsRows(st Style, ss []diag.StreamResult) ([]string, [][]string) {
-	h := []string{"STREAM", "KIND", "MODE", "STATE", "PENDING", "MAX PENDING AGE", "PRECISION", "MIN HEADROOM", "CAN RESUME",
+	// Columns by importance: a narrow terminal leaves the last ones to -o wide.
+	h := []string{"STREAM", "STATE", "MAX PENDING AGE", "MIN HEADROOM", "CAN RESUME", "PENDING", "KIND", "MODE", "PRECISION",
 		"NEXT READ", "TTL", "BASE TABLE", "MV"}
 	rows := make([][]string, 0, len(ss))
 	for i := range ss {
@@ -173,9 +174,9 @@ func streamsRows(st Style, ss []diag.StreamResult) ([]string, [][]string) {
 		if s.TTLSeconds != nil {
 			ttl = tso.FormatDuration(*s.TTLSeconds * 1000)
 		}
-		rows = append(rows, []string{s.DB + "." + s.Name, s.Kind, mode(s), st.Severity(s.State, s.State), strconv.Itoa(s.PendingPartitions),
-			AgeValue(s.MaxPendingAge), prec, headroomCell(st, s.MinHeadroomSeconds, streamFraction(s), s.Severity), boolCell(s.CanResume),
-			s.NextRead, ttl, base, strings.TrimSpace(mv)})
+		rows = append(rows, []string{s.DB + "." + s.Name, st.Severity(s.State, s.State), AgeValue(s.MaxPendingAge),
+			headroomCell(st, s.MinHeadroomSeconds, streamFraction(s), s.Severity), boolCell(s.CanResume), strconv.Itoa(s.PendingPartitions),
+			s.Kind, mode(s), prec, s.NextRead, ttl, base, strings.TrimSpace(mv)})
 	}
 	return h, rows
 }
@@ -198,7 +199,7 @@ func streamsTable(w io.Writer, st Style, d StreamsDoc, cols int) error {
 	fmt.Fprintf(w, "Streams at cluster time %s (%d stream(s), %d snapshot(s))\n", d.Now.Format("2006-01-02T15:04:05Z"), len(d.Streams), d.Snapshots)
 	h, rows := streamsRows(st, d.Streams)
 	h, rows = firstColumns(cols, h, rows)
-	if err := Table(w, h, rows); err != nil {
+	if err := st.Table(w, h, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nFindings (%s):\n", CountBySeverity(d.Findings))
@@ -217,8 +218,10 @@ func streamsMarkdown(w io.Writer, d StreamsDoc) error {
 }
 
 // PartitionRows is the per-partition table of `streams show`, worst first.
+// Columns by importance: what the next read does and what is lost come
+// before the raw offset, so a narrow terminal leaves the raw ones to -o wide.
 func PartitionRows(st Style, s *diag.StreamResult) ([]string, [][]string) {
-	h := []string{"PARTITION", "OFFSET", "CONSUMED TSO", "CAUGHT UP", "GAP", "PENDING AGE", "PRECISION", "HEADROOM", "CAN RESUME", "NEXT READ", "LOST"}
+	h := []string{"PARTITION", "NEXT READ", "LOST", "HEADROOM", "CAN RESUME", "PENDING AGE", "OFFSET", "GAP", "CAUGHT UP", "PRECISION", "CONSUMED TSO"}
 	rows := make([][]string, 0, len(s.Partitions))
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
@@ -243,8 +246,8 @@ func PartitionRows(st Style, s *diag.StreamResult) ([]string, [][]string) {
 		if read != diag.NextReadProceed {
 			read = st.Severity(sevOr(p.Severity, "warning"), strings.ToUpper(read))
 		}
-		rows = append(rows, []string{p.Unit, p.OffsetState, consumed, boolCell(p.CaughtUp), gap, AgeValue(p.PendingAge), string(p.PendingAge.Precision),
-			headroomCell(st, p.HeadroomSeconds, p.HeadroomFraction, p.Severity), boolCell(p.CanResume), read, lost})
+		rows = append(rows, []string{p.Unit, read, lost, headroomCell(st, p.HeadroomSeconds, p.HeadroomFraction, p.Severity), boolCell(p.CanResume),
+			AgeValue(p.PendingAge), p.OffsetState, gap, boolCell(p.CaughtUp), string(p.PendingAge.Precision), consumed})
 	}
 	return h, rows
 }
@@ -260,8 +263,19 @@ func sevOr(s, def string) string {
 // the verdict paragraph and the stream's findings.
 func streamShow(w io.Writer, st Style, d StreamDoc) error {
 	s, fs := d.Stream, d.Findings
-	fmt.Fprintf(w, "%s  %s stream, %s, state %s\n", st.Bold(s.DB+"."+s.Name), s.Kind, orDash(mode(s)), st.Severity(s.State, s.State))
-	fmt.Fprintf(w, "  id %d; %s\n", s.ID, s.StateReason)
+	// The name whole (cut in the middle only when wider than the terminal),
+	// what it is after it, or on the next line when both do not fit.
+	rest := fmt.Sprintf("%s stream, %s, state %s", s.Kind, orDash(mode(s)), st.Severity(s.State, s.State))
+	name := Sanitize(s.DB + "." + s.Name)
+	if st.width > 0 {
+		name = Truncate(name, st.width)
+	}
+	if st.width > 0 && TextWidth(name)+2+TextWidth(rest) > st.width {
+		fmt.Fprintf(w, "%s\n  %s\n", st.Bold(name), rest)
+	} else {
+		fmt.Fprintf(w, "%s  %s\n", st.Bold(name), rest)
+	}
+	st.para(w, "  ", "    ", fmt.Sprintf("id %d; %s", s.ID, s.StateReason))
 	if s.BaseTableDropped {
 		fmt.Fprintln(w, "  base table: dropped (N/A)")
 	} else {
@@ -286,28 +300,28 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 		fmt.Fprintln(w)
 	}
 	if s.TTLNote != "" {
-		fmt.Fprintf(w, "  TTL note: %s\n", s.TTLNote)
+		st.para(w, "  ", "    ", "TTL note: "+s.TTLNote)
 	}
 	if s.ReadModeNote != "" {
-		fmt.Fprintf(w, "  read mode: %s\n", s.ReadModeNote)
+		st.para(w, "  ", "    ", "read mode: "+s.ReadModeNote)
 	}
 	if sv := s.Server; sv != nil {
-		fmt.Fprintf(w, "  server: state %s, can_resume %s, min headroom %s, max pending age %s %s, sampled %s ago\n",
-			strOr(sv.MonitorState), boolCell(sv.CanResume), Secs(sv.MinRetentionHeadroomSeconds), Secs(sv.MaxPendingAgeSeconds), strOr(sv.PendingAgePrecision), Secs(sv.SampleAgeSeconds))
+		st.para(w, "  ", "    ", fmt.Sprintf("server: state %s, can_resume %s, min headroom %s, max pending age %s %s, sampled %s ago",
+			strOr(sv.MonitorState), boolCell(sv.CanResume), Secs(sv.MinRetentionHeadroomSeconds), Secs(sv.MaxPendingAgeSeconds), strOr(sv.PendingAgePrecision), Secs(sv.SampleAgeSeconds)))
 	}
 	if r := s.Rates; r != nil {
-		fmt.Fprintf(w, "  rates over %s: consumer %s, source %s; catch up in %s; TTL reaches the offset in %s\n",
-			Secs(&r.WindowSeconds), rate(r.ConsumerRate), rate(r.SourceRate), Secs(r.CatchUpETASeconds), Secs(r.TTLETASeconds))
+		st.para(w, "  ", "    ", fmt.Sprintf("rates over %s: consumer %s, source %s; catch up in %s; TTL reaches the offset in %s",
+			Secs(&r.WindowSeconds), rate(r.ConsumerRate), rate(r.SourceRate), Secs(r.CatchUpETASeconds), Secs(r.TTLETASeconds)))
 	}
 	fmt.Fprintln(w)
 	h, rows := PartitionRows(st, s)
-	if err := Table(w, h, rows); err != nil {
+	if err := st.Table(w, h, rows); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, st.Bold("Verdict"))
 	for _, v := range s.Verdict {
-		fmt.Fprintf(w, "  %s\n", v)
+		st.para(w, "  ", "  ", v)
 	}
 	var notes []string
 	for _, p := range s.Partitions {
@@ -319,7 +333,7 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, st.Bold("Next read, per partition"))
 		for _, n := range notes {
-			fmt.Fprintf(w, "  %s\n", n)
+			st.para(w, "  ", "    ", n)
 		}
 	}
 	fmt.Fprintf(w, "\nFindings (%s):\n", CountBySeverity(fs))

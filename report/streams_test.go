@@ -41,7 +41,7 @@ func TestHeadroomBar(t *testing.T) {
 		{-3, "░░░░░░░░"},
 	} {
 		f := tc.f
-		got := HeadroomBar(color, &f, "critical")
+		got := terminalSafe(HeadroomBar(color, &f, "critical"), true) // Emit turns the markers into SGR
 		if !strings.Contains(got, "\x1b[") {
 			t.Errorf("%v: bar not coloured: %q", tc.f, got)
 		}

@@ -2,17 +2,51 @@ package report
 
 import (
 	"io"
+	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 )
 
-// Style colours text for a terminal. The zero value and NewStyle(w, false)
-// print plain text: colour is decided once, in cmd, from --no-color,
-// NO_COLOR and whether stdout is a TTY (style.md: IOStreams).
+// Style colours text for a terminal and knows how wide it is. The zero value
+// and NewStyle(w, false) print plain text with no width limit: colour and
+// width are decided once, in cmd, from --no-color, NO_COLOR, COLUMNS and
+// whether stdout is a TTY (style.md: IOStreams); report does no I/O.
+//
+// Colour is written as markers that Emit turns into SGR sequences (text.go),
+// so that no escape sequence from a cluster can pass for one of ours.
 type Style struct {
 	r     *lipgloss.Renderer
 	color bool
+	// width is the number of columns the table format must fit (0: no
+	// limit: wide, markdown, and a pipe without COLUMNS).
+	width int
+	// wideHint names where the columns and text cut to fit are shown in
+	// full ("-o wide", or "-o json" for a kind without wide); set by Emit.
+	wideHint string
+	// drops, when set, collects the headers of the columns Table left out
+	// instead of printing a note under each table (mv explain names them
+	// once).
+	drops *[]string
+}
+
+// WithWidth returns the style for a terminal of n columns (0: no limit).
+func (s Style) WithWidth(n int) Style {
+	if n < 0 {
+		n = 0
+	}
+	s.width = n
+	return s
+}
+
+// Width is the number of columns output must fit; 0 means no limit.
+func (s Style) Width() int { return s.width }
+
+func (s Style) hint() string {
+	if s.wideHint == "" {
+		return "-o wide"
+	}
+	return s.wideHint
 }
 
 // NewStyle returns a style for w; color=false forces plain text.
@@ -37,7 +71,23 @@ func (s Style) fg(c string, bold bool, text string) string {
 	if bold {
 		st = st.Bold(true)
 	}
-	return st.Render(text)
+	return s.paint(st, text)
+}
+
+// paint wraps text in the markers of st's SGR sequences (text.go): lipgloss
+// renders a placeholder, and what stands before and after it is the SGR.
+func (s Style) paint(st lipgloss.Style, text string) string {
+	const ph = "\u2063" // invisible separator: no SGR contains it
+	out := st.Render(ph)
+	i := strings.Index(out, ph)
+	if i < 0 {
+		return text
+	}
+	pre, post := out[:i], out[i+len(ph):]
+	if pre == "" && post == "" {
+		return text
+	}
+	return mark(pre) + text + mark(post)
 }
 
 // Severity colours text by a severity or state word: critical/red,
@@ -61,8 +111,13 @@ func (s Style) Bold(text string) string {
 	if !s.color || s.r == nil {
 		return text
 	}
-	return s.r.NewStyle().Bold(true).Render(text)
+	return s.paint(s.r.NewStyle().Bold(true), text)
 }
 
 // Dim de-emphasises secondary text.
 func (s Style) Dim(text string) string { return s.fg("8", false, text) }
+
+// Render is text as Emit writes it: control characters escaped, colour
+// markers turned into SGR sequences (or dropped without colour). For text
+// printed outside Emit, and for tests comparing with Emit's output.
+func (s Style) Render(text string) string { return terminalSafe(text, s.color) }

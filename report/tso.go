@@ -63,7 +63,8 @@ func (TSOLagDoc) Kind() string { return "tso.lag" }
 func (TSOHeadroomDoc) Kind() string { return "tso.headroom" }
 
 func init() {
-	Register("tso.decode", FormatTable, func(w io.Writer, _ Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), Table) })
+	Register("tso.decode", FormatTable, func(w io.Writer, st Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), st.Table) })
+	Register("tso.decode", FormatWide, func(w io.Writer, st Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), st.Table) })
 	Register("tso.decode", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), Markdown) })
 	for kind, kv := range map[string]func(Doc) [][2]string{
 		"tso.encode": func(d Doc) [][2]string { return tsoEncodeKV(d.(TSOEncodeDoc)) },
@@ -71,28 +72,30 @@ func init() {
 		"tso.lag":    func(d Doc) [][2]string { return tsoLagKV(d.(TSOLagDoc)) },
 	} {
 		kv := kv
-		Register(kind, FormatTable, func(w io.Writer, _ Style, d Doc) error { return kvTable(w, kv(d)) })
+		Register(kind, FormatTable, func(w io.Writer, st Style, d Doc) error { return st.kvTable(w, kv(d)) })
 		Register(kind, FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return kvMarkdown(w, kv(d)) })
 	}
-	Register("tso.headroom", FormatTable, func(w io.Writer, st Style, d Doc) error { return tsoHeadroom(w, st, d.(TSOHeadroomDoc), kvTable) })
+	Register("tso.headroom", FormatTable, func(w io.Writer, st Style, d Doc) error { return tsoHeadroom(w, st, d.(TSOHeadroomDoc), st.kvTable) })
 	Register("tso.headroom", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
 		return tsoHeadroom(w, Style{}, d.(TSOHeadroomDoc), kvMarkdown)
 	})
 }
 
 // tsoDecode writes one row per decoded value (nothing when there is none:
-// every input was bad and is reported on stderr).
+// every input was bad and is reported on stderr). Columns by importance, so
+// that on a narrow terminal the raw forms (PHYSICAL_MS, HEX) are the ones
+// left to -o wide.
 func tsoDecode(w io.Writer, d TSODecodeDoc, write func(io.Writer, []string, [][]string) error) error {
-	headers := []string{"TSO", "PHYSICAL_MS", "TIME (UTC)", "LOGICAL", "HEX"}
+	headers := []string{"TSO", "TIME (UTC)", "LOGICAL", "PHYSICAL_MS", "HEX"}
 	if d.Local {
 		headers = withLocal(headers, "LOCAL TIME")
 	}
 	var rows [][]string
 	for _, v := range d.TSOs {
-		row := []string{v.Input, "-", v.Note, "-", v.Hex}
+		row := []string{v.Input, v.Note, "-", "-", v.Hex}
 		local := "-"
 		if v.Kind == tso.KindTSO.String() {
-			row = []string{v.TSO.String(), strconv.FormatInt(*v.PhysicalMs, 10), v.Time, strconv.FormatInt(*v.Logical, 10), v.Hex}
+			row = []string{v.TSO.String(), v.Time, strconv.FormatInt(*v.Logical, 10), strconv.FormatInt(*v.PhysicalMs, 10), v.Hex}
 			local = v.LocalTime
 		}
 		if d.Local {
@@ -106,12 +109,12 @@ func tsoDecode(w io.Writer, d TSODecodeDoc, write func(io.Writer, []string, [][]
 	return write(w, headers, rows)
 }
 
-// withLocal inserts the local-time cell after the UTC time (the fourth column).
+// withLocal inserts the local-time cell after the UTC time (the third column).
 func withLocal(row []string, cell string) []string {
 	out := make([]string, 0, len(row)+1)
-	out = append(out, row[:3]...)
+	out = append(out, row[:2]...)
 	out = append(out, cell)
-	return append(out, row[3:]...)
+	return append(out, row[2:]...)
 }
 
 func tsoEncodeKV(d TSOEncodeDoc) [][2]string {
@@ -146,8 +149,8 @@ func tsoLagKV(d TSOLagDoc) [][2]string {
 }
 
 // kvTable is a key/value list as aligned lines.
-func kvTable(w io.Writer, kv [][2]string) error {
-	KeyValues(w, kv)
+func (st Style) kvTable(w io.Writer, kv [][2]string) error {
+	st.KeyValues(w, kv)
 	return nil
 }
 

@@ -7,12 +7,10 @@ package scrape
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,15 +24,26 @@ import (
 
 // Config configures a live collection.
 type Config struct {
-	Host       string
-	Port       int
-	HTTPPort   int
-	User       string
-	Password   string // from the environment only; never printed
-	TLS        bool
-	TLSCA      string
-	Timeout    time.Duration // per network hop (connect, each query, each HTTP request)
-	TasksPerMV int           // tasks() window per MV; 0 = DefaultTasksPerMV
+	Host     string
+	Port     int
+	HTTPPort int
+	User     string
+	Password string // from the environment only; never printed
+	TLS      bool
+	TLSCA    string
+	// HTTPScheme is "http" or "https" for the FE's and BEs' HTTP ports;
+	// "" is https with TLS or TLSCA, else http (docs/security.md "Network").
+	HTTPScheme string
+	// AllowHTTPCredentials answers a Basic challenge over plain HTTP even
+	// with TLS (--allow-http-credentials); otherwise such a challenge is
+	// refused, the credentials unsent.
+	AllowHTTPCredentials bool
+	// FEHTTPSPort, with HTTPS, is every FE's HTTP(S) port in place of
+	// HTTPPort and SHOW FRONTENDS' HttpPort (--fe-https-port: the older
+	// enable_https serves HTTPS on Config.https_port).
+	FEHTTPSPort int
+	Timeout     time.Duration // per network hop (connect, each query, each HTTP request)
+	TasksPerMV  int           // tasks() window per MV; 0 = DefaultTasksPerMV
 
 	// WithMetrics also fetches GET /metrics of the FE at Host:HTTPPort into
 	// snap.Metrics (default off: a Master FE payload can be 50 MB).
@@ -100,10 +109,10 @@ func Collect(ctx context.Context, cfg Config) (*snapshot.Snapshot, error) {
 	}
 	db, err := openDB(cfg, addr)
 	if err != nil {
-		return nil, redact(fmt.Errorf("connecting to %s: %w", addr, err), cfg.Password)
+		return nil, cfg.secret().redact(fmt.Errorf("connecting to %s: %w", addr, err))
 	}
 	defer db.Close()
-	c := &client{db: db, timeout: cfg.Timeout, host: addr, secret: cfg.Password}
+	c := &client{db: db, timeout: cfg.Timeout, host: addr, secret: cfg.secret()}
 	col := &collector{cfg: cfg, c: c, snap: &snapshot.Snapshot{
 		SchemaVersion: snapshot.SchemaVersion,
 		TakenAt:       started.UTC(),
@@ -161,13 +170,9 @@ func openDBIn(cfg Config, addr, dbName string) (*sql.DB, error) {
 	if cfg.TLS || cfg.TLSCA != "" {
 		tc := &tls.Config{ServerName: cfg.Host, MinVersion: tls.VersionTLS12}
 		if cfg.TLSCA != "" {
-			pem, err := os.ReadFile(cfg.TLSCA)
+			pool, err := LoadCA(cfg.TLSCA)
 			if err != nil {
-				return nil, fmt.Errorf("--tls-ca: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("--tls-ca %s: no PEM certificate found", cfg.TLSCA)
+				return nil, err
 			}
 			tc.RootCAs = pool
 		}

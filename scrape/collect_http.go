@@ -2,8 +2,10 @@ package scrape
 
 import (
 	"context"
+	"io"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -21,20 +23,26 @@ const DefaultMetricsMaxBytes = 64 << 20
 // the payload and as a gap; the multi-target fetcher lives with the
 // metrics commands.
 func (col *collector) metrics(ctx context.Context) {
-	target := net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort))
-	url := "http://" + target + "/metrics"
+	target := col.cfg.feHTTPAddr(net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort)))
+	url := col.cfg.httpScheme() + "://" + target + "/metrics"
 	p := snapshot.MetricsPayload{Kind: "fe", Target: target, URL: url, FetchedAt: time.Now().UTC(), IsMaster: col.connectedMaster}
-	o := FetchOptions{ConnectTimeout: col.cfg.Timeout, HeaderTimeout: col.cfg.Timeout, RequestTimeout: wholeRequest(col.cfg.Timeout),
-		MaxBytes: col.cfg.MetricsMaxBytes, Credentials: &Credentials{User: col.cfg.User, Password: col.cfg.Password}}
-	got, err := FetchMetrics(ctx, NewClient(o), url, o)
-	body := got.Body
+	o, err := col.cfg.fetchOptions(col.cfg.MetricsMaxBytes)
+	// The body is read once, straight into the string the snapshot keeps
+	// (no growing buffer, no second copy).
+	var body strings.Builder
+	if err == nil {
+		_, err = FetchMetricsTo(ctx, NewClient(o), url, o, func(r io.Reader) error {
+			_, err := io.Copy(&body, r)
+			return err
+		})
+	}
 	if err != nil {
 		p.Error = err.Error()
 		col.gap(snapshot.SourceMetrics, url, err)
 		col.capability(snapshot.SourceMetrics, false, nil)
 	} else {
-		p.Body = string(body)
-		p.Bytes = int64(len(body))
+		p.Body = body.String()
+		p.Bytes = int64(len(p.Body))
 		col.capability(snapshot.SourceMetrics, true, nil)
 	}
 	col.snap.Metrics = append(col.snap.Metrics, p)

@@ -366,10 +366,10 @@ func (col *collector) queryIn(ctx context.Context, db, q string) (*table, error)
 	addr := col.c.host
 	conn, err := openDBIn(col.cfg, addr, db)
 	if err != nil {
-		return nil, redact(fmt.Errorf("connecting to %s (database %s): %w", addr, db, err), col.cfg.Password)
+		return nil, col.cfg.secret().redact(fmt.Errorf("connecting to %s (database %s): %w", addr, db, err))
 	}
 	defer conn.Close()
-	c := &client{db: conn, timeout: col.cfg.Timeout, host: addr, secret: col.cfg.Password}
+	c := &client{db: conn, timeout: col.cfg.Timeout, host: addr, secret: col.cfg.secret()}
 	t, err := c.query(ctx, q)
 	col.c.mu.Lock()
 	col.c.queries = append(col.c.queries, c.statements()...)

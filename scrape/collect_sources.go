@@ -81,7 +81,7 @@ func (col *collector) clock(ctx context.Context) error {
 		col.gap(snapshot.SourceHTTPTSO, urls[i], herr)
 		errs = append(errs, "GET /api/tso: "+herr.Error())
 	}
-	return redact(fmt.Errorf("no cluster clock could be read (%s)", strings.Join(errs, "; ")), col.cfg.Password)
+	return col.cfg.secret().redact(fmt.Errorf("no cluster clock could be read (%s)", strings.Join(errs, "; ")))
 }
 
 func (col *collector) show(ctx context.Context, source, q string) (*table, bool) {
@@ -123,12 +123,12 @@ func atoi(s string) int {
 //   - the session is on a follower: the Master row's Host:HttpPort
 //     (FrontendsProcNode; HttpPort is the FE's Config.http_port).
 func (col *collector) tsoTargets() []string {
-	user := net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort))
+	user := col.cfg.feHTTPAddr(net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort)))
 	master := ""
 	if col.frontendsRead {
 		for _, fe := range col.snap.Frontends {
 			if fe.IsMaster && fe.Host != "" && fe.HTTPPort > 0 {
-				master = net.JoinHostPort(fe.Host, strconv.Itoa(fe.HTTPPort))
+				master = col.cfg.feHTTPAddr(net.JoinHostPort(fe.Host, strconv.Itoa(fe.HTTPPort)))
 				break
 			}
 		}

@@ -44,12 +44,24 @@ type authAsk func(body []byte) bool
 //     challenge is not retried.
 //   - A redirect to another scheme://host:port never carries credentials
 //     (the Authorization header and any URL user info are stripped).
+//   - With o.NoCleartextCredentials (--tls), a challenge from an http://
+//     origin is refused (*CleartextCredentialsError), never answered.
 //   - Timeouts: the client's dialer bounds the connect, o.HeaderTimeout the
 //     wait for headers, o.RequestTimeout each attempt; the body is read up
 //     to o.MaxBytes (after gzip).
 //   - Errors name the URL that failed — after a redirect, the one it was
 //     redirected to — and are built without the password.
 func get(ctx context.Context, client *http.Client, rawURL string, opts FetchOptions, ask authAsk) (Payload, error) {
+	return getTo(ctx, client, rawURL, opts, ask, nil)
+}
+
+// getTo is get, with a 2xx body streamed to sink instead of buffered when
+// sink is set (Payload.Body is then nil): the body is read once, bounded by
+// o.MaxBytes, and never held whole (issue 14, "a 64 MiB HTTP body uses
+// 275 MB"). sink runs at most once, on the final answer; an error reading
+// the body (a timeout, the size limit) is returned named, whatever sink
+// made of it.
+func getTo(ctx context.Context, client *http.Client, rawURL string, opts FetchOptions, ask authAsk, sink func(io.Reader) error) (Payload, error) {
 	o := opts.withDefaults()
 	start := time.Now()
 	p := Payload{URL: rawURL}
@@ -65,10 +77,16 @@ func get(ctx context.Context, client *http.Client, rawURL string, opts FetchOpti
 	}
 	p.URL = u.String()
 	origin := originOf(u)
-	a, err := attempt(ctx, client, u, o, nil)
+	a, err := attempt(ctx, client, u, o, nil, sink)
 	if err == nil && o.Credentials != nil && originOf(a.final) == origin &&
 		(basicChallenge(a.status, a.header) || (ask != nil && a.status == http.StatusOK && ask(a.body))) {
-		a, err = attempt(ctx, client, u, o, o.Credentials)
+		if o.NoCleartextCredentials && strings.EqualFold(u.Scheme, "http") {
+			// TLS was asked for: the password never crosses the network
+			// in cleartext (docs/security.md "Credentials").
+			p.FetchTime = time.Since(start)
+			return p, &CleartextCredentialsError{URL: u.String(), User: o.Credentials.User}
+		}
+		a, err = attempt(ctx, client, u, o, o.Credentials, sink)
 		if err == nil {
 			p.Authenticated = true
 		}
@@ -82,6 +100,9 @@ func get(ctx context.Context, client *http.Client, rawURL string, opts FetchOpti
 	p.ContentEncoding = a.header.Get("Content-Encoding")
 	if a.status < 200 || a.status > 299 {
 		se := &HTTPStatusError{URL: a.final.Redacted(), Status: a.statusText, Code: a.status, Body: exposition.DisplayValue(bytes.TrimSpace(a.body))}
+		if a.final.String() != u.String() {
+			se.RedirectedFrom = u.String()
+		}
 		if p.Authenticated {
 			se.AuthUser = o.Credentials.User
 		}
@@ -89,7 +110,10 @@ func get(ctx context.Context, client *http.Client, rawURL string, opts FetchOpti
 	}
 	p.Body = a.body
 	p.Bytes = int64(len(a.body))
-	return p, nil
+	if a.streamed {
+		p.Bytes = a.n
+	}
+	return p, a.sinkErr
 }
 
 // answer is one attempt's outcome: the final response (after redirects).
@@ -99,6 +123,11 @@ type answer struct {
 	header     http.Header
 	final      *url.URL
 	body       []byte // whole (2xx) or its first 200 bytes (otherwise)
+	// streamed: the 2xx body went to the sink (n bytes); sinkErr is what
+	// the sink returned.
+	streamed bool
+	n        int64
+	sinkErr  error
 }
 
 var basicRE = regexp.MustCompile(`(?i)(?:^|,)\s*basic(?:\s|,|$)`)
@@ -153,7 +182,7 @@ func (h *hops) get() *url.URL {
 
 // attempt is one GET of u (following redirects), with Basic credentials
 // when creds is set, under o's header and whole-request timeouts.
-func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOptions, creds *Credentials) (*answer, error) {
+func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOptions, creds *Credentials, sink func(io.Reader) error) (*answer, error) {
 	origin := originOf(u)
 	hop := &hops{}
 	hop.set(u)
@@ -175,8 +204,15 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 		}
 		return nil
 	}
-	rctx, cancelReq := context.WithTimeoutCause(ctx, o.RequestTimeout, &TimeoutError{Phase: "request", After: o.RequestTimeout})
-	defer cancelReq()
+	// The whole-request bound, as a timer that can pause: the wait for the
+	// body budget (below) is this process's own, not the server's.
+	rctx, cancelReq := context.WithCancelCause(ctx)
+	defer cancelReq(nil)
+	reqStart := time.Now()
+	reqTimer := time.AfterFunc(o.RequestTimeout, func() {
+		cancelReq(&TimeoutError{Phase: "request", After: o.RequestTimeout})
+	})
+	defer reqTimer.Stop()
 	hctx, cancelHdr := context.WithCancelCause(rctx)
 	defer cancelHdr(nil)
 	// The header timeout runs from the moment the request is written, so a
@@ -211,7 +247,11 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 	hdrMu.Unlock()
 	if err != nil {
 		last := hop.get()
-		return nil, fmt.Errorf("GET %s: %w", last.String(), named(classify(unwrapURLError(err), hctx), last))
+		cause := unwrapURLError(err)
+		if tlsHandshakeTimeout(cause) {
+			cause = &TimeoutError{Phase: "TLS handshake", After: o.ConnectTimeout}
+		}
+		return nil, fmt.Errorf("GET %s: %w", where(last, u), named(classify(cause, hctx), last))
 	}
 	defer resp.Body.Close()
 	if fired {
@@ -229,7 +269,7 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 	if !resp.Uncompressed && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		zr, err := gzip.NewReader(resp.Body)
 		if err != nil {
-			return nil, fmt.Errorf("GET %s: gzip body: %w", a.final.String(), err)
+			return nil, fmt.Errorf("GET %s: gzip body: %w", where(a.final, u), err)
 		}
 		defer zr.Close()
 		body = zr
@@ -238,16 +278,102 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 		a.body, _ = io.ReadAll(io.LimitReader(body, 200))
 		return a, nil
 	}
+	if sink != nil {
+		if o.budget != nil {
+			// At most o.budget's bytes of bodies are linted at once
+			// (ScrapeAll): memory for all targets together, not one
+			// body per target. Waiting does not count against the
+			// request's bound.
+			w := o.budget.weight(resp.ContentLength, o.MaxBytes)
+			if reqTimer.Stop() {
+				spent := time.Since(reqStart)
+				err := o.budget.acquire(ctx, w)
+				if err != nil {
+					return nil, fmt.Errorf("GET %s: waiting for the memory budget of the body: %w", where(a.final, u), err)
+				}
+				defer o.budget.release(w)
+				reqTimer.Reset(max(o.RequestTimeout-spent, time.Millisecond))
+			}
+		}
+		lr := &limitedBody{r: body, limit: o.MaxBytes}
+		a.streamed = true
+		a.sinkErr = sink(lr)
+		a.n = lr.n
+		switch {
+		case lr.over:
+			return nil, &TooLargeError{URL: where(a.final, u), Limit: o.MaxBytes}
+		case lr.err != nil:
+			return nil, fmt.Errorf("GET %s: reading body after %d bytes: %w", where(a.final, u), lr.n, named(classify(lr.err, hctx), a.final))
+		}
+		return a, nil
+	}
 	var buf bytes.Buffer
 	n, err := io.Copy(&buf, io.LimitReader(body, o.MaxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: reading body after %d bytes: %w", a.final.String(), n, named(classify(err, hctx), a.final))
+		return nil, fmt.Errorf("GET %s: reading body after %d bytes: %w", where(a.final, u), n, named(classify(err, hctx), a.final))
 	}
 	if n > o.MaxBytes {
-		return nil, &TooLargeError{URL: a.final.String(), Limit: o.MaxBytes}
+		return nil, &TooLargeError{URL: where(a.final, u), Limit: o.MaxBytes}
 	}
 	a.body = buf.Bytes()
 	return a, nil
+}
+
+// tlsHandshakeTimeout: net/http's Transport.TLSHandshakeTimeout fired
+// (its error type is unexported; it is a net.Error timeout with this text).
+func tlsHandshakeTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() && strings.Contains(err.Error(), "TLS handshake timeout")
+}
+
+// limitedBody reads at most limit bytes; one more is an error (over).
+// It remembers the first read error, so the body's failure is reported
+// with its hop whatever the sink made of it.
+type limitedBody struct {
+	r     io.Reader
+	limit int64
+	n     int64
+	over  bool
+	err   error
+}
+
+var errBodyTooLarge = errors.New("body over the size limit")
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.over {
+		return 0, errBodyTooLarge
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	if rest := l.limit + 1 - l.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	k, err := l.r.Read(p)
+	l.n += int64(k)
+	if l.n > l.limit {
+		l.over = true
+		l.n = l.limit
+		return k - 1, errBodyTooLarge
+	}
+	if err != nil && err != io.EOF {
+		l.err = err
+	}
+	return k, err
+}
+
+// where names the URL that failed, and, after a redirect, the one asked:
+// "http://be1:8040/metrics (redirected from http://fe1:8030/metrics)" —
+// the node that did not answer is the one a redirect led to, never the one
+// that redirected (issue 14, "Wrong host blamed after a redirect").
+func where(last, asked *url.URL) string {
+	if last == nil {
+		return asked.String()
+	}
+	if l, a := last.String(), asked.String(); l != a {
+		return l + " (redirected from " + a + ")"
+	}
+	return last.String()
 }
 
 // unwrapURLError drops net/http's *url.Error wrapper: the caller names the

@@ -2,6 +2,9 @@ package scrape
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -207,4 +210,48 @@ func TestRedirectToAnotherPortGetsNoCredentials(t *testing.T) {
 		t.Error("a URL with user info was fetched")
 	}
 	noSecret(t, err)
+}
+
+// TestCleartextChallengeRefusedUnderTLS (issue 14, Why 2): with --tls
+// (NoCleartextCredentials) a Basic challenge from an http:// origin is
+// refused — one request, no Authorization — and the error names the URL,
+// the user and the way out; the same challenge over HTTPS, verified with
+// the CA, is answered once.
+func TestCleartextChallengeRefusedUnderTLS(t *testing.T) {
+	srv, log := serve(t, challengeBasic)
+	o := fast
+	o.Credentials, o.NoCleartextCredentials = creds, true
+	_, err := FetchMetrics(context.Background(), NewClient(o), srv.URL+"/metrics", o)
+	var ce *CleartextCredentialsError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), srv.Listener.Addr().String()) ||
+		!strings.Contains(err.Error(), `"diag"`) || !strings.Contains(err.Error(), "--allow-http-credentials") {
+		t.Fatalf("error %v: want a CleartextCredentialsError naming the URL, the user and --allow-http-credentials", err)
+	}
+	noSecret(t, err)
+	if got := log.requests(); len(got) != 1 || got[0] != "" {
+		t.Errorf("requests %q: want one, without Authorization", got)
+	}
+
+	a := &authLog{h: challengeBasic}
+	tsrv := httptest.NewTLSServer(a) // 127.0.0.1
+	t.Cleanup(tsrv.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(tsrv.Certificate())
+	o.Scheme, o.TLS = "https", &tls.Config{RootCAs: pool}
+	p, err := FetchMetrics(context.Background(), NewClient(o), tsrv.URL+"/metrics", o)
+	if err != nil || string(p.Body) != "up 1\n" || !p.Authenticated {
+		t.Fatalf("over HTTPS: %v %q", err, p.Body)
+	}
+	if got := a.requests(); len(got) != 2 || got[0] != "" || got[1] == "" {
+		t.Errorf("HTTPS requests %q: want one without, then one with Basic auth", got)
+	}
+	// A CA that did not sign the server's certificate: refused before any
+	// request reaches the handler.
+	o.TLS = &tls.Config{RootCAs: x509.NewCertPool()}
+	if _, err := FetchMetrics(context.Background(), NewClient(o), tsrv.URL+"/metrics", o); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("a certificate of another CA: %v", err)
+	}
+	if n := len(a.requests()); n != 2 {
+		t.Errorf("%d requests reached the handler, want still 2", n)
+	}
 }

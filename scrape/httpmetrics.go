@@ -1,10 +1,11 @@
 package scrape
 
 import (
-	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -94,9 +95,38 @@ type FetchOptions struct {
 	// Credentials answer a Basic challenge from the host:port asked, once
 	// (docs/snapshot.md "Credentials over HTTP"); nil never sends any.
 	Credentials *Credentials
+	// Scheme is how ScrapeAll speaks to a target's HTTP port: "http"
+	// (default) or "https" (--tls: FE enable_tls and BE TLS serve HTTPS on
+	// the HTTP port itself; docs/security.md "Network").
+	Scheme string
+	// TLS verifies an HTTPS server (RootCAs from --tls-ca); nil: the
+	// system roots.
+	TLS *tls.Config
+	// FEHTTPSPort (--fe-https-port), with Scheme https: the port of every
+	// FE target, in place of the one given or discovered — an FE with the
+	// older enable_https serves HTTPS on Config.https_port, which SHOW
+	// FRONTENDS does not report (docs/security.md "Network").
+	FEHTTPSPort int
+	// NoCleartextCredentials (--tls without --allow-http-credentials):
+	// a challenge over plain http:// is refused with a
+	// *CleartextCredentialsError, never answered.
+	NoCleartextCredentials bool
 
-	accept string // Accept header; FetchMetrics sets the exposition one
+	// BodyBudget bounds the bytes of /metrics bodies ScrapeAll lints at
+	// once, over all targets (default DefaultBodyBudget): a body reserves
+	// its Content-Length, or MaxBytes when the server sends none, and one
+	// larger than the budget runs alone.
+	BodyBudget int64
+
+	accept string      // Accept header; FetchMetrics sets the exposition one
+	budget *bodyBudget // ScrapeAll's, shared by its workers
 }
+
+// DefaultBodyBudget is twice the body limit: two maximal bodies, or many
+// small ones, linted at once. A linter's memory grows with the series of its
+// body, at most about 0.75 byte per body byte (docs/performance.md), so a
+// scrape of any number of nodes stays near 100 MB.
+const DefaultBodyBudget = 2 * DefaultMaxBytes
 
 // DefaultMaxBytes is the /metrics body limit: the seed's worst case is 50 MB
 // (the same bound as the collector's DefaultMetricsMaxBytes).
@@ -121,13 +151,19 @@ func (o FetchOptions) withDefaults() FetchOptions {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 8
 	}
+	if o.Scheme == "" {
+		o.Scheme = "http"
+	}
+	if o.BodyBudget <= 0 {
+		o.BodyBudget = DefaultBodyBudget
+	}
 	return o
 }
 
 // TimeoutError names the host and which timeout fired.
 type TimeoutError struct {
 	Host  string
-	Phase string // "connect", "response header", "request"
+	Phase string // "connect", "TLS handshake", "response header", "request"
 	After time.Duration
 }
 
@@ -137,6 +173,8 @@ func (e *TimeoutError) Error() string {
 		return fmt.Sprintf("connect to %s timed out after %s", e.Host, e.After)
 	case "response header":
 		return fmt.Sprintf("%s accepted the connection but sent no response headers within %s", e.Host, e.After)
+	case "TLS handshake":
+		return fmt.Sprintf("%s accepted the connection but did not complete the TLS handshake within %s", e.Host, e.After)
 	}
 	return fmt.Sprintf("request to %s timed out after %s (whole request)", e.Host, e.After)
 }
@@ -154,10 +192,16 @@ type HTTPStatusError struct {
 	// AuthUser is set when the answer came to the retry that carried the
 	// credentials of this user (never the password).
 	AuthUser string
+	// RedirectedFrom is the URL asked when a redirect led to URL.
+	RedirectedFrom string
 }
 
 func (e *HTTPStatusError) Error() string {
-	msg := fmt.Sprintf("GET %s: HTTP %s", e.URL, e.Status)
+	u := e.URL
+	if e.RedirectedFrom != "" {
+		u += " (redirected from " + e.RedirectedFrom + ")"
+	}
+	msg := fmt.Sprintf("GET %s: HTTP %s", u, e.Status)
 	if e.AuthUser != "" {
 		msg += fmt.Sprintf(" (with the credentials of user %q, sent in answer to a Basic challenge)", e.AuthUser)
 	}
@@ -202,6 +246,8 @@ func NewClient(opts FetchOptions) *http.Client {
 			}
 			return c, err
 		},
+		TLSClientConfig:     httpsConfig(o.TLS),
+		TLSHandshakeTimeout: o.ConnectTimeout,
 		MaxIdleConnsPerHost: 1,
 		IdleConnTimeout:     30 * time.Second,
 	}
@@ -248,6 +294,18 @@ func FetchMetrics(ctx context.Context, client *http.Client, url string, opts Fet
 	return get(ctx, client, url, opts, nil)
 }
 
+// FetchMetricsTo is FetchMetrics with the 2xx body streamed to sink instead
+// of buffered (Payload.Body stays nil, Payload.Bytes counts it): at most
+// opts.MaxBytes are read, and memory does not grow with the body. The error
+// is the fetch's (named as FetchMetrics names it) or, when the body was read
+// whole, what sink returned.
+func FetchMetricsTo(ctx context.Context, client *http.Client, url string, opts FetchOptions, sink func(io.Reader) error) (Payload, error) {
+	if opts.accept == "" {
+		opts.accept = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
+	}
+	return getTo(ctx, client, url, opts, nil, sink)
+}
+
 // classify replaces a context error by the timeout that caused it.
 func classify(err error, ctx context.Context) error {
 	var te *TimeoutError
@@ -262,15 +320,16 @@ func classify(err error, ctx context.Context) error {
 
 // ScrapeResult is the outcome for one target.
 type ScrapeResult struct {
-	Target    Target             `json:"target"`
-	URL       string             `json:"url"`
-	Reachable bool               `json:"reachable"`
-	Status    int                `json:"status,omitempty"`
-	Bytes     int64              `json:"bytes"`
-	FetchTime time.Duration      `json:"fetch_time_ns"`
-	Err       error              `json:"-"`
-	Body      []byte             `json:"-"`
-	Lint      *exposition.Result `json:"-"`
+	Target    Target        `json:"target"`
+	URL       string        `json:"url"`
+	Reachable bool          `json:"reachable"`
+	Status    int           `json:"status,omitempty"`
+	Bytes     int64         `json:"bytes"`
+	FetchTime time.Duration `json:"fetch_time_ns"`
+	Err       error         `json:"-"`
+	Body      string        `json:"-"` // with FetchOptions.KeepBody
+
+	Lint *exposition.Result `json:"-"`
 }
 
 // ScrapeAll fetches and lints every target with a bounded worker pool.
@@ -278,6 +337,7 @@ type ScrapeResult struct {
 // own result, never the others'.
 func ScrapeAll(ctx context.Context, client *http.Client, targets []Target, opts FetchOptions) []ScrapeResult {
 	o := opts.withDefaults()
+	o.budget = newBodyBudget(o.BodyBudget)
 	out := make([]ScrapeResult, len(targets))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -299,9 +359,24 @@ func ScrapeAll(ctx context.Context, client *http.Client, targets []Target, opts 
 }
 
 func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOptions) ScrapeResult {
-	url := "http://" + t.Host + o.Path
+	host := t.Host
+	if t.Kind == "fe" && o.Scheme == "https" {
+		host = withPort(host, o.FEHTTPSPort)
+	}
+	url := o.Scheme + "://" + host + o.Path
 	r := ScrapeResult{Target: t, URL: url}
-	p, err := FetchMetrics(ctx, client, url, o)
+	// The body streams into the linter as it arrives: one pass, never
+	// held whole unless KeepBody asks for it (a snapshot stores it).
+	var kept strings.Builder
+	var res *exposition.Result
+	var lerr error
+	p, err := FetchMetricsTo(ctx, client, url, o, func(body io.Reader) error {
+		if o.KeepBody {
+			body = io.TeeReader(body, &kept)
+		}
+		res, lerr = exposition.Lint(body, o.Lint)
+		return nil
+	})
 	r.Status, r.Bytes, r.FetchTime = p.Status, p.Bytes, p.FetchTime
 	if err != nil {
 		r.Err = err
@@ -312,14 +387,11 @@ func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOption
 		return r
 	}
 	r.Reachable = true
-	res, lerr := exposition.Lint(bytes.NewReader(p.Body), o.Lint)
 	if lerr != nil {
 		r.Err = fmt.Errorf("linting %s: %w", url, lerr)
 	}
 	r.Lint = res
-	if o.KeepBody {
-		r.Body = p.Body
-	}
+	r.Body = kept.String()
 	return r
 }
 
@@ -360,7 +432,7 @@ func reservedName(addr string) error {
 func Payloads(results []ScrapeResult, at time.Time) []snapshot.MetricsPayload {
 	var out []snapshot.MetricsPayload
 	for _, r := range results {
-		mp := snapshot.MetricsPayload{Kind: r.Target.Kind, Target: r.Target.Host, URL: r.URL, FetchedAt: at.UTC(), Bytes: r.Bytes, Body: string(r.Body)}
+		mp := snapshot.MetricsPayload{Kind: r.Target.Kind, Target: r.Target.Host, URL: r.URL, FetchedAt: at.UTC(), Bytes: r.Bytes, Body: r.Body}
 		if r.Lint != nil {
 			mp.IsMaster = exposition.IsMaster(r.Lint)
 		}
@@ -372,18 +444,23 @@ func Payloads(results []ScrapeResult, at time.Time) []snapshot.MetricsPayload {
 	return out
 }
 
-// AttachMetrics fetches /metrics of every node into s.Metrics, replacing
-// the collector's Master-only payload: targets when given, else the FEs and
-// BEs s lists (TargetsFromSnapshot), else fallback (the FE connected to).
+// AttachMetrics fetches and lints /metrics of every node: targets when
+// given, else the FEs and BEs s lists (TargetsFromSnapshot), else fallback
+// (the FE connected to). s.Metrics gets one payload per node, replacing the
+// collector's Master-only one — with its body only when fo.KeepBody; the
+// results carry the lint of each body, made as it streamed in. So a check
+// of N nodes holds no body: its memory is that of fo.Concurrency linters at
+// once, whatever N (issue 14, "not N × the worst"; docs/performance.md).
 // Each fetch has its own timeouts; an unreachable node is a payload with an
 // error, never a hang.
-func AttachMetrics(ctx context.Context, s *snapshot.Snapshot, targets []Target, fallback Target, fo FetchOptions) {
+func AttachMetrics(ctx context.Context, s *snapshot.Snapshot, targets []Target, fallback Target, fo FetchOptions) []ScrapeResult {
 	if len(targets) == 0 {
 		targets = TargetsFromSnapshot(s)
 	}
 	if len(targets) == 0 {
 		targets = []Target{fallback}
 	}
-	fo.KeepBody = true
-	s.Metrics = Payloads(ScrapeAll(ctx, NewClient(fo), targets, fo), time.Now())
+	res := ScrapeAll(ctx, NewClient(fo), targets, fo)
+	s.Metrics = Payloads(res, time.Now())
+	return res
 }

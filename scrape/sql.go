@@ -89,7 +89,7 @@ type client struct {
 	db      *sql.DB
 	timeout time.Duration
 	host    string // host:port, named in every error
-	secret  string // redacted from every error
+	secret  secret // redacted from every error
 
 	mu      sync.Mutex
 	queries []string
@@ -114,13 +114,13 @@ func (c *client) query(ctx context.Context, q string) (*table, error) {
 		if !errors.As(err, &ne) {
 			err = netErr(ctx, ctx, c.host, HopMySQLConnect, c.timeout, err)
 		}
-		return nil, redact(err, c.secret)
+		return nil, c.secret.redact(err)
 	}
 	defer conn.Close()
 	qctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	fail := func(err error) error {
-		return redact(netErr(ctx, qctx, c.host, queryHop(q), c.timeout, err), c.secret)
+		return c.secret.redact(netErr(ctx, qctx, c.host, queryHop(q), c.timeout, err))
 	}
 	rows, err := conn.QueryContext(qctx, q)
 	if err != nil {
@@ -165,30 +165,6 @@ func (c *client) statements() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]string(nil), c.queries...)
-}
-
-// redactedError keeps the chain of a wrapped error (errors.Is/As still work)
-// while its text never carries the secret.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-// redact replaces the secret in an error's text (design.md "Secrets": never
-// in output, logs or errors). An empty or very short secret is still
-// replaced: a password "a" in a message is unlikely but cheap to hide.
-func redact(err error, secret string) error {
-	if err == nil || secret == "" {
-		return err
-	}
-	msg := err.Error()
-	if !strings.Contains(msg, secret) {
-		return err
-	}
-	return &redactedError{msg: strings.ReplaceAll(msg, secret, "***"), err: err}
 }
 
 func errorsf(format string, a ...any) error { return fmt.Errorf(format, a...) }

@@ -32,9 +32,12 @@ import (
 // exact shape as the challenge (tsoAsksForAuth). The TSO exceeds 2^53, so
 // the body is decoded with UseNumber, never through float64.
 func fetchTSO(ctx context.Context, cfg Config, target string) (tso.TSO, string, error) {
-	u := "http://" + target + "/api/tso"
-	o := FetchOptions{ConnectTimeout: cfg.Timeout, HeaderTimeout: cfg.Timeout, RequestTimeout: wholeRequest(cfg.Timeout), MaxBytes: 1 << 20,
-		Credentials: &Credentials{User: cfg.User, Password: cfg.Password}, accept: "application/json"}
+	u := cfg.httpScheme() + "://" + target + "/api/tso"
+	o, err := cfg.fetchOptions(1 << 20)
+	if err != nil {
+		return 0, u, err
+	}
+	o.accept = "application/json"
 	p, err := get(ctx, httpClient(o), u, o, tsoAsksForAuth)
 	if err != nil {
 		return 0, u, err

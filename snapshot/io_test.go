@@ -154,7 +154,8 @@ func TestValidateCountsTSOAfterClock(t *testing.T) {
 
 // TestLoadFileRefusesBeforeReading: a directory, a device and a file over
 // the limit are refused from their metadata, without reading them
-// (/dev/zero used to be read up to the limit: 1.2 GB resident).
+// (/dev/zero used to be read up to the limit: 1.2 GB resident). A FIFO:
+// TestLoadFileRefusesFIFO.
 func TestLoadFileRefusesBeforeReading(t *testing.T) {
 	dir := t.TempDir()
 	big := dir + "/big.json"
@@ -162,8 +163,8 @@ func TestLoadFileRefusesBeforeReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, want string }{
-		{dir, "is a directory"},
-		{"/dev/zero", "is a device"},
+		{dir, "is a directory, not a regular file"},
+		{"/dev/zero", "is a character device, not a regular file"},
 		{big, "larger than the 16-byte limit"},
 	} {
 		if tc.path == "/dev/zero" {

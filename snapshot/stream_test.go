@@ -83,3 +83,60 @@ func TestLoadErrorPositions(t *testing.T) {
 		}
 	}
 }
+
+// Why 10 (issue 14): a null element of a snapshot array is reported as
+// malformed with its JSON path and left out, never turned into an object
+// (`"streams":[null]` became a stream with id 0 and no name); a wrongly
+// typed element refuses the file, naming its JSON path.
+func TestNonObjectArrayElementsAreMalformed(t *testing.T) {
+	in := `{"schema_version":1,"cluster":{"current_tso":"470819222323200000"},
+	"streams":[null,{"db":"d","name":"s","id":7},null],
+	"mvs":[null],"tasks":[{"mv_name":"m"}, null],
+	"malformed":[{"source":"t","column":"c","value":"v","error":"e"}]}`
+	for name, load := range map[string]func() (*Snapshot, error){
+		"stream": func() (*Snapshot, error) { return Load(strings.NewReader(in), 0) },
+		"memory": func() (*Snapshot, error) { return Decode([]byte(in)) },
+	} {
+		s, err := load()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(s.Streams) != 1 || s.Streams[0].ID != 7 || s.Streams[0].Name != "s" {
+			t.Errorf("%s: streams %+v, want only the real one", name, s.Streams)
+		}
+		if len(s.MVs) != 0 || s.MVs == nil || len(s.Tasks) != 1 {
+			t.Errorf("%s: mvs %+v tasks %+v", name, s.MVs, s.Tasks)
+		}
+		got := map[string]string{}
+		for _, m := range s.Malformed {
+			got[m.Row] = m.Value
+		}
+		want := map[string]string{"$.streams[0]": "null", "$.streams[2]": "null", "$.mvs[0]": "null", "$.tasks[1]": "null", "": "v"}
+		if len(got) != len(want) {
+			t.Errorf("%s: malformed %+v, want %v", name, s.Malformed, want)
+		}
+		for row, v := range want {
+			if got[row] != v {
+				t.Errorf("%s: malformed %s = %q, want %q (all: %+v)", name, row, got[row], v, s.Malformed)
+			}
+		}
+	}
+	const head = `{"schema_version":1,"cluster":{"current_tso":"470819222323200000"},`
+	for in, want := range map[string]string{
+		head + `"streams":[{"id":1},42]}`:         "$.streams[1]: a number where an object belongs",
+		head + `"streams":[null,"x"]}`:            "$.streams[1]: a string where an object belongs",
+		head + `"mvs":[[1]]}`:                     "$.mvs[0]: an array where an object belongs",
+		head + `"streams":[{"id":1},{"id":"x"}]}`: "$.streams[1].id: json: cannot unmarshal string",
+		head + `"streams":{"id":1}}`:              "cannot unmarshal object",
+		head + `"streams":5}`:                     "cannot unmarshal number",
+	} {
+		if _, err := Load(strings.NewReader(in), 0); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", in, err, want)
+		}
+	}
+	// "streams": null is no list, as before.
+	s, err := Load(strings.NewReader(head+`"streams":null}`), 0)
+	if err != nil || s.Streams != nil || len(s.Malformed) != 0 {
+		t.Errorf("streams null: %v %+v %+v", err, s.Streams, s.Malformed)
+	}
+}

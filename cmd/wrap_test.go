@@ -1,0 +1,297 @@
+package cmd
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/scenario"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// Fitting prose to the terminal (issue 13, follow-up): the default view cut
+// sentences and counts in the middle ("refreshes fail with CHANGELOG_BROKE…se
+// table demo.payments expired", "lagging 5, caught_up 8" lost from the
+// overview). A middle cut is right for an identifier in a column, nowhere
+// else: prose wraps at word boundaries and, when it must be shorter, is cut
+// at its end after a whole word.
+
+// demoCheck is diag's result for a bundled scenario.
+func demoCheck(t *testing.T, name string) *diag.CheckResult {
+	t.Helper()
+	s, err := scenario.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return diag.Check([]*snapshot.Snapshot{s}, diag.CheckOptions{})
+}
+
+// proseViews is every default view checked for cuts: check, and mv explain
+// and streams show of each MV and stream of the scenario (for scale, those
+// with a finding: thousands of healthy ones render alike).
+func proseViews(t *testing.T, name string) [][]string {
+	t.Helper()
+	r := demoCheck(t, name)
+	flagged := map[string]bool{}
+	for _, f := range r.Findings {
+		flagged[f.Object.DB+"."+f.Object.Name] = true
+	}
+	views := [][]string{{"check", "--demo", name}}
+	const scaleEach = 3 // each scale run analyses 7000 streams: a few of each kind suffice
+	nmv, ns := 0, 0
+	for _, m := range r.MVs.MVs {
+		if n := m.DB + "." + m.Name; name != "scale" || (flagged[n] && nmv < scaleEach) {
+			views = append(views, []string{"mv", "explain", n, "--demo", name})
+			nmv++
+		}
+	}
+	for _, s := range r.Streams.Streams {
+		if n := s.DB + "." + s.Name; name != "scale" || (flagged[n] && ns < scaleEach) {
+			views = append(views, []string{"streams", "show", n, "--demo", name})
+			ns++
+		}
+	}
+	return views
+}
+
+// identifiers is every string value without white space in the JSON form of
+// the views (names, partitions, states, codes, ids): what a middle cut may
+// stand for.
+func identifiers(t *testing.T, views [][]string) map[string]bool {
+	t.Helper()
+	ids := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if x != "" && !strings.ContainsFunc(x, unicode.IsSpace) {
+				ids[report.Sanitize(x)] = true
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+			if db, ok := x["db"].(string); ok {
+				if name, ok := x["name"].(string); ok {
+					walk(db + "." + name) // how a name is printed
+				}
+			}
+		}
+	}
+	for _, args := range views {
+		var doc any
+		out := runWidth(t, 80, append(append([]string(nil), args...), "-o", "json")...)
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v -o json: %v", args, err)
+		}
+		walk(doc)
+	}
+	return ids
+}
+
+// trimPunct strips what stands around a word in a sentence.
+func trimPunct(s string) string {
+	return strings.Trim(s, "()[]{},;:.\"'—-")
+}
+
+// ellipsisProblems lists each "…" of out that is neither an end cut after a
+// whole word of full (the same view in -o wide) nor a middle cut of an
+// identifier.
+func ellipsisProblems(out, full string, ids map[string]bool) []string {
+	words := map[string]bool{}
+	for _, w := range strings.Fields(full) {
+		words[trimPunct(w)] = true
+	}
+	// An ellipsis the text itself has (a list diag shortened, "p0003, …")
+	// is no cut of ours.
+	source := map[string]bool{}
+	for _, w := range strings.Fields(full) {
+		if strings.Contains(w, "…") {
+			source[trimPunct(w)] = true
+		}
+	}
+	var bad []string
+	for _, line := range screenLines(out) {
+		for _, tok := range strings.Fields(line) {
+			i := strings.Index(tok, "…")
+			if i < 0 {
+				continue
+			}
+			if source[trimPunct(tok)] || tok == "…" && strings.Contains(full, " … ") {
+				continue
+			}
+			head, tail := tok[:i], tok[i+len("…"):]
+			if trimPunct(tail) == "" {
+				// An end cut: what precedes is a whole word of the text.
+				if w := trimPunct(head); w == "" || !words[w] {
+					bad = append(bad, "end cut not after a whole word: "+tok+"   in: "+line)
+				}
+				continue
+			}
+			head, tail = strings.TrimLeft(head, "([{\"'"), strings.TrimRight(tail, ")]},;:\"'")
+			ok := false
+			for id := range ids {
+				if head != "" && len(id) > len(head)+len(tail) && strings.HasPrefix(id, head) && strings.HasSuffix(id, tail) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				bad = append(bad, "cut in the middle of prose: "+tok+"   in: "+line)
+			}
+		}
+	}
+	return bad
+}
+
+// Why: prose was cut in the middle: "refreshes fail with CHANGELOG_BROKE…se
+// table", "freshness lagging (server: information_schem…mv_status", the
+// title "cluster time 2026-11-3…mo scenario incident", a task's error
+// "CHANGELOG_…: payments". In the default 80-column view of check, mv
+// explain and streams show, for every demo scenario, a "…" is only the middle
+// of an identifier or the end of text cut after a whole word.
+func TestNoEllipsisInsideProse(t *testing.T) {
+	for _, name := range scenario.Names() {
+		views := proseViews(t, name)
+		ids := identifiers(t, views[:1]) // check's JSON holds every stream, MV, partition and task
+		for _, args := range views {
+			out := runWidth(t, 80, args...)
+			full := runWidth(t, 80, append(append([]string(nil), args...), "-o", "wide")...)
+			if args[0] == "mv" {
+				full += runWidth(t, 80, append(append([]string(nil), args...), "-o", "json")...)
+			}
+			for _, p := range ellipsisProblems(out, full, ids) {
+				t.Errorf("%s %v: %s", name, args, p)
+			}
+		}
+	}
+}
+
+// overviewTokens is the multiset of the tokens of check's overview (the
+// lines before the "Findings" line) that are counts, durations, sizes,
+// states or objects: those with a digit, a dot inside, an underscore, or in
+// capitals.
+func overviewTokens(out string) map[string]int {
+	toks := map[string]int{}
+	for _, line := range screenLines(out) {
+		if strings.HasPrefix(line, "Findings") {
+			break
+		}
+		for _, w := range strings.Fields(line) {
+			w = trimPunct(w)
+			keep := strings.ContainsAny(w, "0123456789_") || strings.Contains(w, ".") ||
+				(len(w) > 1 && strings.ToUpper(w) == w && strings.ToLower(w) != w)
+			if keep {
+				toks[w]++
+			}
+		}
+	}
+	return toks
+}
+
+// Why: the overview was cut in the middle at 80 columns ("Streams 24 —
+// user: stale 1, cannot_resume 3, disabled 1, laggin…ught_up 1"): counts
+// and objects were lost. Every count, state and object of the -o wide
+// overview is in the 80-column one, as often, for every demo scenario; the
+// title is whole.
+func TestCheckOverviewKeepsEveryCountAt80(t *testing.T) {
+	for _, name := range scenario.Names() {
+		wide := overviewTokens(runWidth(t, 80, "check", "--demo", name, "-o", "wide"))
+		out := runWidth(t, 80, "check", "--demo", name)
+		narrow := overviewTokens(out)
+		var missing []string
+		for tok, n := range wide {
+			if narrow[tok] < n {
+				missing = append(missing, tok)
+			}
+		}
+		sort.Strings(missing)
+		if len(missing) > 0 {
+			t.Errorf("%s: the 80-column overview lacks %q:\n%s", name, missing, out)
+		}
+		lines := screenLines(out)
+		title := strings.Join(lines[:2], " ")
+		for _, want := range []string{"2026-11-30T10:00:00Z", name, "doris-"} {
+			if !strings.Contains(title, want) || strings.Contains(lines[0], "…") {
+				t.Errorf("%s: the title is cut or lacks %q:\n%s", name, want, strings.Join(lines[:2], "\n"))
+			}
+		}
+	}
+}
+
+// findingBlocks splits the findings part of a fitted view into one block of
+// lines per top-level finding (heading first); symptoms ("↳") are their own
+// one-line blocks.
+func findingBlocks(lines []string) [][]string {
+	var blocks [][]string
+	in := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "CRITICAL ") || strings.HasPrefix(l, "WARNING ") || strings.HasPrefix(l, "INFO "):
+			blocks = append(blocks, []string{l})
+			in = true
+		case strings.HasPrefix(l, "  ↳ "):
+			blocks = append(blocks, []string{l})
+			in = false
+		case in && strings.HasPrefix(l, "         "):
+			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], l)
+		default:
+			in = false
+		}
+	}
+	return blocks
+}
+
+// Why: a finding's summary was one line cut in the middle ("refreshes fail
+// with CHANGELOG_BROKE…se table demo.payments expired"), a symptom too. At 80
+// columns a summary wraps to at most two lines under its heading (then a
+// next step pasted whole), and when it is longer it ends with "…"; a symptom
+// is cut only at its end. -o wide has them in full.
+func TestFindingSummaryAtMostTwoLines(t *testing.T) {
+	for _, name := range scenario.Names() {
+		lines := screenLines(runWidth(t, 80, "check", "--demo", name))
+		for _, b := range findingBlocks(lines) {
+			summary := 0
+			for _, l := range b[1:] {
+				if !strings.HasPrefix(strings.TrimSpace(l), "next: ") {
+					summary++
+				}
+			}
+			if summary > 2 {
+				t.Errorf("%s: %d summary lines:\n%s", name, summary, strings.Join(b, "\n"))
+			}
+			// A summary is cut only at its end: "…" ends its last line.
+			for _, l := range b[1:] {
+				if i := strings.Index(l, "…"); i >= 0 && !strings.HasPrefix(strings.TrimSpace(l), "next: ") && i != len(l)-len("…") {
+					t.Errorf("%s: a summary cut elsewhere than at its end: %q", name, l)
+				}
+			}
+			// A symptom is one line cut at its end (its own object, a name,
+			// may be cut in the middle).
+			if strings.HasPrefix(b[0], "  ↳ ") {
+				f := strings.Fields(b[0])
+				text := f[3:]
+				if len(text) > 0 && strings.HasSuffix(text[0], ":") {
+					text = text[1:]
+				}
+				if l := strings.Join(text, " "); strings.Contains(strings.TrimSuffix(l, "…"), "…") {
+					t.Errorf("%s: a symptom cut elsewhere than at its end: %q", name, b[0])
+				}
+			}
+			// A cut summary ends with "…" on its last line, never before.
+			for i := 1; i < len(b)-1; i++ {
+				if strings.Contains(b[i], "…") && !strings.HasPrefix(strings.TrimSpace(b[i+1]), "next: ") {
+					t.Errorf("%s: an ellipsis before the last summary line:\n%s", name, strings.Join(b, "\n"))
+				}
+			}
+		}
+	}
+}

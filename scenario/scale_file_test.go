@@ -1,0 +1,43 @@
+package scenario
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// TestWriteScaleFile writes the scale scenario multiplied by
+// DORISDIAG_SCALE_FACTOR to the file DORISDIAG_WRITE_SCALE, for the memory
+// measurement of a large --snapshot (docs/performance.md "Snapshot decode"):
+//
+//	DORISDIAG_WRITE_SCALE=/tmp/scale9.json DORISDIAG_SCALE_FACTOR=9 go test ./scenario -run TestWriteScaleFile
+//
+// Without the variable it does nothing.
+func TestWriteScaleFile(t *testing.T) {
+	path := os.Getenv("DORISDIAG_WRITE_SCALE")
+	if path == "" {
+		t.Skip("set DORISDIAG_WRITE_SCALE=FILE (and DORISDIAG_SCALE_FACTOR=N) to write a scaled scale snapshot")
+	}
+	n, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_FACTOR"))
+	n = max(n, 1)
+	c := DefaultScale
+	c.MVs, c.UserStreams, c.ConsumptionRows = c.MVs*n, c.UserStreams*n, c.ConsumptionRows*n
+	s := Scale(c)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := snapshot.Write(w, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
