@@ -5,11 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/internal/testnet"
+	"github.com/dorisdiag/dorisdiag/report"
 )
 
 // Completion is tested in real interactive shells under tmux (issue 13:
@@ -196,8 +198,14 @@ func TestCompletionBashWithoutBashCompletion(t *testing.T) {
 	s.typeText("dorisdiag tso decode -o ")
 	s.keys("Tab", "Tab")
 	scr := s.waitFor("tso decode -o", "markdown")
-	if strings.Contains(scr, "prom") || strings.Contains(scr, "wide") {
-		t.Errorf("tso decode -o offers a format it rejects:\n%s", scr)
+	accepted := map[string]bool{}
+	for _, f := range report.Formats("tso.decode") {
+		accepted[string(f)] = true
+	}
+	for _, f := range []string{"table", "wide", "json", "markdown", "prom"} {
+		if on := regexp.MustCompile(`\b` + f + `\b`).MatchString(scr); on != accepted[f] {
+			t.Errorf("tso decode -o: %s offered %v, accepted %v:\n%s", f, on, accepted[f], scr)
+		}
 	}
 }
 

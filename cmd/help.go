@@ -51,6 +51,7 @@ var flagGroups = []struct{ name, title string }{
 var globalFlagGroup = map[string]string{
 	"host": "source", "snapshot": "source", "demo": "source",
 	"port": "connection", "http-port": "connection", "user": "connection", "tls": "connection", "tls-ca": "connection", "timeout": "connection",
+	"http-scheme": "connection", "fe-https-port": "connection", "allow-http-credentials": "connection",
 	"output": "output", "no-color": "output", "no-pager": "output",
 	"fail-on": "gate",
 }
@@ -68,7 +69,7 @@ var commandMeta = map[string]cmdMeta{
 	"explain":          {kind: "explain", globals: "output"},
 	"headroom":         {kind: "headroom", globals: allGlobals, failOn: "none"},
 	"metrics":          {globals: "-"},
-	"metrics lint":     {kind: "metrics.lint", globals: "snapshot,demo,timeout,user,output,gate", failOn: metricsLintFailOn},
+	"metrics lint":     {kind: "metrics.lint", globals: "snapshot,demo,timeout,user,tls,tls-ca,http-scheme,allow-http-credentials,output,gate", failOn: metricsLintFailOn},
 	"metrics scrape":   {kind: "metrics.scrape", globals: allGlobals, failOn: metricsScrapeFailOn},
 	"mv":               {globals: "-"},
 	"mv list":          {kind: "mv_list", globals: allGlobals, failOn: "none"},

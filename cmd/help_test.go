@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // leafCommands are the commands a user runs (not groups, not cobra's own).
@@ -197,4 +198,16 @@ func offlineExample(line string, args []string) bool {
 		}
 	}
 	return offline
+}
+
+// TestEveryGlobalFlagHasAGroup: a global flag added without a group would be
+// shown (and accepted) everywhere, tso included: give it one in
+// globalFlagGroup.
+func TestEveryGlobalFlagHasAGroup(t *testing.T) {
+	root := NewRootCmd(&IOStreams{})
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && len(f.Annotations[flagGroupAnn]) == 0 {
+			t.Errorf("global flag --%s has no group (globalFlagGroup in cmd/help.go)", f.Name)
+		}
+	})
 }
