@@ -17,5 +17,6 @@ func commandTree() []func(*globalOptions) *cobra.Command {
 		newMetricsCmd,
 		newCheckCmd,
 		newDemoCmd,
+		newExporterCmd,
 	}
 }

@@ -64,6 +64,9 @@ type seriesKey struct {
 // interval (PRECISE); the upper end is reported, never too small. It also
 // computes the consumer and source rates and their ETAs.
 func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
+	if a.opt.Points != nil {
+		a.narrowPoints(sr)
+	}
 	idx := a.seriesIndex()
 	if idx == nil {
 		return

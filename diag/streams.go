@@ -94,6 +94,11 @@ type StreamOptions struct {
 	// At evaluates as if nobody consumed until this cluster time (what-if
 	// `headroom --at/--in`); nil = the last snapshot's cluster time.
 	At *time.Time
+	// Points, when set, is the change-point memory of a long-running
+	// exporter (diag/changepoints.go): the analysis records this round's
+	// ends in it and narrows the pending ages from it. One analysis per
+	// round (ExporterState.Round).
+	Points *ChangePoints
 }
 
 func (o StreamOptions) withDefaults() StreamOptions {

@@ -1,5 +1,7 @@
 package exposition
 
+import "sort"
+
 // The seed's reference tables (§2 "Reference", §3 "States"), as data.
 
 // negative values a family allows
@@ -22,6 +24,17 @@ var (
 	mvObjLabels     = []string{"db_id", "db_name", "mv_id", "mv_name"}
 	streamObjLabels = []string{"db_id", "db_name", "stream_id", "stream_name"}
 )
+
+// DesignFamilyNames lists the families of the seed's reference tables,
+// sorted: what a Master FE with the monitor (or dorisdiag exporter) serves.
+func DesignFamilyNames() []string {
+	out := make([]string, 0, len(designFamilies))
+	for n := range designFamilies {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
 
 // designFamilies is the seed's reference tables (§2 "Reference").
 var designFamilies = map[string]famSpec{

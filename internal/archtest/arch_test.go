@@ -336,3 +336,73 @@ func socketFreeGraph(dirty string, p pkg) []pkg {
 	}
 	return out
 }
+
+// listenCalls lists calls that listen on a socket (net.Listen*, tls.Listen,
+// http.ListenAndServe*, http.Serve*) in one Go source file, honouring renamed
+// imports: `exporter` is the only production package that listens.
+func listenCalls(fset *token.FileSet, f *ast.File) []string {
+	names := map[string]string{} // local name → import path
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		switch p {
+		case "net", "net/http", "crypto/tls":
+			name := filepath.Base(p)
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			names[name] = p
+		}
+	}
+	listeners := map[string][]string{
+		"net":        {"Listen", "ListenTCP", "ListenPacket", "ListenUDP", "ListenUnix", "ListenIP"},
+		"crypto/tls": {"Listen", "NewListener"},
+		"net/http":   {"ListenAndServe", "ListenAndServeTLS", "Serve", "ServeTLS"},
+	}
+	var bad []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if p, ok := names[id.Name]; ok && has(listeners[p], sel.Sel.Name) {
+			bad = append(bad, fmt.Sprintf("%s: %s.%s", fset.Position(sel.Pos()), p, sel.Sel.Name))
+		}
+		return true
+	})
+	return bad
+}
+
+// TestOnlyExporterListens: no production package but exporter listens on a
+// socket (docs/architecture.md: scrape is the only package that dials,
+// exporter the only one that listens); test support (fixtures, internal/testnet)
+// may.
+func TestOnlyExporterListens(t *testing.T) {
+	fset := token.NewFileSet()
+	var bad []string
+	for _, p := range load(t) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		if rel == "exporter" || strings.HasPrefix(rel, "fixtures") || rel == "internal/testnet" {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatalf("parsing %s: %v", name, err)
+			}
+			bad = append(bad, listenCalls(fset, f)...)
+		}
+	}
+	report(t, "only exporter listens", bad)
+	// The rule catches a listener, under a renamed import too.
+	f, err := parser.ParseFile(fset, "x.go", "package x\nimport n \"net\"\nfunc f() { n.Listen(\"tcp\", \":0\") }\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(listenCalls(fset, f)) != 1 {
+		t.Error("listenCalls misses n.Listen under a renamed net import")
+	}
+}

@@ -1,0 +1,333 @@
+// Package exporter is `dorisdiag exporter`: a long-running process that runs
+// the read-only collector and the same diag code as `check` every interval
+// (the sampler of apache/doris#69907 §3, client-side), keeps the design's
+// change points in memory, and serves the design's series through
+// client_golang (docs/exporter.md). It is the only package that listens on a
+// socket; it dials only through scrape.
+//
+// A round publishes an immutable result by swapping one pointer; /metrics
+// renders the last published result and never waits for a round. Rounds run
+// one at a time in one goroutine: a round that overruns the interval makes
+// the ticks it covered skipped (counted), never overlapped.
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// DefaultInterval is the design's changelog_ivm_monitor_interval_seconds.
+const DefaultInterval = 15 * time.Second
+
+// DefaultListenAddress: port 10930 (docs/exporter.md "Port").
+const DefaultListenAddress = ":10930"
+
+// Source takes one snapshot for round n (1-based) within ctx.
+type Source func(ctx context.Context, round int) (*snapshot.Snapshot, error)
+
+// Design-series modes (--design-series).
+const (
+	ModeAuto = "auto" // serve them unless the build's own monitor does (live only)
+	ModeOn   = "on"
+	ModeOff  = "off"
+)
+
+// Options configure an exporter.
+type Options struct {
+	Interval     time.Duration // 0 = DefaultInterval
+	RoundTimeout time.Duration // per-round timeout; 0 = the interval
+	Source       Source
+	// Demo: the source is a bundled scenario; nothing else serves the
+	// design's series, so auto serves them even when the scenario has the
+	// build's monitor columns.
+	Demo          bool
+	DesignSeries  string // auto | on | off; "" = auto
+	Diag          diag.ExporterOptions
+	TelemetryPath string // "" = /metrics
+	Logger        *slog.Logger
+	// Now is the wall clock (round duration, /readyz); nil = time.Now.
+	// Tests inject one; diag never sees it.
+	Now func() time.Time
+}
+
+// published is one immutable view of the exporter's state.
+type published struct {
+	res                 *diag.ExporterResult // the latest completed round; nil before
+	design              bool
+	lastSuccess         time.Time
+	lastSuccessDuration float64
+	lastDuration        float64
+	haveDuration        bool
+	statements          float64
+	rounds, failures    float64
+	skipped             float64
+	lastError           string
+}
+
+// Exporter runs rounds and serves their results.
+type Exporter struct {
+	opt   Options
+	state *diag.ExporterState
+	cur   atomic.Pointer[published]
+	reg   *prometheus.Registry
+	mu    sync.Mutex // one round at a time
+	round int
+	said  bool
+}
+
+// New builds an exporter; nothing runs until Run or Round.
+func New(opt Options) (*Exporter, error) {
+	if opt.Source == nil {
+		return nil, errors.New("exporter: no source")
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = DefaultInterval
+	}
+	if opt.RoundTimeout <= 0 {
+		opt.RoundTimeout = opt.Interval
+	}
+	switch opt.DesignSeries {
+	case "":
+		opt.DesignSeries = ModeAuto
+	case ModeAuto, ModeOn, ModeOff:
+	default:
+		return nil, fmt.Errorf("exporter: --design-series must be auto, on or off, got %q", opt.DesignSeries)
+	}
+	if opt.TelemetryPath == "" {
+		opt.TelemetryPath = "/metrics"
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	e := &Exporter{opt: opt, state: diag.NewExporterState(opt.Diag), reg: prometheus.NewRegistry()}
+	e.cur.Store(&published{})
+	if err := e.reg.Register(collector{e: e, d: newDescs()}); err != nil {
+		return nil, err
+	}
+	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return e, nil
+}
+
+// Registry is the exporter's registry (tests gather from it directly).
+func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
+
+// State is the diag state (tests).
+func (e *Exporter) State() *diag.ExporterState { return e.state }
+
+// Last returns the latest completed round's result, nil before the first.
+func (e *Exporter) Last() *diag.ExporterResult { return e.cur.Load().res }
+
+// Round runs one round now: collect within the round timeout, compute,
+// publish. A failed round keeps the last result served and counts the
+// failure. Rounds never overlap: a call while one runs waits for it.
+func (e *Exporter) Round(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.round++
+	start := e.opt.Now()
+	rctx, cancel := context.WithTimeout(ctx, e.opt.RoundTimeout)
+	snap, err := e.opt.Source(rctx, e.round)
+	cancel()
+	if err == nil && snap == nil {
+		err = errors.New("the source returned no snapshot")
+	}
+	prev := e.cur.Load()
+	next := *prev
+	if err != nil {
+		next.failures++
+		next.lastDuration, next.haveDuration = e.opt.Now().Sub(start).Seconds(), true
+		next.lastError = err.Error()
+		e.cur.Store(&next)
+		e.opt.Logger.Warn("round failed; the last result stays served", "round", e.round, "err", err)
+		return err
+	}
+	res := e.state.Round(snap)
+	dur := e.opt.Now().Sub(start).Seconds()
+	next.res = res
+	next.rounds++
+	next.lastSuccess = e.opt.Now()
+	next.lastDuration, next.lastSuccessDuration, next.haveDuration = dur, dur, true
+	next.statements = float64(snap.Source.Queries)
+	next.lastError = ""
+	next.design = e.designFor(res)
+	e.cur.Store(&next)
+	if !e.said {
+		e.said = true
+		if next.design {
+			e.opt.Logger.Info("serving the design's series (apache/doris#69907 §2 Reference), computed client-side", "mode", e.opt.DesignSeries)
+		} else {
+			e.opt.Logger.Info("not serving the design's series: the build's own monitor exports them; serving the server-vs-client cross-check and the exporter's own series only", "mode", e.opt.DesignSeries)
+		}
+	}
+	return nil
+}
+
+func (e *Exporter) designFor(r *diag.ExporterResult) bool {
+	switch e.opt.DesignSeries {
+	case ModeOn:
+		return true
+	case ModeOff:
+		return false
+	}
+	return e.opt.Demo || !r.ServerMonitor
+}
+
+// skipped counts the interval ticks a round of duration d covered beyond
+// its own: they are skipped, never run late or in parallel.
+func skipped(d, interval time.Duration) int {
+	if d <= interval || interval <= 0 {
+		return 0
+	}
+	return int(math.Ceil(float64(d)/float64(interval))) - 1
+}
+
+func (e *Exporter) addSkipped(n int) {
+	if n <= 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	next := *e.cur.Load()
+	next.skipped += float64(n)
+	e.cur.Store(&next)
+}
+
+// Run runs a round at once and then every interval until ctx is done.
+func (e *Exporter) Run(ctx context.Context) {
+	t := time.NewTicker(e.opt.Interval)
+	defer t.Stop()
+	for {
+		start := e.opt.Now()
+		_ = e.Round(ctx)
+		if n := skipped(e.opt.Now().Sub(start), e.opt.Interval); n > 0 {
+			e.addSkipped(n)
+			e.opt.Logger.Warn("round overran the interval; ticks skipped", "skipped", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			// A tick that fell during the round is dropped by the ticker (it
+			// keeps one); the round after it starts now, not twice.
+		}
+	}
+}
+
+// Ready reports whether a round completed within two intervals.
+func (e *Exporter) Ready() bool {
+	p := e.cur.Load()
+	return p.res != nil && e.opt.Now().Sub(p.lastSuccess) <= 2*e.opt.Interval
+}
+
+// Handler serves the telemetry path, /healthz (alive), /readyz (a round
+// completed within two intervals) and a landing page.
+func (e *Exporter) Handler() (http.Handler, error) {
+	mux := http.NewServeMux()
+	mux.Handle(e.opt.TelemetryPath, promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if e.Ready() {
+			_, _ = w.Write([]byte("ready\n"))
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+		p := e.cur.Load()
+		msg := "not ready: no round completed within two intervals"
+		if p.lastError != "" {
+			msg += "; last error: " + p.lastError
+		}
+		_, _ = w.Write([]byte(msg + "\n"))
+	})
+	if e.opt.TelemetryPath != "/" {
+		lp, err := web.NewLandingPage(web.LandingConfig{
+			Name:        "dorisdiag exporter",
+			Description: "The Doris changelog/IVM monitoring series of apache/doris#69907, computed client-side",
+			Links: []web.LandingLinks{{Address: e.opt.TelemetryPath, Text: "Metrics"},
+				{Address: "/healthz", Text: "Health"}, {Address: "/readyz", Text: "Readiness"}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		mux.Handle("/", lp)
+	}
+	return mux, nil
+}
+
+// Listen opens the listen addresses (--web.listen-address).
+func Listen(addrs []string) ([]net.Listener, error) {
+	var out []net.Listener
+	for _, a := range addrs {
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, o := range out {
+				_ = o.Close()
+			}
+			return nil, fmt.Errorf("--web.listen-address %s: %w", a, err)
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// Serve runs the rounds and serves HTTP on the listeners (TLS and basic
+// auth from the exporter-toolkit web config file, when given) until ctx is
+// done, then shuts down gracefully.
+func (e *Exporter) Serve(ctx context.Context, listeners []net.Listener, webConfigFile string) error {
+	h, err := e.Handler()
+	if err != nil {
+		return err
+	}
+	if webConfigFile != "" {
+		if err := web.Validate(webConfigFile); err != nil {
+			return fmt.Errorf("--web.config.file: %w", err)
+		}
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	systemd := false
+	addrs := make([]string, len(listeners))
+	for i, l := range listeners {
+		addrs[i] = l.Addr().String()
+	}
+	flags := &web.FlagConfig{WebListenAddresses: &addrs, WebSystemdSocket: &systemd, WebConfigFile: &webConfigFile}
+	errc := make(chan error, 1)
+	go func() { errc <- web.ServeMultiple(listeners, srv, flags, e.opt.Logger) }()
+	runCtx, stopRounds := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); e.Run(runCtx) }()
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	stopRounds()
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shut)
+	<-done
+	if err == nil || errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
