@@ -42,7 +42,8 @@ It is the CI gate: --fail-on defaults to critical here, so exit 1 means at
 least one critical finding. Thresholds come from flags or --config FILE
 (flags given on the command line win); the config file can also override a
 code's severity and ignore findings by code and object pattern.`,
-		Example: `  dorisdiag check --demo incident
+		Example: `  dorisdiag check --demo incident            # exits 1: the incident has critical findings
+  dorisdiag check --demo healthy --fail-on warning
   dorisdiag check --host fe1 -o json > check.json
   # cron, node_exporter textfile: --fail-on none, or a critical finding (exit 1) skips the mv
   dorisdiag check --host fe1 -o prom --fail-on none -f /var/lib/node_exporter/textfile/dorisdiag.prom

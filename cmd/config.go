@@ -1,10 +1,11 @@
 package cmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,9 @@ import (
 // per-code severity overrides and ignores. Flags given on the command line
 // win over the file. go.yaml.in/yaml/v3 is already in the module graph
 // through cobra and prometheus/common, so reading YAML adds no module.
+// It is read through yaml.v3's node tree (parseConfig), not decoded into
+// these types, so an error names the key and line and never a Go type; the
+// yaml tags document the keys.
 type fileConfig struct {
 	FailOn     string            `yaml:"fail_on"`
 	Thresholds fileThresholds    `yaml:"thresholds"`
@@ -34,24 +38,18 @@ type fileThresholds struct {
 	MaxQueued   *duration `yaml:"max_queued"`
 }
 
-// duration reads "5m", "1h30m" (Go syntax) or a number of seconds.
+// duration is a threshold: "5m", "1h30m" (Go syntax) or a number of seconds.
 type duration time.Duration
 
-func (d *duration) UnmarshalYAML(n *yaml.Node) error {
-	var s string
-	if err := n.Decode(&s); err != nil {
-		return fmt.Errorf("line %d: want a duration such as 5m", n.Line)
+func parseDurationValue(v string) (duration, bool) {
+	v = strings.TrimSpace(v)
+	if d, err := time.ParseDuration(v); err == nil {
+		return duration(d), true
 	}
-	if v, err := time.ParseDuration(strings.TrimSpace(s)); err == nil {
-		*d = duration(v)
-		return nil
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(secs) && !math.IsInf(secs, 0) {
+		return duration(time.Duration(secs * float64(time.Second))), true
 	}
-	var secs float64
-	if _, err := fmt.Sscanf(s, "%g", &secs); err == nil && fmt.Sprint(secs) == strings.TrimSpace(s) {
-		*d = duration(time.Duration(secs * float64(time.Second)))
-		return nil
-	}
-	return fmt.Errorf("line %d: invalid duration %q (want e.g. 5m, 1h30m or seconds)", n.Line, s)
+	return 0, false
 }
 
 // maxConfigBytes bounds the config file read (design.md "Bounded reads").
@@ -80,28 +78,169 @@ func loadConfig(path string) (*fileConfig, diag.Policy, error) {
 	return cfg, pol, nil
 }
 
+// configKeys are the keys of each mapping of the file, in the order the
+// errors list them.
+var (
+	configTopKeys       = []string{"fail_on", "thresholds", "severity", "ignore"}
+	configThresholdKeys = []string{"max_delay", "min_headroom", "max_pending", "max_failures", "max_running", "max_queued"}
+	configIgnoreKeys    = []string{"code", "object", "reason"}
+)
+
+// configError names the line and the key path of what is wrong, in the
+// file's terms (docs/check.md "Config file"), never a Go type.
+func configError(n *yaml.Node, key, format string, a ...any) error {
+	msg := fmt.Sprintf(format, a...)
+	if key != "" {
+		msg = key + ": " + msg
+	}
+	return fmt.Errorf("line %d: %s", n.Line, msg)
+}
+
+// describe says what a node is, as the user wrote it.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	return strconv.Quote(n.Value)
+}
+
+// mappingPairs returns the key and value nodes of a mapping, rejecting
+// unknown and repeated keys with the nearest known one.
+func mappingPairs(n *yaml.Node, path string, known []string) ([][2]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, configError(n, path, "want a mapping (key: value lines), got %s", describe(n))
+	}
+	seen := map[string]bool{}
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return nil, configError(k, path, "a key must be a plain name")
+		}
+		full := k.Value
+		if path != "" {
+			full = path + "." + k.Value
+		}
+		if known != nil && !contains(known, k.Value) {
+			hint := ""
+			if near := nearestNames(k.Value, known, 1); len(near) > 0 && levenshtein(k.Value, near[0]) <= 3 {
+				hint = fmt.Sprintf("; did you mean %q?", near[0])
+			}
+			return nil, configError(k, "", "unknown key %q%s (keys here: %s)", full, hint, strings.Join(known, ", "))
+		}
+		if seen[k.Value] {
+			return nil, configError(k, "", "key %q given twice", full)
+		}
+		seen[k.Value] = true
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	return out, nil
+}
+
+func scalar(n *yaml.Node, key, want string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", configError(n, key, "want %s, got %s", want, describe(n))
+	}
+	return n.Value, nil
+}
+
+// parseConfig reads dorisdiag.yaml through yaml.v3's node tree, so every
+// error names the line and the key (docs/check.md "Config file").
 func parseConfig(data []byte) (*fileConfig, diag.Policy, error) {
 	var pol diag.Policy
 	cfg := &fileConfig{}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, pol, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return cfg, pol, nil // empty file
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return cfg, pol, nil
+	}
+	top, err := mappingPairs(root, "", configTopKeys)
+	if err != nil {
 		return nil, pol, err
 	}
-	if cfg.FailOn != "" {
-		s, err := diag.ParseSeverity(cfg.FailOn)
-		if err != nil || s == diag.SeverityInfo {
-			return nil, pol, fmt.Errorf("fail_on %q: want none, warning or critical", cfg.FailOn)
-		}
-	}
-	if len(cfg.Severity) > 0 {
-		pol.Severity = map[string]diag.Severity{}
-		for code, sv := range cfg.Severity {
-			s, err := diag.ParseSeverity(sv)
-			if err != nil || s == diag.SeverityNone {
-				return nil, pol, fmt.Errorf("severity of %s: %q: want info, warning or critical", code, sv)
+	for _, kv := range top {
+		k, v := kv[0], kv[1]
+		switch k.Value {
+		case "fail_on":
+			s, err := scalar(v, "fail_on", "none, warning or critical")
+			if err != nil {
+				return nil, pol, err
 			}
-			pol.Severity[strings.ToUpper(code)] = s
+			if sv, err := diag.ParseSeverity(s); err != nil || sv == diag.SeverityInfo {
+				return nil, pol, configError(v, "fail_on", "%q: want none, warning or critical", s)
+			}
+			cfg.FailOn = s
+		case "thresholds":
+			if err := parseThresholds(v, &cfg.Thresholds); err != nil {
+				return nil, pol, err
+			}
+		case "severity":
+			pairs, err := mappingPairs(v, "severity", nil)
+			if err != nil {
+				return nil, pol, err
+			}
+			pol.Severity = map[string]diag.Severity{}
+			for _, p := range pairs {
+				code := strings.ToUpper(p[0].Value)
+				key := "severity." + p[0].Value
+				if _, ok := diag.LookupCode(code); !ok {
+					return nil, pol, configError(p[0], key, "unknown finding code (see dorisdiag explain)")
+				}
+				s, err := scalar(p[1], key, "info, warning or critical")
+				if err != nil {
+					return nil, pol, err
+				}
+				sv, err := diag.ParseSeverity(s)
+				if err != nil || sv == diag.SeverityNone {
+					return nil, pol, configError(p[1], key, "%q: want info, warning or critical", s)
+				}
+				cfg.Severity = setKey(cfg.Severity, code, s)
+				pol.Severity[code] = sv
+			}
+		case "ignore":
+			if v.Kind != yaml.SequenceNode {
+				return nil, pol, configError(v, "ignore", "want a list of {code, object, reason}, got %s", describe(v))
+			}
+			for i, item := range v.Content {
+				key := fmt.Sprintf("ignore[%d]", i+1)
+				pairs, err := mappingPairs(item, key, configIgnoreKeys)
+				if err != nil {
+					return nil, pol, err
+				}
+				var ig diag.Ignore
+				for _, p := range pairs {
+					s, err := scalar(p[1], key+"."+p[0].Value, "text")
+					if err != nil {
+						return nil, pol, err
+					}
+					switch p[0].Value {
+					case "code":
+						ig.Code = strings.ToUpper(s)
+					case "object":
+						ig.Object = s
+					case "reason":
+						ig.Reason = s
+					}
+				}
+				if err := (diag.Policy{Ignores: []diag.Ignore{ig}}).Validate(); err != nil {
+					return nil, pol, configError(item, key, "%s", strings.TrimLeft(strings.TrimPrefix(err.Error(), "ignore #1"), ": "))
+				}
+				cfg.Ignore = append(cfg.Ignore, ig)
+			}
 		}
 	}
 	pol.Ignores = cfg.Ignore
@@ -109,4 +248,46 @@ func parseConfig(data []byte) (*fileConfig, diag.Policy, error) {
 		return nil, pol, err
 	}
 	return cfg, pol, nil
+}
+
+func setKey(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+func parseThresholds(n *yaml.Node, t *fileThresholds) error {
+	pairs, err := mappingPairs(n, "thresholds", configThresholdKeys)
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		key := "thresholds." + p[0].Value
+		if p[0].Value == "max_failures" {
+			s, err := scalar(p[1], key, "a whole number")
+			if err != nil {
+				return err
+			}
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || v < 1 {
+				return configError(p[1], key, "want a whole number of at least 1, got %q", s)
+			}
+			t.MaxFailures = &v
+			continue
+		}
+		s, err := scalar(p[1], key, "a duration such as 5m, 1h30m or seconds")
+		if err != nil {
+			return err
+		}
+		d, ok := parseDurationValue(s)
+		if !ok || d <= 0 {
+			return configError(p[1], key, "want a positive duration such as 5m, 1h30m or seconds, got %q", s)
+		}
+		dst := map[string]**duration{"max_delay": &t.MaxDelay, "min_headroom": &t.MinHeadroom, "max_pending": &t.MaxPending,
+			"max_running": &t.MaxRunning, "max_queued": &t.MaxQueued}[p[0].Value]
+		*dst = &d
+	}
+	return nil
 }

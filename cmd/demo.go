@@ -23,6 +23,9 @@ func newDemoCmd(g *globalOptions) *cobra.Command {
 scenario (or --scenario): the check overview with every finding on one line,
 then "mv explain" of the worst MV and "streams show" of the worst user
 stream, and says which commands to run against a real cluster.`,
+		Example: `  dorisdiag demo
+  dorisdiag demo --scenario legacy     # a build without the monitoring tables
+  dorisdiag demo --demo healthy --width 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.checkFormat("demo"); err != nil {

@@ -17,6 +17,9 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 it matters, how to confirm it (the SQL to run), how to fix it and related
 codes. Without a code it lists every code. The text is the same as
 docs/findings.md.`,
+		Example: `  dorisdiag explain STREAM_CANNOT_RESUME_CLIPPED
+  dorisdiag explain mv_delay_high -o json
+  dorisdiag explain -o markdown        # every code`,
 		Args: cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var names []string

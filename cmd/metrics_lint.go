@@ -49,7 +49,7 @@ does not parse) unless --fail-on says otherwise.`,
   curl -s http://fe1:8030/metrics | dorisdiag metrics lint -
   dorisdiag metrics lint http://fe1:8030/metrics -o json
   dorisdiag metrics lint broken.prom --fix -w fixed.prom
-  dorisdiag metrics lint --demo incident        # the payloads stored in a snapshot
+  dorisdiag metrics lint --demo incident        # the payloads stored in a snapshot; exits 1 on a critical finding
   dorisdiag metrics lint --snapshot snap.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {

@@ -49,7 +49,7 @@ finding (an unreachable target, an unparseable payload) unless --fail-on
 says otherwise.`,
 		Example: `  dorisdiag metrics scrape --targets fe1.demo.invalid:8030,fe2.demo.invalid:8030,be5.demo.invalid:8040
   dorisdiag metrics scrape --host fe1 --save snap.json
-  dorisdiag metrics scrape --demo incident
+  dorisdiag metrics scrape --demo incident    # exits 1: a payload does not parse
   dorisdiag metrics scrape --targets fe=fe1:18030,be=be1:18040 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return o.run() },

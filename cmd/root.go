@@ -20,13 +20,17 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 		Short: "Diagnose Apache Doris table streams and IVM materialized views",
 		Long: `dorisdiag diagnoses the consumers of an Apache Doris table changelog — table
 streams and incrementally maintained (IVM) materialized views — from a live
-cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.
-
-Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
-2 could not run (bad usage, bad input, no connection, internal error).`,
+cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
+		Example: `  dorisdiag demo                                       # no cluster needed
+  dorisdiag check --host fe1                           # what is wrong right now
+  dorisdiag mv explain demo.mv_orders_daily --demo incident
+  source <(dorisdiag completion bash)                  # TAB completes names too`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			if err := checkGlobalsApply(c); err != nil {
+				return err
+			}
 			if err := g.checkGlobalUsage(c); err != nil {
 				return err
 			}
@@ -81,14 +85,18 @@ Exit codes: 0 ran and no finding reached --fail-on; 1 at least one did;
 	for _, add := range commandTree() {
 		root.AddCommand(add(g))
 	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newCompletionCmd(g))
 	guardSubcommands(root)
+	applyCommandMeta(root)
+	registerCompletions(root, g)
 	return root
 }
 
 // Main runs dorisdiag with args and returns the exit code.
 func Main(args []string, ios *IOStreams) int {
 	root := NewRootCmd(ios)
-	root.SetArgs(joinDemoValue(args))
+	root.SetArgs(joinDemoValue(completeDemoValue(args)))
 	c, err := root.ExecuteC()
 	if err != nil && isCobraUsageError(err) {
 		// "--demo nope" leaves "nope" as an argument (the value is optional):

@@ -144,7 +144,7 @@ func newTSODiffCmd(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:     "diff A B",
 		Short:   "A − B: the signed difference in physical milliseconds and logical steps",
-		Example: "  dorisdiag tso diff 469067681628160003 469067419484160000",
+		Example: "  dorisdiag tso diff 469067681628160003 469067419484160000\n  dorisdiag tso diff 469067681628160003 469067419484160000 -o json",
 		Args:    cobra.ExactArgs(2),
 		RunE:    func(_ *cobra.Command, args []string) error { return tsoDiffRun(g, args[0], args[1]) },
 	}
@@ -182,7 +182,7 @@ divided by 2^18 = 262144 it is milliseconds, approximately (the logical bits
 make it inexact by under 1 ms). Older builds counted LAG in partition
 versions: with --offset, a LAG under 2^18 next to a real offset is reported as
 probably a version count instead of being converted.`,
-		Example: "  dorisdiag tso lag 262144000",
+		Example: "  dorisdiag tso lag 262144000\n  dorisdiag tso lag 3 --offset 469067681628160003   # a LAG counted in versions",
 		Args:    cobra.ExactArgs(1),
 		RunE:    func(_ *cobra.Command, args []string) error { return tsoLagRun(g, o, args[0]) },
 	}

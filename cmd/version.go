@@ -45,7 +45,9 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the dorisdiag version and VCS revision",
-		Args:  cobra.NoArgs,
+		Example: `  dorisdiag version
+  dorisdiag version -o json`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			f, err := g.format(report.FormatTable, report.FormatJSON)
 			if err != nil {
