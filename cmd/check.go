@@ -33,9 +33,10 @@ func newCheckCmd(g *globalOptions) *cobra.Command {
 		Use:   "check",
 		Short: "Whole-cluster health report and CI gate: streams, MVs, /metrics and the monitor (S1–S5)",
 		Long: `check runs every diagnosis — streams (S4), MVs (S1–S3), the /metrics of the
-FEs and BEs when HTTP is reachable (S5, T8), the FE monitor's health and what
-could not be read — and prints a compact overview followed by every finding,
-worst first, each with its code and the next step.
+FEs and BEs when HTTP is reachable (S5, and whether Prometheus can parse
+them), the FE monitor's health and what could not be read — and prints a
+compact overview followed by every finding, worst first, each with its code
+and the next step.
 
 It is the CI gate: --fail-on defaults to critical here, so exit 1 means at
 least one critical finding. Thresholds come from flags or --config FILE

@@ -37,9 +37,10 @@ func newExporterCmd(g *globalOptions) *cobra.Command {
 		Long: `exporter runs the read-only collector and the same diagnosis as check every
 --interval (the sampler of apache/doris#69907 §3, client-side), keeps the
 design's change points in memory so that pending ages become PRECISE, and
-serves the design's series under their own names (§2 "Reference") on
---web.listen-address, so that the design's alert rules and dashboards work on
-builds that do not export them yet. One exporter per cluster.
+serves the design's series under their own names (apache/doris#69907 §2
+"Reference") on --web.listen-address, so that the design's alert rules and
+dashboards work on builds that do not export them yet. One exporter per
+cluster.
 
 On a build whose own monitor exports those series (the probe finds the sampled
 columns), it serves only the server-vs-client cross-check and its own

@@ -39,7 +39,7 @@ func (f *conformFlags) add(c *cobra.Command) {
 	c.Flags().DurationVar(&f.MonitorInterval, "monitor-interval", 15*time.Second, "changelog_ivm_monitor_interval_seconds: stale after 2x")
 	c.Flags().IntVar(&f.MVLimit, "mv-limit", 1000, "prom_output_ivm_mv_metrics_limit (0 = none)")
 	c.Flags().IntVar(&f.StreamLimit, "stream-limit", 1000, "prom_output_table_stream_metrics_limit (0 = none)")
-	c.Flags().IntVar(&f.SeriesBudget, "series-budget", 9100, "changelog/IVM series budget (seed: about 9,100 with the default quotas)")
+	c.Flags().IntVar(&f.SeriesBudget, "series-budget", 9100, "changelog/IVM series budget (apache/doris#69907 \"A bounded number of series\": about 9,100 with the default quotas)")
 	c.Flags().DurationVar(&f.TTLCleanupAge, "ttl-cleanup-max-age", time.Hour, "report a BE whose last successful changelog TTL cleanup is older")
 	c.Flags().BoolVar(&f.NoConform, "no-conform", false, "skip the checks against the monitoring design")
 }

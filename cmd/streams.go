@@ -37,9 +37,10 @@ func newStreamsCmd(g *globalOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "streams",
 		Short: "Table streams and IVM internal streams: state, pending age, headroom, resume (S4)",
-		Long: `List every stream, worst first: kind (user or ivm), read mode, state (the seed's
-seven states), pending partitions, the largest pending age with its precision,
-the smallest retention headroom and whether every partition can resume.
+		Long: `List every stream, worst first: kind (user or ivm), read mode, state (the
+seven states of apache/doris#69907), pending partitions, the largest pending
+age with its precision, the smallest retention headroom and whether every
+partition can resume.
 Findings follow the table. Give several --snapshot files (oldest first) or
 --watch to narrow pending ages to one interval (PRECISE) and see rates.`,
 		Example: `  dorisdiag streams --demo incident

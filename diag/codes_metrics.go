@@ -32,7 +32,7 @@ var (
 		Severity: SeverityWarning,
 		Title:    "The changelog/IVM series differ from the monitoring design",
 		Spec:     "apache/doris#69907 §2 Reference (metrics tables), §3 \"A bounded number of series\", \"Unknown values\"",
-		Meaning:  "A changelog/IVM series has another type, label set or label value than the seed's reference tables, per-object series exceed the quota or disagree with objects_not_exported, a cluster-level series is missing beside per-object ones, a value is negative or NaN where the design allows none, or the series exceed the budget.",
+		Meaning:  "A changelog/IVM series has another type, label set or label value than the reference tables of apache/doris#69907, per-object series exceed the quota or disagree with objects_not_exported, a cluster-level series is missing beside per-object ones, a value is negative or NaN where the design allows none, or the series exceed the budget.",
 		Matters:  "Alerts and dashboards written against the design silently match nothing, or miss the objects beyond the quota.",
 		Confirm:  "dorisdiag metrics lint http://MASTER_FE:8030/metrics -o json | jq '.conformance'",
 		Fix:      "Report the difference against the Doris build (the names may still change until each PR merges); check prom_output_ivm_mv_metrics_limit and prom_output_table_stream_metrics_limit.",

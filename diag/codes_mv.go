@@ -27,7 +27,7 @@ var (
 		Title:    "An MV partition in the maintained range is dirty and needs a rebuild",
 		Spec:     "apache/doris#69907 §3 States (rebuild_required), LAGGING_REASON REBUILD_REQUIRED; ivm_mv_status.DIRTY_PARTITIONS",
 		Meaning: "ivm_mv_status reports FRESHNESS_STATE REBUILD_REQUIRED: a partition of the MV can no longer be maintained by a delta and must be rebuilt. Only builds " +
-			"with information_schema.ivm_mv_status (seed T4) can tell; on older builds this state is undetectable and dorisdiag says so.",
+			"with information_schema.ivm_mv_status (apache/doris#69907 \"IVM freshness\", T4) can tell; on older builds this state is undetectable and dorisdiag says so.",
 		Matters: "The dirty partition's data stays stale until a refresh rebuilds it; its age counts in the data delay.",
 		Confirm: "SELECT FRESHNESS_STATE, DIRTY_PARTITIONS, DATA_DELAY_SECONDS, DELAY_PRECISION FROM information_schema.ivm_mv_status WHERE MV_NAME = '<mv>';",
 		Fix:     "Let the next refresh rebuild it (AUTO / INCREMENTAL FALLBACK do), or run REFRESH MATERIALIZED VIEW <db>.<mv> PARTITIONS(<partition>) now.",
@@ -51,14 +51,14 @@ var (
 	CodeMVChangelogBroken = register(areaMV, CodeDoc{
 		Code:     "MV_CHANGELOG_BROKEN",
 		Severity: SeverityCritical,
-		Title:    "Refreshes fail because an internal stream's offset has expired (T0)",
+		Title:    "Refreshes fail because an internal stream's offset has expired",
 		Spec:     "apache/doris#69907 §1 T0; §3 failure reason CHANGELOG_BROKEN (BINLOG_BROKEN on earlier builds)",
-		Meaning: "The latest failed refresh failed with CHANGELOG_BROKEN / BINLOG_BROKEN: the changelog TTL expired changes the MV's internal stream still needed. Before " +
-			"fix T0 every later refresh fails too, even one allowed to fall back, until a manual COMPLETE refresh.",
+		Meaning: "The latest failed refresh failed with CHANGELOG_BROKEN / BINLOG_BROKEN: the changelog TTL expired changes the MV's internal stream still needed. On builds " +
+			"without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every later refresh fails too, even one allowed to fall back, until a manual COMPLETE refresh.",
 		Matters: "The MV stops being maintained: it stays at its last good data.",
 		Confirm: "SELECT TaskId, Status, ErrorMsg, IvmFallbackReason FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = '<db>' AND MvName = '<mv>' ORDER BY CreateTime DESC LIMIT 5;\n" +
 			"dorisdiag mv explain <db>.<mv>  # the dependency whose internal stream cannot resume",
-		Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE; then keep refreshes within the TTL, or raise changelog.ttl_seconds on the base table. Upgrade to a build with T0.",
+		Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE; then keep refreshes within the TTL, or raise changelog.ttl_seconds on the base table. Upgrade to a build that falls back to COMPLETE when an IVM stream offset has expired (apache/doris#69907 T0).",
 		Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_NEXT_REFRESH_RECOMPUTES", "STREAM_CANNOT_RESUME_REJECTED"},
 	})
 	// CodeMVFallbacksRepeated: Incremental refresh keeps falling back to a rebuild
@@ -81,29 +81,30 @@ var (
 	CodeMVNextRefreshRecomputes = register(areaMV, CodeDoc{
 		Code:     "MV_NEXT_REFRESH_RECOMPUTES",
 		Severity: SeverityWarning,
-		Title:    "The next refresh can only recompute: an internal stream is out of the retention (T9)",
+		Title:    "The next refresh can only recompute: an internal stream is out of the retention",
 		Spec:     "apache/doris#69907 §1 T9; §3 Definitions (headroom); alert doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"} < 0",
 		Meaning: "An internal stream of a trigger dependency has a partition whose retention headroom is below 0: the changes after its offset are (or may be) past the " +
-			"TTL, so the next refresh that needs that partition cannot apply a delta and rebuilds the MV. Without the T9 keep-alive an idle partition drifts out of the " +
+			"TTL, so the next refresh that needs that partition cannot apply a delta and rebuilds the MV. Without the keep-alive TSO for idle IVM partitions (apache/doris#69907 T9) an idle partition drifts out of the " +
 			"retention with nothing lost; the refresh after its next write recomputes anyway.",
 		Matters: "A full recompute where a small delta was expected: a slow, expensive refresh, possibly at a bad time.",
 		Confirm: "SELECT UNIT, CONSUMED_TSO, CAN_RESUME, RETENTION_HEADROOM_SECONDS FROM information_schema.table_stream_consumption WHERE STREAM_ID = <internal stream id> ORDER BY RETENTION_HEADROOM_SECONDS;",
-		Fix:     "Refresh the MV now (a recompute at a time you choose), raise changelog.ttl_seconds on the base table, or upgrade to a build with the T9 keep-alive.",
+		Fix:     "Refresh the MV now (a recompute at a time you choose), raise changelog.ttl_seconds on the base table, or upgrade to a build that keeps idle IVM partitions alive (apache/doris#69907 T9).",
 		Related: []string{"IVM_STREAM_RECOMPUTE_ONLY", "MV_FALLBACKS_REPEATED"},
 	})
 	// CodeMVRowsMayBeMissed: Rows of a base partition may be missing from the MV (T10/T11)
 	CodeMVRowsMayBeMissed = register(areaMV, CodeDoc{
 		Code:     "MV_ROWS_MAY_BE_MISSED",
 		Severity: SeverityWarning,
-		Title:    "Rows of a base partition may be missing from the MV (T10/T11)",
+		Title:    "Rows of a base partition may be missing from the MV",
 		Spec:     "apache/doris#69907 §1 T10, T11",
-		Meaning: "An internal stream follows a duplicate-key base table whose offset is out of the retention (T10), or has a base partition with data and no offset whose " +
-			"rows are older than the TTL (T11). Builds without fixes T10/T11 read such partitions from the changelog and silently skip the expired rows: the refresh " +
-			"succeeds and later refreshes do not bring the rows back.",
+		Meaning: "An internal stream follows a duplicate-key base table whose offset is out of the retention, or has a base partition with data and no offset whose " +
+			"rows are older than the TTL. Builds without the two fixes of apache/doris#69907 (T10: reject an expired offset in every IVM read, including one of a " +
+			"duplicate-key base table; T11: read a base partition with no offset from the base table in an IVM refresh) read such partitions from the changelog " +
+			"and silently skip the expired rows: the refresh succeeds and later refreshes do not bring the rows back.",
 		Matters: "The MV, and base-table queries rewritten onto it, may return wrong results without any error.",
 		Confirm: "-- compare the MV with its query over the affected partition:\n(SELECT * FROM <db>.<mv>) EXCEPT (<the MV's query>);\n" +
 			"SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <internal stream id>;",
-		Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE restores the rows; upgrade to a build with T10 and T11.",
+		Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE restores the rows; upgrade to a build with both fixes (apache/doris#69907 T10 and T11).",
 		Related: []string{"STREAM_NO_OFFSET_ROWS_SKIPPED", "MV_NEXT_REFRESH_RECOMPUTES"},
 	})
 	// CodeMVJobPaused: The MV's refresh job is paused

@@ -6,7 +6,7 @@ var (
 	CodeStreamCannotResumeRejected = register(areaStreams, CodeDoc{
 		Code: "STREAM_CANNOT_RESUME_REJECTED", Severity: SeverityCritical,
 		Title:   "The next read of the stream will be rejected: its offset expired",
-		Spec:    "apache/doris#69907 §3 Definitions (can_resume), §1 S4; docs/tso.md Effect on reads",
+		Spec:    "apache/doris#69907 §3 Definitions (can_resume), §1 S4; docs/streams.md \"What the next read does\"",
 		Meaning: "A partition of a user stream read as MIN_DELTA has changes beyond its offset, and the offset is below the retention floor (next_required < retention_floor, computed with the planner's cut-off from the current TSO and changelog.ttl_seconds / binlog.ttl_seconds). A MIN_DELTA read — like a snapshot read — from an expired offset fails with the expired-offset error.",
 		Matters: "The consuming job fails on every run until someone intervenes; the changes between the offset and the retention floor are gone from the changelog.",
 		Confirm: "dorisdiag streams show DB.STREAM\nSELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;  -- compare with: dorisdiag tso headroom --offset C --ttl SECONDS --now CURRENT_TSO",
@@ -28,8 +28,8 @@ var (
 	CodeStreamIdleOutOfRetention = register(areaStreams, CodeDoc{
 		Code: "STREAM_IDLE_OUT_OF_RETENTION", Severity: SeverityWarning,
 		Title:   "An idle, caught-up user stream drifted out of the retention",
-		Spec:    "apache/doris#69907 §3 Definitions (\"a stream caught up on a partition nobody writes still drifts out of the retention\"), T9",
-		Meaning: "The stream is caught up (nothing pending) on a partition nobody wrote for longer than the TTL, so its offset is below the retention floor. User streams get no keep-alive TSO (T9), so the design reports the stream cannot_resume.",
+		Spec:    "apache/doris#69907 §3 Definitions (\"a stream caught up on a partition nobody writes still drifts out of the retention\"); §3 \"Keep-alive TSO for idle IVM partitions\"",
+		Meaning: "The stream is caught up (nothing pending) on a partition nobody wrote for longer than the TTL, so its offset is below the retention floor. User streams get no keep-alive TSO (apache/doris#69907 \"Keep-alive TSO for idle IVM partitions\": only IVM internal streams do), so the design reports the stream cannot_resume.",
 		Matters: "Nothing is lost yet, but the next MIN_DELTA read is rejected, and a DETAIL/APPEND_ONLY read is clipped (losing nothing only as long as nothing was written).",
 		Confirm: "dorisdiag streams show DB.STREAM   # caught_up = true, can_resume = false",
 		Fix:     "Run SELECT * FROM db.stream@reset() (nothing is pending, so it loses nothing), or consume the stream regularly; raise the TTL for tables written less often than it.",
@@ -60,23 +60,23 @@ var (
 	// CodeStreamNoOffsetRowsSkipped: Rows of a partition with no offset are older than the TTL and silently skipped (T12)
 	CodeStreamNoOffsetRowsSkipped = register(areaStreams, CodeDoc{
 		Code: "STREAM_NO_OFFSET_ROWS_SKIPPED", Severity: SeverityCritical,
-		Title:   "Rows of a partition with no offset are older than the TTL and silently skipped (T12)",
+		Title:   "Rows of a partition with no offset are older than the TTL and silently skipped",
 		Spec:    "apache/doris#69907 §1 T12, T11",
 		Meaning: "A user stream read as MIN_DELTA, or a stream on a duplicate-key table, has a partition with data and no offset (added after the stream, or empty at its creation), and the partition's rows are older than the TTL. The stream reads such a partition from the changelog, so those rows are skipped and the offset moves past them for good; MIN_DELTA may even emit UPDATE_BEFORE and DELETE rows for rows never received. Critical when the newest data is older than the TTL (all rows); a warning (\"may\") when only the partition's creation time or nothing is known.",
 		Matters: "The consumer silently misses rows, permanently — later reads do not bring them back.",
 		Confirm: "dorisdiag streams show DB.STREAM   # offset_state NO_OFFSET, rows_skipped, data_age\nSELECT PARTITION_NAME, VISIBLE_VERSION, UPDATE_TIME FROM information_schema.partitions WHERE TABLE_SCHEMA = '<db>' AND TABLE_NAME = '<table>';",
-		Fix:     "Copy the partition's rows from the base table into the consumer (INSERT ... SELECT ... FROM db.table PARTITION (p)), then SELECT * FROM db.stream@reset(). Upgrade to a build with T12, which reads such a partition from the base table.",
+		Fix:     "Copy the partition's rows from the base table into the consumer (INSERT ... SELECT ... FROM db.table PARTITION (p)), then SELECT * FROM db.stream@reset(). Upgrade to a build that reads such a partition from the base table (apache/doris#69907 T12).",
 		Related: []string{"STREAM_CANNOT_RESUME_CLIPPED", "MV_ROWS_MAY_BE_MISSED"},
 	})
 	// CodeIVMStreamRecomputeOnly: An MV's internal stream expired: the next refresh may only recompute (T9)
 	CodeIVMStreamRecomputeOnly = register(areaStreams, CodeDoc{
 		Code: "IVM_STREAM_RECOMPUTE_ONLY", Severity: SeverityWarning,
-		Title:   "An MV's internal stream expired: the next refresh may only recompute (T9)",
+		Title:   "An MV's internal stream expired: the next refresh may only recompute",
 		Spec:    "apache/doris#69907 §1 T9, T0, T10; §3 Keep-alive TSO",
-		Meaning: "A partition of an IVM internal stream (__doris_ivm_stream_...) has an offset below the retention floor (headroom < 0). Every IVM read rejects an expired offset (T10), so the next refresh of the owning MV falls back to a COMPLETE recompute (T0), or, before T0, fails with CHANGELOG_BROKEN. On builds with T9 the FE may hold a keep-alive TSO K for an idle partition, which SQL does not show on older builds, so this says \"may\".",
-		Matters: "A full recompute of a large MV is slow and loads the cluster; before T0 the MV stops refreshing entirely.",
+		Meaning: "A partition of an IVM internal stream (__doris_ivm_stream_...) has an offset below the retention floor (headroom < 0). Every IVM read rejects an expired offset (apache/doris#69907 T10), so the next refresh of the owning MV falls back to a COMPLETE recompute (apache/doris#69907 T0), or, on builds without that fallback, fails with CHANGELOG_BROKEN. On builds that keep idle IVM partitions alive (apache/doris#69907 T9) the FE may hold a keep-alive TSO K for an idle partition, which SQL does not show on older builds, so this says \"may\".",
+		Matters: "A full recompute of a large MV is slow and loads the cluster; on builds without the fallback to COMPLETE the MV stops refreshing entirely.",
 		Confirm: "dorisdiag streams show DB.__doris_ivm_stream_...\ndorisdiag mv explain DB.MV",
-		Fix:     "Run REFRESH MATERIALIZED VIEW db.mv COMPLETE at a quiet time; raise changelog.ttl_seconds on base tables written less often than the TTL, or upgrade to a build with T9 (keep-alive).",
+		Fix:     "Run REFRESH MATERIALIZED VIEW db.mv COMPLETE at a quiet time; raise changelog.ttl_seconds on base tables written less often than the TTL, or upgrade to a build that keeps idle IVM partitions alive (apache/doris#69907 T9).",
 		Related: []string{"MV_NEXT_REFRESH_RECOMPUTES", "MV_CHANGELOG_BROKEN", "STREAM_HEADROOM_LOW"},
 	})
 	// CodeStreamStale: The stream is stale (IS_STALE)
@@ -131,15 +131,15 @@ var (
 		Meaning: "A LAG between 1 and 2^18 while the offset is a real TSO would be under one millisecond of TSO distance: the build probably counts LAG in partition versions. dorisdiag does not convert it to time; the pending age then uses the offset only (UPPER_BOUND) and the source end is unknown.",
 		Matters: "Converting a version count to milliseconds would report nonsense delays; the position gap and lost window are unknown.",
 		Confirm: "SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption;  -- LAG small integers",
-		Fix:     "Nothing to fix on the stream; upgrade Doris for TSO LAG and the seed's SOURCE_END_TSO column.",
+		Fix:     "Nothing to fix on the stream; upgrade Doris for TSO LAG and the SOURCE_END_TSO column of apache/doris#69907.",
 		Related: []string{"STREAM_PENDING_AGE_HIGH"},
 	})
 	// CodeServerClientMismatch: The server's monitoring column and dorisdiag's computation disagree
 	CodeServerClientMismatch = register(areaStreams, CodeDoc{
 		Code: "SERVER_CLIENT_MISMATCH", Severity: SeverityWarning,
 		Title:   "The server's monitoring column and dorisdiag's computation disagree",
-		Spec:    "docs/architecture.md Definitions (\"compare them and raise a finding when they disagree\"); apache/doris#69907 §3",
-		Meaning: "The build has the seed's columns (MONITOR_STATE, CAN_RESUME, RETENTION_HEADROOM_SECONDS, PENDING_AGE_SECONDS, DATA_DELAY_SECONDS, ...) and dorisdiag computed the same value from the raw columns, the TTL and the current TSO; they differ by more than the precision (one sampling interval, 15 s, plus the age of the server's round; 5 s for headroom, which both compute at query time). Used by streams and MVs. IVM headroom and resume are not compared in the direction the keep-alive TSO explains.",
+		Spec:    "docs/streams.md \"Server vs client\"; apache/doris#69907 §3 Definitions",
+		Meaning: "The build has the monitoring columns of apache/doris#69907 (MONITOR_STATE, CAN_RESUME, RETENTION_HEADROOM_SECONDS, PENDING_AGE_SECONDS, DATA_DELAY_SECONDS, ...) and dorisdiag computed the same value from the raw columns, the TTL and the current TSO; they differ by more than the precision (one sampling interval, 15 s, plus the age of the server's round; 5 s for headroom, which both compute at query time). Used by streams and MVs. IVM headroom and resume are not compared in the direction the keep-alive TSO explains.",
 		Matters: "One of the two is wrong: a monitor bug, a clock problem, or a dorisdiag bug. Alerts built on the server columns may be misleading.",
 		Confirm: "dorisdiag streams show DB.STREAM -o json   # server and client values side by side",
 		Fix:     "Re-run to rule out a race; if it persists, report both values (the JSON) to the Doris or dorisdiag maintainers.",
@@ -150,7 +150,7 @@ var (
 		Code: "MONITOR_STALE", Severity: SeverityWarning,
 		Title:   "The FE monitor's sampled values are stale or missing",
 		Spec:    "apache/doris#69907 §2 (\"the monitoring itself is stale\"), FE configs changelog_ivm_monitor_interval_seconds",
-		Meaning: "The build has the seed's monitoring columns, but MONITOR_SAMPLE_TIME (table_streams) or SAMPLE_TIME (ivm_mv_status) is older than two sampling intervals (2 × 15 s) or NULL.",
+		Meaning: "The build has the monitoring columns of apache/doris#69907, but MONITOR_SAMPLE_TIME (table_streams) or SAMPLE_TIME (ivm_mv_status) is older than two sampling intervals (2 × 15 s) or NULL.",
 		Matters: "The server's states, pending ages and headrooms are out of date, and so are the alerts built on them. dorisdiag's client computation does not depend on them.",
 		Confirm: "SELECT MAX(MONITOR_SAMPLE_TIME) FROM information_schema.table_streams;\ncurl -s http://FE:8030/metrics | grep doris_fe_changelog_ivm_monitor_",
 		Fix:     "Check enable_changelog_ivm_monitor and the Master FE log (monitor round failures, doris_fe_changelog_ivm_monitor_sample_failures_total).",

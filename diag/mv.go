@@ -242,7 +242,7 @@ type DependencyResult struct {
 	CurrentVersion    *int64   `json:"current_version,omitempty"`
 	KeyModel          string   `json:"key_model,omitempty"`
 	TTLSeconds        *int64   `json:"ttl_seconds,omitempty"`
-	RowsMayBeMissed   string   `json:"rows_may_be_missed,omitempty"` // T10 | T11 | ""
+	RowsMayBeMissed   string   `json:"rows_may_be_missed,omitempty"` // RowsMissedExpiredDupKeys | RowsMissedNoOffset | ""
 	RowsMissedDetail  string   `json:"rows_missed_detail,omitempty"`
 	RowsMissedUnit    string   `json:"rows_missed_partition,omitempty"`
 	Source            string   `json:"source"` // server | client
@@ -412,4 +412,23 @@ func (r *MVResult) ListItem(fs []Finding) MVListItem {
 		it.Codes = append(it.Codes, f.Code.String())
 	}
 	return it
+}
+
+// The values of DependencyResult.RowsMayBeMissed: why rows of a base
+// partition may be missing from the MV, each the case one fix of
+// apache/doris#69907 closes (T10 and T11 in its "Sub tasks"). The values
+// name the case, not the task, so that JSON speaks for itself.
+const (
+	// RowsMissedExpiredDupKeys: a duplicate-key base table with changes
+	// after an offset that left the retention (T10).
+	RowsMissedExpiredDupKeys = "expired_offset_duplicate_key"
+	// RowsMissedNoOffset: a base partition with data and no offset whose
+	// rows may be older than the TTL (T11).
+	RowsMissedNoOffset = "no_offset_partition"
+)
+
+// rowsMissedFix names the fix that closes each case, as a user reads it.
+var rowsMissedFix = map[string]string{
+	RowsMissedExpiredDupKeys: "the fix that rejects an expired offset in every IVM read, including one of a duplicate-key base table (apache/doris#69907 T10)",
+	RowsMissedNoOffset:       "the fix that reads a base partition with no offset from the base table in an IVM refresh (apache/doris#69907 T11)",
 }

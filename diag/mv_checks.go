@@ -107,8 +107,8 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []Finding {
 			evd["headroom_seconds"] = fmtFloat(*dep.HeadroomSeconds)
 		}
 	}
-	return m.one(CodeMVChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired (T0)", reason, where),
-		fmt.Sprintf("The latest refresh (task %d) failed with %s: %s. The changelog TTL expired changes the internal stream still needed; before fix T0 every refresh fails until a manual COMPLETE refresh.",
+	return m.one(CodeMVChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired", reason, where),
+		fmt.Sprintf("The latest refresh (task %d) failed with %s: %s. The changelog TTL expired changes the internal stream still needed; on builds without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every refresh fails until a manual COMPLETE refresh.",
 			h.LastFailure.TaskID, reason, mvOrNone(truncateText(h.LastFailure.ErrorMsg, 200))),
 		evd, "REFRESH MATERIALIZED VIEW "+r.qualified()+" COMPLETE;")
 }
@@ -231,8 +231,8 @@ func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []Finding {
 		if d.StreamID != nil {
 			next += "\n" + consumptionSQL(*d.StreamID, a.caps.ConsumptionT2)
 		}
-		fs = append(fs, m.finding(CodeMVRowsMayBeMissed, fmt.Sprintf("rows of %s.%s partition %s may be missing from the MV (%s)", d.BaseTableDB, d.BaseTableName, d.RowsMissedUnit, d.RowsMayBeMissed),
-			d.RowsMissedDetail+". Builds without fix "+d.RowsMayBeMissed+" read it from the changelog and skip the expired rows silently; a COMPLETE refresh restores them.",
+		fs = append(fs, m.finding(CodeMVRowsMayBeMissed, fmt.Sprintf("rows of %s.%s partition %s may be missing from the MV", d.BaseTableDB, d.BaseTableName, d.RowsMissedUnit),
+			d.RowsMissedDetail+". Builds without "+rowsMissedFix[d.RowsMayBeMissed]+" read it from the changelog and skip the expired rows silently; a COMPLETE refresh restores them.",
 			m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "partition", d.RowsMissedUnit, "rule", d.RowsMayBeMissed, "key_model", d.KeyModel, "stream", d.StreamName),
 			next))
 	}
@@ -251,7 +251,7 @@ func checkMVNextRefreshRecomputes(a *mvAnalyzer, m *mvFacts) []Finding {
 	}
 	part := d.HeadroomPartition
 	return m.one(CodeMVNextRefreshRecomputes, fmt.Sprintf("the next refresh can only recompute: the internal stream on %s.%s is %s past the retention", d.BaseTableDB, d.BaseTableName, durText(-*d.HeadroomSeconds)),
-		fmt.Sprintf("Retention headroom %s on partition %s of %s (T9): the next refresh after a write to it cannot apply a delta and rebuilds the MV.",
+		fmt.Sprintf("Retention headroom %s on partition %s of %s: the next refresh after a write to it cannot apply a delta and rebuilds the MV.",
 			durText(*d.HeadroomSeconds), mvOrNone(part), d.StreamName),
 		m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName, "partition", part, "headroom_seconds", fmtFloat(*d.HeadroomSeconds)),
 		streamNext(d, a.caps.ConsumptionT2)+"\nREFRESH MATERIALIZED VIEW "+m.r.qualified()+" AUTO;  -- recompute now, at a time you choose")

@@ -361,7 +361,7 @@ func (a *mvAnalyzer) rowsMayBeMissed(d *DependencyResult, sr *StreamResult) {
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
 		if p.OffsetState == OffsetNone && (p.RowsSkipped == "yes" || p.RowsSkipped == "may") {
-			d.RowsMayBeMissed, d.RowsMissedUnit = "T11", p.Unit
+			d.RowsMayBeMissed, d.RowsMissedUnit = RowsMissedNoOffset, p.Unit
 			age := ""
 			if p.DataAge != nil && p.DataAge.Seconds != nil {
 				age = " (data up to " + durText(*p.DataAge.Seconds) + " old)"
@@ -374,7 +374,7 @@ func (a *mvAnalyzer) rowsMayBeMissed(d *DependencyResult, sr *StreamResult) {
 		for i := range sr.Partitions {
 			p := &sr.Partitions[i]
 			if p.CanResume != nil && !*p.CanResume && p.CaughtUp != nil && !*p.CaughtUp {
-				d.RowsMayBeMissed, d.RowsMissedUnit = "T10", p.Unit
+				d.RowsMayBeMissed, d.RowsMissedUnit = RowsMissedExpiredDupKeys, p.Unit
 				d.RowsMissedDetail = fmt.Sprintf("duplicate-key base table; partition %s has changes after an offset that left the retention", p.Unit)
 				return
 			}

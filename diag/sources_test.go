@@ -41,7 +41,7 @@ func TestSourceSeverityFollowsCost(t *testing.T) {
 		// Optional.
 		{name: "SHOW DATA", gap: snapshot.ReadGap{Source: snapshot.SourceShowData, Error: "No database selected"}, want: SeverityWarning, mentions: "S5 changelog size not diagnosed"},
 		{name: "partitions", gap: snapshot.ReadGap{Source: snapshot.SourcePartitions, Error: "x"}, want: SeverityWarning, mentions: "no offset"},
-		{name: "one node's metrics", gap: snapshot.ReadGap{Source: snapshot.SourceMetrics, Error: "401"}, want: SeverityWarning, mentions: "T8"},
+		{name: "one node's metrics", gap: snapshot.ReadGap{Source: snapshot.SourceMetrics, Error: "401"}, want: SeverityWarning, mentions: "exposition lint"},
 		{name: "SHOW FRONTENDS denied", gap: snapshot.ReadGap{Source: snapshot.SourceFrontends, Error: "Access denied"}, want: SeverityWarning},
 		{name: "SHOW BACKENDS denied", gap: snapshot.ReadGap{Source: snapshot.SourceBackends, Error: "Access denied"}, want: SeverityWarning},
 		{name: "table_properties not replaced", gap: snapshot.ReadGap{Source: snapshot.SourceTableProperties, Error: "x"}, want: SeverityWarning, mentions: "TTL"},

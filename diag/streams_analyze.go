@@ -151,7 +151,7 @@ func (a *streamAnalyzer) streamBase(st *snapshot.Stream) StreamResult {
 	}
 	sr.ReadMode, sr.ReadModeNote = readMode(st.ConsumeType, sr.KeyModel)
 	if sr.Kind == KindIVM {
-		sr.ReadModeNote = "IVM refresh: an expired offset is rejected in every IVM read (T10) and the refresh falls back to COMPLETE (T0)"
+		sr.ReadModeNote = "IVM refresh: every IVM read rejects an expired offset and the refresh falls back to COMPLETE"
 	}
 	return sr
 }
@@ -347,7 +347,7 @@ func (a *streamAnalyzer) aggregate(sr *StreamResult) {
 	case anyCannot && sr.Kind == KindIVM:
 		// Seed T9: an internal stream resumes from max(C, K); K is invisible
 		// to SQL on older builds, so from C alone this is a "may".
-		sr.State, sr.StateReason = StateCannotResume, "a partition's offset is below the retention floor, so the next refresh may only recompute; a keep-alive TSO (seed T9) invisible to SQL may still cover an idle partition"
+		sr.State, sr.StateReason = StateCannotResume, "a partition's offset is below the retention floor, so the next refresh may only recompute; a keep-alive TSO invisible to SQL may still cover an idle partition"
 	case anyCannot:
 		sr.State, sr.StateReason = StateCannotResume, "a partition with a TTL cannot resume: its next required TSO is below the retention floor"
 	case anyInitial:

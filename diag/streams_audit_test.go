@@ -222,9 +222,9 @@ func TestIVMCannotResumeSaysMay(t *testing.T) {
 			if s.State != StateCannotResume {
 				t.Fatalf("state %s", s.State)
 			}
-			says := strings.Contains(s.StateReason, "may") && strings.Contains(s.StateReason, "T9")
+			says := strings.Contains(s.StateReason, "may") && strings.Contains(s.StateReason, "keep-alive TSO")
 			if says != c.may {
-				t.Errorf("state reason %q: says may (T9) %v, want %v", s.StateReason, says, c.may)
+				t.Errorf("state reason %q: says may (keep-alive TSO) %v, want %v", s.StateReason, says, c.may)
 			}
 		})
 	}

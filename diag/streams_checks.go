@@ -181,7 +181,7 @@ func checkIVMStreamRecomputeOnly(_ *streamAnalyzer, s *streamFacts) []Finding {
 	all := append(append([]*PartitionResult{}, s.behind...), s.idle...)
 	w := worstHeadroom(all)
 	return s.finding(CodeIVMStreamRecomputeOnly, fmt.Sprintf("internal stream of MV %s: the next refresh may only recompute (headroom %s on %s)", mvLabel(sr), fmtSecs(w.HeadroomSeconds), w.Unit),
-		fmt.Sprintf("%d partition(s) have an offset below the retention floor. An IVM read rejects an expired offset (T10), so the refresh falls back to COMPLETE (T0) — or, before T0, fails with CHANGELOG_BROKEN. A keep-alive TSO (T9) that SQL does not show on older builds may still cover an idle partition, hence \"may\".", len(all)),
+		fmt.Sprintf("%d partition(s) have an offset below the retention floor. An IVM read rejects an expired offset, so the refresh falls back to COMPLETE — or, on builds without that fallback, fails with CHANGELOG_BROKEN. A keep-alive TSO that SQL does not show on older builds may still cover an idle partition, hence \"may\".", len(all)),
 		s.ev("mv", mvLabel(sr), "partitions", strconv.Itoa(len(all)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
 		ivmRecomputeNext(sr))
 }
@@ -217,7 +217,7 @@ func checkStreamIdleOutOfRetention(_ *streamAnalyzer, s *streamFacts) []Finding 
 	}
 	w := worstHeadroom(s.idle)
 	return s.finding(CodeStreamIdleOutOfRetention, fmt.Sprintf("idle stream out of retention: nothing pending, but %d offset(s) left the retention %s ago", len(s.idle), fmtSecs(negate(w.HeadroomSeconds))),
-		fmt.Sprintf("The stream is caught up on %s, but nobody wrote the partition for longer than the TTL, so its offset is below the retention floor: nothing is lost yet, but a MIN_DELTA read is rejected and the design reports the stream cannot_resume (user streams get no keep-alive, seed T9).", w.Unit),
+		fmt.Sprintf("The stream is caught up on %s, but nobody wrote the partition for longer than the TTL, so its offset is below the retention floor: nothing is lost yet, but a MIN_DELTA read is rejected and the design reports the stream cannot_resume (user streams get no keep-alive TSO).", w.Unit),
 		s.ev("partitions", strconv.Itoa(len(s.idle)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
 		"SELECT * FROM "+s.q+"@reset();  -- nothing is pending, so resetting the offset to now loses nothing")
 }
@@ -313,14 +313,14 @@ func checkStreamNoOffsetRowsSkipped(_ *streamAnalyzer, s *streamFacts) []Finding
 		}
 		f := Finding{Code: CodeStreamNoOffsetRowsSkipped, Severity: CodeStreamNoOffsetRowsSkipped.Severity(),
 			Object:  Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID), Partition: p.Unit},
-			Summary: fmt.Sprintf("partition %s has no offset and its rows %s older than the TTL: the next read silently skips them (T12)", p.Unit, skippedWord(p.RowsSkipped)),
-			Detail: fmt.Sprintf("A %s stream reads a partition with no offset from the changelog; rows older than %s (%s) are no longer in it, so they are skipped and the offset moves past them for good. MIN_DELTA may even emit UPDATE_BEFORE/DELETE rows for rows never received (seed T12).",
+			Summary: fmt.Sprintf("partition %s has no offset and its rows %s older than the TTL: the next read silently skips them", p.Unit, skippedWord(p.RowsSkipped)),
+			Detail: fmt.Sprintf("A %s stream reads a partition with no offset from the changelog; rows older than %s (%s) are no longer in it, so they are skipped and the offset moves past them for good. MIN_DELTA may even emit UPDATE_BEFORE/DELETE rows for rows never received (apache/doris#69907 T12).",
 				modeOrDup(sr), sr.TTLProperty, s.ttl),
 			Evidence: s.ev("partition", p.Unit, "rows_skipped", p.RowsSkipped, "data_age_lower_seconds", fmtF(dataLower(p)), "data_age_upper_seconds", fmtF(dataUpper(p)), "ttl_seconds", s.ttl, "key_model", sr.KeyModel),
-			Next:     "Read partition " + doris.FormatPart(p.Unit) + " of " + doris.FormatName(sr.BaseTableDB, sr.BaseTableName) + " from the base table into the consumer (INSERT ... SELECT ... FROM " + doris.QuoteIdent(sr.BaseTableDB) + "." + doris.QuoteIdent(sr.BaseTableName) + " PARTITION (" + doris.QuoteIdent(p.Unit) + ")), then SELECT * FROM " + s.q + "@reset(); upgrade to a build with T12."}
+			Next:     "Read partition " + doris.FormatPart(p.Unit) + " of " + doris.FormatName(sr.BaseTableDB, sr.BaseTableName) + " from the base table into the consumer (INSERT ... SELECT ... FROM " + doris.QuoteIdent(sr.BaseTableDB) + "." + doris.QuoteIdent(sr.BaseTableName) + " PARTITION (" + doris.QuoteIdent(p.Unit) + ")), then SELECT * FROM " + s.q + "@reset(); upgrade to a build that reads such a partition from the base table (apache/doris#69907 T12)."}
 		if p.RowsSkipped == "may" {
 			f.Severity = SeverityWarning
-			f.Summary = fmt.Sprintf("partition %s has no offset and its rows may be older than the TTL: the next read may silently skip them (T12)", p.Unit)
+			f.Summary = fmt.Sprintf("partition %s has no offset and its rows may be older than the TTL: the next read may silently skip them", p.Unit)
 		}
 		p.severity = max(p.severity, f.Severity)
 		fs = append(fs, f)

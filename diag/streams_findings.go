@@ -30,7 +30,7 @@ func (a *streamAnalyzer) serverStream(sr *StreamResult, st *snapshot.Stream) {
 	if sr.Kind == KindIVM && !a.whatIf() && st.MonitorState != nil && sr.State == StateCannotResume {
 		if s := strings.ToLower(*st.MonitorState); StateNumber(s) >= 0 && s != StateCannotResume {
 			sr.State, sr.StateSource = s, SourceServer
-			sr.StateReason = "MONITOR_STATE from the server, which sees the keep-alive TSO (seed T9) that SQL does not show; the client computes cannot_resume from the offset alone"
+			sr.StateReason = "MONITOR_STATE from the server, which sees the keep-alive TSO of idle IVM partitions that SQL does not show; the client computes cannot_resume from the offset alone"
 		}
 	}
 }
@@ -92,7 +92,7 @@ func (a *streamAnalyzer) clusterFindings(res *StreamsResult) []Finding {
 	}
 	return []Finding{{Code: CodeMonitorStale, Severity: CodeMonitorStale.Severity(), Object: Object{Kind: "cluster"},
 		Summary:  fmt.Sprintf("the FE monitor's stream values are stale: %d stream(s) sampled more than %s ago, %d with no sample", stale, tso.FormatDuration(int64(limit*1000)), null),
-		Detail:   fmt.Sprintf("table_streams has the seed's monitoring columns but MONITOR_SAMPLE_TIME is older than two sampling intervals (oldest %s) or NULL: the server's MONITOR_STATE, CAN_RESUME and headroom may be out of date. dorisdiag's own computation does not depend on it.", fmtSecs(f64(oldest))),
+		Detail:   fmt.Sprintf("table_streams has the monitoring columns of apache/doris#69907 but MONITOR_SAMPLE_TIME is older than two sampling intervals (oldest %s) or NULL: the server's MONITOR_STATE, CAN_RESUME and headroom may be out of date. dorisdiag's own computation does not depend on it.", fmtSecs(f64(oldest))),
 		Evidence: map[string]string{"stale_streams": strconv.Itoa(stale), "null_sample_streams": strconv.Itoa(null), "oldest_sample_age_seconds": strconv.FormatFloat(oldest, 'f', 0, 64)},
 		Next:     "SELECT MAX(MONITOR_SAMPLE_TIME) FROM information_schema.table_streams;  -- and check enable_changelog_ivm_monitor on the Master FE"}}
 }

@@ -252,7 +252,7 @@ func (a *streamAnalyzer) retention(sr *StreamResult, p *PartitionResult) {
 			p.CanResume = a.bptr(*p.Server.CanResume)
 			p.HeadroomSeconds = a.f64(*p.Server.RetentionHeadroomSeconds)
 			p.HeadroomFraction = a.f64(math.Min(1, math.Max(0, *p.HeadroomSeconds/float64(*sr.TTLSeconds))))
-			p.RetentionNote = "resume and headroom from the server: they include the keep-alive TSO (seed T9) that SQL does not show"
+			p.RetentionNote = "resume and headroom from the server: they include the keep-alive TSO of idle IVM partitions that SQL does not show"
 		}
 	}
 }
@@ -280,7 +280,7 @@ func (a *streamAnalyzer) nextRead(sr *StreamResult, p *PartitionResult, c *snaps
 		p.NextRead = NextReadProceed
 	case sr.Kind == KindIVM:
 		p.NextRead = NextReadRejected
-		p.NextReadNote = "the next refresh may only recompute: the offset is below the retention floor (rejected in every IVM read, T10; falls back to COMPLETE after T0, fails with CHANGELOG_BROKEN before); a keep-alive TSO invisible to SQL may still cover it (T9)"
+		p.NextReadNote = "the next refresh may only recompute: the offset is below the retention floor (every IVM read rejects it; the refresh falls back to COMPLETE, or fails with CHANGELOG_BROKEN on builds without that fallback); a keep-alive TSO invisible to SQL may still cover it"
 	case sr.ReadMode == ModeMinDelta:
 		p.NextRead = NextReadRejected
 		p.NextReadNote = "MIN_DELTA read from an expired offset: rejected with the expired-offset error"
@@ -370,10 +370,10 @@ func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
 		p.NextRead, p.NextReadNote = NextReadProceed, "no offset; every row is younger than the TTL ("+ttl+"), so the next read returns them"
 	case sr.Kind == KindIVM:
 		p.NextRead = NextReadClipped
-		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): an MV refresh may miss them unless the build reads such a partition from the base table (T11, #69778)"
+		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): an MV refresh may miss them unless the build reads such a partition from the base table (apache/doris#69907 T11)"
 	case isT12(sr):
 		p.NextRead = NextReadClipped
-		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): a " + modeOrDup(sr) + " read silently skips them and moves the offset past them for good (seed T12)"
+		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): a " + modeOrDup(sr) + " read silently skips them and moves the offset past them for good (apache/doris#69907 T12)"
 	default:
 		p.NextRead = NextReadClipped
 		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): the " + sr.ReadMode + " read returns only the retained changes (by design on a unique-key table)"

@@ -48,11 +48,11 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 	list := func(s []string) string { return strings.Join(first(s, 4), ", ") }
 	if sr.Kind == KindIVM {
 		if len(rejected) > 0 {
-			v = append(v, fmt.Sprintf("The next refresh of MV %s may only recompute: the offset of %s is below the retention floor, so the IVM read is rejected and the refresh falls back to COMPLETE (or fails with CHANGELOG_BROKEN on builds without T0). A keep-alive TSO the FE may hold (T9) is invisible to SQL on older builds, hence \"may\".", mvLabel(sr), list(rejected)))
+			v = append(v, fmt.Sprintf("The next refresh of MV %s may only recompute: the offset of %s is below the retention floor, so the IVM read is rejected and the refresh falls back to COMPLETE (or fails with CHANGELOG_BROKEN on builds without that fallback). A keep-alive TSO the FE may hold for an idle partition is invisible to SQL on older builds, hence \"may\".", mvLabel(sr), list(rejected)))
 			v = append(v, fmt.Sprintf("Run: REFRESH MATERIALIZED VIEW %s.%s COMPLETE; at a quiet time, and check: %s", doris.QuoteIdent(sr.DB), doris.QuoteIdent(mvNameOr(sr)), mvExplainOr(sr)))
 		}
 		if len(skipped) > 0 {
-			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows older than the TTL: an MV refresh may miss them unless the build has T11 (#69778); a COMPLETE refresh brings them back.", list(skipped)))
+			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows older than the TTL: an MV refresh may miss them unless the build reads such a partition from the base table (apache/doris#69907 T11); a COMPLETE refresh brings them back.", list(skipped)))
 		}
 	} else {
 		if len(rejected) > 0 {
@@ -76,7 +76,7 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 			if sr.RowsSkipped == "may" {
 				verb = "may be"
 			}
-			v = append(v, fmt.Sprintf("Rows %s silently skipped: partition(s) %s have no offset and rows older than the TTL, so the next read skips them and moves the offset past them for good (seed T12). Copy them from the base table (INSERT ... SELECT ... FROM %s.%s PARTITION (...)) into the consumer, then SELECT * FROM %s@reset().",
+			v = append(v, fmt.Sprintf("Rows %s silently skipped: partition(s) %s have no offset and rows older than the TTL, so the next read skips them and moves the offset past them for good (apache/doris#69907 T12). Copy them from the base table (INSERT ... SELECT ... FROM %s.%s PARTITION (...)) into the consumer, then SELECT * FROM %s@reset().",
 				verb, list(skipped), doris.QuoteIdent(sr.BaseTableDB), doris.QuoteIdent(sr.BaseTableName), q))
 		}
 		if len(rejected)+len(clipped) > 0 {

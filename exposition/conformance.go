@@ -37,7 +37,7 @@ const (
 
 // ConformanceRules are the design conformance checks of Conform.
 var ConformanceRules = []Rule{
-	{RuleDesignUnknownFamily, SeverityInfo, `a doris_fe_changelog_*, doris_fe_ivm_* or doris_be_changelog_* family that is not in the seed's reference tables`},
+	{RuleDesignUnknownFamily, SeverityInfo, `a doris_fe_changelog_*, doris_fe_ivm_* or doris_be_changelog_* family that is not in the reference tables of apache/doris#69907`},
 	{RuleDesignWrongType, SeverityWarning, `a designed family with another TYPE than the reference table's`},
 	{RuleDesignLabelSet, SeverityWarning, `a designed series whose label names differ from the reference table's`},
 	{RuleDesignUnknownLabelValue, SeverityWarning, `a label value outside the designed set (kind user|ivm, the 7 stream states, the 5 MV states, le 60|300|900|3600|+Inf, ...); reasons must be lower case`},
@@ -45,10 +45,10 @@ var ConformanceRules = []Rule{
 	{RuleDesignPerObjectOver, SeverityWarning, `more objects with per-object series than prom_output_ivm_mv_metrics_limit / prom_output_table_stream_metrics_limit`},
 	{RuleDesignNotExported, SeverityWarning, `objects_not_exported{type} disagrees with the objects counted at cluster level minus those exported`},
 	{RuleDesignNegative, SeverityWarning, `a negative value where the design allows none (-1 only for an unknown delay or pending age; only headrooms may be negative)`},
-	{RuleDesignNaN, SeverityWarning, `NaN in a designed series ("No NaN", seed §3 "Unknown values")`},
+	{RuleDesignNaN, SeverityWarning, `NaN in a designed series ("No NaN", apache/doris#69907 "Unknown values")`},
 	{RuleDesignStateValue, SeverityWarning, `a per-object state gauge that is not one of the state numbers (streams 0-6, MVs 0-4)`},
 	{RuleDesignBuckets, SeverityWarning, `doris_fe_ivm_mvs_by_data_delay is not cumulative, or its le="+Inf" is not the number of MVs with a known delay (doris_fe_ivm_mvs fresh + lagging + rebuild_required)`},
-	{RuleDesignUnknownNotCounted, SeverityWarning, `more MVs export doris_fe_ivm_mv_data_delay_seconds -1 (unknown) than doris_fe_ivm_mvs counts as unknown + initializing: an MV without a known delay must count in one of them (seed §3 "Unknown values")`},
+	{RuleDesignUnknownNotCounted, SeverityWarning, `more MVs export doris_fe_ivm_mv_data_delay_seconds -1 (unknown) than doris_fe_ivm_mvs counts as unknown + initializing: an MV without a known delay must count in one of them (apache/doris#69907 "Unknown values")`},
 	{RuleDesignStateOnFollower, SeverityWarning, `state series from an FE that is not the Master (no node_info{type="is_master"} 1), or from more than one FE`},
 	{RuleDesignMonitorStale, SeverityWarning, `now - doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds exceeds 2 x the monitor interval, or the Master exports state series without it`},
 	{RuleDesignSeriesBudget, SeverityWarning, `more changelog/IVM series than the design's budget (about 9,100 with the default quotas)`},
@@ -135,7 +135,7 @@ func Conform(res *Result, opts ConformOptions) []Problem {
 		designSeries += f.Series
 		spec, ok := designFamilies[f.Name]
 		if !ok {
-			add(RuleDesignUnknownFamily, f.Line, f.Name, "", "", "not in the seed's reference tables (a renamed or an extra signal?)", "")
+			add(RuleDesignUnknownFamily, f.Line, f.Name, "", "", "not in the reference tables of apache/doris#69907 (a renamed or an extra signal?)", "")
 			continue
 		}
 		if f.Type != spec.typ {
@@ -154,7 +154,7 @@ func Conform(res *Result, opts ConformOptions) []Problem {
 		add(RuleDesignStateOnFollower, 1, "", "", "", strconv.Itoa(state)+" Master-only series on an FE without node_info{type=\"is_master\"} 1; another FE must export none of them (a 0 from every follower drags min() over the FEs to 0)", "")
 	}
 	if designSeries > o.SeriesBudget {
-		add(RuleDesignSeriesBudget, 1, "", "", "", strconv.Itoa(designSeries)+" changelog/IVM series; the design budgets about "+strconv.Itoa(o.SeriesBudget)+" (seed §3 \"A bounded number of series\")", "lower prom_output_ivm_mv_metrics_limit / prom_output_table_stream_metrics_limit")
+		add(RuleDesignSeriesBudget, 1, "", "", "", strconv.Itoa(designSeries)+" changelog/IVM series; the design budgets about "+strconv.Itoa(o.SeriesBudget)+" (apache/doris#69907 \"A bounded number of series\")", "lower prom_output_ivm_mv_metrics_limit / prom_output_table_stream_metrics_limit")
 	}
 
 	objects := map[string]map[string]bool{"mv": {}, "stream": {}}
@@ -185,7 +185,7 @@ func Conform(res *Result, opts ConformOptions) []Problem {
 			if allowed, ok := allowedValues[fam][lname]; ok && !contains(allowed, lvalue) {
 				add(RuleDesignUnknownLabelValue, s.Line, fam, lname, DisplayValue([]byte(lvalue)), lname+"=\""+lvalue+"\" is not one of "+strings.Join(allowed, ", "), "")
 			} else if lname == "reason" && lvalue != strings.ToLower(lvalue) {
-				add(RuleDesignUnknownLabelValue, s.Line, fam, lname, DisplayValue([]byte(lvalue)), "reasons are lower case on metrics (seed §3)", "")
+				add(RuleDesignUnknownLabelValue, s.Line, fam, lname, DisplayValue([]byte(lvalue)), "reasons are lower case on metrics (apache/doris#69907 \"Design\")", "")
 			}
 		}
 		if spec.object != "" {

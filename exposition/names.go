@@ -120,7 +120,7 @@ func (e *engine) labelNameRules(f *famState, name string, off int) {
 	if name == "le" && !f.typ.isHist() {
 		msg := `non-histogram metrics should not have "le" label`
 		if f.name == "doris_fe_ivm_mvs_by_data_delay" {
-			msg += " (as the seed designs it: a gauge of MVs by delay bucket)"
+			msg += " (as apache/doris#69907 designs it: a gauge of MVs by delay bucket)"
 		}
 		w(RuleReservedLabel, msg, "")
 	}

@@ -91,7 +91,7 @@ var Rules = []Rule{
 
 	{RuleDuplicateSeries, SeverityWarning, `the same name and label set appears twice; Prometheus drops one sample (the Doris FE overwrites registrations with the same name and labels)`},
 	{RuleNonContiguousFamily, SeverityWarning, `a family's lines are split by another family`},
-	{RuleValueNaN, SeverityWarning, `NaN in a changelog/IVM series, which the design forbids (seed §3 "Unknown values")`},
+	{RuleValueNaN, SeverityWarning, `NaN in a changelog/IVM series, which the design forbids (apache/doris#69907 "Unknown values")`},
 	{RuleHelpEmpty, SeverityWarning, `a HELP line without text`},
 	{RuleHelpMissing, SeverityInfo, `a family without HELP (the Doris BE prints TYPE lines only)`},
 	{RuleNonUTF8Text, SeverityWarning, `a comment or HELP text is not valid UTF-8`},

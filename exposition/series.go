@@ -62,7 +62,7 @@ func (e *engine) commit() {
 			"make each name and label set unique (the Doris FE overwrites registrations with the same name and labels)")
 	}
 	if math.IsNaN(e.sample.value) && f.design {
-		e.problem(RuleValueNaN, e.sample.valueOff, nil, e.rec[e.sample.valueOff:], "NaN in a changelog/IVM series; the design exports -1 for an unknown delay or age and nothing for an unknown headroom (seed §3 \"Unknown values\")", "")
+		e.problem(RuleValueNaN, e.sample.valueOff, nil, e.rec[e.sample.valueOff:], "NaN in a changelog/IVM series; the design exports -1 for an unknown delay or age and nothing for an unknown headroom (apache/doris#69907 \"Unknown values\")", "")
 	}
 	if f.design {
 		if len(e.design) < e.opts.MaxDesignSamples {

@@ -416,7 +416,7 @@ func CheckProm(r *diag.CheckResult) []PromFamily {
 	for _, k := range keys {
 		byCode.Samples = append(byCode.Samples, lab(float64(counts[k]), "code", k[0], "severity", k[1]))
 	}
-	streams := g("dorisdiag_streams", "Table streams by kind (user, ivm) and state (the seed's 7 stream states).")
+	streams := g("dorisdiag_streams", "Table streams by kind (user, ivm) and state (the 7 stream states of apache/doris#69907).")
 	for _, kind := range sortedKeys(o.Streams.ByKind) {
 		for _, st := range sortedKeys(o.Streams.ByKind[kind]) {
 			streams.Samples = append(streams.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", st))

@@ -78,8 +78,8 @@ func (r Retention) ReadEffects() []ReadEffect {
 // (CONSUMPTION_STATUS N/A): seed §1 T12.
 func NoOffsetReadEffects() []ReadEffect {
 	return []ReadEffect{
-		{"MIN_DELTA", "may_skip_rows", "no offset: the stream reads the retained changelog; rows of the partition older than the TTL are silently skipped (T12; fixed by reading the base table once T12 lands) and the offset moves past them"},
-		{"DETAIL", "from_retained_start", "no offset: the read starts at the oldest retained change; on a duplicate-key table rows older than the TTL are silently skipped (T12)"},
-		{"APPEND_ONLY", "from_retained_start", "no offset: the read starts at the oldest retained change; on a duplicate-key table rows older than the TTL are silently skipped (T12)"},
+		{"MIN_DELTA", "may_skip_rows", "no offset: the stream reads the retained changelog; rows of the partition older than the TTL are silently skipped (until the build reads such a partition from the base table, apache/doris#69907 T12) and the offset moves past them"},
+		{"DETAIL", "from_retained_start", "no offset: the read starts at the oldest retained change; on a duplicate-key table rows older than the TTL are silently skipped (apache/doris#69907 T12)"},
+		{"APPEND_ONLY", "from_retained_start", "no offset: the read starts at the oldest retained change; on a duplicate-key table rows older than the TTL are silently skipped (apache/doris#69907 T12)"},
 	}
 }

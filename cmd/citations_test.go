@@ -1,0 +1,252 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/doris"
+	"github.com/dorisdiag/dorisdiag/scenario"
+)
+
+// Issue 13, "Speak to the user, not to our notes": text a user reads cited
+// notes the user does not have ("(doris.md §2)", "seed §1", "T9", "BRIEF").
+// A citation names the public upstream design (apache/doris#69907, with its
+// section names), the Doris documentation, or one of our docs/ pages.
+
+// designRef is how every citation of the upstream design starts.
+const designRef = "apache/doris#69907"
+
+var (
+	// A design sub task (T0…T12) or a section sign is only readable next to
+	// the design's name, in the same sentence.
+	bareTask = regexp.MustCompile(`\bT[0-9]{1,2}\b|§`)
+	// Words of our own notes.
+	internalWord = regexp.MustCompile(`(?i)\bseed\b|\bBRIEF\b|doris\.md|design\.md|wire-audit|go-libraries|style\.md`)
+	// A pull request or issue number is readable only with its repository.
+	prNumber = regexp.MustCompile(`(apache/doris)?#[0-9]{4,}\b`)
+	// The start of a sentence: a full stop, a paragraph, or a new line that
+	// starts a table row, a list item, a heading or a code fence.
+	sentenceEnd = regexp.MustCompile(`[.!?]["')]?(\s|$)|\n\s*\n|\n\s*(\||[*-] |#|` + "```" + `)`)
+)
+
+// citationProblems lists, line by line, each citation in text the user
+// cannot follow. prose says whether a line break continues the sentence
+// (Markdown paragraphs) or ends it (terminal output, JSON).
+func citationProblems(text string, prose bool) []string {
+	var out []string
+	context := func(i, j int) string {
+		a, b := strings.LastIndex(text[:i], "\n")+1, strings.Index(text[j:], "\n")
+		if b < 0 {
+			b = len(text) - j
+		}
+		line := strings.TrimSpace(text[a : j+b])
+		if len(line) > 160 {
+			k := max(0, i-a-60)
+			line = "…" + line[k:min(len(line), k+140)] + "…"
+		}
+		return line
+	}
+	var ends []int // where each sentence starts, in order
+	for _, m := range sentenceEnd.FindAllStringIndex(text, -1) {
+		ends = append(ends, m[1])
+	}
+	sentenceStart := func(i int) int {
+		start := 0
+		if k := sort.SearchInts(ends, i+1); k > 0 {
+			start = ends[k-1]
+		}
+		if !prose {
+			// A line ends the sentence, unless the next is indented under
+			// it: a paragraph wrapped to the terminal.
+			ls := strings.LastIndex(text[:i], "\n") + 1
+			for k := 0; k < 8 && ls >= 2 && text[ls] == ' ' && text[ls-2] != '\n'; k++ {
+				ls = strings.LastIndex(text[:ls-1], "\n") + 1
+			}
+			start = max(start, ls)
+		}
+		return start
+	}
+	for _, m := range bareTask.FindAllStringIndex(text, -1) {
+		if !strings.Contains(text[sentenceStart(m[0]):m[0]], designRef) {
+			out = append(out, "design reference "+strings.TrimSpace(text[m[0]:m[1]])+" without "+designRef+": "+context(m[0], m[1]))
+		}
+	}
+	for _, m := range internalWord.FindAllStringIndex(text, -1) {
+		out = append(out, "internal note "+text[m[0]:m[1]]+": "+context(m[0], m[1]))
+	}
+	for _, m := range prNumber.FindAllStringSubmatchIndex(text, -1) {
+		if m[2] < 0 {
+			out = append(out, "bare number "+text[m[0]:m[1]]+": "+context(m[0], m[1]))
+		}
+	}
+	return out
+}
+
+func TestCitationProblemsRule(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		prose bool
+		bad   bool
+	}{
+		{"refreshes fail: the internal stream expired (T0)", false, true},
+		{"rows are skipped (seed T12)", false, true},
+		{"see doris.md §2", false, true},
+		{"a build with T11 (#69778)", false, true},
+		{"cut-off (§3 Definitions)", false, true},
+		{"apache/doris#69907 §1 T10, T11", false, false},
+		{"the keep-alive TSO (apache/doris#69907 T9)", false, false},
+		{"apache/doris#69907 \"Keep-alive TSO for idle IVM partitions\" says\nso (T9).", true, false},
+		{"apache/doris#69907 says so\n(T9).", false, true},
+		{"  apache/doris#69907 says so, wrapped\n  to the terminal (T9).", false, false},
+		{"apache/doris#69907 says so. A build with T9.", false, true},
+		{"now 2026-11-30T10:00:00Z, TSO 469067681628160003", false, false},
+		{"fuzz targets have small seeds", true, false},
+		{"fixed by apache/doris#69778", false, false},
+		{"| `T12` |", true, true},
+	} {
+		if got := len(citationProblems(tc.text, tc.prose)) > 0; got != tc.bad {
+			t.Errorf("%q: flagged %v, want %v (%q)", tc.text, got, tc.bad, citationProblems(tc.text, tc.prose))
+		}
+	}
+}
+
+// TestUserTextCitesOnlyPublicSources runs every command on every bundled
+// scenario in every human and JSON format, explains every code and every
+// stream and MV, lints every fixture payload, prints every --help, and reads
+// docs/*.md and README.md: none of it may cite our notes.
+func TestUserTextCitesOnlyPublicSources(t *testing.T) {
+	type text struct {
+		source, body string
+		prose        bool
+	}
+	var texts []text
+	formats := []string{"table", "wide", "markdown", "json"}
+	runAll := func(args ...string) {
+		fs := formats
+		if strings.Contains(strings.Join(args, " "), "--demo=scale") {
+			fs = []string{"table", "json"} // 5 s a run: the table and every string of the document
+		}
+		for _, f := range fs {
+			a := append(append([]string{}, args...), "-o", f, "--no-color")
+			var out, errb bytes.Buffer
+			env := map[string]string{"COLUMNS": "120", "PAGER": "cat"}
+			ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
+			code := Main(a, ios)
+			if code == ExitError && (strings.Contains(errb.String(), "format") || strings.Contains(errb.String(), "holds no /metrics payloads")) {
+				continue // a format this command does not write
+			}
+			if code == ExitError {
+				t.Errorf("%s: exit 2: %s", strings.Join(a, " "), errb.String())
+			}
+			texts = append(texts, text{strings.Join(a, " "), out.String() + errb.String(), false})
+		}
+	}
+	names := func(args []string, key string) []string {
+		var out, errb bytes.Buffer
+		ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
+		Main(append(args, "-o", "json"), ios)
+		var doc map[string]json.RawMessage
+		var objs []struct{ DB, Name string }
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if err := json.Unmarshal(doc[key], &objs); err != nil {
+			t.Fatalf("%v .%s: %v", args, key, err)
+		}
+		var ns []string
+		for _, o := range objs {
+			ns = append(ns, doris.FormatName(o.DB, o.Name))
+		}
+		return ns
+	}
+	for _, sc := range scenario.Names() {
+		demo := "--demo=" + sc
+		runAll("check", demo)
+		runAll("streams", demo)
+		runAll("mv", "list", demo)
+		runAll("headroom", "--in", "20h", demo)
+		runAll("metrics", "lint", demo)
+		runAll("snapshot", "--summary", demo)
+		runAll("demo", "--scenario", sc)
+		if sc == "scale" {
+			// 7,000 streams and 2,000 MVs generated in the shapes of the
+			// other scenarios, whose every object is explained below.
+			continue
+		}
+		streams, mvs := names([]string{"streams", demo}, "streams"), names([]string{"mv", "list", demo}, "mvs")
+		for _, s := range streams {
+			runAll("streams", "show", s, demo)
+		}
+		for _, m := range mvs {
+			runAll("mv", "explain", m, demo)
+			runAll("mv", "explain", m, "--details", demo)
+		}
+	}
+	for _, c := range diag.Codes() {
+		runAll("explain", c.Code)
+	}
+	runAll("explain")
+	payloads, _ := filepath.Glob(filepath.Join("..", "fixtures", "metrics", "*.prom"))
+	if len(payloads) == 0 {
+		t.Fatal("no fixture payloads")
+	}
+	for _, p := range payloads {
+		runAll("metrics", "lint", p, "--now", "2026-11-30T10:00:00Z")
+	}
+	runAll("tso", "decode", "469067681628160003", "470819222323200000")
+	runAll("tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now", "470819222323200000")
+
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		var out bytes.Buffer
+		c.SetOut(&out)
+		c.SetErr(&out)
+		texts = append(texts, text{c.CommandPath() + " --help", c.Long + "\n" + c.Short + "\n" + c.Example + "\n" + c.UsageString(), false})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(NewRootCmd(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
+
+	docs, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	for _, p := range append(docs, filepath.Join("..", "README.md")) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, text{p, string(b), true})
+	}
+
+	seen := map[string][]string{}
+	for _, tx := range texts {
+		for _, p := range citationProblems(tx.body, tx.prose) {
+			seen[p] = append(seen[p], tx.source)
+		}
+	}
+	var problems []string
+	for p := range seen {
+		problems = append(problems, p)
+	}
+	sort.Strings(problems)
+	for _, p := range problems {
+		src := seen[p]
+		more := ""
+		if len(src) > 1 {
+			more = " (and " + strconv.Itoa(len(src)-1) + " more)"
+		}
+		t.Errorf("%s\n    in %s%s", p, src[0], more)
+	}
+	if len(texts) < 200 {
+		t.Errorf("only %d texts read: the walk missed commands", len(texts))
+	}
+}
