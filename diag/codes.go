@@ -18,7 +18,7 @@ type CodeDoc struct {
 	Code     string   // stable UPPER_SNAKE identifier
 	Severity Severity // default severity; a finding may raise or lower it and says why in Detail
 	Title    string   // one line
-	Spec     string   // seed / design reference, e.g. "seed §1 S4, T12"
+	Spec     string   // the public design reference, e.g. "apache/doris#69907 §1 T12"
 	Meaning  string   // what it means
 	Matters  string   // why it matters
 	Confirm  string   // how to confirm (SQL or command)

@@ -11,7 +11,7 @@ import (
 )
 
 // rowReader converts one row of text cells into typed snapshot values,
-// normalising Doris's spellings of "no value" (doris.md §3–§5: SQL NULL,
+// normalising Doris's spellings of "no value" (docs/snapshot.md "Doris sources": SQL NULL,
 // `\N` in TVFs, N/A in table_streams/table_stream_consumption, -1 for "never"
 // times and offsets) and recording every value it cannot interpret in
 // snap.Malformed — never dropping one silently.
@@ -154,7 +154,7 @@ func (rr *rowReader) bool(c doris.Column) bool {
 }
 
 // optTSO reads a BIGINT TSO column; negative values and the null spellings
-// mean "none" (doris.md §1).
+// mean "none" (docs/tso.md).
 func (rr *rowReader) optTSO(c doris.Column) *tso.TSO {
 	p := rr.cell(c)
 	if p == nil {

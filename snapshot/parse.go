@@ -197,7 +197,7 @@ type MvProperties struct {
 	Shape      string            `json:"shape,omitempty"`
 	Properties map[string]string `json:"properties,omitempty"`
 	// ExcludedTriggerTables is excluded_trigger_tables, comma-separated
-	// "[db.]table" names (seed §1 S1: changes to them trigger no refresh).
+	// "[db.]table" names (apache/doris#69907 §1 S1: changes to them trigger no refresh).
 	ExcludedTriggerTables []TableRef `json:"excluded_trigger_tables,omitempty"`
 	// Unparsed is text no rule could read, kept so nothing is silently dropped.
 	Unparsed string `json:"unparsed,omitempty"`
