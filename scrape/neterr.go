@@ -79,18 +79,32 @@ func (e *NetError) Timeout() bool { return e.Kind == KindTimeout }
 // (context.DeadlineExceeded, mysql.ErrInvalidConn after the watcher closed
 // the socket, or a read deadline error). The driver's own read/write
 // deadlines are set above the hop's bound (openDB), so they cannot fire
-// while the hop's context is still running.
+// while the hop's bound has not elapsed.
+//
+// "Passed" is read from the clock (expired), not only from hopCtx.Err():
+// Err is set by the context's timer callback, which runs in a goroutine of
+// its own (time.AfterFunc) and, under CPU load, can be scheduled well after
+// the deadline. Meanwhile the driver's read deadline (1.5× the bound, timed
+// by the network poller, which wakes the reader directly) ends the read; the
+// driver, seeing no cancellation recorded, returns a bare
+// mysql.ErrInvalidConn, and Err() still said nil: the silent FE was
+// reported as "connection closed by the server" (TestHopQueryStall under
+// load, TestNetErrLateTimer).
 func netErr(parent, hopCtx context.Context, host, hop string, after time.Duration, err error) error {
-	if parent.Err() != nil {
-		// Canceled by the caller (Ctrl-C, the end of a --watch round):
-		// not a network failure; say so with the hop.
-		return &NetError{Host: host, Hop: hop, Kind: KindOther, After: after, Err: parent.Err()}
+	if perr := parent.Err(); perr != nil || expired(parent) {
+		// Canceled by the caller (Ctrl-C, the end of a --watch round, or
+		// the caller's own deadline): not a network failure; say so with
+		// the hop.
+		if perr == nil {
+			perr = context.DeadlineExceeded // its timer has not run yet
+		}
+		return &NetError{Host: host, Hop: hop, Kind: KindOther, After: after, Err: perr}
 	}
 	var me *mysql.MySQLError
 	var ne net.Error
 	kind := KindOther
 	switch {
-	case errors.Is(hopCtx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded),
+	case errors.Is(hopCtx.Err(), context.DeadlineExceeded), expired(hopCtx), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &ne) && ne.Timeout():
 		kind = KindTimeout
 	case errors.As(err, &me):
@@ -103,6 +117,13 @@ func netErr(parent, hopCtx context.Context, host, hop string, after time.Duratio
 		kind = KindClosed
 	}
 	return &NetError{Host: host, Hop: hop, Kind: kind, After: after, Err: err}
+}
+
+// expired reports whether ctx's deadline has passed by the (monotonic)
+// clock, whether or not its timer has run yet to set ctx.Err().
+func expired(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // queryHop names a statement by its first words: `query "SELECT
