@@ -199,3 +199,34 @@ func BenchmarkCheckSameSnapshotScale(b *testing.B) {
 		diag.Check([]*snapshot.Snapshot{snaps[i%len(snaps)]}, diag.CheckOptions{})
 	}
 }
+
+// BenchmarkExporterRoundVsCheckScale: each iteration runs diag.Check and the
+// exporter's round on the same snapshot, one after the other, and reports
+// both times and their ratio: interleaved, a shared machine's load affects
+// both alike (docs/performance.md "dorisdiag exporter").
+func BenchmarkExporterRoundVsCheckScale(b *testing.B) {
+	base := scenario.Scale(scenario.DefaultScale)
+	st := diag.NewExporterState(diag.ExporterOptions{})
+	st.Round(changing(b, base, 0))
+	snaps := make([]*snapshot.Snapshot, 8)
+	for i := range snaps {
+		snaps[i] = changing(b, base, i+1)
+	}
+	var check, round time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := snaps[i%len(snaps)]
+		runtime.GC() // each side starts from the same heap
+		t0 := time.Now()
+		diag.Check([]*snapshot.Snapshot{s}, diag.CheckOptions{})
+		t1 := time.Now()
+		runtime.GC()
+		t2 := time.Now()
+		st.Round(s)
+		round += time.Since(t2)
+		check += t1.Sub(t0)
+	}
+	b.ReportMetric(float64(check.Milliseconds())/float64(b.N), "check-ms")
+	b.ReportMetric(float64(round.Milliseconds())/float64(b.N), "round-ms")
+	b.ReportMetric(float64(round)/float64(check), "round/check")
+}
