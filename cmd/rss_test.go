@@ -82,7 +82,7 @@ func generator(t *testing.T, shape string, size int) string {
 
 // dorisdiagBinary builds the real dorisdiag (the test binary links the
 // emulator, which alone costs about 50 MB of RSS) once per test run.
-func dorisdiagBinary(t *testing.T) string {
+func dorisdiagBinary(t testing.TB) string {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go tool to build dorisdiag")

@@ -49,7 +49,8 @@ type ChangePoint struct {
 
 type trackedPartition struct {
 	end     tso.TSO
-	version *int64
+	version int64 // the partition's visible version, when hasVer
+	hasVer  bool  // by value: a pointer cost one allocation per partition per round
 	seen    int64 // the round that last saw it
 	points  []ChangePoint
 }
@@ -129,14 +130,18 @@ func (c *ChangePoints) observe(key seriesKey, end, offset *tso.TSO, version, vis
 			return nil
 		}
 		// First sight: no window yet, so no point (the UPPER_BOUND rule).
-		c.parts[key] = &trackedPartition{end: *end, version: copyI64(version), seen: c.round}
+		tp := &trackedPartition{end: *end, seen: c.round}
+		if version != nil {
+			tp.version, tp.hasVer = *version, true
+		}
+		c.parts[key] = tp
 		return nil
 	}
 	tp.seen = c.round
 	if end != nil && *end > tp.end && c.prevMs > 0 {
 		p := ChangePoint{PrevEnd: tp.end, End: *end, FromMs: c.prevMs, ToMs: c.nowMs}
 		// One new version whose visible time falls in the window: exact.
-		if version != nil && tp.version != nil && *version == *tp.version+1 && visibleMs != nil &&
+		if version != nil && tp.hasVer && *version == tp.version+1 && visibleMs != nil &&
 			*visibleMs > c.prevMs && *visibleMs <= c.nowMs {
 			p.FromMs, p.ToMs, p.Exact = *visibleMs, *visibleMs, true
 		}
@@ -147,7 +152,7 @@ func (c *ChangePoints) observe(key seriesKey, end, offset *tso.TSO, version, vis
 		tp.end = *end
 	}
 	if version != nil {
-		tp.version = copyI64(version)
+		tp.version, tp.hasVer = *version, true
 	}
 	// Keep only the points beyond the offset: the consumer covers the others.
 	if offset != nil {
@@ -219,22 +224,20 @@ func (c *ChangePoints) capTotal() {
 	}
 }
 
-func copyI64(p *int64) *int64 {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
 // narrowPoints applies the tracker to every partition of a stream, as
 // narrowSeries does for a series of snapshots.
 func (a *streamAnalyzer) narrowPoints(sr *StreamResult) {
 	cp := a.opt.Points
+	// The base partition's key, built in one buffer: the map lookup of
+	// string(buf) does not allocate (one string per partition per round did).
+	buf := make([]byte, 0, len(sr.BaseTableDB)+len(sr.BaseTableName)+66)
+	buf = append(append(append(append(buf, sr.BaseTableDB...), 0), sr.BaseTableName...), 0)
+	prefix := len(buf)
 	for k := range sr.Partitions {
 		p := &sr.Partitions[k]
 		var version, visible *int64
-		if bp := a.parts[sr.BaseTableDB+"\x00"+sr.BaseTableName+"\x00"+p.Unit]; bp != nil {
+		buf = append(buf[:prefix], p.Unit...)
+		if bp := a.parts[string(buf)]; bp != nil {
 			version, visible = bp.VisibleVersion, bp.VisibleTimeMs
 		}
 		var offset *tso.TSO

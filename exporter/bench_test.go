@@ -2,6 +2,7 @@ package exporter_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"runtime"
 	"strconv"
@@ -126,17 +127,31 @@ func rssMB() float64 {
 }
 
 // BenchmarkExporterSoak1000Rounds: 1,000 rounds of the changing cluster at
-// scale; reports the live heap and the resident set after round 100 and after
-// round 1,000 (flat: the change points stop at their caps), and the points
-// kept. Run with -benchtime 1x (about 3 minutes).
+// scale through exporter.Exporter.Round (the process's own path: collect,
+// compute, publish, collect the garbage); reports the live heap and the
+// resident set after round 100 and after round 1,000 (flat: the change points
+// stop at their caps), the peak resident set (VmHWM; it includes the
+// benchmark's own 50,000-partition base snapshot and its per-round copy),
+// and the points kept. Run with -benchtime 1x (10–16 minutes on the shared
+// 2-core machine). DORISDIAG_SOAK_ROUNDS shortens it.
 func BenchmarkExporterSoak1000Rounds(b *testing.B) {
+	rounds := 1000
+	if n, err := strconv.Atoi(os.Getenv("DORISDIAG_SOAK_ROUNDS")); err == nil && n > 100 {
+		rounds = n
+	}
 	base := scenario.Scale(scenario.DefaultScale)
 	for i := 0; i < b.N; i++ {
-		st := diag.NewExporterState(diag.ExporterOptions{})
+		e, err := exporter.New(exporter.Options{Interval: interval, Demo: true,
+			Source: func(_ context.Context, n int) (*snapshot.Snapshot, error) { return changing(b, base, n-1), nil }})
+		if err != nil {
+			b.Fatal(err)
+		}
 		var heap100, rss100 float64
 		var ms runtime.MemStats
-		for n := 0; n < 1000; n++ {
-			st.Round(changing(b, base, n))
+		for n := 0; n < rounds; n++ {
+			if err := e.Round(context.Background()); err != nil {
+				b.Fatal(err)
+			}
 			if n == 99 {
 				runtime.GC()
 				runtime.ReadMemStats(&ms)
@@ -145,13 +160,30 @@ func BenchmarkExporterSoak1000Rounds(b *testing.B) {
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
+		st := e.State()
 		b.ReportMetric(heap100, "heapMB@100")
-		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heapMB@1000")
+		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heapMB@end")
 		b.ReportMetric(rss100, "rssMB@100")
-		b.ReportMetric(rssMB(), "rssMB@1000")
+		b.ReportMetric(rssMB(), "rssMB@end")
+		b.ReportMetric(hwmMB(), "VmHWM-MB")
 		b.ReportMetric(float64(st.Points().Total()), "points")
 		b.ReportMetric(float64(st.Points().Merges()), "merges")
 	}
+}
+
+// hwmMB is this process's peak resident set (VmHWM), -1 without /proc.
+func hwmMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return -1
 }
 
 // TestMemoryBoundedOverRounds: the state a long run keeps stops growing at
@@ -198,4 +230,35 @@ func BenchmarkCheckSameSnapshotScale(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		diag.Check([]*snapshot.Snapshot{snaps[i%len(snaps)]}, diag.CheckOptions{})
 	}
+}
+
+// BenchmarkExporterRoundVsCheckScale: each iteration runs diag.Check and the
+// exporter's round on the same snapshot, one after the other, and reports
+// both times and their ratio: interleaved, a shared machine's load affects
+// both alike (docs/performance.md "dorisdiag exporter").
+func BenchmarkExporterRoundVsCheckScale(b *testing.B) {
+	base := scenario.Scale(scenario.DefaultScale)
+	st := diag.NewExporterState(diag.ExporterOptions{})
+	st.Round(changing(b, base, 0))
+	snaps := make([]*snapshot.Snapshot, 8)
+	for i := range snaps {
+		snaps[i] = changing(b, base, i+1)
+	}
+	var check, round time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := snaps[i%len(snaps)]
+		runtime.GC() // each side starts from the same heap
+		t0 := time.Now()
+		diag.Check([]*snapshot.Snapshot{s}, diag.CheckOptions{})
+		t1 := time.Now()
+		runtime.GC()
+		t2 := time.Now()
+		st.Round(s)
+		round += time.Since(t2)
+		check += t1.Sub(t0)
+	}
+	b.ReportMetric(float64(check.Milliseconds())/float64(b.N), "check-ms")
+	b.ReportMetric(float64(round.Milliseconds())/float64(b.N), "round-ms")
+	b.ReportMetric(float64(round)/float64(check), "round/check")
 }

@@ -72,11 +72,23 @@ type table struct {
 	rows  [][]*string
 }
 
-func (t *table) has(col string) bool { _, ok := t.index[strings.ToUpper(col)]; return ok }
+func (t *table) has(col string) bool { _, ok := t.column(col); return ok }
+
+// column is col's position. The wire contract names columns in upper case,
+// so the exact key is tried first: upper-casing every lookup (once per cell,
+// a million times for 50,000 consumption rows) was the collector's largest
+// cost after the driver's own (docs/performance.md "dorisdiag exporter").
+func (t *table) column(col string) (int, bool) {
+	if i, ok := t.index[col]; ok {
+		return i, true
+	}
+	i, ok := t.index[strings.ToUpper(col)]
+	return i, ok
+}
 
 // get returns the cell of row r in column col, nil when NULL or absent.
 func (t *table) get(r []*string, col string) *string {
-	i, ok := t.index[strings.ToUpper(col)]
+	i, ok := t.column(col)
 	if !ok || i >= len(r) {
 		return nil
 	}
@@ -137,21 +149,26 @@ func (c *client) query(ctx context.Context, q string) (*table, error) {
 			t.index[strings.ToUpper(name)] = i
 		}
 	}
+	// One scan buffer for all rows (Scan copies each cell into a new
+	// string); per row one slice of pointers and one slab of strings they
+	// point into, instead of one allocation per cell.
+	cells := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range cells {
+		ptrs[i] = &cells[i]
+	}
 	for rows.Next() {
-		cells := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range cells {
-			ptrs[i] = &cells[i]
-		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fail(err)
 		}
 		row := make([]*string, len(cols))
-		for i, cell := range cells {
-			if cell.Valid {
-				s := cell.String
-				row[i] = &s
+		vals := make([]string, len(cols))
+		for i := range cells {
+			if cells[i].Valid {
+				vals[i] = cells[i].String
+				row[i] = &vals[i]
 			}
+			cells[i] = sql.NullString{}
 		}
 		t.rows = append(t.rows, row)
 	}
