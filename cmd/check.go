@@ -31,10 +31,10 @@ func newCheckCmd(g *globalOptions) *cobra.Command {
 	o := &checkOptions{}
 	c := &cobra.Command{
 		Use:   "check",
-		Short: "Whole-cluster health report and CI gate: streams, MVs, /metrics and the monitor (S1–S5)",
-		Long: `check runs every diagnosis — streams (S4), MVs (S1–S3), the /metrics of the
-FEs and BEs when HTTP is reachable (S5, and whether Prometheus can parse
-them), the FE monitor's health and what could not be read — and prints a
+		Short: "Whole-cluster health report and CI gate: streams, MVs, /metrics and the monitor",
+		Long: `check runs every diagnosis — streams, MVs, the changelog space and TTL
+cleanup, the /metrics of the FEs and BEs when HTTP is reachable (and whether
+Prometheus can parse them), the FE monitor's health and what could not be read — and prints a
 compact overview followed by every finding, worst first, each with its code
 and the next step.
 
@@ -59,7 +59,7 @@ code's severity and ignore findings by code and object pattern.`,
 	f.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
 	f.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
 	f.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
-	f.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window for failures and fallbacks (S2, S3)")
+	f.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which refresh failures and fallbacks to a rebuild are counted")
 	f.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
 	f.StringVar(&o.Config, "config", "", "YAML file with thresholds, severity overrides and ignores (docs/check.md)")
 	f.BoolVar(&o.NoMetrics, "no-metrics", false, "live mode: do not fetch /metrics from the FEs and BEs")

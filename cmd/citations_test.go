@@ -27,9 +27,13 @@ import (
 const designRef = "apache/doris#69907"
 
 var (
-	// A design sub task (T0…T12) or a section sign is only readable next to
-	// the design's name, in the same sentence.
-	bareTask = regexp.MustCompile(`\bT[0-9]{1,2}\b|§`)
+	// A design sub task (T0…T12), one of the design's five questions
+	// (S1…S5, also in ranges such as S1–S3) or a section sign is only
+	// readable next to the design's name, in the same sentence. S takes one
+	// digit as a whole word: "5s", "S3 bucket" and "s5" (a JSON key) pass
+	// or fail on their own letters, not as a design question; any digit, so
+	// a question the design does not have (S6) is flagged too.
+	bareTask = regexp.MustCompile(`\bT[0-9]{1,2}\b|\bS[0-9]\b|§`)
 	// Words of our own notes.
 	internalWord = regexp.MustCompile(`(?i)\bseed\b|\bBRIEF\b|doris\.md|design\.md|wire-audit|go-libraries|style\.md`)
 	// A pull request or issue number is readable only with its repository.
@@ -113,6 +117,21 @@ func TestCitationProblemsRule(t *testing.T) {
 		{"fuzz targets have small seeds", true, false},
 		{"fixed by apache/doris#69778", false, false},
 		{"| `T12` |", true, true},
+		// The design's questions S1…S5, as bare as the T numbers.
+		{"window in which fallbacks are counted (S3)", false, true},
+		{"stream state, resume, headroom, pending age (S4)", false, true},
+		{"MV refresh history: failed, queued, stuck and fallback refreshes (S1–S3) not diagnosed", false, true},
+		{"## S2 — Has my MV stopped refreshing?", true, true},
+		{"every stream: retention and S6 stream state not diagnosed", false, true},
+		{"apache/doris#69907 §1 S4 (\"succeeds and skips the expired changes\")", false, false},
+		{"apache/doris#69907, question S4 (is a stream consumer falling behind?)", true, false},
+		{"the five questions of apache/doris#69907, S1 to S5", true, false},
+		{"apache/doris#69907 names five questions. S3 is one.", true, true},
+		// Not a design question: units, JSON keys, longer words.
+		{"5 s a run; timeout 5s; every 30s", false, false},
+		{"`overview.s5`, the JSON key s5", false, false},
+		{"an S3 bucket or S33", false, true}, // "S3" alone is a whole word: flagged, rewrite it
+		{"S33 and S3A and MS3", false, false},
 	} {
 		if got := len(citationProblems(tc.text, tc.prose)) > 0; got != tc.bad {
 			t.Errorf("%q: flagged %v, want %v (%q)", tc.text, got, tc.bad, citationProblems(tc.text, tc.prose))

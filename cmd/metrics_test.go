@@ -126,7 +126,7 @@ func TestMetricsScrape(t *testing.T) {
 		t.Fatalf("exit %d, want 1 (an unreachable BE and an unparseable FE): %s", code, stderr)
 	}
 	for _, want := range []string{silent + " accepted the connection but sent no response headers within 300ms", "METRICS_TARGET_UNREACHABLE", "METRICS_UNPARSEABLE",
-		"CHANGELOG_TTL_CLEANUP_FAILED", "METRICS_STATE_ON_FOLLOWER", "S5 changelog space"} {
+		"CHANGELOG_TTL_CLEANUP_FAILED", "METRICS_STATE_ON_FOLLOWER", "Changelog space"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

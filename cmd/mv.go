@@ -73,10 +73,10 @@ func newMVCmd(g *globalOptions) *cobra.Command {
 	o := &mvOptions{g: g}
 	c := &cobra.Command{
 		Use:   "mv",
-		Short: "Diagnose IVM materialized views: freshness, delay, refresh failures, fallbacks (S1–S3)",
+		Short: "Diagnose IVM materialized views: freshness, delay, refresh failures, fallbacks to a rebuild",
 		Long: `Diagnose incrementally maintained (IVM) materialized views: is each one fresh,
-how far behind and why (S1), has it stopped refreshing (S2), has incremental
-refresh turned into recomputation (S3). Every delay says its precision:
+how far behind and why, has it stopped refreshing, has incremental refresh
+turned into recomputation. Every delay says its precision:
 PRECISE, UPPER_BOUND (never reported too small) or UNKNOWN.`,
 		Args: cobra.NoArgs,
 	}
@@ -85,7 +85,7 @@ PRECISE, UPPER_BOUND (never reported too small) or UNKNOWN.`,
 	pf.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
 	pf.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
 	pf.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
-	pf.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which fallbacks are counted (S3)")
+	pf.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which fallbacks to a rebuild are counted")
 	pf.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
 	c.AddCommand(newMVListCmd(o), newMVExplainCmd(o))
 	return c

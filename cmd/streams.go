@@ -36,7 +36,7 @@ func newStreamsCmd(g *globalOptions) *cobra.Command {
 	o := &streamsOptions{g: g}
 	c := &cobra.Command{
 		Use:   "streams",
-		Short: "Table streams and IVM internal streams: state, pending age, headroom, resume (S4)",
+		Short: "Table streams and IVM internal streams: state, pending age, headroom, resume",
 		Long: `List every stream, worst first: kind (user or ivm), read mode, state (the
 seven states of apache/doris#69907), pending partitions, the largest pending
 age with its precision, the smallest retention headroom and whether every

@@ -70,7 +70,7 @@ var (
 		Meaning: "At least --min-fallbacks (default 3) tasks in the last --fallback-window (default 1h) planned an incremental refresh, fell back to a partition or " +
 			"complete rebuild for an IVM reason, and committed data. Not counted: the first baseline, explicit COMPLETE/PARTITIONS requests, dirty partitions rebuilt " +
 			"before the delta (mixed), fallbacks that committed nothing, canceled tasks.",
-		Matters: "Every task succeeds, yet each recomputes the MV: refreshes get slower and the cluster busier (S3). The reason says what prevents the delta.",
+		Matters: "Every task succeeds, yet each recomputes the MV: refreshes get slower and the cluster busier. The reason says what prevents the delta.",
 		Confirm: "SELECT TaskId, Status, RefreshMode, IvmRefreshMethod, IvmFallbackReason, IvmRebuiltPartitions, DurationMs FROM tasks(\"type\" = \"mv\") " +
 			"WHERE MvDatabaseName = '<db>' AND MvName = '<mv>' ORDER BY CreateTime DESC LIMIT 20;",
 		Fix: "Act on the fallback reason: CHANGELOG_BROKEN (refresh within the TTL), AGG_UNSUPPORTED / PLAN_PATTERN_UNSUPPORTED (rewrite the query), " +

@@ -29,17 +29,17 @@ func TestSourceSeverityFollowsCost(t *testing.T) {
 		mentions string   // the summary names what is not diagnosed
 	}{
 		// Needed.
-		{name: "table_streams", gap: snapshot.ReadGap{Source: snapshot.SourceTableStreams, Error: "denied"}, want: SeverityCritical, mentions: "S6"},
-		{name: "table_stream_consumption", gap: snapshot.ReadGap{Source: snapshot.SourceTableStreamConsumption, Error: "timeout"}, want: SeverityCritical, mentions: "S4"},
+		{name: "table_streams", gap: snapshot.ReadGap{Source: snapshot.SourceTableStreams, Error: "denied"}, want: SeverityCritical, mentions: "stream state not diagnosed"},
+		{name: "table_stream_consumption", gap: snapshot.ReadGap{Source: snapshot.SourceTableStreamConsumption, Error: "timeout"}, want: SeverityCritical, mentions: "the next read not diagnosed"},
 		{name: "clock not replaced", gap: snapshot.ReadGap{Source: snapshot.SourceHTTPTSO, Error: "refused"}, clock: snapshot.SourceHTTPTSO, want: SeverityCritical, mentions: "clock"},
 		{name: "unknown source", gap: snapshot.ReadGap{Source: "SHOW SOMETHING NEW", Error: "x"}, want: SeverityCritical},
 		// MV sources: needed when MVs exist.
-		{name: "tasks no MV known", gap: snapshot.ReadGap{Source: snapshot.SourceTasks, Error: "x"}, want: SeverityWarning, mentions: "S1–S3"},
-		{name: "tasks with MVs", gap: snapshot.ReadGap{Source: snapshot.SourceTasks, Error: "x"}, setup: withMV, want: SeverityCritical, mentions: "S1–S3"},
+		{name: "tasks no MV known", gap: snapshot.ReadGap{Source: snapshot.SourceTasks, Error: "x"}, want: SeverityWarning, mentions: "fallback refreshes not diagnosed"},
+		{name: "tasks with MVs", gap: snapshot.ReadGap{Source: snapshot.SourceTasks, Error: "x"}, setup: withMV, want: SeverityCritical, mentions: "fallback refreshes not diagnosed"},
 		{name: "mv_infos with an IVM stream", gap: snapshot.ReadGap{Source: snapshot.SourceMVInfos, Error: "x"}, setup: withIVMStream, want: SeverityCritical},
 		{name: "jobs no MV known", gap: snapshot.ReadGap{Source: snapshot.SourceJobs, Error: "x"}, want: SeverityWarning},
 		// Optional.
-		{name: "SHOW DATA", gap: snapshot.ReadGap{Source: snapshot.SourceShowData, Error: "No database selected"}, want: SeverityWarning, mentions: "S5 changelog size not diagnosed"},
+		{name: "SHOW DATA", gap: snapshot.ReadGap{Source: snapshot.SourceShowData, Error: "No database selected"}, want: SeverityWarning, mentions: "changelog size not diagnosed"},
 		{name: "partitions", gap: snapshot.ReadGap{Source: snapshot.SourcePartitions, Error: "x"}, want: SeverityWarning, mentions: "no offset"},
 		{name: "one node's metrics", gap: snapshot.ReadGap{Source: snapshot.SourceMetrics, Error: "401"}, want: SeverityWarning, mentions: "exposition lint"},
 		{name: "SHOW FRONTENDS denied", gap: snapshot.ReadGap{Source: snapshot.SourceFrontends, Error: "Access denied"}, want: SeverityWarning},

@@ -53,8 +53,8 @@ var ConformanceRules = []Rule{
 	{RuleDesignMonitorStale, SeverityWarning, `now - doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds exceeds 2 x the monitor interval, or the Master exports state series without it`},
 	{RuleDesignSeriesBudget, SeverityWarning, `more changelog/IVM series than the design's budget (about 9,100 with the default quotas)`},
 	{RuleDesignNotChecked, SeverityInfo, `more changelog/IVM samples than Options.MaxDesignSamples; the rest were counted, not checked`},
-	{RuleTTLCleanupFailed, SeverityWarning, `S5: doris_be_changelog_ttl_cleanup_total{result="failed"} > 0`},
-	{RuleTTLCleanupStale, SeverityWarning, `S5: the BE's last successful TTL cleanup is older than ConformOptions.TTLCleanupMaxAge`},
+	{RuleTTLCleanupFailed, SeverityWarning, `doris_be_changelog_ttl_cleanup_total{result="failed"} > 0`},
+	{RuleTTLCleanupStale, SeverityWarning, `the BE's last successful TTL cleanup is older than ConformOptions.TTLCleanupMaxAge`},
 }
 
 // ConformOptions tune Conform.

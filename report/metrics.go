@@ -71,7 +71,7 @@ func MetricsLint(w io.Writer, st Style, v LintView) error {
 		}
 	}
 	if !v.S5.Empty() {
-		fmt.Fprintf(&b, "\n%s:\n", st.Bold("S5 changelog space"))
+		fmt.Fprintf(&b, "\n%s:\n", st.Bold("Changelog space"))
 		writeS5(&b, v.S5)
 	}
 	if v.TopFamilies > 0 && len(res.Families) > 0 {

@@ -272,7 +272,7 @@ func scrapeTable(w io.Writer, st Style, d MetricsScrapeDoc, markdown bool) error
 	}
 	var b strings.Builder
 	if d.S5 != nil {
-		fmt.Fprintf(&b, "\nS5 changelog space:\n")
+		fmt.Fprintf(&b, "\nChangelog space:\n")
 		writeS5(&b, *d.S5)
 	}
 	b.WriteString("\n")
