@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,6 +185,7 @@ func (col *collector) streams(ctx context.Context) {
 	if !ok {
 		return
 	}
+	col.snap.Streams = slices.Grow(col.snap.Streams, len(t.rows)) // one allocation instead of regrowing per power of two
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceTableStreams, "")
 		rr.row = rr.raw(doris.TableStreams.DBName) + "." + rr.raw(doris.TableStreams.StreamName)
@@ -213,6 +215,7 @@ func (col *collector) consumption(ctx context.Context) {
 	if !ok {
 		return
 	}
+	col.snap.Consumption = slices.Grow(col.snap.Consumption, len(t.rows)) // one allocation instead of regrowing per power of two
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourceTableStreamConsumption, "")
 		rr.row = rr.raw(doris.TableStreamConsumption.DBName) + "." + rr.raw(doris.TableStreamConsumption.StreamName) + " " + rr.raw(doris.TableStreamConsumption.Unit)

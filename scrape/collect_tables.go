@@ -3,6 +3,7 @@ package scrape
 import (
 	"context"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -211,6 +212,7 @@ func (col *collector) partitions(ctx context.Context, in string, byKey map[table
 	if !ok {
 		return
 	}
+	col.snap.Partitions = slices.Grow(col.snap.Partitions, len(t.rows)) // one allocation instead of regrowing per power of two
 	for _, r := range t.rows {
 		rr := col.reader(t, r, snapshot.SourcePartitions, "")
 		k := tableKey{rr.raw(doris.Partitions.TableSchema), rr.raw(doris.Partitions.TableName)}

@@ -2,6 +2,7 @@ package scrape
 
 import (
 	"github.com/dorisdiag/dorisdiag/doris"
+	"strconv"
 
 	"context"
 	"errors"
@@ -193,5 +194,54 @@ func TestClientRefusesWritesBeforeTheWire(t *testing.T) {
 	}
 	if _, err := c.query(context.Background(), "SHOW FRONTENDS"); err != nil {
 		t.Errorf("SHOW FRONTENDS: %v", err)
+	}
+}
+
+// TestClientKeepsNullEmptyAndTextApart: cells are scanned as the driver's
+// raw bytes and cut out of one string per row, so a NULL, an empty string
+// and the texts next to them must still come back as nil, "" and each
+// cell's own text, on every row (several rows: a later row must not see an
+// earlier row's bytes).
+func TestClientKeepsNullEmptyAndTextApart(t *testing.T) {
+	e, err := emulator.New(emulator.Sample(), emulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	host, port := splitAddr(t, e.Addr())
+	cfg := Config{Host: host, Port: port, User: "root", Timeout: 5 * time.Second}
+	db, err := openDB(cfg, e.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := &client{db: db, timeout: cfg.Timeout, host: e.Addr()}
+	tb, err := c.query(context.Background(), "SELECT NULL AS a, '' AS b, 'xy' AS c, 42 AS d, 'z' AS e UNION ALL SELECT 'first', NULL, '', 7, NULL UNION ALL SELECT '', 'q', NULL, NULL, 'last'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func(p *string) string {
+		if p == nil {
+			return "<nil>"
+		}
+		return strconv.Quote(*p)
+	}
+	want := [][]string{
+		{"<nil>", `""`, `"xy"`, `"42"`, `"z"`},
+		{`"first"`, "<nil>", `""`, `"7"`, "<nil>"},
+		{`""`, `"q"`, "<nil>", "<nil>", `"last"`},
+	}
+	if len(tb.rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(tb.rows), len(want))
+	}
+	for i, r := range tb.rows {
+		for j, col := range []string{"A", "B", "C", "D", "E"} {
+			if got := show(tb.get(r, col)); got != want[i][j] {
+				t.Errorf("row %d column %s: %s, want %s", i, col, got, want[i][j])
+			}
+		}
 	}
 }
