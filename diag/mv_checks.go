@@ -8,7 +8,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/doris"
 )
 
-// The checks of one IVM MV (seed §1 S1–S3), in the shape of go/analysis
+// The checks of one IVM MV (apache/doris#69907 §1 S1–S3), in the shape of go/analysis
 // passes: each hazard is one function, listed in output order (sortByCause
 // then orders `mv explain` from cause to symptom). A new check is one
 // function, one entry below and its Code in codes_mv.go.

@@ -11,7 +11,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// The checks of one stream (BRIEF "Streams (S4)"), in the shape of
+// The checks of one stream (apache/doris#69907 §1 S4), in the shape of
 // go/analysis passes: each hazard is one function over the analysed stream,
 // listed below in output order. A new check is one function, one entry in a
 // list and its Code in codes_streams.go.
