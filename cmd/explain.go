@@ -40,7 +40,7 @@ docs/findings.md.`,
 			if !ok {
 				return usageErrorf("unknown finding code %q: run 'dorisdiag explain' for the list", args[0])
 			}
-			return g.emit(report.ExplainDoc{Codes: []diag.CodeDoc{c}, One: true})
+			return g.emit(report.ExplainDoc{Codes: []diag.Declaration{c}, One: true})
 		},
 	}
 }

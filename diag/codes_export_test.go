@@ -2,22 +2,19 @@ package diag
 
 // Test-only views of the registry (also used by package diag_test).
 
-// codesOf lists the codes of one area in declaration order.
-func codesOf(a area) []Code {
-	var out []Code
-	for _, r := range registry {
-		if r.area == a {
-			out = append(out, r.code)
-		}
-	}
-	return out
-}
+var streamCodes = []Code{CodeStreamCannotResumeRejected, CodeStreamCannotResumeClipped, CodeStreamIdleOutOfRetention,
+	CodeStreamHeadroomLow, CodeStreamPendingAgeHigh, CodeStreamNoOffsetRowsSkipped, CodeIVMStreamRecomputeOnly, CodeStreamStale,
+	CodeStreamDisabled, CodeStreamBaseTableDropped, CodeStreamStateUnknown, CodeStreamLagInVersions, CodeServerClientMismatch, CodeMonitorStale}
 
-// StreamCodes returns the codes raised by the streams area.
-func StreamCodes() []CodeDoc {
-	var out []CodeDoc
-	for _, c := range codesOf(areaStreams) {
-		out = append(out, c.Doc())
+var mvCodes = []Code{CodeMVDelayHigh, CodeMVRebuildRequired, CodeMVConsecutiveFailures, CodeMVChangelogBroken, CodeMVFallbacksRepeated,
+	CodeMVNextRefreshRecomputes, CodeMVRowsMayBeMissed, CodeMVJobPaused, CodeMVTaskStuckRunning, CodeMVTaskQueuedLong,
+	CodeMVExcludedDependencyOutdated, CodeMVStateUnknown, CodeMVInternalStreamMissing, CodeMVInitializing}
+
+// StreamCodes returns the codes raised by the stream analysis.
+func StreamCodes() []Declaration {
+	var out []Declaration
+	for _, c := range streamCodes {
+		out = append(out, c.Declaration())
 	}
 	return out
 }

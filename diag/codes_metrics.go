@@ -3,45 +3,56 @@ package diag
 // The codes of the findings of `metrics lint` and `metrics scrape` (areaMetrics).
 var (
 	// CodeMetricsUnparseable: A /metrics payload is not valid exposition format: Prometheus drops the whole scrape
-	CodeMetricsUnparseable = register(areaMetrics, CodeDoc{
-		Code:     "METRICS_UNPARSEABLE",
-		Severity: SeverityCritical,
-		Title:    "A /metrics payload is not valid exposition format: Prometheus drops the whole scrape",
-		Spec:     "apache/doris#69907 §1 T8; docs/metrics.md",
-		Meaning:  "The payload has at least one error that makes expfmt (and so Prometheus and promtool) reject it: an unescaped backslash, quote or line feed in a label value, a Go %q escape such as \\t or \\x41, a bad name, value or timestamp, a second HELP or TYPE, a missing final line feed. Each is listed with file:line:col, the family and the label.",
-		Matters:  "Prometheus stops at the first error and keeps nothing from that scrape: every series of the node goes stale at once, alerts included (a user named a\\b breaks the whole FE /metrics today).",
-		Confirm:  "dorisdiag metrics lint http://FE:8030/metrics   # or: curl -s FE:8030/metrics | promtool check metrics",
-		Fix:      "Escape label values (\\ as \\\\, \" as \\\", line feed as \\n) where Doris renders them; until then `dorisdiag metrics lint --fix` shows the corrected payload. Rename the user or object with the offending character as a workaround.",
-		Related:  []string{"METRICS_LINT"},
+	CodeMetricsUnparseable = Declare(Declaration{
+		Code:      "METRICS_UNPARSEABLE",
+		Severity:  SeverityCritical,
+		Impact:    ImpactVisibility,
+		Place:     3,
+		Magnitude: Measure{Name: "count"},
+		Title:     "A /metrics payload is not valid exposition format: Prometheus drops the whole scrape",
+		Spec:      "apache/doris#69907 §1 T8; docs/metrics.md",
+		Meaning:   "The payload has at least one error that makes expfmt (and so Prometheus and promtool) reject it: an unescaped backslash, quote or line feed in a label value, a Go %q escape such as \\t or \\x41, a bad name, value or timestamp, a second HELP or TYPE, a missing final line feed. Each is listed with file:line:col, the family and the label.",
+		Matters:   "Prometheus stops at the first error and keeps nothing from that scrape: every series of the node goes stale at once, alerts included (a user named a\\b breaks the whole FE /metrics today).",
+		Confirm:   "dorisdiag metrics lint http://FE:8030/metrics   # or: curl -s FE:8030/metrics | promtool check metrics",
+		Fix:       "Escape label values (\\ as \\\\, \" as \\\", line feed as \\n) where Doris renders them; until then `dorisdiag metrics lint --fix` shows the corrected payload. Rename the user or object with the offending character as a workaround.",
+		Related:   []string{"METRICS_LINT"},
 	})
 	// CodeMetricsLint: A /metrics payload parses but breaks a convention that hurts
-	CodeMetricsLint = register(areaMetrics, CodeDoc{
-		Code:     "METRICS_LINT",
-		Severity: SeverityWarning,
-		Title:    "A /metrics payload parses but breaks a convention that hurts",
-		Spec:     "docs/metrics.md; promlint",
-		Meaning:  "Duplicate series, a family split by another, NaN in a changelog/IVM series, an empty HELP, or a promlint naming rule (counter without _total, camelCase, _ms units, ...). Known Doris quirks are said to be so.",
-		Matters:  "Prometheus keeps one of two duplicate series at random; naming problems make queries and alerts error-prone. Quirks Doris has always had are listed so they can be told apart from new ones.",
-		Confirm:  "dorisdiag metrics lint FILE|URL   # warnings are grouped by rule",
-		Fix:      "Follow the fix line of each rule; for a known Doris quirk, nothing to do until Doris renames the metric.",
-		Related:  []string{"METRICS_UNPARSEABLE"},
+	CodeMetricsLint = Declare(Declaration{
+		Code:      "METRICS_LINT",
+		Severity:  SeverityWarning,
+		Impact:    ImpactHygiene,
+		Place:     4,
+		Magnitude: Measure{Name: "count"},
+		Title:     "A /metrics payload parses but breaks a convention that hurts",
+		Spec:      "docs/metrics.md; promlint",
+		Meaning:   "Duplicate series, a family split by another, NaN in a changelog/IVM series, an empty HELP, or a promlint naming rule (counter without _total, camelCase, _ms units, ...). Known Doris quirks are said to be so.",
+		Matters:   "Prometheus keeps one of two duplicate series at random; naming problems make queries and alerts error-prone. Quirks Doris has always had are listed so they can be told apart from new ones.",
+		Confirm:   "dorisdiag metrics lint FILE|URL   # warnings are grouped by rule",
+		Fix:       "Follow the fix line of each rule; for a known Doris quirk, nothing to do until Doris renames the metric.",
+		Related:   []string{"METRICS_UNPARSEABLE"},
 	})
 	// CodeMetricsNonconforming: The changelog/IVM series differ from the monitoring design
-	CodeMetricsNonconforming = register(areaMetrics, CodeDoc{
-		Code:     "METRICS_NONCONFORMING",
-		Severity: SeverityWarning,
-		Title:    "The changelog/IVM series differ from the monitoring design",
-		Spec:     "apache/doris#69907 §2 Reference (metrics tables), §3 \"A bounded number of series\", \"Unknown values\"",
-		Meaning:  "A changelog/IVM series has another type, label set or label value than the reference tables of apache/doris#69907, per-object series exceed the quota or disagree with objects_not_exported, a cluster-level series is missing beside per-object ones, a value is negative or NaN where the design allows none, or the series exceed the budget.",
-		Matters:  "Alerts and dashboards written against the design silently match nothing, or miss the objects beyond the quota.",
-		Confirm:  "dorisdiag metrics lint http://MASTER_FE:8030/metrics -o json | jq '.conformance'",
-		Fix:      "Report the difference against the Doris build (the names may still change until each PR merges); check prom_output_ivm_mv_metrics_limit and prom_output_table_stream_metrics_limit.",
-		Related:  []string{"METRICS_STATE_ON_FOLLOWER", "METRICS_MONITOR_STALE"},
+	CodeMetricsNonconforming = Declare(Declaration{
+		Code:      "METRICS_NONCONFORMING",
+		Severity:  SeverityWarning,
+		Impact:    ImpactHygiene,
+		Place:     3,
+		Magnitude: Measure{Name: "count"},
+		Title:     "The changelog/IVM series differ from the monitoring design",
+		Spec:      "apache/doris#69907 §2 Reference (metrics tables), §3 \"A bounded number of series\", \"Unknown values\"",
+		Meaning:   "A changelog/IVM series has another type, label set or label value than the reference tables of apache/doris#69907, per-object series exceed the quota or disagree with objects_not_exported, a cluster-level series is missing beside per-object ones, a value is negative or NaN where the design allows none, or the series exceed the budget.",
+		Matters:   "Alerts and dashboards written against the design silently match nothing, or miss the objects beyond the quota.",
+		Confirm:   "dorisdiag metrics lint http://MASTER_FE:8030/metrics -o json | jq '.conformance'",
+		Fix:       "Report the difference against the Doris build (the names may still change until each PR merges); check prom_output_ivm_mv_metrics_limit and prom_output_table_stream_metrics_limit.",
+		Related:   []string{"METRICS_STATE_ON_FOLLOWER", "METRICS_MONITOR_STALE"},
 	})
 	// CodeMetricsTargetUnreachable: An FE or BE /metrics could not be fetched
-	CodeMetricsTargetUnreachable = register(areaMetrics, CodeDoc{
+	CodeMetricsTargetUnreachable = Declare(Declaration{
 		Code:     "METRICS_TARGET_UNREACHABLE",
 		Severity: SeverityCritical,
+		Impact:   ImpactVisibility,
+		Place:    4,
 		Title:    "An FE or BE /metrics could not be fetched",
 		Spec:     "docs/architecture.md \"Reliability\" (timeouts named with the host); the Stream Load field report (silent hang)",
 		Meaning:  "The connection was refused or timed out, the node accepted the connection but sent no headers within the timeout, the request as a whole timed out, the HTTP status was not 2xx, or the body was over the size limit. The error names the host and which timeout fired.",
@@ -51,9 +62,13 @@ var (
 		Related:  []string{"SOURCE_UNREACHABLE"},
 	})
 	// CodeMetricsMonitorStale: The changelog/IVM monitor on the Master FE is stale
-	CodeMetricsMonitorStale = register(areaMetrics, CodeDoc{
+	CodeMetricsMonitorStale = Declare(Declaration{
 		Code:     "METRICS_MONITOR_STALE",
 		Severity: SeverityCritical,
+		Impact:   ImpactVisibility,
+		Place:    8,
+		Series:   "doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds",
+		Alert:    "DorisChangelogMonitorStale",
 		Title:    "The changelog/IVM monitor on the Master FE is stale",
 		Spec:     "apache/doris#69907 §2 alert \"The monitoring itself is stale\"; §3 \"One sampler on the Master FE\"",
 		Meaning:  "now − doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds is over 2 × the monitor interval (changelog_ivm_monitor_interval_seconds, 15 s by default), or the Master exports state series without the timestamp.",
@@ -63,9 +78,11 @@ var (
 		Related:  []string{"METRICS_NONCONFORMING"},
 	})
 	// CodeMetricsStateOnFollower: State series come from an FE that is not the Master, or from more than one FE
-	CodeMetricsStateOnFollower = register(areaMetrics, CodeDoc{
+	CodeMetricsStateOnFollower = Declare(Declaration{
 		Code:     "METRICS_STATE_ON_FOLLOWER",
 		Severity: SeverityWarning,
+		Impact:   ImpactHygiene,
+		Place:    2,
 		Title:    "State series come from an FE that is not the Master, or from more than one FE",
 		Spec:     "apache/doris#69907 §2 \"Only the Master FE exports the state series\"; §3 \"One sampler on the Master FE\"",
 		Meaning:  "An FE without node_info{type=\"is_master\"} 1 exports changelog/IVM state series, or several FEs do.",
@@ -75,9 +92,13 @@ var (
 		Related:  []string{"METRICS_NONCONFORMING"},
 	})
 	// CodeChangelogTTLCleanupFailed: A BE's changelog TTL cleanup failed, or has not succeeded for too long
-	CodeChangelogTTLCleanupFailed = register(areaMetrics, CodeDoc{
+	CodeChangelogTTLCleanupFailed = Declare(Declaration{
 		Code:     "CHANGELOG_TTL_CLEANUP_FAILED",
 		Severity: SeverityWarning,
+		Impact:   ImpactFreshness,
+		Place:    5,
+		Series:   "doris_be_changelog_ttl_cleanup_total{result=\"failed\"}",
+		Alert:    "DorisChangelogTtlCleanupFailed",
 		Title:    "A BE's changelog TTL cleanup failed, or has not succeeded for too long",
 		Spec:     "apache/doris#69907 §1 S5; §2 alert \"A TTL cleanup failed\"",
 		Meaning:  "doris_be_changelog_ttl_cleanup_total{result=\"failed\"} > 0 on a BE, or doris_be_changelog_ttl_last_success_timestamp_seconds is older than --ttl-cleanup-max-age.",

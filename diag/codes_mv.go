@@ -4,11 +4,24 @@ package diag
 // `dorisdiag mv explain DB.MV` shows the evidence of each for one MV.
 var (
 	// CodeMVDelayHigh: An IVM MV is further behind its base tables than its freshness target
-	CodeMVDelayHigh = register(areaMV, CodeDoc{
-		Code:     "MV_DELAY_HIGH",
-		Severity: SeverityWarning,
-		Title:    "An IVM MV is further behind its base tables than its freshness target",
-		Spec:     "apache/doris#69907 §1 S1; §3 Definitions \"MV data delay\"; alert doris_fe_ivm_mv_data_delay_seconds > 300",
+	CodeMVDelayHigh = Declare(Declaration{
+		Code:      "MV_DELAY_HIGH",
+		Severity:  SeverityWarning,
+		Impact:    ImpactFreshness,
+		Place:     1,
+		Magnitude: Measure{Name: "data_delay_seconds"},
+		CausedBy: []Cause{
+			{Code: "MV_CHANGELOG_BROKEN", If: laggingReason(ReasonRefreshFailed)},
+			{Code: "MV_CONSECUTIVE_FAILURES", If: laggingReason(ReasonRefreshFailed)},
+			{Code: "MV_REBUILD_REQUIRED", If: laggingReason(ReasonRebuildRequired)},
+			{Code: "MV_JOB_PAUSED", If: laggingReason(ReasonJobPaused)},
+			{Code: "MV_TASK_QUEUED_LONG", If: laggingReason(ReasonQueued)},
+			{Code: "MV_TASK_STUCK_RUNNING", If: laggingReason(ReasonRunning)},
+		},
+		Series: "doris_fe_ivm_mv_data_delay_seconds",
+		Alert:  "DorisIvmMvDelayHigh",
+		Title:  "An IVM MV is further behind its base tables than its freshness target",
+		Spec:   "apache/doris#69907 §1 S1; §3 Definitions \"MV data delay\"; alert doris_fe_ivm_mv_data_delay_seconds > 300",
 		Meaning: "The MV's data delay — the largest delay of its trigger dependencies, each the oldest change of a base partition its internal stream has not consumed, " +
 			"plus the age of a dirty MV partition — is over --max-delay (default 5m). Critical at 3× the target. The value carries its precision: PRECISE (server change " +
 			"points or a series of snapshots), UPPER_BOUND (from the offset alone: the change may be younger), UNKNOWN. Excluded trigger tables are never counted.",
@@ -21,9 +34,13 @@ var (
 		Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_JOB_PAUSED", "MV_TASK_STUCK_RUNNING", "MV_TASK_QUEUED_LONG", "MV_REBUILD_REQUIRED"},
 	})
 	// CodeMVRebuildRequired: An MV partition in the maintained range is dirty and needs a rebuild
-	CodeMVRebuildRequired = register(areaMV, CodeDoc{
+	CodeMVRebuildRequired = Declare(Declaration{
 		Code:     "MV_REBUILD_REQUIRED",
 		Severity: SeverityCritical,
+		Impact:   ImpactBroken,
+		Place:    3,
+		Series:   "doris_fe_ivm_mvs{state=\"rebuild_required\"}",
+		Alert:    "DorisIvmMvRebuildOrUnknown",
 		Title:    "An MV partition in the maintained range is dirty and needs a rebuild",
 		Spec:     "apache/doris#69907 §3 States (rebuild_required), LAGGING_REASON REBUILD_REQUIRED; ivm_mv_status.DIRTY_PARTITIONS",
 		Meaning: "ivm_mv_status reports FRESHNESS_STATE REBUILD_REQUIRED: a partition of the MV can no longer be maintained by a delta and must be rebuilt. Only builds " +
@@ -34,11 +51,17 @@ var (
 		Related: []string{"MV_DELAY_HIGH"},
 	})
 	// CodeMVConsecutiveFailures: The MV's refresh failed several times in a row
-	CodeMVConsecutiveFailures = register(areaMV, CodeDoc{
-		Code:     "MV_CONSECUTIVE_FAILURES",
-		Severity: SeverityCritical,
-		Title:    "The MV's refresh failed several times in a row",
-		Spec:     "apache/doris#69907 §1 S2; §3 \"Refresh result\"; alert doris_fe_ivm_mv_consecutive_failures >= 3",
+	CodeMVConsecutiveFailures = Declare(Declaration{
+		Code:      "MV_CONSECUTIVE_FAILURES",
+		Severity:  SeverityCritical,
+		Impact:    ImpactBroken,
+		Place:     4,
+		Magnitude: Measure{Name: "consecutive_failures"},
+		CausedBy:  []Cause{{Code: "MV_CHANGELOG_BROKEN", If: func(f *Finding) bool { return f.Evidence["failure_reason"] == "CHANGELOG_BROKEN" }}},
+		Series:    "doris_fe_ivm_mv_consecutive_failures",
+		Alert:     "DorisIvmMvConsecutiveFailures",
+		Title:     "The MV's refresh failed several times in a row",
+		Spec:      "apache/doris#69907 §1 S2; §3 \"Refresh result\"; alert doris_fe_ivm_mv_consecutive_failures >= 3",
 		Meaning: "At least --max-failures (default 3) refresh tasks failed since the last success or no_change. Canceled tasks leave the count unchanged. From tasks() " +
 			"the count is bounded by the task history (\"at least N\" when every task in it failed); ivm_mv_status.CONSECUTIVE_FAILURES is exact.",
 		Matters: "Nothing reaches the MV while every refresh fails: its delay grows until someone acts.",
@@ -48,11 +71,16 @@ var (
 		Related: []string{"MV_CHANGELOG_BROKEN", "MV_DELAY_HIGH"},
 	})
 	// CodeMVChangelogBroken: Refreshes fail because an internal stream's offset has expired (T0)
-	CodeMVChangelogBroken = register(areaMV, CodeDoc{
-		Code:     "MV_CHANGELOG_BROKEN",
-		Severity: SeverityCritical,
-		Title:    "Refreshes fail because an internal stream's offset has expired",
-		Spec:     "apache/doris#69907 §1 T0; §3 failure reason CHANGELOG_BROKEN (BINLOG_BROKEN on earlier builds)",
+	CodeMVChangelogBroken = Declare(Declaration{
+		Code:      "MV_CHANGELOG_BROKEN",
+		Severity:  SeverityCritical,
+		Impact:    ImpactBroken,
+		Place:     1,
+		Magnitude: Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+		Series:    "doris_fe_ivm_refresh_failures_total{reason=\"changelog_broken\"}",
+		Alert:     "DorisIvmRefreshFailures",
+		Title:     "Refreshes fail because an internal stream's offset has expired",
+		Spec:      "apache/doris#69907 §1 T0; §3 failure reason CHANGELOG_BROKEN (BINLOG_BROKEN on earlier builds)",
 		Meaning: "The latest failed refresh failed with CHANGELOG_BROKEN / BINLOG_BROKEN: the changelog TTL expired changes the MV's internal stream still needed. On builds " +
 			"without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every later refresh fails too, even one allowed to fall back, until a manual COMPLETE refresh.",
 		Matters: "The MV stops being maintained: it stays at its last good data.",
@@ -62,11 +90,16 @@ var (
 		Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_NEXT_REFRESH_RECOMPUTES", "STREAM_CANNOT_RESUME_REJECTED"},
 	})
 	// CodeMVFallbacksRepeated: Incremental refresh keeps falling back to a rebuild
-	CodeMVFallbacksRepeated = register(areaMV, CodeDoc{
-		Code:     "MV_FALLBACKS_REPEATED",
-		Severity: SeverityWarning,
-		Title:    "Incremental refresh keeps falling back to a rebuild",
-		Spec:     "apache/doris#69907 §1 S3; §3 fallback; alert increase(doris_fe_ivm_mv_fallbacks_total[1h]) >= 3",
+	CodeMVFallbacksRepeated = Declare(Declaration{
+		Code:      "MV_FALLBACKS_REPEATED",
+		Severity:  SeverityWarning,
+		Impact:    ImpactFreshness,
+		Place:     3,
+		Magnitude: Measure{Name: "fallbacks_in_window"},
+		Series:    "doris_fe_ivm_mv_fallbacks_total",
+		Alert:     "DorisIvmMvFallbacksRepeated",
+		Title:     "Incremental refresh keeps falling back to a rebuild",
+		Spec:      "apache/doris#69907 §1 S3; §3 fallback; alert increase(doris_fe_ivm_mv_fallbacks_total[1h]) >= 3",
 		Meaning: "At least --min-fallbacks (default 3) tasks in the last --fallback-window (default 1h) planned an incremental refresh, fell back to a partition or " +
 			"complete rebuild for an IVM reason, and committed data. Not counted: the first baseline, explicit COMPLETE/PARTITIONS requests, dirty partitions rebuilt " +
 			"before the delta (mixed), fallbacks that committed nothing, canceled tasks.",
@@ -78,11 +111,16 @@ var (
 		Related: []string{"MV_NEXT_REFRESH_RECOMPUTES", "MV_CHANGELOG_BROKEN"},
 	})
 	// CodeMVNextRefreshRecomputes: The next refresh can only recompute: an internal stream is out of the retention (T9)
-	CodeMVNextRefreshRecomputes = register(areaMV, CodeDoc{
-		Code:     "MV_NEXT_REFRESH_RECOMPUTES",
-		Severity: SeverityWarning,
-		Title:    "The next refresh can only recompute: an internal stream is out of the retention",
-		Spec:     "apache/doris#69907 §1 T9; §3 Definitions (headroom); alert doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"} < 0",
+	CodeMVNextRefreshRecomputes = Declare(Declaration{
+		Code:      "MV_NEXT_REFRESH_RECOMPUTES",
+		Severity:  SeverityWarning,
+		Impact:    ImpactBroken,
+		Place:     10,
+		Magnitude: Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+		Series:    "doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"}",
+		Alert:     "DorisStreamHeadroomLow",
+		Title:     "The next refresh can only recompute: an internal stream is out of the retention",
+		Spec:      "apache/doris#69907 §1 T9; §3 Definitions (headroom); alert doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"} < 0",
 		Meaning: "An internal stream of a trigger dependency has a partition whose retention headroom is below 0: the changes after its offset are (or may be) past the " +
 			"TTL, so the next refresh that needs that partition cannot apply a delta and rebuilds the MV. Without the keep-alive TSO for idle IVM partitions (apache/doris#69907 T9) an idle partition drifts out of the " +
 			"retention with nothing lost; the refresh after its next write recomputes anyway.",
@@ -92,9 +130,11 @@ var (
 		Related: []string{"IVM_STREAM_RECOMPUTE_ONLY", "MV_FALLBACKS_REPEATED"},
 	})
 	// CodeMVRowsMayBeMissed: Rows of a base partition may be missing from the MV (T10/T11)
-	CodeMVRowsMayBeMissed = register(areaMV, CodeDoc{
+	CodeMVRowsMayBeMissed = Declare(Declaration{
 		Code:     "MV_ROWS_MAY_BE_MISSED",
 		Severity: SeverityWarning,
+		Impact:   ImpactLoss,
+		Place:    3,
 		Title:    "Rows of a base partition may be missing from the MV",
 		Spec:     "apache/doris#69907 §1 T10, T11",
 		Meaning: "An internal stream follows a duplicate-key base table whose offset is out of the retention, or has a base partition with data and no offset whose " +
@@ -108,9 +148,11 @@ var (
 		Related: []string{"STREAM_NO_OFFSET_ROWS_SKIPPED", "MV_NEXT_REFRESH_RECOMPUTES"},
 	})
 	// CodeMVJobPaused: The MV's refresh job is paused
-	CodeMVJobPaused = register(areaMV, CodeDoc{
+	CodeMVJobPaused = Declare(Declaration{
 		Code:     "MV_JOB_PAUSED",
 		Severity: SeverityWarning,
+		Impact:   ImpactBroken,
+		Place:    7,
 		Title:    "The MV's refresh job is paused",
 		Spec:     "apache/doris#69907 §3 LAGGING_REASON JOB_PAUSED; §2 \"S2 alerts can be silenced while a job is paused on purpose\"",
 		Meaning:  "jobs(\"type\"=\"mv\") reports Status PAUSED for the MV's job: no refresh is scheduled or triggered.",
@@ -120,34 +162,46 @@ var (
 		Related:  []string{"MV_DELAY_HIGH"},
 	})
 	// CodeMVTaskStuckRunning: A refresh task has been running longer than --max-running
-	CodeMVTaskStuckRunning = register(areaMV, CodeDoc{
-		Code:     "MV_TASK_STUCK_RUNNING",
-		Severity: SeverityWarning,
-		Title:    "A refresh task has been running longer than --max-running",
-		Spec:     "apache/doris#69907 §1 S2; alert doris_fe_ivm_task_oldest_running_age_seconds > 3600",
-		Meaning:  "A task of the MV has Status RUNNING and started more than --max-running (default 1h) ago.",
-		Matters:  "At most one task runs per MV: while it runs, further triggers wait or are skipped, and the delay grows.",
+	CodeMVTaskStuckRunning = Declare(Declaration{
+		Code:      "MV_TASK_STUCK_RUNNING",
+		Severity:  SeverityWarning,
+		Impact:    ImpactBroken,
+		Place:     8,
+		Magnitude: Measure{Name: "running_seconds"},
+		Series:    "doris_fe_ivm_task_oldest_running_age_seconds",
+		Alert:     "DorisIvmTaskRunningLong",
+		Title:     "A refresh task has been running longer than --max-running",
+		Spec:      "apache/doris#69907 §1 S2; alert doris_fe_ivm_task_oldest_running_age_seconds > 3600",
+		Meaning:   "A task of the MV has Status RUNNING and started more than --max-running (default 1h) ago.",
+		Matters:   "At most one task runs per MV: while it runs, further triggers wait or are skipped, and the delay grows.",
 		Confirm: "SELECT TaskId, Status, StartTime, Progress, LastQueryId FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = '<db>' AND MvName = '<mv>' AND Status = 'RUNNING';\n" +
 			"SHOW QUERY PROFILE '/<LastQueryId>';",
 		Fix:     "Check the query profile; if it is stuck, CANCEL MATERIALIZED VIEW TASK <TaskId> ON <db>.<mv>; and refresh again.",
 		Related: []string{"MV_TASK_QUEUED_LONG", "MV_DELAY_HIGH"},
 	})
 	// CodeMVTaskQueuedLong: A refresh task has waited in the queue longer than --max-queued
-	CodeMVTaskQueuedLong = register(areaMV, CodeDoc{
-		Code:     "MV_TASK_QUEUED_LONG",
-		Severity: SeverityWarning,
-		Title:    "A refresh task has waited in the queue longer than --max-queued",
-		Spec:     "apache/doris#69907 §1 S2; alert doris_fe_ivm_task_oldest_pending_age_seconds > 600",
-		Meaning:  "A task of the MV has Status PENDING and was created more than --max-queued (default 10m) ago.",
-		Matters:  "The task queue is saturated or the MV's previous task still runs: the refresh the data needs has not started.",
-		Confirm:  "SELECT MvName, TaskId, Status, CreateTime FROM tasks(\"type\" = \"mv\") WHERE Status IN ('PENDING', 'RUNNING') ORDER BY CreateTime;",
-		Fix:      "Find what occupies the task slots (long running tasks, many MVs scheduled at once); raise job_mtmv_task_consumer_thread_num or spread the schedules.",
-		Related:  []string{"MV_TASK_STUCK_RUNNING", "MV_DELAY_HIGH"},
+	CodeMVTaskQueuedLong = Declare(Declaration{
+		Code:      "MV_TASK_QUEUED_LONG",
+		Severity:  SeverityWarning,
+		Impact:    ImpactBroken,
+		Place:     9,
+		Magnitude: Measure{Name: "queued_seconds"},
+		Series:    "doris_fe_ivm_task_oldest_pending_age_seconds",
+		Alert:     "DorisIvmTaskQueuedLong",
+		Title:     "A refresh task has waited in the queue longer than --max-queued",
+		Spec:      "apache/doris#69907 §1 S2; alert doris_fe_ivm_task_oldest_pending_age_seconds > 600",
+		Meaning:   "A task of the MV has Status PENDING and was created more than --max-queued (default 10m) ago.",
+		Matters:   "The task queue is saturated or the MV's previous task still runs: the refresh the data needs has not started.",
+		Confirm:   "SELECT MvName, TaskId, Status, CreateTime FROM tasks(\"type\" = \"mv\") WHERE Status IN ('PENDING', 'RUNNING') ORDER BY CreateTime;",
+		Fix:       "Find what occupies the task slots (long running tasks, many MVs scheduled at once); raise job_mtmv_task_consumer_thread_num or spread the schedules.",
+		Related:   []string{"MV_TASK_STUCK_RUNNING", "MV_DELAY_HIGH"},
 	})
 	// CodeMVExcludedDependencyOutdated: A table in excluded_trigger_tables changed since the MV covered it
-	CodeMVExcludedDependencyOutdated = register(areaMV, CodeDoc{
+	CodeMVExcludedDependencyOutdated = Declare(Declaration{
 		Code:     "MV_EXCLUDED_DEPENDENCY_OUTDATED",
 		Severity: SeverityInfo,
+		Impact:   ImpactFreshness,
+		Place:    6,
 		Title:    "A table in excluded_trigger_tables changed since the MV covered it",
 		Spec:     "apache/doris#69907 §1 S1; §3 \"MV data delay\" (excluded dependencies reported on their own)",
 		Meaning: "A base table listed in the MV's excluded_trigger_tables has changes the MV does not cover. By design they trigger no refresh and are left out of the data " +
@@ -159,9 +213,13 @@ var (
 		Related: []string{"MV_DELAY_HIGH"},
 	})
 	// CodeMVStateUnknown: The MV's freshness cannot be determined
-	CodeMVStateUnknown = register(areaMV, CodeDoc{
+	CodeMVStateUnknown = Declare(Declaration{
 		Code:     "MV_STATE_UNKNOWN",
 		Severity: SeverityWarning,
+		Impact:   ImpactVisibility,
+		Place:    5,
+		Series:   "doris_fe_ivm_mvs{state=\"unknown\"}",
+		Alert:    "DorisIvmMvRebuildOrUnknown",
 		Title:    "The MV's freshness cannot be determined",
 		Spec:     "apache/doris#69907 §3 States (unknown)",
 		Meaning: "The freshness state is unknown: the server says UNKNOWN, an internal stream is missing, an offset cannot be read, or the tool could not tell which " +
@@ -172,9 +230,11 @@ var (
 		Related: []string{"MV_INTERNAL_STREAM_MISSING", "SOURCE_UNREACHABLE"},
 	})
 	// CodeMVInternalStreamMissing: A trigger dependency of an IVM MV has no internal stream
-	CodeMVInternalStreamMissing = register(areaMV, CodeDoc{
+	CodeMVInternalStreamMissing = Declare(Declaration{
 		Code:     "MV_INTERNAL_STREAM_MISSING",
 		Severity: SeverityCritical,
+		Impact:   ImpactBroken,
+		Place:    2,
 		Title:    "A trigger dependency of an IVM MV has no internal stream",
 		Spec:     "apache/doris#69907 §3 ivm_dependencies DEPENDENCY_STATE MISSING; docs/snapshot.md internal stream naming",
 		Meaning: "The MV follows a base table (ivm_dependencies or mv_infos().IvmBaseTableStreams says so) but no __doris_ivm_stream_<mv>_<mv id>_<table id> stream " +
@@ -185,9 +245,12 @@ var (
 		Related: []string{"MV_STATE_UNKNOWN"},
 	})
 	// CodeMVInitializing: The MV has never refreshed successfully
-	CodeMVInitializing = register(areaMV, CodeDoc{
+	CodeMVInitializing = Declare(Declaration{
 		Code:     "MV_INITIALIZING",
 		Severity: SeverityInfo,
+		Impact:   ImpactFreshness,
+		Place:    7,
+		Series:   "doris_fe_ivm_mvs{state=\"initializing\"}",
 		Title:    "The MV has never refreshed successfully",
 		Spec:     "apache/doris#69907 §3 States (initializing)",
 		Meaning:  "mv_infos().RefreshState is INIT (or ivm_mv_status says INITIALIZING): no baseline exists yet, so there is no data delay to report.",
@@ -197,3 +260,9 @@ var (
 		Related:  []string{"MV_STATE_UNKNOWN"},
 	})
 )
+
+// laggingReason: the cause applies when the MV's lagging reason
+// (apache/doris#69907, "Lagging reason") is r.
+func laggingReason(r string) func(*Finding) bool {
+	return func(f *Finding) bool { return f.Evidence["lagging_reason"] == r }
+}

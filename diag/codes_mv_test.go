@@ -9,9 +9,9 @@ func TestMVCodesDocumented(t *testing.T) {
 		"MV_FALLBACKS_REPEATED", "MV_NEXT_REFRESH_RECOMPUTES", "MV_ROWS_MAY_BE_MISSED", "MV_JOB_PAUSED",
 		"MV_TASK_STUCK_RUNNING", "MV_TASK_QUEUED_LONG", "MV_EXCLUDED_DEPENDENCY_OUTDATED", "MV_STATE_UNKNOWN",
 		"MV_INTERNAL_STREAM_MISSING", "MV_INITIALIZING"}
-	have := map[string]CodeDoc{}
-	for _, c := range codesOf(areaMV) {
-		c := c.Doc()
+	have := map[string]Declaration{}
+	for _, c := range mvCodes {
+		c := c.Declaration()
 		if _, dup := have[c.Code]; dup {
 			t.Errorf("%s documented twice", c.Code)
 		}

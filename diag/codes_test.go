@@ -70,11 +70,11 @@ func TestEveryEmittedCodeIsDocumented(t *testing.T) {
 				return true
 			}
 			call, ok := vs.Values[0].(*ast.CallExpr)
-			if id, isID := call.Fun.(*ast.Ident); !ok || !isID || id.Name != "register" || len(call.Args) != 2 {
-				t.Errorf("%s: %s is not made by register(area, CodeDoc{...})", fset.Position(vs.Pos()), vs.Names[0].Name)
+			if id, isID := call.Fun.(*ast.Ident); !ok || !isID || id.Name != "Declare" || len(call.Args) != 1 {
+				t.Errorf("%s: %s is not made by Declare(Declaration{...})", fset.Position(vs.Pos()), vs.Names[0].Name)
 				return true
 			}
-			lit, _ := call.Args[1].(*ast.CompositeLit)
+			lit, _ := call.Args[0].(*ast.CompositeLit)
 			for _, e := range litElts(lit) {
 				if kv, ok := e.(*ast.KeyValueExpr); ok {
 					if k, _ := kv.Key.(*ast.Ident); k != nil && k.Name == "Code" {
@@ -172,7 +172,7 @@ func TestCodeJSON(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `unknown finding code "NO_SUCH_CODE"`) {
 		t.Errorf("unknown code: err = %v", err)
 	}
-	if CodeStreamDisabled.Severity() != SeverityWarning || CodeStreamDisabled.Doc().Title == "" || (Code{}).String() != "" {
+	if CodeStreamDisabled.Severity() != SeverityWarning || CodeStreamDisabled.Declaration().Title == "" || (Code{}).String() != "" {
 		t.Error("Code accessors")
 	}
 }

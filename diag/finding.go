@@ -109,8 +109,12 @@ type Finding struct {
 	// MV_CHANGELOG_BROKEN); the symptom is listed right after its cause.
 	Cause *FindingRef `json:"cause,omitempty"`
 	// Symptoms, on a cause, are the findings it explains, in the order they
-	// follow it (group.go has the rules).
+	// follow it (Declaration.CausedBy has the rules).
 	Symptoms []FindingRef `json:"symptoms,omitempty"`
+	// Magnitude is how bad this finding is, in the measure its code
+	// declares (Declaration.Magnitude): the check sets it with the number it
+	// also shows in Evidence, and ranking reads it, never the text.
+	Magnitude *float64 `json:"-"`
 }
 
 // FindingRef names another finding of the same document by code and object.

@@ -1,6 +1,8 @@
 package diag
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -8,16 +10,77 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// Every registered code has its place in the impact ranking: a new code
-// that forgot it would sort last, under the hygiene warnings.
-func TestEveryCodeHasAnImpact(t *testing.T) {
-	for _, c := range Codes() {
-		if _, ok := impactIndex[c.Code]; !ok {
-			t.Errorf("%s is not in impactTable (diag/impact.go)", c.Code)
+// Every declared code has an impact class and a place in it, and the places
+// of a class run 1..n with no gap or repeat: a new code that forgot its
+// place would sort last, under the hygiene warnings, and two codes with one
+// place would be ordered by name.
+func TestImpactPlaces(t *testing.T) {
+	places := map[Impact]map[int]string{}
+	for _, d := range Codes() {
+		if d.Impact < ImpactLoss || d.Impact > ImpactHygiene || d.Place < 1 {
+			t.Errorf("%s: impact %d place %d", d.Code, d.Impact, d.Place)
+			continue
+		}
+		if places[d.Impact] == nil {
+			places[d.Impact] = map[int]string{}
+		}
+		if other, dup := places[d.Impact][d.Place]; dup {
+			t.Errorf("%s and %s share place %d of impact class %d", d.Code, other, d.Place, d.Impact)
+		}
+		places[d.Impact][d.Place] = d.Code
+	}
+	for class, ps := range places {
+		for p := 1; p <= len(ps); p++ {
+			if _, ok := ps[p]; !ok {
+				t.Errorf("impact class %d: no code at place %d of %d", class, p, len(ps))
+			}
 		}
 	}
-	if len(impactTable) != len(Codes()) {
-		t.Errorf("impactTable has %d entries, %d codes are registered", len(impactTable), len(Codes()))
+}
+
+// Every cause a declaration names is a declared code, and a code with a
+// measure names its evidence key.
+func TestDeclarationsResolve(t *testing.T) {
+	for _, d := range Codes() {
+		for _, c := range d.CausedBy {
+			if _, ok := LookupCode(c.Code); !ok || c.Code == d.Code {
+				t.Errorf("%s: cause %q is not another declared code", d.Code, c.Code)
+			}
+		}
+	}
+}
+
+// The magnitude a check sets is the number its evidence shows: ranking
+// reads the typed value, and it is the value the user reads.
+func TestMagnitudeMatchesEvidence(t *testing.T) {
+	for _, name := range []string{"healthy", "incident", "legacy"} {
+		s, err := scenario.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, f := range Check([]*snapshot.Snapshot{s}, CheckOptions{}).Findings {
+			m := f.Code.Declaration().Magnitude
+			if m.Name == "" {
+				continue
+			}
+			text, shown := f.Evidence[m.Name]
+			switch {
+			case !shown && f.Magnitude != nil:
+				t.Errorf("%s %s: magnitude %v, evidence has no %s", f.Code, f.Object, *f.Magnitude, m.Name)
+			case shown && f.Magnitude == nil:
+				t.Errorf("%s %s: evidence %s=%s, no magnitude", f.Code, f.Object, m.Name, text)
+			case shown:
+				v, err := strconv.ParseFloat(text, 64)
+				if err != nil || math.Abs(v-*f.Magnitude) > 1e-3 {
+					t.Errorf("%s %s: magnitude %v, evidence %s=%s", f.Code, f.Object, *f.Magnitude, m.Name, text)
+				}
+				n++
+			}
+		}
+		if name == "incident" && n < 5 {
+			t.Errorf("incident: only %d findings with a magnitude", n)
+		}
 	}
 }
 
@@ -62,8 +125,8 @@ func TestCheckOrdersByImpactNotCodeName(t *testing.T) {
 		if fs[i].Cause != nil {
 			continue
 		}
-		if a, b := ImpactOf(fs[i-1].Code), ImpactOf(fs[i].Code); fs[i-1].Cause == nil && a > b {
-			t.Errorf("#%d %s (%s) before #%d %s (%s)", i-1, fs[i-1].Code, a, i, fs[i].Code, b)
+		if a, b := fs[i-1].Code.Declaration().Impact, fs[i].Code.Declaration().Impact; fs[i-1].Cause == nil && a > b {
+			t.Errorf("#%d %s (impact %d) before #%d %s (impact %d)", i-1, fs[i-1].Code, a, i, fs[i].Code, b)
 		}
 	}
 }
@@ -71,14 +134,14 @@ func TestCheckOrdersByImpactNotCodeName(t *testing.T) {
 // Within a code, how bad decides: the largest delay, the most negative
 // headroom first — not the object name.
 func TestSortFindingsByMagnitudeWithinCode(t *testing.T) {
-	mk := func(code Code, name, key, v string) Finding {
-		return Finding{Code: code, Severity: SeverityCritical, Object: Object{Kind: "mv", DB: "d", Name: name}, Evidence: map[string]string{key: v}}
+	mk := func(code Code, name string, v float64) Finding {
+		return Finding{Code: code, Severity: SeverityCritical, Object: Object{Kind: "mv", DB: "d", Name: name}, Magnitude: &v}
 	}
 	fs := []Finding{
-		mk(CodeMVDelayHigh, "a_small", "data_delay_seconds", "900"),
-		mk(CodeMVDelayHigh, "z_large", "data_delay_seconds", "90000"),
-		mk(CodeStreamCannotResumeRejected, "a_recent", "headroom_seconds", "-60"),
-		mk(CodeStreamCannotResumeRejected, "z_old", "headroom_seconds", "-7200"),
+		mk(CodeMVDelayHigh, "a_small", 900),
+		mk(CodeMVDelayHigh, "z_large", 90000),
+		mk(CodeStreamCannotResumeRejected, "a_recent", -60),
+		mk(CodeStreamCannotResumeRejected, "z_old", -7200),
 	}
 	SortFindings(fs)
 	var got []string

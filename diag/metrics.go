@@ -117,7 +117,8 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 		if detail != "" {
 			detail = "fix: " + detail
 		}
-		out = append(out, Finding{Code: g.code, Severity: g.sev, Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next})
+		n := float64(g.n)
+		out = append(out, Finding{Code: g.code, Severity: g.sev, Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next, Magnitude: &n})
 	}
 	return out
 }

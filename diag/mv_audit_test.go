@@ -1,8 +1,9 @@
 package diag
 
 import (
-	"github.com/dorisdiag/dorisdiag/snapshot"
 	"strconv"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
 
 	"testing"
 	"time"

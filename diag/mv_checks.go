@@ -75,6 +75,17 @@ func (m *mvFacts) one(code Code, summary, detail string, ev map[string]string, n
 	return []Finding{m.finding(code, summary, detail, ev, next)}
 }
 
+// measured sets the magnitude (Declaration.Magnitude) of the findings: the
+// number their evidence shows too.
+func (m *mvFacts) measured(v *float64, fs []Finding) []Finding {
+	for i := range fs {
+		if v != nil {
+			fs[i].Magnitude = f64(*v)
+		}
+	}
+	return fs
+}
+
 // ev is the evidence every MV finding carries plus the non-empty pairs kv.
 func (m *mvFacts) ev(kv ...string) map[string]string {
 	out := map[string]string{"freshness_state": m.r.FreshnessState, "state_source": m.r.StateSource}
@@ -107,10 +118,14 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []Finding {
 			evd["headroom_seconds"] = fmtFloat(*dep.HeadroomSeconds)
 		}
 	}
-	return m.one(CodeMVChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired", reason, where),
+	var headroom *float64
+	if dep != nil {
+		headroom = dep.HeadroomSeconds
+	}
+	return m.measured(headroom, m.one(CodeMVChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired", reason, where),
 		fmt.Sprintf("The latest refresh (task %d) failed with %s: %s. The changelog TTL expired changes the internal stream still needed; on builds without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every refresh fails until a manual COMPLETE refresh.",
 			h.LastFailure.TaskID, reason, mvOrNone(truncateText(h.LastFailure.ErrorMsg, 200))),
-		evd, "REFRESH MATERIALIZED VIEW "+r.qualified()+" COMPLETE;")
+		evd, doris.RefreshMV(r.DB, r.Name, "COMPLETE")))
 }
 
 func checkMVInternalStreamMissing(a *mvAnalyzer, m *mvFacts) []Finding {
@@ -124,7 +139,7 @@ func checkMVInternalStreamMissing(a *mvAnalyzer, m *mvFacts) []Finding {
 		fs = append(fs, m.finding(CodeMVInternalStreamMissing, fmt.Sprintf("no internal stream follows base table %s.%s", d.BaseTableDB, d.BaseTableName),
 			"The MV follows this base table ("+d.Source+" source) but table_streams has no internal stream for it. "+d.Note,
 			m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName),
-			"SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE "+ivmStreamsWhere(r.DB, r.Name, a.mvNamesIn(r.DB))+";"))
+			doris.SuggestInternalStreams(r.DB, r.Name, a.mvNamesIn(r.DB), false)))
 	}
 	return fs
 }
@@ -139,13 +154,13 @@ func checkMVFreshnessState(_ *mvAnalyzer, m *mvFacts) []Finding {
 		return m.one(CodeMVRebuildRequired, "a partition of the MV is dirty and needs a rebuild"+ifText(dirty != "", " ("+dirty+")"),
 			"information_schema.ivm_mv_status reports REBUILD_REQUIRED: the delta cannot maintain the dirty partition; its age counts in the delay ("+valueText(r.DataDelay)+").",
 			m.ev("dirty_partitions", dirty, "data_delay", valueText(r.DataDelay)),
-			"REFRESH MATERIALIZED VIEW "+r.qualified()+" AUTO;")
+			doris.RefreshMV(r.DB, r.Name, "AUTO"))
 	case FreshUnknown:
 		return m.one(CodeMVStateUnknown, "freshness unknown: "+r.StateReason, "The data delay has no value ("+valueText(r.DataDelay)+"). "+r.StateReason+".",
 			m.ev("data_delay", valueText(r.DataDelay)), cliMVExplain(r.DB, r.Name))
 	case FreshInitializing:
 		return m.one(CodeMVInitializing, "the MV has never refreshed successfully", r.StateReason+": there is no baseline, hence no delay.",
-			m.ev("refresh_state", r.RefreshState), "REFRESH MATERIALIZED VIEW "+r.qualified()+" COMPLETE;")
+			m.ev("refresh_state", r.RefreshState), doris.RefreshMV(r.DB, r.Name, "COMPLETE"))
 	}
 	if knownState(r.FreshnessState) {
 		return nil
@@ -161,7 +176,7 @@ func checkMVJobPaused(_ *mvAnalyzer, m *mvFacts) []Finding {
 	}
 	return m.one(CodeMVJobPaused, "the refresh job "+mvOrNone(r.JobName)+" is paused", "jobs(\"type\"=\"mv\") Status PAUSED: no refresh runs; the MV is "+valueText(r.DataDelay)+" behind.",
 		m.ev("job", r.JobName, "job_status", r.JobStatus, "data_delay", valueText(r.DataDelay)),
-		"RESUME MATERIALIZED VIEW JOB ON "+r.qualified()+";")
+		doris.ResumeMVJob(r.DB, r.Name))
 }
 
 func checkMVTaskStuckRunning(a *mvAnalyzer, m *mvFacts) []Finding {
@@ -169,10 +184,10 @@ func checkMVTaskStuckRunning(a *mvAnalyzer, m *mvFacts) []Finding {
 	if t == nil || t.AgeSeconds == nil || *t.AgeSeconds <= a.opt.MaxRunning.Seconds() {
 		return nil
 	}
-	return m.one(CodeMVTaskStuckRunning, fmt.Sprintf("task %d has been running for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxRunning.Seconds())),
+	return m.measured(t.AgeSeconds, m.one(CodeMVTaskStuckRunning, fmt.Sprintf("task %d has been running for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxRunning.Seconds())),
 		"tasks() Status RUNNING since "+mvTimeText(t.StartTimeMs)+"; query "+mvOrNone(t.LastQueryID)+".",
 		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "running_seconds", fmtFloat(*t.AgeSeconds), "last_query_id", t.LastQueryID),
-		"SHOW QUERY PROFILE '/"+t.LastQueryID+"';  -- then, if stuck: CANCEL MATERIALIZED VIEW TASK "+strconv.FormatInt(t.TaskID, 10)+" ON "+m.r.qualified()+";")
+		doris.ShowQueryProfile(t.LastQueryID)+"  -- then, if stuck: "+doris.CancelMVTask(t.TaskID, m.r.DB, m.r.Name)))
 }
 
 func checkMVTaskQueuedLong(a *mvAnalyzer, m *mvFacts) []Finding {
@@ -180,10 +195,10 @@ func checkMVTaskQueuedLong(a *mvAnalyzer, m *mvFacts) []Finding {
 	if t == nil || t.AgeSeconds == nil || *t.AgeSeconds <= a.opt.MaxQueued.Seconds() {
 		return nil
 	}
-	return m.one(CodeMVTaskQueuedLong, fmt.Sprintf("task %d has been queued for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxQueued.Seconds())),
+	return m.measured(t.AgeSeconds, m.one(CodeMVTaskQueuedLong, fmt.Sprintf("task %d has been queued for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxQueued.Seconds())),
 		"tasks() Status PENDING since "+mvTimeText(t.CreateTimeMs)+": the refresh the data needs has not started.",
 		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "queued_seconds", fmtFloat(*t.AgeSeconds)),
-		"SELECT MvName, TaskId, Status, CreateTime FROM tasks(\"type\" = \"mv\") WHERE Status IN ('PENDING', 'RUNNING') ORDER BY CreateTime;")
+		doris.SuggestTaskQueue()))
 }
 
 // checkMVConsecutiveFailures: the server's persisted summary when present
@@ -208,14 +223,16 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []Finding {
 		}
 	}
 	n := strconv.Itoa(cf)
+	count := f64(float64(cf))
 	if atLeast {
 		n = "at least " + n
+		count = nil // a lower bound, not the count
 	}
-	return m.one(CodeMVConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s): %s", n, reason, truncateText(mvOrNone(msg), 120)),
+	return m.measured(count, m.one(CodeMVConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s): %s", n, reason, truncateText(mvOrNone(msg), 120)),
 		fmt.Sprintf("%s consecutive failures (from %s; --max-failures %d). Last failure reason %s%s.", n, src, a.opt.MaxFailures, reason,
 			ifText(h.LastFailure != nil && h.LastFailure.FailureReasonInferred && src != "ivm_mv_status", " (inferred from the error text: tasks() has no failure-reason column)")),
 		m.ev("consecutive_failures", n, "source", src, "failure_reason", reason, "last_error", truncateText(msg, 200)),
-		tasksSQL(r, a.caps.IvmRefreshMethod))
+		doris.SuggestMVTasks(r.DB, r.Name, a.caps.IvmRefreshMethod)))
 }
 
 // checkMVRowsMayBeMissed (T10/T11): one finding per trigger dependency.
@@ -227,9 +244,9 @@ func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []Finding {
 		if d.Excluded || d.RowsMayBeMissed == "" {
 			continue
 		}
-		next := "-- compare the MV with its query over base partition " + d.RowsMissedUnit + ":\n(SELECT * FROM " + r.qualified() + ") EXCEPT (<the MV's query>);"
+		next := "-- compare the MV with its query over base partition " + d.RowsMissedUnit + ":\n" + doris.CompareMV(r.DB, r.Name)
 		if d.StreamID != nil {
-			next += "\n" + consumptionSQL(*d.StreamID, a.caps.ConsumptionT2)
+			next += "\n" + doris.SuggestStreamOffsets(*d.StreamID, a.caps.ConsumptionT2)
 		}
 		fs = append(fs, m.finding(CodeMVRowsMayBeMissed, fmt.Sprintf("rows of %s.%s partition %s may be missing from the MV", d.BaseTableDB, d.BaseTableName, d.RowsMissedUnit),
 			d.RowsMissedDetail+". Builds without "+rowsMissedFix[d.RowsMayBeMissed]+" read it from the changelog and skip the expired rows silently; a COMPLETE refresh restores them.",
@@ -250,11 +267,11 @@ func checkMVNextRefreshRecomputes(a *mvAnalyzer, m *mvFacts) []Finding {
 		return nil
 	}
 	part := d.HeadroomPartition
-	return m.one(CodeMVNextRefreshRecomputes, fmt.Sprintf("the next refresh can only recompute: the internal stream on %s.%s is %s past the retention", d.BaseTableDB, d.BaseTableName, durText(-*d.HeadroomSeconds)),
+	return m.measured(d.HeadroomSeconds, m.one(CodeMVNextRefreshRecomputes, fmt.Sprintf("the next refresh can only recompute: the internal stream on %s.%s is %s past the retention", d.BaseTableDB, d.BaseTableName, durText(-*d.HeadroomSeconds)),
 		fmt.Sprintf("Retention headroom %s on partition %s of %s: the next refresh after a write to it cannot apply a delta and rebuilds the MV.",
 			durText(*d.HeadroomSeconds), mvOrNone(part), d.StreamName),
 		m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName, "partition", part, "headroom_seconds", fmtFloat(*d.HeadroomSeconds)),
-		streamNext(d, a.caps.ConsumptionT2)+"\nREFRESH MATERIALIZED VIEW "+m.r.qualified()+" AUTO;  -- recompute now, at a time you choose")
+		streamNext(d, a.caps.ConsumptionT2)+"\n"+doris.RefreshMV(m.r.DB, m.r.Name, "AUTO")+"  -- recompute now, at a time you choose"))
 }
 
 // checkMVFallbacksRepeated (S3).
@@ -272,11 +289,11 @@ func checkMVFallbacksRepeated(a *mvAnalyzer, m *mvFacts) []Finding {
 	if h.DurationTrend.Direction == "rising" {
 		trend = fmt.Sprintf("; refreshes got %.1f× slower", h.DurationTrend.Ratio)
 	}
-	return m.one(CodeMVFallbacksRepeated, fmt.Sprintf("%d fallbacks in the last %s (%s)", h.FallbacksInWindow, durText(a.opt.FallbackWindow.Seconds()), reasons),
+	return m.measured(f64(float64(h.FallbacksInWindow)), m.one(CodeMVFallbacksRepeated, fmt.Sprintf("%d fallbacks in the last %s (%s)", h.FallbacksInWindow, durText(a.opt.FallbackWindow.Seconds()), reasons),
 		"Tasks planned an incremental refresh, fell back to a rebuild for an IVM reason and committed data"+share+trend+
 			ifText(!a.caps.IvmRefreshMethod, " (method inferred from RefreshMode: this build has no IvmRefreshMethod)")+".",
 		m.ev("fallbacks_in_window", strconv.Itoa(h.FallbacksInWindow), "reasons", reasons, "recompute_share", shareText(h.RecomputeShare), "duration_trend", h.DurationTrend.Direction),
-		tasksSQL(m.r, a.caps.IvmRefreshMethod))
+		doris.SuggestMVTasks(m.r.DB, m.r.Name, a.caps.IvmRefreshMethod)))
 }
 
 // checkMVExcludedDependencyOutdated: excluded dependencies changed since covered.
@@ -304,7 +321,7 @@ func checkMVExcludedDependencyOutdated(_ *mvAnalyzer, m *mvFacts) []Finding {
 	return m.one(CodeMVExcludedDependencyOutdated, summary,
 		"By design its changes trigger no refresh and stay out of the data delay; the MV does not reflect them"+ifText(d != "", " (up to "+d+")")+". Evidence: "+basis+".",
 		m.ev(evKey, evVal, "max_excluded_delay", d, "evidence", basis),
-		"REFRESH MATERIALIZED VIEW "+r.qualified()+" AUTO;  -- only if the MV should reflect them now")
+		doris.RefreshMV(r.DB, r.Name, "AUTO")+"  -- only if the MV should reflect them now")
 }
 
 // excludedOutdatedBasis names what shows an excluded dependency outdated.
@@ -334,7 +351,7 @@ func checkMVDelayAtLeast(a *mvAnalyzer, m *mvFacts) []Finding {
 		"")
 	a.criticalAt3x(&f, *v.Lower)
 	if w != nil && w.StreamID != nil {
-		f.Next = consumptionSQL(*w.StreamID, a.caps.ConsumptionT2)
+		f.Next = doris.SuggestStreamOffsets(*w.StreamID, a.caps.ConsumptionT2)
 	}
 	return []Finding{f}
 }
@@ -350,9 +367,10 @@ func checkMVDelayHigh(a *mvAnalyzer, m *mvFacts) []Finding {
 		"Data delay "+valueText(v)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+")."+ifText(v.Note != "", " "+v.Note+"."),
 		m.ev("data_delay_seconds", fmtFloat(*v.Seconds), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(w), "worst_partition", depPart(w)),
 		cliMVExplain(r.DB, r.Name))
+	f.Magnitude = f64(*v.Seconds)
 	a.criticalAt3x(&f, *v.Seconds)
 	if w != nil && w.StreamID != nil {
-		f.Next = consumptionSQL(*w.StreamID, a.caps.ConsumptionT2)
+		f.Next = doris.SuggestStreamOffsets(*w.StreamID, a.caps.ConsumptionT2)
 	}
 	return []Finding{f}
 }
@@ -388,5 +406,5 @@ func checkMVServerClientMismatch(a *mvAnalyzer, m *mvFacts) []Finding {
 	return m.one(CodeServerClientMismatch, "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
 		"Server "+valueText(r.DataDelay)+", client "+valueText(*r.ClientDelay)+" (tolerance: 2 sampling intervals plus the sample's age). One side reads the offsets differently; the client keeps the server's value.",
 		m.ev("server_delay", valueText(r.DataDelay), "client_delay", valueText(*r.ClientDelay)),
-		"SELECT DATA_DELAY_SECONDS, DELAY_PRECISION, SAMPLE_TIME FROM information_schema.ivm_mv_status WHERE DB_NAME = "+doris.QuoteLiteral(r.DB)+" AND MV_NAME = "+doris.QuoteLiteral(r.Name)+";")
+		doris.SuggestMVStatus(r.DB, r.Name, false))
 }

@@ -2,10 +2,11 @@ package diag
 
 import (
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/doris"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dorisdiag/dorisdiag/doris"
 )
 
 // causeOrder ranks MV codes from root cause to symptom, so that `mv explain`
@@ -34,26 +35,6 @@ func sortByCause(fs []Finding) {
 		}
 		return fs[i].Summary < fs[j].Summary
 	})
-}
-
-func (r *MVResult) qualified() string { return doris.QuoteIdent(r.DB) + "." + doris.QuoteIdent(r.Name) }
-
-func tasksSQL(r *MVResult, hasMethod bool) string {
-	cols := "TaskId, Status, RefreshMode, IvmFallbackReason, IvmRebuiltPartitions, DurationMs, ErrorMsg, LastQueryId"
-	if hasMethod {
-		cols = "TaskId, Status, RefreshMode, IvmRefreshMethod, IvmFallbackReason, DurationMs, ErrorMsg, LastQueryId"
-	}
-	return "SELECT " + cols + " FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = " + doris.QuoteLiteral(r.DB) +
-		" AND MvName = " + doris.QuoteLiteral(r.Name) + " ORDER BY CreateTime DESC LIMIT 20;"
-}
-
-func consumptionSQL(id int64, t2 bool) string {
-	if t2 {
-		return "SELECT UNIT, CONSUMED_TSO, SOURCE_END_TSO, PENDING_AGE_SECONDS, PENDING_AGE_PRECISION, CAN_RESUME, RETENTION_HEADROOM_SECONDS, LAST_GAP_TIME " +
-			"FROM information_schema.table_stream_consumption WHERE STREAM_ID = " + strconv.FormatInt(id, 10) + " ORDER BY PENDING_AGE_SECONDS DESC LIMIT 20;"
-	}
-	return "SELECT UNIT, CONSUMPTION_STATUS, `LAG`, LAST_CONSUMPTION_TIME FROM information_schema.table_stream_consumption WHERE STREAM_ID = " +
-		strconv.FormatInt(id, 10) + ";"
 }
 
 // worstTrigger is the trigger dependency with the largest delay.
@@ -98,7 +79,7 @@ func streamNext(d *DependencyResult, t2 bool) string {
 	if d.StreamID == nil {
 		return "dorisdiag streams"
 	}
-	return consumptionSQL(*d.StreamID, t2)
+	return doris.SuggestStreamOffsets(*d.StreamID, t2)
 }
 
 func knownState(s string) bool {

@@ -1,9 +1,10 @@
 package diag
 
 import (
-	"github.com/dorisdiag/dorisdiag/doris"
 	"strings"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/doris"
 )
 
 func timeText(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }
@@ -99,24 +100,19 @@ func (a *mvAnalyzer) nextSQL(r *MVResult, fs []Finding) []string {
 		}
 	}
 	if a.caps.IvmMVStatus {
-		push("SELECT DB_NAME, MV_NAME, FRESHNESS_STATE, DATA_DELAY_SECONDS, DELAY_PRECISION, LAGGING_REASON, CONSECUTIVE_FAILURES, LAST_FAILURE_REASON, SAMPLE_TIME " +
-			"FROM information_schema.ivm_mv_status WHERE DB_NAME = " + doris.QuoteLiteral(r.DB) + " AND MV_NAME = " + doris.QuoteLiteral(r.Name) + ";")
+		push(doris.SuggestMVStatus(r.DB, r.Name, true))
 	} else {
-		// The database as a single-quoted literal, as the collector sends it
-		// (doris.MVInfosRel): QuoteLiteral's escapes hold for any name.
-		push("SELECT Name, State, RefreshState, RefreshInfo, SyncWithBaseTables FROM mv_infos('database' = " + doris.QuoteLiteral(r.DB) + ") WHERE Name = " + doris.QuoteLiteral(r.Name) + ";")
+		push(doris.SuggestMVInfo(r.DB, r.Name))
 	}
 	if a.caps.IvmDependencies {
-		push("SELECT BASE_TABLE_DB, BASE_TABLE_NAME, IS_EXCLUDED_TRIGGER, DEPENDENCY_STATE, DELAY_SECONDS, LAGGING_PARTITIONS, WORST_PARTITION, STREAM_ID " +
-			"FROM information_schema.ivm_dependencies WHERE DB_NAME = " + doris.QuoteLiteral(r.DB) + " AND MV_NAME = " + doris.QuoteLiteral(r.Name) + " ORDER BY DELAY_SECONDS DESC;")
+		push(doris.SuggestMVDependencies(r.DB, r.Name))
 	} else {
-		push("SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_DB, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE " +
-			ivmStreamsWhere(r.DB, r.Name, a.mvNamesIn(r.DB)) + ";")
+		push(doris.SuggestInternalStreams(r.DB, r.Name, a.mvNamesIn(r.DB), true))
 	}
 	if w := r.worstTrigger(); w != nil && w.StreamID != nil {
-		push(consumptionSQL(*w.StreamID, a.caps.ConsumptionT2))
+		push(doris.SuggestStreamOffsets(*w.StreamID, a.caps.ConsumptionT2))
 	}
-	push(tasksSQL(r, a.caps.IvmRefreshMethod))
+	push(doris.SuggestMVTasks(r.DB, r.Name, a.caps.IvmRefreshMethod))
 	return out
 }
 

@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
 // ivmName is the internal stream name of doris.md §3.
 func ivmName(mv string, mvID, tableID int64) string {
-	return IvmStreamPrefix + mv + "_" + strconv.FormatInt(mvID, 36) + "_" + strconv.FormatInt(tableID, 36)
+	return doris.IvmStreamName(mv, mvID, tableID)
 }
 
 // mvb adds an IVM MV over base table `table` (id tableID) whose internal

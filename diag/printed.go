@@ -33,22 +33,6 @@ func shellComment(s string) string {
 	}, s)
 }
 
-// ivmStreamsWhere selects the internal streams of MV mv in db by name
-// (__doris_ivm_stream_<mv>_<mv id base36>_<table id base36>, doris.md §3),
-// with the LIKE wildcards of the name escaped. The prefix "<mv>_" alone
-// would also match the streams of an MV named "<mv>_<more>", so each such
-// MV the snapshot knows in the same database is excluded by its own prefix
-// (a base36 part has no '_', so no stream of mv starts with another's).
-func ivmStreamsWhere(db, mv string, others []string) string {
-	w := "DB_NAME = " + doris.QuoteLiteral(db) + " AND STREAM_NAME LIKE " + doris.LikePrefix(IvmStreamPrefix+mv+"_")
-	for _, o := range others {
-		if o != mv && strings.HasPrefix(o, mv+"_") {
-			w += " AND STREAM_NAME NOT LIKE " + doris.LikePrefix(IvmStreamPrefix+o+"_")
-		}
-	}
-	return w
-}
-
 // SplitNext splits a finding's next step into its statements: one per line,
 // where a line break inside a quoted name (a '...' or "..." SQL literal, a
 // `...` identifier, a '...' shell word) does not end the statement. A line
@@ -171,7 +155,7 @@ func sqlLineEnd(s string) int {
 // statement, never inside a shell comment, where a line break in a name
 // would end the comment) the COMPLETE refresh.
 func ivmRecomputeNext(sr *StreamResult) string {
-	refresh := "REFRESH MATERIALIZED VIEW " + doris.QuoteIdent(sr.DB) + "." + doris.QuoteIdent(mvNameOr(sr)) + " COMPLETE;  -- if mv explain confirms"
+	refresh := doris.RefreshMV(sr.DB, mvNameOr(sr), "COMPLETE") + "  -- if mv explain confirms"
 	if sr.MVName == "" {
 		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name)) + "\n" + refresh
 	}

@@ -106,10 +106,10 @@ func mvIncident(t *testing.T, newDB string, mvRename map[string]string) *MVsResu
 					v[k] = newDB
 				case (k == "name" || k == "mv_name") && mvNames[str]:
 					v[k] = rename(str)
-				case (k == "name" || k == "stream_name") && strings.HasPrefix(str, IvmStreamPrefix):
+				case (k == "name" || k == "stream_name") && strings.HasPrefix(str, doris.IvmStreamPrefix):
 					for mv := range mvNames {
-						if rest, ok := strings.CutPrefix(str, IvmStreamPrefix+mv+"_"); ok && strings.Count(rest, "_") == 1 {
-							v[k] = IvmStreamPrefix + rename(mv) + "_" + rest
+						if rest, ok := strings.CutPrefix(str, doris.IvmStreamPrefix+mv+"_"); ok && strings.Count(rest, "_") == 1 {
+							v[k] = doris.IvmStreamPrefix + rename(mv) + "_" + rest
 						}
 					}
 				}

@@ -1,8 +1,7 @@
 package diag
 
 import (
-	"strings"
-
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -144,7 +143,7 @@ func mvsKnown(s *snapshot.Snapshot) bool {
 		}
 	}
 	for _, st := range s.Streams {
-		if st.IvmMVID != nil || strings.HasPrefix(st.Name, "__doris_ivm_stream_") {
+		if st.IvmMVID != nil || doris.IsIvmStreamName(st.Name) {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -342,72 +343,6 @@ type Rates struct {
 	TTLETASeconds *float64 `json:"ttl_eta_seconds,omitempty"`
 }
 
-// IvmStreamPrefix marks an IVM MV's internal stream (doris.md §3: detect by
-// the prefix only).
-const IvmStreamPrefix = "__doris_ivm_stream_"
-
-// ParseIvmStreamName reads `__doris_ivm_stream_<mv name>_<mv id base36>_<base
-// table id base36>` (doris.md §3). Older builds wrote
-// `__doris_ivm_stream_<digits>_...` with a decimal MV id and no name; then
-// mvName is "" and baseTableID is parsed when the next part is decimal too
-// (else 0). ok is false when name lacks the prefix. A name with the prefix
-// whose ids cannot be read is still ok (it is an internal stream) with the
-// ids 0.
-func ParseIvmStreamName(name string) (mvName string, mvID int64, baseTableID int64, ok bool) {
-	if !strings.HasPrefix(name, IvmStreamPrefix) {
-		return "", 0, 0, false
-	}
-	rest := name[len(IvmStreamPrefix):]
-	parts := strings.Split(rest, "_")
-	if len(parts) >= 3 {
-		mid, err1 := parseBase36(parts[len(parts)-2])
-		bid, err2 := parseBase36(parts[len(parts)-1])
-		n := strings.Join(parts[:len(parts)-2], "_")
-		if err1 == nil && err2 == nil && n != "" && !allDigits(parts) {
-			return n, mid, bid, true
-		}
-	}
-	// Older builds: __doris_ivm_stream_<digits>_...
-	if len(parts) >= 1 && isDigits(parts[0]) {
-		mid, _ := strconv.ParseInt(parts[0], 10, 64)
-		var bid int64
-		if len(parts) >= 2 && isDigits(parts[1]) {
-			bid, _ = strconv.ParseInt(parts[1], 10, 64)
-		}
-		return "", mid, bid, true
-	}
-	return "", 0, 0, true
-}
-
-func parseBase36(s string) (int64, error) {
-	if s == "" {
-		return 0, strconv.ErrSyntax
-	}
-	return strconv.ParseInt(strings.ToLower(s), 36, 64)
-}
-
-// allDigits: every part decimal — an older-build name, not <name>_<b36>_<b36>.
-func allDigits(parts []string) bool {
-	for _, p := range parts {
-		if !isDigits(p) {
-			return false
-		}
-	}
-	return true
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // AnalyzeStreams diagnoses every stream of the last snapshot of series (the
 // "now"); the earlier snapshots, oldest first, narrow the pending ages with
 // the seed's change-point rule and give the rates. An empty series gives an
@@ -481,7 +416,7 @@ func AnalyzeStreams(series []*snapshot.Snapshot, opt StreamOptions) *StreamsResu
 			Summary:  "table_stream_consumption has rows for a stream that table_streams does not list",
 			Detail:   "The stream may have been created or dropped between the two reads, or table_streams is filtered by privileges; its partitions were not diagnosed.",
 			Evidence: map[string]string{"stream_id": strconv.FormatInt(id, 10)},
-			Next:     "SELECT * FROM information_schema.table_streams WHERE STREAM_ID = " + strconv.FormatInt(id, 10) + ";",
+			Next:     doris.SuggestStreamRow(id),
 		})
 	}
 	SortStreams(res.Streams)

@@ -89,7 +89,7 @@ func (a *streamAnalyzer) streamBase(st *snapshot.Stream) StreamResult {
 		ConsumeType: st.ConsumeType, BaseTableDB: st.BaseTableDB, BaseTableName: st.BaseTableName,
 		Enabled: st.Enabled, IsStale: st.IsStale, StaleReason: st.StaleReason, StateSource: SourceClient,
 		Verdict: []string{}}
-	if name, id, _, ok := ParseIvmStreamName(st.Name); ok {
+	if name, id, _, ok := doris.ParseIvmStreamName(st.Name); ok {
 		sr.Kind = KindIVM
 		sr.MVName = name
 		if id != 0 {

@@ -63,7 +63,6 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 type streamFacts struct {
 	sr    *StreamResult
 	obj   Object
-	q     string // the quoted db.stream
 	consQ string // the consumption query of the stream
 	ttl   string // the TTL in seconds, "" when unknown
 	// The partitions that cannot resume (seed §3), split into those behind
@@ -73,8 +72,7 @@ type streamFacts struct {
 
 func newStreamFacts(sr *StreamResult) *streamFacts {
 	s := &streamFacts{sr: sr, obj: Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID)},
-		q:     doris.QuoteIdent(sr.DB) + "." + doris.QuoteIdent(sr.Name),
-		consQ: fmt.Sprintf("SELECT UNIT, CONSUMPTION_STATUS, `LAG`, LAST_CONSUMPTION_TIME FROM information_schema.table_stream_consumption WHERE STREAM_ID = %d;", sr.ID)}
+		consQ: doris.SuggestStreamOffsets(sr.ID, false)}
 	if sr.TTLSeconds != nil {
 		s.ttl = strconv.FormatInt(*sr.TTLSeconds, 10)
 	}
@@ -97,6 +95,22 @@ func (s *streamFacts) finding(code Code, summary, detail string, ev map[string]s
 	return []Finding{{Code: code, Severity: code.Severity(), Object: s.obj, Summary: summary, Detail: detail, Evidence: ev, Next: next}}
 }
 
+// measured sets the magnitude (Declaration.Magnitude) of a finding of one
+// stream: the number its evidence shows too.
+func measured(v *float64, fs []Finding) []Finding {
+	for i := range fs {
+		fs[i].Magnitude = copyF(v)
+	}
+	return fs
+}
+
+func copyF(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return f64(*v)
+}
+
 // ev is the evidence every stream finding carries plus the non-empty pairs kv.
 func (s *streamFacts) ev(kv ...string) map[string]string {
 	m := map[string]string{"kind": s.sr.Kind, "state": s.sr.State}
@@ -111,17 +125,13 @@ func (s *streamFacts) ev(kv ...string) map[string]string {
 	return m
 }
 
-func (s *streamFacts) streamsQuery(cols string) string {
-	return "SELECT STREAM_NAME, " + cols + " FROM information_schema.table_streams WHERE STREAM_ID = " + strconv.FormatInt(s.sr.ID, 10) + ";"
-}
-
 func checkStreamDisabled(_ *streamAnalyzer, s *streamFacts) []Finding {
 	if s.sr.Enabled {
 		return nil
 	}
 	return s.finding(CodeStreamDisabled, "stream is disabled (ENABLED = 0): nothing consumes it while the TTL keeps moving",
 		"A disabled stream keeps its offsets, but the TTL still expires the changelog behind them.", s.ev(),
-		s.streamsQuery("ENABLED"))
+		doris.SuggestStreamColumns(s.sr.ID, doris.TableStreams.Enabled))
 }
 
 func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []Finding {
@@ -130,7 +140,7 @@ func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []Finding {
 	}
 	return s.finding(CodeStreamBaseTableDropped, "the stream's base table is dropped (BASE_TABLE_* columns read N/A)",
 		"The stream can never be read again; it only holds metadata.", s.ev(),
-		"DROP STREAM "+s.q+";  -- after checking no job still reads it")
+		doris.DropStream(s.sr.DB, s.sr.Name)+";  -- after checking no job still reads it")
 }
 
 func checkStreamStale(_ *streamAnalyzer, s *streamFacts) []Finding {
@@ -144,7 +154,7 @@ func checkStreamStale(_ *streamAnalyzer, s *streamFacts) []Finding {
 	}
 	return s.finding(CodeStreamStale, "stream is stale (IS_STALE): "+orNone(reason),
 		"A stale stream cannot be read; recreate it. Note IS_STALE does not report TTL expiry (docs/snapshot.md).", s.ev("stale_reason", reason),
-		s.streamsQuery("IS_STALE, STALE_REASON"))
+		doris.SuggestStreamColumns(s.sr.ID, doris.TableStreams.IsStale, doris.TableStreams.StaleReason))
 }
 
 func checkStreamStateUnknown(_ *streamAnalyzer, s *streamFacts) []Finding {
@@ -180,10 +190,10 @@ func checkIVMStreamRecomputeOnly(_ *streamAnalyzer, s *streamFacts) []Finding {
 	}
 	all := append(append([]*PartitionResult{}, s.behind...), s.idle...)
 	w := worstHeadroom(all)
-	return s.finding(CodeIVMStreamRecomputeOnly, fmt.Sprintf("internal stream of MV %s: the next refresh may only recompute (headroom %s on %s)", mvLabel(sr), fmtSecs(w.HeadroomSeconds), w.Unit),
+	return measured(w.HeadroomSeconds, s.finding(CodeIVMStreamRecomputeOnly, fmt.Sprintf("internal stream of MV %s: the next refresh may only recompute (headroom %s on %s)", mvLabel(sr), fmtSecs(w.HeadroomSeconds), w.Unit),
 		fmt.Sprintf("%d partition(s) have an offset below the retention floor. An IVM read rejects an expired offset, so the refresh falls back to COMPLETE — or, on builds without that fallback, fails with CHANGELOG_BROKEN. A keep-alive TSO that SQL does not show on older builds may still cover an idle partition, hence \"may\".", len(all)),
 		s.ev("mv", mvLabel(sr), "partitions", strconv.Itoa(len(all)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
-		ivmRecomputeNext(sr))
+		ivmRecomputeNext(sr)))
 }
 
 // checkStreamCannotResume: a user stream with changes beyond an expired
@@ -197,18 +207,18 @@ func checkStreamCannotResume(_ *streamAnalyzer, s *streamFacts) []Finding {
 	ev := s.ev("partitions", strconv.Itoa(len(s.behind)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl,
 		"consumed_tso", tsoStr(w.ConsumedTSO), "retention_floor_tso", floorStr(w))
 	if sr.ReadMode != ModeDetail && sr.ReadMode != ModeAppendOnly {
-		return s.finding(CodeStreamCannotResumeRejected, fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
+		return measured(w.HeadroomSeconds, s.finding(CodeStreamCannotResumeRejected, fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
 			strings.TrimSpace(fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (docs/tso.md). %s", w.Unit, sr.ReadModeNote)),
-			ev, "Re-sync the consumer from the base table, then SELECT * FROM "+s.q+"@reset() to move the offset to now (or raise "+sr.TTLProperty+" if the changelog is not compacted yet).")
+			ev, "Re-sync the consumer from the base table, then "+doris.ResetStream(sr.DB, sr.Name)+" to move the offset to now (or raise "+sr.TTLProperty+" if the changelog is not compacted yet)."))
 	}
 	lost := ""
 	if sr.LostWindowMs != nil && *sr.LostWindowMs > 0 {
 		lost = fmt.Sprintf(" — about %s of changes", tso.FormatDuration(*sr.LostWindowMs))
 		ev["lost_window_ms"] = strconv.FormatInt(*sr.LostWindowMs, 10)
 	}
-	return s.finding(CodeStreamCannotResumeClipped, fmt.Sprintf("cannot resume: the next %s read will silently skip changes%s (%d partition(s), offset expired %s ago)", sr.ReadMode, lost, len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
+	return measured(w.HeadroomSeconds, s.finding(CodeStreamCannotResumeClipped, fmt.Sprintf("cannot resume: the next %s read will silently skip changes%s (%d partition(s), offset expired %s ago)", sr.ReadMode, lost, len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
 		fmt.Sprintf("The offset of %s is below the retention floor: a %s read is clipped to the first retained TSO and the expired changes are skipped without an error (docs/tso.md). The consumer never sees them.", w.Unit, sr.ReadMode),
-		ev, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet (ALTER TABLE "+doris.QuoteIdent(sr.BaseTableDB)+"."+doris.QuoteIdent(sr.BaseTableName)+" SET (\""+sr.TTLProperty+"\" = \"...\")); otherwise re-sync the consumer from the base table and SELECT * FROM "+s.q+"@reset() to start again.")
+		ev, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet ("+doris.SetTableProperty(sr.BaseTableDB, sr.BaseTableName, sr.TTLProperty)+"); otherwise re-sync the consumer from the base table and "+doris.ResetStream(sr.DB, sr.Name)+" to start again."))
 }
 
 func checkStreamIdleOutOfRetention(_ *streamAnalyzer, s *streamFacts) []Finding {
@@ -216,10 +226,10 @@ func checkStreamIdleOutOfRetention(_ *streamAnalyzer, s *streamFacts) []Finding 
 		return nil
 	}
 	w := worstHeadroom(s.idle)
-	return s.finding(CodeStreamIdleOutOfRetention, fmt.Sprintf("idle stream out of retention: nothing pending, but %d offset(s) left the retention %s ago", len(s.idle), fmtSecs(negate(w.HeadroomSeconds))),
+	return measured(w.HeadroomSeconds, s.finding(CodeStreamIdleOutOfRetention, fmt.Sprintf("idle stream out of retention: nothing pending, but %d offset(s) left the retention %s ago", len(s.idle), fmtSecs(negate(w.HeadroomSeconds))),
 		fmt.Sprintf("The stream is caught up on %s, but nobody wrote the partition for longer than the TTL, so its offset is below the retention floor: nothing is lost yet, but a MIN_DELTA read is rejected and the design reports the stream cannot_resume (user streams get no keep-alive TSO).", w.Unit),
 		s.ev("partitions", strconv.Itoa(len(s.idle)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
-		"SELECT * FROM "+s.q+"@reset();  -- nothing is pending, so resetting the offset to now loses nothing")
+		doris.ResetStream(s.sr.DB, s.sr.Name)+";  -- nothing is pending, so resetting the offset to now loses nothing"))
 }
 
 // checkStreamHeadroomLow: headroom under --min-headroom on partitions that
@@ -241,10 +251,10 @@ func checkStreamHeadroomLow(a *streamAnalyzer, s *streamFacts) []Finding {
 	if sr.Kind == KindIVM {
 		what = "the next refresh of MV " + mvLabel(sr) + " may only recompute"
 	}
-	return s.finding(CodeStreamHeadroomLow, fmt.Sprintf("headroom %s on %s (< %s): in that time %s", fmtSecs(w.HeadroomSeconds), w.Unit, tso.FormatDuration(a.opt.MinHeadroom.Milliseconds()), what),
+	return measured(w.HeadroomSeconds, s.finding(CodeStreamHeadroomLow, fmt.Sprintf("headroom %s on %s (< %s): in that time %s", fmtSecs(w.HeadroomSeconds), w.Unit, tso.FormatDuration(a.opt.MinHeadroom.Milliseconds()), what),
 		fmt.Sprintf("%d partition(s) have less than --min-headroom left before the TTL expires the next change they need.", len(low)),
 		s.ev("partitions", strconv.Itoa(len(low)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
-		"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+sr.BaseTableDB+"."+sr.BaseTableName+".")
+		"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+sr.BaseTableDB+"."+sr.BaseTableName+"."))
 }
 
 // checkStreamPendingAge: a user stream's pending age over --max-pending (an
@@ -266,10 +276,10 @@ func checkStreamPendingAge(a *streamAnalyzer, s *streamFacts) []Finding {
 	if sr.MaxPendingAge.Precision == PrecisionUpperBound {
 		bound = "up to "
 	}
-	return s.finding(CodeStreamPendingAgeHigh, fmt.Sprintf("a change has waited %s%s on %s (> %s)", bound, fmtSecs(sr.MaxPendingAge.Seconds), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
+	return measured(sr.MaxPendingAge.Seconds, s.finding(CodeStreamPendingAgeHigh, fmt.Sprintf("a change has waited %s%s on %s (> %s)", bound, fmtSecs(sr.MaxPendingAge.Seconds), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
 		fmt.Sprintf("%d partition(s) behind; pending age %s (%s, %s).", sr.PendingPartitions, fmtSecs(sr.MaxPendingAge.Seconds), sr.MaxPendingAge.Precision, sr.MaxPendingAge.Note),
 		s.ev("pending_partitions", strconv.Itoa(sr.PendingPartitions), "worst_partition", w.Unit, "pending_age_seconds", fmtF(sr.MaxPendingAge.Seconds), "precision", string(sr.MaxPendingAge.Precision)),
-		"Check the consuming job of "+doris.FormatName(sr.DB, sr.Name)+"; "+s.consQ)
+		"Check the consuming job of "+doris.FormatName(sr.DB, sr.Name)+"; "+s.consQ))
 }
 
 // checkStreamPendingAgeLowerBound: a pending age with no upper bound (a
@@ -317,7 +327,8 @@ func checkStreamNoOffsetRowsSkipped(_ *streamAnalyzer, s *streamFacts) []Finding
 			Detail: fmt.Sprintf("A %s stream reads a partition with no offset from the changelog; rows older than %s (%s) are no longer in it, so they are skipped and the offset moves past them for good. MIN_DELTA may even emit UPDATE_BEFORE/DELETE rows for rows never received (apache/doris#69907 T12).",
 				modeOrDup(sr), sr.TTLProperty, s.ttl),
 			Evidence: s.ev("partition", p.Unit, "rows_skipped", p.RowsSkipped, "data_age_lower_seconds", fmtF(dataLower(p)), "data_age_upper_seconds", fmtF(dataUpper(p)), "ttl_seconds", s.ttl, "key_model", sr.KeyModel),
-			Next:     "Read partition " + doris.FormatPart(p.Unit) + " of " + doris.FormatName(sr.BaseTableDB, sr.BaseTableName) + " from the base table into the consumer (INSERT ... SELECT ... FROM " + doris.QuoteIdent(sr.BaseTableDB) + "." + doris.QuoteIdent(sr.BaseTableName) + " PARTITION (" + doris.QuoteIdent(p.Unit) + ")), then SELECT * FROM " + s.q + "@reset(); upgrade to a build that reads such a partition from the base table (apache/doris#69907 T12)."}
+			Next:     "Read partition " + doris.FormatPart(p.Unit) + " of " + doris.FormatName(sr.BaseTableDB, sr.BaseTableName) + " from the base table into the consumer (" + doris.CopyPartition(sr.BaseTableDB, sr.BaseTableName, p.Unit) + "), then " + doris.ResetStream(sr.DB, sr.Name) + "; upgrade to a build that reads such a partition from the base table (apache/doris#69907 T12)."}
+		f.Magnitude = copyF(dataLower(p))
 		if p.RowsSkipped == "may" {
 			f.Severity = SeverityWarning
 			f.Summary = fmt.Sprintf("partition %s has no offset and its rows may be older than the TTL: the next read may silently skip them", p.Unit)
@@ -403,7 +414,7 @@ func (s *streamFacts) mismatch(o Object, d diffs) []Finding {
 		Summary:  fmt.Sprintf("server and client disagree on %s of %s", strings.Join(fieldNames(d.lines), ", "), where),
 		Detail:   strings.Join(d.lines, "; ") + fmt.Sprintf(". Tolerance: one sampling interval (%s) plus the age of the server's round; 5s for a headroom, which both compute at query time.", MonitorInterval),
 		Evidence: d.ev,
-		Next:     fmt.Sprintf("SELECT * FROM information_schema.table_stream_consumption WHERE STREAM_ID = %d;  -- and dorisdiag tso decode <CURRENT_TSO>", s.sr.ID)}}
+		Next:     doris.SuggestStreamConsumptionRows(s.sr.ID) + "  -- and dorisdiag tso decode <CURRENT_TSO>"}}
 }
 
 // partitionDiffs compares one partition's server columns with the client.

@@ -2,8 +2,9 @@ package diag
 
 import (
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/doris"
 	"strings"
+
+	"github.com/dorisdiag/dorisdiag/doris"
 
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -14,13 +15,13 @@ import (
 func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 	var v []string
 	name := sr.DB + "." + sr.Name
-	q := doris.QuoteIdent(sr.DB) + "." + doris.QuoteIdent(sr.Name)
+	reset := doris.ResetStream(sr.DB, sr.Name)
 	switch sr.State {
 	case StateDisabled:
 		return append(v, fmt.Sprintf("%s is disabled: nothing reads it, while the TTL keeps moving behind its offsets. Enable it again or drop it.", name))
 	case StateStale:
 		if sr.BaseTableDropped {
-			return append(v, fmt.Sprintf("%s is stale: its base table was dropped. It can never be read again: drop it (DROP STREAM %s) and recreate it on the new table if one exists.", name, q))
+			return append(v, fmt.Sprintf("%s is stale: its base table was dropped. It can never be read again: drop it (%s) and recreate it on the new table if one exists.", name, doris.DropStream(sr.DB, sr.Name)))
 		}
 		return append(v, fmt.Sprintf("%s is stale (%s): it cannot be read. Recreate it.", name, orNone(sr.StaleReason)))
 	case StateUnknown:
@@ -49,7 +50,7 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 	if sr.Kind == KindIVM {
 		if len(rejected) > 0 {
 			v = append(v, fmt.Sprintf("The next refresh of MV %s may only recompute: the offset of %s is below the retention floor, so the IVM read is rejected and the refresh falls back to COMPLETE (or fails with CHANGELOG_BROKEN on builds without that fallback). A keep-alive TSO the FE may hold for an idle partition is invisible to SQL on older builds, hence \"may\".", mvLabel(sr), list(rejected)))
-			v = append(v, fmt.Sprintf("Run: REFRESH MATERIALIZED VIEW %s.%s COMPLETE; at a quiet time, and check: %s", doris.QuoteIdent(sr.DB), doris.QuoteIdent(mvNameOr(sr)), mvExplainOr(sr)))
+			v = append(v, fmt.Sprintf("Run: %s at a quiet time, and check: %s", doris.RefreshMV(sr.DB, mvNameOr(sr), "COMPLETE"), mvExplainOr(sr)))
 		}
 		if len(skipped) > 0 {
 			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows older than the TTL: an MV refresh may miss them unless the build reads such a partition from the base table (apache/doris#69907 T11); a COMPLETE refresh brings them back.", list(skipped)))
@@ -68,26 +69,26 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 		if len(skipped) > 0 && !isT12(sr) {
 			// Seed §1 T12: APPEND_ONLY and DETAIL streams on a unique-key table
 			// "stay as they are" — not the defect, but the user should know.
-			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows %s older than the TTL: the next %s read returns only the retained changes of them, by design on a unique-key table, not a defect. If the consumer needs those rows, copy them from the base table (INSERT ... SELECT ... FROM %s.%s PARTITION (...)).",
-				list(skipped), skippedWord(sr.RowsSkipped), orMode(sr.ReadMode), doris.QuoteIdent(sr.BaseTableDB), doris.QuoteIdent(sr.BaseTableName)))
+			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows %s older than the TTL: the next %s read returns only the retained changes of them, by design on a unique-key table, not a defect. If the consumer needs those rows, copy them from the base table (%s).",
+				list(skipped), skippedWord(sr.RowsSkipped), orMode(sr.ReadMode), doris.CopyPartitionsOf(sr.BaseTableDB, sr.BaseTableName)))
 		}
 		if len(skipped) > 0 && isT12(sr) {
 			verb := "were"
 			if sr.RowsSkipped == "may" {
 				verb = "may be"
 			}
-			v = append(v, fmt.Sprintf("Rows %s silently skipped: partition(s) %s have no offset and rows older than the TTL, so the next read skips them and moves the offset past them for good (apache/doris#69907 T12). Copy them from the base table (INSERT ... SELECT ... FROM %s.%s PARTITION (...)) into the consumer, then SELECT * FROM %s@reset().",
-				verb, list(skipped), doris.QuoteIdent(sr.BaseTableDB), doris.QuoteIdent(sr.BaseTableName), q))
+			v = append(v, fmt.Sprintf("Rows %s silently skipped: partition(s) %s have no offset and rows older than the TTL, so the next read skips them and moves the offset past them for good (apache/doris#69907 T12). Copy them from the base table (%s) into the consumer, then %s.",
+				verb, list(skipped), doris.CopyPartitionsOf(sr.BaseTableDB, sr.BaseTableName), reset))
 		}
 		if len(rejected)+len(clipped) > 0 {
-			v = append(v, fmt.Sprintf("What to run: raise %s on %s.%s before the next read if the expired changelog is not compacted yet (it may become readable again); otherwise re-sync the consumer from the base table and run SELECT * FROM %s@reset() to start from now.", sr.TTLProperty, sr.BaseTableDB, sr.BaseTableName, q))
+			v = append(v, fmt.Sprintf("What to run: raise %s on %s.%s before the next read if the expired changelog is not compacted yet (it may become readable again); otherwise re-sync the consumer from the base table and run %s to start from now.", sr.TTLProperty, sr.BaseTableDB, sr.BaseTableName, reset))
 		}
 		if len(idle) > 0 {
 			read := "a MIN_DELTA read is rejected"
 			if sr.ReadMode == ModeDetail || sr.ReadMode == ModeAppendOnly {
 				read = "a " + sr.ReadMode + " read is clipped, losing nothing as long as nothing is written first"
 			}
-			v = append(v, fmt.Sprintf("%s is caught up on %s but idle past the TTL: nothing is lost yet, but the offset left the retention (%s). Run SELECT * FROM %s@reset() — nothing is pending there, so it loses nothing.", name, list(idle), read, q))
+			v = append(v, fmt.Sprintf("%s is caught up on %s but idle past the TTL: nothing is lost yet, but the offset left the retention (%s). Run %s — nothing is pending there, so it loses nothing.", name, list(idle), read, reset))
 		}
 	}
 	if len(unknown) > 0 {

@@ -180,6 +180,7 @@ func TSOHeadroom(in TSOHeadroomInput) (TSOHeadroomResult, error) {
 // tsoHeadroomFindings: at most one, the worse of expired and low.
 func tsoHeadroomFindings(in TSOHeadroomInput, r tso.Retention, headroom string) []Finding {
 	obj := Object{Kind: "offset", Name: in.OffsetText}
+	headroomSeconds := r.HeadroomSeconds()
 	ev := map[string]string{
 		"headroom_seconds": strconv.FormatFloat(r.HeadroomSeconds(), 'f', 3, 64),
 		"ttl_seconds":      strconv.FormatInt(in.TTLSeconds, 10),
@@ -187,13 +188,13 @@ func tsoHeadroomFindings(in TSOHeadroomInput, r tso.Retention, headroom string) 
 	switch {
 	case !r.CanResume:
 		return []Finding{{
-			Code: CodeTSOOffsetExpired, Severity: CodeTSOOffsetExpired.Severity(), Object: obj, Evidence: ev,
+			Code: CodeTSOOffsetExpired, Severity: CodeTSOOffsetExpired.Severity(), Object: obj, Evidence: ev, Magnitude: &headroomSeconds,
 			Summary: "offset is past the retention: MIN_DELTA reads are rejected, DETAIL/APPEND_ONLY reads skip " + tso.FormatDuration(r.ExpiredWindowMs) + " of changes",
 			Next:    "dorisdiag streams show DB.STREAM  # find the consumer; then reset it or rebuild its target",
 		}}
 	case time.Duration(r.HeadroomMs)*time.Millisecond < in.MinHeadroom:
 		return []Finding{{
-			Code: CodeTSOHeadroomLow, Severity: CodeTSOHeadroomLow.Severity(), Object: obj, Evidence: ev,
+			Code: CodeTSOHeadroomLow, Severity: CodeTSOHeadroomLow.Severity(), Object: obj, Evidence: ev, Magnitude: &headroomSeconds,
 			Summary: "only " + headroom + " before the TTL expires the next change this offset needs (under --min-headroom " + in.MinHeadroom.String() + ")",
 			Next:    "consume the stream now, or raise changelog.ttl_seconds on the base table",
 		}}

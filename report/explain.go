@@ -11,7 +11,7 @@ import (
 // ExplainDoc is the document of `explain` (kind "explain"): one code
 // (One) or the whole registry.
 type ExplainDoc struct {
-	Codes []diag.CodeDoc
+	Codes []diag.Declaration
 	One   bool
 }
 
@@ -61,7 +61,7 @@ func init() {
 }
 
 // explainCode writes one code's documentation for `dorisdiag explain CODE`.
-func explainCode(w io.Writer, st Style, c diag.CodeDoc) error {
+func explainCode(w io.Writer, st Style, c diag.Declaration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  (%s by default)\n", st.Bold(c.Code), st.Severity(c.Severity.String(), c.Severity.String()))
 	fmt.Fprintf(&b, "%s\n", c.Title)
@@ -99,7 +99,7 @@ func explainCode(w io.Writer, st Style, c diag.CodeDoc) error {
 }
 
 // codeList writes every code with its default severity and title.
-func codeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
+func codeList(w io.Writer, st Style, codes []diag.Declaration) error {
 	rows := make([][]string, len(codes))
 	for i, c := range codes {
 		rows[i] = []string{c.Code, st.Severity(c.Severity.String(), c.Severity.String()), c.Title}
@@ -109,7 +109,7 @@ func codeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
 
 // FindingsDoc writes docs/findings.md from the registry: the one source of
 // truth shared with `dorisdiag explain` (a test keeps the file in step).
-func FindingsDoc(w io.Writer, codes []diag.CodeDoc) error {
+func FindingsDoc(w io.Writer, codes []diag.Declaration) error {
 	var b strings.Builder
 	b.WriteString("# Finding codes\n\n")
 	b.WriteString("Generated from the code registry (`diag/codes_*.go`) by `go test ./cmd -run TestFindingsDoc -update`;\n")
