@@ -102,15 +102,15 @@ func (c *ChangePoints) Points(streamID int64, unit string) []ChangePoint {
 	return nil
 }
 
-// begin starts a round at cluster time nowMs.
-func (c *ChangePoints) begin(nowMs int64) {
+// Begin starts a round at cluster time nowMs.
+func (c *ChangePoints) Begin(nowMs int64) {
 	c.round++
 	c.nowMs = nowMs
 }
 
-// end closes a round: partitions no longer listed (a dropped stream or
+// End closes a round: partitions no longer listed (a dropped stream or
 // partition) are forgotten, and the total cap is applied.
-func (c *ChangePoints) end() {
+func (c *ChangePoints) End() {
 	for k, tp := range c.parts {
 		if tp.seen != c.round {
 			c.total -= len(tp.points)

@@ -19,9 +19,9 @@ func cpTSO(t *testing.T, ms int64) *tso.TSO {
 
 // round runs one tracker round over a single partition.
 func cpRound(c *ChangePoints, nowMs int64, end, offset *tso.TSO) []ChangePoint {
-	c.begin(nowMs)
+	c.Begin(nowMs)
 	pts := c.observe(seriesKey{1, "p"}, end, offset, nil, nil)
-	c.end()
+	c.End()
 	return pts
 }
 
@@ -47,8 +47,8 @@ func TestChangePointsWindowAndPruning(t *testing.T) {
 		t.Fatalf("caught up keeps %+v (total %d), want none", pts, c.Total())
 	}
 	// A partition no longer listed is forgotten.
-	c.begin(t0 + 60_000)
-	c.end()
+	c.Begin(t0 + 60_000)
+	c.End()
 	if c.Partitions() != 0 {
 		t.Fatalf("%d partitions tracked after the stream went away, want 0", c.Partitions())
 	}
@@ -84,11 +84,11 @@ func TestChangePointsTotalCap(t *testing.T) {
 	c := NewChangePoints(64, 3)
 	off := cpTSO(t, t0-1)
 	step := func(now, end int64) {
-		c.begin(now)
+		c.Begin(now)
 		for u := int64(1); u <= 2; u++ {
 			c.observe(seriesKey{u, "p"}, cpTSO(t, end), off, nil, nil)
 		}
-		c.end()
+		c.End()
 	}
 	step(t0, t0)
 	for i := int64(1); i <= 5; i++ {

@@ -3,7 +3,6 @@ package diag
 import (
 	"github.com/dorisdiag/dorisdiag/doris"
 
-	"sort"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -89,42 +88,6 @@ type TasksOverview struct {
 	LongestRunning    *ObjectValue   `json:"longest_running,omitempty"`
 	// TasksBounded: tasks() keeps a bounded history, so counts are lower bounds.
 	TasksBounded bool `json:"tasks_bounded"`
-}
-
-// SpaceOverview is S5: how much changelog is kept and whether TTL cleanup works.
-type SpaceOverview struct {
-	ChangelogBytes *int64 `json:"changelog_bytes,omitempty"` // sum of SHOW DATA BinlogSize over the tables that report it
-	TablesWithSize int    `json:"tables_with_size"`
-	Tables         int    `json:"tables"`
-	// TableSizes is each base table's changelog size (SHOW DATA BinlogSize),
-	// largest first; Approximate when SHOW DATA printed it rounded ("1.500 MB").
-	TableSizes []TableSize `json:"table_sizes,omitempty"`
-	// DatabaseSizes is each base-table database's BinlogSize, when a
-	// per-database form of SHOW DATA answered; largest first.
-	DatabaseSizes []DatabaseSize `json:"database_sizes,omitempty"`
-	// From /metrics, when payloads were fetched.
-	RetainedBytes              *float64 `json:"retained_bytes,omitempty"`
-	TTLCleanupFailed           *float64 `json:"ttl_cleanup_failed,omitempty"`
-	TTLCleanupSucceeded        *float64 `json:"ttl_cleanup_succeeded,omitempty"`
-	TTLLastSuccessAgeSeconds   *float64 `json:"ttl_last_success_age_seconds,omitempty"`
-	TTLReclaimedBytes          *float64 `json:"ttl_reclaimed_bytes,omitempty"`
-	MetricsPayloads            int      `json:"metrics_payloads"`
-	MetricsPayloadsUnparseable int      `json:"metrics_payloads_unparseable"`
-	MetricsPayloadsNotFetched  int      `json:"metrics_payloads_not_fetched"`
-	MetricsStyleProblems       int      `json:"metrics_style_problems"`
-}
-
-// TableSize is one base table's changelog size.
-type TableSize struct {
-	Object      string `json:"object"` // db.table
-	Bytes       int64  `json:"bytes"`
-	Approximate bool   `json:"approximate,omitempty"`
-}
-
-// DatabaseSize is one database's changelog size.
-type DatabaseSize struct {
-	DB    string `json:"db"`
-	Bytes int64  `json:"bytes"`
 }
 
 // MonitorOverview is the health of the FE's own changelog/IVM monitor, when
@@ -313,32 +276,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 		}
 	}
 
-	o.Space.Tables = len(last.Tables)
-	for _, t := range last.Tables {
-		if t.ChangelogSizeBytes != nil {
-			if o.Space.ChangelogBytes == nil {
-				o.Space.ChangelogBytes = new(int64)
-			}
-			*o.Space.ChangelogBytes += *t.ChangelogSizeBytes
-			o.Space.TablesWithSize++
-			o.Space.TableSizes = append(o.Space.TableSizes, TableSize{Object: t.DB + "." + t.Name,
-				Bytes: *t.ChangelogSizeBytes, Approximate: t.ChangelogSizeText != ""})
-		}
-	}
-	for _, d := range last.Databases {
-		if d.BinlogSizeBytes != nil {
-			o.Space.DatabaseSizes = append(o.Space.DatabaseSizes, DatabaseSize{DB: d.DB, Bytes: *d.BinlogSizeBytes})
-		}
-	}
-	sort.SliceStable(o.Space.TableSizes, func(i, j int) bool {
-		a, b := o.Space.TableSizes[i], o.Space.TableSizes[j]
-		return a.Bytes > b.Bytes || a.Bytes == b.Bytes && a.Object < b.Object
-	})
-	sort.SliceStable(o.Space.DatabaseSizes, func(i, j int) bool {
-		a, b := o.Space.DatabaseSizes[i], o.Space.DatabaseSizes[j]
-		return a.Bytes > b.Bytes || a.Bytes == b.Bytes && a.DB < b.DB
-	})
-	metrics.fillSpace(&o.Space)
+	o.Space = SummarizeSpace(last, metrics)
 
 	// Monitor health: the oldest sample time any sampled row reports.
 	var oldest *int64

@@ -25,39 +25,6 @@ const DefaultObjectQuota = 1000
 // the last bucket, +Inf, counts every known delay).
 var DelayBuckets = []float64{60, 300, 900, 3600}
 
-// MVStateNumber is the number the design's per-MV freshness gauge exports
-// (§3 "States"; StateNumber is the streams').
-var MVStateNumber = map[string]float64{FreshFresh: 0, FreshLagging: 1, FreshRebuildRequired: 2, FreshInitializing: 3, FreshUnknown: 4}
-
-// MVStates lists the five freshness states in the order of their numbers.
-var MVStates = []string{FreshFresh, FreshLagging, FreshRebuildRequired, FreshInitializing, FreshUnknown}
-
-// RefreshResults and RefreshMethods are the label values of
-// doris_fe_ivm_refresh_tasks_total (every combination is exported from 0).
-var (
-	RefreshResults = []string{ResultSuccess, ResultNoChange, ResultFailed, ResultCanceled}
-	RefreshMethods = []string{MethodNone, MethodIncremental, MethodPartitionRebuild, MethodComplete, MethodMixed}
-)
-
-// FallbackReasons and FailureReasons are the known reason label values
-// (lower case, as the design's labels): exported from 0, so that increase()
-// sees the first event; an unknown reason gets its series when it happens.
-func FallbackReasons() []string {
-	out := make([]string, 0, len(ivmFailureReasons))
-	for _, r := range ivmFailureReasons {
-		out = append(out, strings.ToLower(r))
-	}
-	return out
-}
-
-func FailureReasons() []string {
-	out := FallbackReasons()
-	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed, FailureOther} {
-		out = append(out, strings.ToLower(r))
-	}
-	return out
-}
-
 // ExporterOptions configure the per-round computation.
 type ExporterOptions struct {
 	Check CheckOptions
@@ -85,8 +52,14 @@ type ExporterState struct {
 	counters  ExporterCounters
 	mvFalls   map[int64]float64 // per-MV fallbacks counted since start
 	gapEvents map[int64]float64 // per-stream inferred gap events since start
-	prevParts map[seriesKey]prevPartition
-	spare     map[seriesKey]prevPartition // the map before, cleared and refilled next round
+	prevParts map[partKey]prevPartition
+	spare     map[partKey]prevPartition // the map before, cleared and refilled next round
+}
+
+// partKey names one partition of one stream.
+type partKey struct {
+	stream int64
+	unit   string
 }
 
 type prevPartition struct {
@@ -138,7 +111,7 @@ func NewExporterState(opt ExporterOptions) *ExporterState {
 	opt.Check.MVs.HistoryLimit = math.MaxInt32
 	st := &ExporterState{opt: opt, points: NewChangePoints(opt.MaxPointsPerPartition, opt.MaxPoints),
 		counted: map[int64]bool{}, mvFalls: map[int64]float64{}, gapEvents: map[int64]float64{},
-		prevParts: map[seriesKey]prevPartition{}}
+		prevParts: map[partKey]prevPartition{}}
 	c := ExporterCounters{RefreshTasks: map[[2]string]float64{}, DurationSeconds: map[string]float64{},
 		Fallbacks: map[string]float64{}, Failures: map[string]float64{}}
 	for _, r := range RefreshResults {
@@ -244,9 +217,9 @@ func (st *ExporterState) Round(s *snapshot.Snapshot) *ExporterResult {
 	st.rounds++
 	opt := st.opt.Check
 	opt.Streams.Points = st.points
-	st.points.begin(s.Cluster.CurrentTSO.Physical())
+	st.points.Begin(s.Cluster.CurrentTSO.Physical())
 	res := Check([]*snapshot.Snapshot{s}, opt)
-	st.points.end()
+	st.points.End()
 
 	o := res.Overview
 	r := &ExporterResult{ClusterTime: res.Now, Round: st.rounds, ServerMonitor: o.Monitor.Present,
@@ -264,10 +237,10 @@ func (st *ExporterState) Round(s *snapshot.Snapshot) *ExporterResult {
 		}
 	}
 	if o.MVs.MaxDelay != nil {
-		r.MaxDataDelay = f64(o.MVs.MaxDelay.Seconds)
+		r.MaxDataDelay = new(o.MVs.MaxDelay.Seconds)
 	}
 	if o.Space.ChangelogBytes != nil {
-		r.RetainedBytes = f64(float64(*o.Space.ChangelogBytes))
+		r.RetainedBytes = new(float64(*o.Space.ChangelogBytes))
 	}
 	if o.Tasks.OldestQueued != nil {
 		r.OldestPendingSeconds = math.Max(0, o.Tasks.OldestQueued.Seconds)
@@ -447,7 +420,7 @@ func (st *ExporterState) inferGaps(streams *StreamsResult, r *ExporterResult) {
 	// a steady round allocates nothing here.
 	next := st.spare
 	if next == nil {
-		next = map[seriesKey]prevPartition{}
+		next = map[partKey]prevPartition{}
 	}
 	clear(next)
 	for i := range streams.Streams {
@@ -455,7 +428,7 @@ func (st *ExporterState) inferGaps(streams *StreamsResult, r *ExporterResult) {
 		gap := false
 		for j := range sr.Partitions {
 			p := &sr.Partitions[j]
-			key := seriesKey{sr.ID, p.Unit}
+			key := partKey{sr.ID, p.Unit}
 			if prev, ok := st.prevParts[key]; ok && prev.clipped && prev.hasOffset && p.ConsumedTSO != nil && *p.ConsumedTSO > prev.offset {
 				gap = true
 			}
@@ -510,12 +483,12 @@ func (st *ExporterState) perObject(res *CheckResult, dbIDs map[string]int64, r *
 			e.Fallbacks = float64(*m.Server.FallbackCount)
 		}
 		if m.Server != nil && m.Server.LastRefreshDurationMs != nil && *m.Server.LastRefreshDurationMs >= 0 {
-			e.LastRefreshDuration = f64(float64(*m.Server.LastRefreshDurationMs) / 1000)
+			e.LastRefreshDuration = new(float64(*m.Server.LastRefreshDurationMs) / 1000)
 		} else {
 			for j := range m.History.Tasks { // newest first
 				t := &m.History.Tasks[j]
 				if (t.Result == ResultSuccess || t.Result == ResultNoChange || t.Result == ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
-					e.LastRefreshDuration = f64(float64(*t.DurationMs) / 1000)
+					e.LastRefreshDuration = new(float64(*t.DurationMs) / 1000)
 					break
 				}
 			}
@@ -551,7 +524,7 @@ func (st *ExporterState) perObject(res *CheckResult, dbIDs map[string]int64, r *
 			StateNumber: streamStateNumber(s.State), PendingAge: s.MaxPendingAge.Get(-1),
 			Precision: s.MaxPendingAge.Precision, GapEvents: st.gapEvents[s.ID]}
 		if s.MinHeadroomSeconds != nil {
-			e.Headroom = f64(*s.MinHeadroomSeconds)
+			e.Headroom = new(*s.MinHeadroomSeconds)
 		}
 		if s.Server != nil && s.Server.GapEvents != nil {
 			e.GapEvents = float64(*s.Server.GapEvents)

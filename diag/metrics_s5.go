@@ -74,23 +74,3 @@ func MergeS5(dst *exposition.S5, src exposition.S5) {
 		dst.RetainedBytesAllReplicas = src.RetainedBytesAllReplicas
 	}
 }
-
-// fillSpace copies the S5 picture into the check overview.
-func (r *MetricsResult) fillSpace(o *SpaceOverview) {
-	if r == nil {
-		return
-	}
-	o.MetricsPayloads = len(r.Payloads)
-	o.MetricsPayloadsUnparseable = r.Unparseable
-	o.MetricsPayloadsNotFetched = r.NotFetched
-	o.MetricsStyleProblems = r.StyleProblems
-	if v := r.S5.RetainedBytesSingleReplica; v != nil {
-		o.RetainedBytes = v
-	} else if v := r.S5.RetainedBytesAllReplicas; v != nil {
-		o.RetainedBytes = v
-	}
-	o.TTLCleanupFailed = r.S5.TTLCleanupFailed
-	o.TTLCleanupSucceeded = r.S5.TTLCleanupSuccess
-	o.TTLReclaimedBytes = r.S5.TTLReclaimedBytes
-	o.TTLLastSuccessAgeSeconds = r.TTLLastSuccessAgeSeconds
-}

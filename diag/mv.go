@@ -432,3 +432,10 @@ var rowsMissedFix = map[string]string{
 	RowsMissedExpiredDupKeys: "the fix that rejects an expired offset in every IVM read, including one of a duplicate-key base table (apache/doris#69907 T10)",
 	RowsMissedNoOffset:       "the fix that reads a base partition with no offset from the base table in an IVM refresh (apache/doris#69907 T11)",
 }
+
+// MVStateNumber is the number the design's per-MV freshness gauge exports
+// (§3 "States"; StateNumber is the streams').
+var MVStateNumber = map[string]float64{FreshFresh: 0, FreshLagging: 1, FreshRebuildRequired: 2, FreshInitializing: 3, FreshUnknown: 4}
+
+// MVStates lists the five freshness states in the order of their numbers.
+var MVStates = []string{FreshFresh, FreshLagging, FreshRebuildRequired, FreshInitializing, FreshUnknown}

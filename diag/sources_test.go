@@ -103,17 +103,3 @@ func TestEverySourceHasACost(t *testing.T) {
 		seen[c.Source] = true
 	}
 }
-
-// TestOverviewListsSupersededFallbacks: a superseded fallback is not counted
-// unreadable; the overview names it and what replaced it.
-func TestOverviewListsSupersededFallbacks(t *testing.T) {
-	s := &snapshot.Snapshot{Cluster: snapshot.Cluster{CurrentTSO: tso.TSO(1_780_000_000_000 << tso.LogicalBits), ClockSource: snapshot.SourceHTTPTSO},
-		CouldNotRead: []snapshot.ReadGap{
-			{Source: snapshot.SourceShowTSOStatus, Error: "TSO feature is disabled", Superseded: snapshot.SourceHTTPTSO},
-			{Source: snapshot.SourceShowData, Error: "No database selected"},
-		}}
-	o := overview(s, &StreamsResult{}, &MVsResult{}, &MetricsResult{}, CheckOptions{})
-	if o.Sources.Unreadable != 1 || len(o.Sources.Superseded) != 1 || o.Sources.Superseded[0].By != snapshot.SourceHTTPTSO {
-		t.Errorf("sources overview %+v", o.Sources)
-	}
-}

@@ -495,3 +495,29 @@ func durationTrend(d []int64) DurationTrend {
 	}
 	return tr
 }
+
+// RefreshResults and RefreshMethods are the label values of
+// doris_fe_ivm_refresh_tasks_total (every combination is exported from 0).
+var (
+	RefreshResults = []string{ResultSuccess, ResultNoChange, ResultFailed, ResultCanceled}
+	RefreshMethods = []string{MethodNone, MethodIncremental, MethodPartitionRebuild, MethodComplete, MethodMixed}
+)
+
+// FallbackReasons and FailureReasons are the known reason label values
+// (lower case, as the design's labels): exported from 0, so that increase()
+// sees the first event; an unknown reason gets its series when it happens.
+func FallbackReasons() []string {
+	out := make([]string, 0, len(ivmFailureReasons))
+	for _, r := range ivmFailureReasons {
+		out = append(out, strings.ToLower(r))
+	}
+	return out
+}
+
+func FailureReasons() []string {
+	out := FallbackReasons()
+	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed, FailureOther} {
+		out = append(out, strings.ToLower(r))
+	}
+	return out
+}
