@@ -3,6 +3,8 @@ package cmd
 import (
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -95,8 +97,8 @@ func checkRun(g *globalOptions, o *checkOptions, cmd *cobra.Command) error {
 		round++
 		ropt := opt
 		ropt.Metrics.Linted = g.lintedFor(series[len(series)-1])
-		res := diag.Check(series, ropt)
-		doc := report.CheckDoc{CheckResult: res, FailOn: threshold.String(), Passed: !diag.AtOrAbove(res.Findings, threshold)}
+		res := check.Run(series, ropt)
+		doc := report.CheckDoc{Result: res, FailOn: threshold.String(), Passed: !diag.AtOrAbove(res.Findings, threshold)}
 		if o.Watch.Interval > 0 && round > 1 {
 			doc.Changes = diffFindings(prev, res.Findings)
 		}
@@ -133,13 +135,13 @@ func diffFindings(prev, cur []diag.Finding) *report.CheckChanges {
 
 // resolve merges the config file under the flags: a flag given on the
 // command line wins, then the file, then the default.
-func (o *checkOptions) resolve(cmd *cobra.Command) (diag.CheckOptions, string, error) {
+func (o *checkOptions) resolve(cmd *cobra.Command) (check.Options, string, error) {
 	var pol diag.Policy
 	failOn := ""
 	if o.Config != "" {
 		cfg, p, err := loadConfig(o.Config)
 		if err != nil {
-			return diag.CheckOptions{}, "", usageError{err}
+			return check.Options{}, "", usageError{err}
 		}
 		pol, failOn = p, cfg.FailOn
 		set := func(flag string, dst *time.Duration, v *duration) {
@@ -159,13 +161,13 @@ func (o *checkOptions) resolve(cmd *cobra.Command) (diag.CheckOptions, string, e
 	}
 	for name, d := range map[string]time.Duration{"max-delay": o.MaxDelay, "min-headroom": o.MinHeadroom, "max-pending": o.MaxPending, "max-running": o.MaxRunning, "max-queued": o.MaxQueued, "fallback-window": o.FallbackWindow} {
 		if d <= 0 {
-			return diag.CheckOptions{}, "", usageErrorf("--%s must be positive, got %s", name, d)
+			return check.Options{}, "", usageErrorf("--%s must be positive, got %s", name, d)
 		}
 	}
 	if o.MaxFailures < 1 || o.MinFallbacks < 1 {
-		return diag.CheckOptions{}, "", usageErrorf("--max-failures and --min-fallbacks must be at least 1")
+		return check.Options{}, "", usageErrorf("--max-failures and --min-fallbacks must be at least 1")
 	}
-	return diag.CheckOptions{
+	return check.Options{
 		Streams: diag.StreamOptions{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending},
 		MVs: diag.MVOptions{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
 			FallbackWindow: o.FallbackWindow, MinFallbacks: o.MinFallbacks},

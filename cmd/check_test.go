@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -392,7 +394,7 @@ func TestDiffFindings(t *testing.T) {
 		t.Errorf("changes = %+v", ch)
 	}
 	var buf strings.Builder
-	doc := report.CheckDoc{CheckResult: &diag.CheckResult{Findings: []diag.Finding{b, c}}, Changes: ch}
+	doc := report.CheckDoc{Result: &check.Result{Findings: []diag.Finding{b, c}}, Changes: ch}
 	if err := report.Emit(&buf, report.Style{}, report.FormatTable, doc); err != nil {
 		t.Fatal(err)
 	}

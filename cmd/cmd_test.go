@@ -11,11 +11,12 @@ import (
 
 	"bytes"
 	"flag"
-	"github.com/dorisdiag/dorisdiag/diag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -387,7 +389,7 @@ func userTexts(t *testing.T) []textSource {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := diag.Check([]*snapshot.Snapshot{snap}, diag.CheckOptions{})
+		res := check.Run([]*snapshot.Snapshot{snap}, check.Options{})
 		for _, f := range res.Findings {
 			where := "scenario " + name + " finding " + f.Code.String()
 			for _, l := range strings.Split(f.Next, "\n") {

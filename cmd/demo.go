@@ -1,9 +1,9 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -46,7 +46,7 @@ stream, and says which commands to run against a real cluster.`,
 			if err != nil {
 				return usageError{err}
 			}
-			res := diag.Check([]*snapshot.Snapshot{snap}, diag.CheckOptions{})
+			res := check.Run([]*snapshot.Snapshot{snap}, check.Options{})
 			if err := g.emit(report.DemoDoc{Check: res, Width: o.Width}); err != nil {
 				return err
 			}

@@ -9,9 +9,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/round"
+
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/scenario"
 )
@@ -63,8 +64,8 @@ lists every series, the flags, and how to run it under systemd and Kubernetes.`,
 	f.DurationVar(&o.Interval, "interval", exporter.DefaultInterval, "time between rounds (the design's changelog_ivm_monitor_interval_seconds)")
 	f.DurationVar(&o.RoundTimeout, "round-timeout", 0, "timeout of one round's collection (default: the interval)")
 	f.StringVar(&o.DesignSeries, "design-series", exporter.ModeAuto, "serve the design's doris_fe_* series: auto (unless the build's own monitor does), on, off")
-	f.IntVar(&o.MVQuota, "mv-quota", diag.DefaultObjectQuota, "IVM MVs with per-object series, lowest IDs first (the design's prom_output_ivm_mv_metrics_limit); 0 for none")
-	f.IntVar(&o.StreamQuota, "stream-quota", diag.DefaultObjectQuota, "user streams with per-object series, lowest IDs first (prom_output_table_stream_metrics_limit); 0 for none")
+	f.IntVar(&o.MVQuota, "mv-quota", round.DefaultObjectQuota, "IVM MVs with per-object series, lowest IDs first (the design's prom_output_ivm_mv_metrics_limit); 0 for none")
+	f.IntVar(&o.StreamQuota, "stream-quota", round.DefaultObjectQuota, "user streams with per-object series, lowest IDs first (prom_output_table_stream_metrics_limit); 0 for none")
 	f.StringVar(&o.LogLevel, "log.level", "info", "log level on stderr: debug, info, warn, error")
 	return c
 }
@@ -98,7 +99,7 @@ func exporterRun(ctx context.Context, g *globalOptions, o *exporterOptions) erro
 	logger := slog.New(slog.NewTextHandler(g.ios.Err, &slog.HandlerOptions{Level: level}))
 	opt := exporter.Options{Interval: o.Interval, RoundTimeout: o.RoundTimeout, DesignSeries: o.DesignSeries,
 		TelemetryPath: o.TelemetryPath, Logger: logger,
-		Diag: diag.ExporterOptions{MVQuota: quotaOpt(o.MVQuota), StreamQuota: quotaOpt(o.StreamQuota)}}
+		Diag: round.Options{MVQuota: quotaOpt(o.MVQuota), StreamQuota: quotaOpt(o.StreamQuota)}}
 	switch kind {
 	case "file":
 		return usageErrorf("exporter needs a source that changes: --host HOST (live) or --demo [SCENARIO]; a --snapshot file is analysed by check")

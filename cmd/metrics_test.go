@@ -3,13 +3,14 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"

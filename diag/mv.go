@@ -72,7 +72,7 @@ type MVOptions struct {
 	HistoryLimit   int           // tasks kept per MV in the result
 }
 
-func (o MVOptions) withDefaults() MVOptions {
+func (o MVOptions) WithDefaults() MVOptions {
 	if o.MaxDelay <= 0 {
 		o.MaxDelay = DefaultMaxDelay
 	}
@@ -266,7 +266,7 @@ type WorstPartition struct {
 // AnalyzeMVs diagnoses every IVM MV of the last snapshot of series. streams
 // is the stream analysis of the same series (AnalyzeStreams); nil computes it.
 func AnalyzeMVs(series []*snapshot.Snapshot, streams *StreamsResult, opt MVOptions) *MVsResult {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	res := &MVsResult{MVs: []MVResult{}, Findings: []Finding{}, Thresholds: MVThresholds{
 		MaxDelaySeconds: opt.MaxDelay.Seconds(), MaxFailures: opt.MaxFailures, MaxRunningSeconds: opt.MaxRunning.Seconds(),
 		MaxQueuedSeconds: opt.MaxQueued.Seconds(), FallbackWindowSeconds: opt.FallbackWindow.Seconds(), MinFallbacks: opt.MinFallbacks,

@@ -1,7 +1,7 @@
 package diag
 
 import (
-	"strconv"
+	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 
@@ -26,16 +26,16 @@ func TestCanceledAfterFailureKeepsFailureState(t *testing.T) {
 		{"failed last", []string{"SUCCESS", "CANCELED", "FAILED"}, ReasonRefreshFailed, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-			b.mv(1, "mv", incrCommit, "orders", 7, 12*time.Minute)
+			b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+			b.MV(1, "mv", snaptest.IncrCommit, "orders", 7, 12*time.Minute)
 			n := len(tc.statuses)
 			for i, st := range tc.statuses {
-				tk := b.task(1, "mv", int64(10+i), st, time.Duration(n-i)*10*time.Minute)
+				tk := b.Task(1, "mv", int64(10+i), st, time.Duration(n-i)*10*time.Minute)
 				if st == "FAILED" {
 					tk.ErrorMsg = expired
 				}
 			}
-			r := analyzeMVs(t, b.s)
+			r := analyzeMVs(t, b.S)
 			m := r.ByName("demo", "mv")
 			if m.LaggingReason != tc.reason {
 				t.Errorf("lagging reason %s, want %s", m.LaggingReason, tc.reason)
@@ -51,9 +51,9 @@ func TestCanceledAfterFailureKeepsFailureState(t *testing.T) {
 // the longest running refresh task has run") must be the longest one, not
 // the newest: a manual task may run beside the automatic one.
 func TestHistoryRunningIsTheLongest(t *testing.T) {
-	fb := refreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	fb := snaptest.RefreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	run := func(id int64, created, started time.Duration) snapshotTask {
-		return snapshotTask{TaskID: id, Status: "RUNNING", CreateTimeMs: mvAgo(created), StartTimeMs: mvAgo(started)}
+		return snapshotTask{TaskID: id, Status: "RUNNING", CreateTimeMs: snaptest.MsAgo(created), StartTimeMs: snaptest.MsAgo(started)}
 	}
 	for _, tc := range []struct {
 		name  string
@@ -65,7 +65,7 @@ func TestHistoryRunningIsTheLongest(t *testing.T) {
 		{"newer given first", []snapshotTask{run(2, time.Hour, time.Hour), run(1, 2*time.Hour, 2*time.Hour)}, 1},
 		{"created earlier, started later", []snapshotTask{run(1, 3*time.Hour, 10*time.Minute), run(2, time.Hour, time.Hour)}, 2},
 	} {
-		h := AnalyzeHistory(normTasks(tc.tasks), fb, mvNow, HistoryOptions{})
+		h := AnalyzeHistory(snaptest.NormTasks(tc.tasks), fb, snaptest.Now, HistoryOptions{})
 		if h.Running == nil || h.Running.TaskID != tc.want {
 			t.Errorf("%s: running %+v, want task %d", tc.name, h.Running, tc.want)
 		}
@@ -74,50 +74,13 @@ func TestHistoryRunningIsTheLongest(t *testing.T) {
 
 type snapshotTask = snapshot.Task
 
-// The overview counts failures over every task of the window, not only the
-// HistoryLimit newest kept for display, and takes consecutive failures from
-// the server's persisted summary when the build has it (seed: "the bounded
-// task history does not limit them").
-func TestOverviewTasksNotBoundedByDisplayLimit(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		failed     int
-		serverCF   *int64
-		wantFailed int
-		wantCF     int
-	}{
-		{"few failures", 3, nil, 3, 3},
-		{"more failures than the display limit", 25, nil, 25, 25},
-		{"server summary wins", 2, ip64(7), 2, 7},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-			b.mv(1, "mv", incrCommit, "orders", 7, 0)
-			for i := 0; i < tc.failed; i++ {
-				b.task(1, "mv", int64(100+i), "FAILED", time.Duration(50-i)*time.Minute)
-			}
-			if tc.serverCF != nil {
-				b.s.MVStatus = append(b.s.MVStatus, snapshot.MVStatus{DB: "demo", MVName: "mv", MVID: 1, FreshnessState: "FRESH",
-					DataDelaySeconds: f64(0), DelayPrecision: "PRECISE", LaggingReason: "NONE", ConsecutiveFailures: tc.serverCF, SampleTimeMs: mvAgo(5 * time.Second)})
-			}
-			o := Check([]*snapshot.Snapshot{norm(b.s)}, CheckOptions{}).Overview
-			if o.Tasks.FailedInWindow != tc.wantFailed {
-				t.Errorf("failed in window %d, want %d", o.Tasks.FailedInWindow, tc.wantFailed)
-			}
-			if o.MVs.MaxConsecutiveFailures != tc.wantCF {
-				t.Errorf("max consecutive failures %d, want %d", o.MVs.MaxConsecutiveFailures, tc.wantCF)
-			}
-		})
-	}
-}
-
 // Seed §3: "A failure reason is the IVM reason when falling back is not
 // allowed, and otherwise the stage that threw ... An expired offset is
 // CHANGELOG_BROKEN (T0)."
 func TestFailureReasonFollowsFallbackAllowed(t *testing.T) {
-	incr := refreshOf("BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT")
-	fb := refreshOf("BUILD DEFERRED REFRESH INCREMENTAL FALLBACK ON COMMIT")
-	auto := refreshOf("BUILD DEFERRED REFRESH AUTO ON COMMIT")
+	incr := snaptest.RefreshOf("BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT")
+	fb := snaptest.RefreshOf("BUILD DEFERRED REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	auto := snaptest.RefreshOf("BUILD DEFERRED REFRESH AUTO ON COMMIT")
 	for _, tc := range []struct {
 		name    string
 		refresh RefreshInfo
@@ -135,47 +98,9 @@ func TestFailureReasonFollowsFallbackAllowed(t *testing.T) {
 		{"fallback allowed: BINLOG_BROKEN token kept as seen", fb, "refresh failed: BINLOG_BROKEN", "", "BINLOG_BROKEN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := ClassifyTask(snapshotTask{Status: "FAILED", ErrorMsg: tc.msg, IvmFallbackReason: tc.ivm}, tc.refresh, mvNow)
+			c := ClassifyTask(snapshotTask{Status: "FAILED", ErrorMsg: tc.msg, IvmFallbackReason: tc.ivm}, tc.refresh, snaptest.Now)
 			if c.FailureReason != tc.want {
 				t.Errorf("failure reason %s, want %s", c.FailureReason, tc.want)
-			}
-		})
-	}
-}
-
-// MONITOR_STALE (BRIEF, seed "MONITOR_SAMPLE_TIME: NULL before the first
-// one") fires when the sample time is older than 2 × 15 s or NULL while the
-// columns exist; the check overview's monitor.stale must say the same.
-func TestOverviewMonitorStaleAgreesWithFinding(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		cols    bool
-		samples []*int64
-		present bool
-		stale   bool
-	}{
-		{"no columns", false, []*int64{nil}, false, false},
-		{"fresh", true, []*int64{mvAgo(10 * time.Second)}, true, false},
-		{"old", true, []*int64{mvAgo(time.Minute)}, true, true},
-		{"NULL while the columns exist", true, []*int64{nil}, true, true},
-		{"one NULL among fresh", true, []*int64{mvAgo(10 * time.Second), nil}, true, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-			for i, ms := range tc.samples {
-				st := b.stream(int64(100+i), "s"+strconv.Itoa(i), "DETAIL", "orders")
-				st.MonitorSampleTimeMs = ms
-			}
-			if tc.cols {
-				b.s.Capabilities.Sources = map[string]snapshot.SourceCapability{"information_schema.table_streams": {Present: true, Columns: []string{"STREAM_NAME", "MONITOR_STATE", "MONITOR_SAMPLE_TIME"}}}
-			}
-			c := Check([]*snapshot.Snapshot{norm(b.s)}, CheckOptions{})
-			finding := false
-			for _, f := range c.Findings {
-				finding = finding || f.Code == CodeMonitorStale
-			}
-			if c.Overview.Monitor.Present != tc.present || c.Overview.Monitor.Stale != tc.stale || finding != tc.stale {
-				t.Errorf("present %v stale %v finding %v, want %v %v %v", c.Overview.Monitor.Present, c.Overview.Monitor.Stale, finding, tc.present, tc.stale, tc.stale)
 			}
 		})
 	}
@@ -195,13 +120,13 @@ func TestMVCrossCheckRefreshAfterSample(t *testing.T) {
 		{"refresh finished before the sample", 30 * time.Minute, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-			b.mv(1, "mv", incrCommit, "orders", 7, 0)
-			tk := b.task(1, "mv", 10, "SUCCESS", tc.finishedAt+2*time.Second)
-			tk.FinishTimeMs = mvAgo(tc.finishedAt)
-			b.s.MVStatus = []snapshot.MVStatus{{DB: "demo", MVName: "mv", MVID: 1, FreshnessState: "LAGGING", DataDelaySeconds: f64(3600),
-				DelayPrecision: "PRECISE", LaggingReason: "RUNNING", SampleTimeMs: mvAgo(12 * time.Second)}}
-			r := analyzeMVs(t, b.s)
+			b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+			b.MV(1, "mv", snaptest.IncrCommit, "orders", 7, 0)
+			tk := b.Task(1, "mv", 10, "SUCCESS", tc.finishedAt+2*time.Second)
+			tk.FinishTimeMs = snaptest.MsAgo(tc.finishedAt)
+			b.S.MVStatus = []snapshot.MVStatus{{DB: "demo", MVName: "mv", MVID: 1, FreshnessState: "LAGGING", DataDelaySeconds: f64(3600),
+				DelayPrecision: "PRECISE", LaggingReason: "RUNNING", SampleTimeMs: snaptest.MsAgo(12 * time.Second)}}
+			r := analyzeMVs(t, b.S)
 			if _, ok := mvCodesOf(r, "mv")["SERVER_CLIENT_MISMATCH"]; ok != tc.mismatch {
 				t.Errorf("SERVER_CLIENT_MISMATCH %v, want %v", ok, tc.mismatch)
 			}

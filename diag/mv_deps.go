@@ -104,7 +104,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 		}
 	}
 	if !a.caps.IvmRefreshMethod {
-		a.caps.IvmRefreshMethod = sourceHasColumn(last, doris.Tasks.Rel(), doris.Tasks.IvmRefreshMethod)
+		a.caps.IvmRefreshMethod = SourceHasColumn(last, doris.Tasks.Rel(), doris.Tasks.IvmRefreshMethod)
 	}
 	for _, c := range last.Consumption {
 		if c.PendingAgePrecision != nil || c.OffsetState != nil {
@@ -113,7 +113,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 		}
 	}
 	if !a.caps.ConsumptionT2 {
-		a.caps.ConsumptionT2 = sourceHasColumn(last, doris.TableStreamConsumption.Rel(), doris.TableStreamConsumption.PendingAgeSeconds)
+		a.caps.ConsumptionT2 = SourceHasColumn(last, doris.TableStreamConsumption.Rel(), doris.TableStreamConsumption.PendingAgeSeconds)
 	}
 	return a
 }
@@ -128,7 +128,7 @@ func sourcePresent(s *snapshot.Snapshot, name string) bool {
 	return false
 }
 
-func sourceHasColumn(s *snapshot.Snapshot, rel *doris.Relation, col doris.Column) bool {
+func SourceHasColumn(s *snapshot.Snapshot, rel *doris.Relation, col doris.Column) bool {
 	v, ok := s.Capabilities.Sources[rel.Source]
 	if !ok || !v.Present {
 		return false

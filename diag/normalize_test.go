@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
+
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -88,20 +90,20 @@ func TestExcludedOutdatedCountZero(t *testing.T) {
 		{"list", "demo.products,demo.regions", "excluded trigger table demo.products, demo.regions changed since the MV covered it", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-			b.mv(1, "mv_a", incrCommit, "orders", 7, 0)
-			b.task(1, "mv_a", 11, "SUCCESS", time.Minute)
-			b.s.MVStatus = []snapshot.MVStatus{{DB: "demo", MVName: "mv_a", MVID: 1, FreshnessState: "FRESH", DataDelaySeconds: f64(0),
+			b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+			b.MV(1, "mv_a", snaptest.IncrCommit, "orders", 7, 0)
+			b.Task(1, "mv_a", 11, "SUCCESS", time.Minute)
+			b.S.MVStatus = []snapshot.MVStatus{{DB: "demo", MVName: "mv_a", MVID: 1, FreshnessState: "FRESH", DataDelaySeconds: f64(0),
 				DelayPrecision: "PRECISE", LaggingReason: "NONE", ExcludedOutdatedDependencies: tc.value, PendingPublishTxnsText: "0",
-				DirtyPartitions: "0", LaggingDependencies: "0", SampleTimeMs: mvAgo(5 * time.Second)}}
-			r := analyzeMVs(t, b.s)
+				DirtyPartitions: "0", LaggingDependencies: "0", SampleTimeMs: snaptest.MsAgo(5 * time.Second)}}
+			r := analyzeMVs(t, b.S)
 			f, got := mvCodesOf(r, "mv_a")["MV_EXCLUDED_DEPENDENCY_OUTDATED"]
 			if tc.want == "" {
 				if got {
 					t.Fatalf("finding from %q: %s", tc.value, f.Summary)
 				}
-				if n := Check([]*snapshot.Snapshot{b.s}, CheckOptions{}).Overview.MVs.ExcludedOutdated; n != 0 {
-					t.Errorf("overview counts %d MVs with an excluded dependency outdated", n)
+				if r.ByName("demo", "mv_a").HasExcludedOutdated() {
+					t.Errorf("the overview would count an excluded dependency outdated")
 				}
 				return
 			}
@@ -125,11 +127,11 @@ func TestExcludedOutdatedCountZero(t *testing.T) {
 // many, as a list names them, and 0 names nothing.
 func TestDirtyPartitionsCountOrList(t *testing.T) {
 	for value, want := range map[string]string{"3": "(3)", "p1,p2": "(p1,p2)", "0": "dirty and needs a rebuild"} {
-		b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-		b.mv(1, "mv_a", incrCommit, "orders", 7, 0)
-		b.s.MVStatus = []snapshot.MVStatus{{DB: "demo", MVName: "mv_a", MVID: 1, FreshnessState: "REBUILD_REQUIRED", DataDelaySeconds: f64(900),
-			DelayPrecision: "PRECISE", LaggingReason: "REBUILD_REQUIRED", DirtyPartitions: value, SampleTimeMs: mvAgo(5 * time.Second)}}
-		f, ok := mvCodesOf(analyzeMVs(t, b.s), "mv_a")["MV_REBUILD_REQUIRED"]
+		b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+		b.MV(1, "mv_a", snaptest.IncrCommit, "orders", 7, 0)
+		b.S.MVStatus = []snapshot.MVStatus{{DB: "demo", MVName: "mv_a", MVID: 1, FreshnessState: "REBUILD_REQUIRED", DataDelaySeconds: f64(900),
+			DelayPrecision: "PRECISE", LaggingReason: "REBUILD_REQUIRED", DirtyPartitions: value, SampleTimeMs: snaptest.MsAgo(5 * time.Second)}}
+		f, ok := mvCodesOf(analyzeMVs(t, b.S), "mv_a")["MV_REBUILD_REQUIRED"]
 		if !ok || !strings.HasSuffix(f.Summary, want) {
 			t.Errorf("DIRTY_PARTITIONS %q: summary %q, want it to end in %q", value, f.Summary, want)
 		}
@@ -149,29 +151,29 @@ func TestExcludedLegacyCoverage(t *testing.T) {
 		covered string // "true" | "false" | "unknown"
 		note    string
 	}{
-		{"changed after", []snapshot.Partition{{Name: "p1", VisibleTimeMs: mvAgo(20 * time.Minute), VisibleVersion: i(5)}}, true, "false", "UPDATE_TIME (visible-version time) of partition p1 is after the StartTime of task 11"},
-		{"before", []snapshot.Partition{{Name: "p1", VisibleTimeMs: mvAgo(2 * time.Hour), VisibleVersion: i(5)}}, true, "true", "before the StartTime of task 11"},
-		{"empty partition created after", []snapshot.Partition{{Name: "p2", VisibleTimeMs: mvAgo(time.Minute), VisibleVersion: i(1)},
-			{Name: "p1", VisibleTimeMs: mvAgo(2 * time.Hour), VisibleVersion: i(3)}}, true, "true", ""},
-		{"visible time missing", []snapshot.Partition{{Name: "p1", VisibleVersion: i(4)}, {Name: "p0", VisibleTimeMs: mvAgo(2 * time.Hour)}}, true, "unknown", "no visible-version time"},
-		{"same second", []snapshot.Partition{{Name: "p1", VisibleTimeMs: mvAgo(time.Hour - 300*time.Millisecond)}}, true, "unknown", "same second"},
+		{"changed after", []snapshot.Partition{{Name: "p1", VisibleTimeMs: snaptest.MsAgo(20 * time.Minute), VisibleVersion: i(5)}}, true, "false", "UPDATE_TIME (visible-version time) of partition p1 is after the StartTime of task 11"},
+		{"before", []snapshot.Partition{{Name: "p1", VisibleTimeMs: snaptest.MsAgo(2 * time.Hour), VisibleVersion: i(5)}}, true, "true", "before the StartTime of task 11"},
+		{"empty partition created after", []snapshot.Partition{{Name: "p2", VisibleTimeMs: snaptest.MsAgo(time.Minute), VisibleVersion: i(1)},
+			{Name: "p1", VisibleTimeMs: snaptest.MsAgo(2 * time.Hour), VisibleVersion: i(3)}}, true, "true", ""},
+		{"visible time missing", []snapshot.Partition{{Name: "p1", VisibleVersion: i(4)}, {Name: "p0", VisibleTimeMs: snaptest.MsAgo(2 * time.Hour)}}, true, "unknown", "no visible-version time"},
+		{"same second", []snapshot.Partition{{Name: "p1", VisibleTimeMs: snaptest.MsAgo(time.Hour - 300*time.Millisecond)}}, true, "unknown", "same second"},
 		{"no partitions", nil, true, "unknown", "has no row"},
-		{"no successful refresh", []snapshot.Partition{{Name: "p1", VisibleTimeMs: mvAgo(20 * time.Minute)}}, false, "unknown", "no successful refresh"},
+		{"no successful refresh", []snapshot.Partition{{Name: "p1", VisibleTimeMs: snaptest.MsAgo(20 * time.Minute)}}, false, "unknown", "no successful refresh"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day).table("demo", "products", "DUP_KEYS", &day)
-			m := b.mv(5, "mv_ps", incrCommit, "orders", 7, 0)
+			b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day).Table("demo", "products", "DUP_KEYS", &snaptest.Day)
+			m := b.MV(5, "mv_ps", snaptest.IncrCommit, "orders", 7, 0)
 			m.MvProperties = "{excluded_trigger_tables=products, partition_sync_limit=100}"
 			status := "SUCCESS"
 			if !tc.success {
 				status = "FAILED"
 			}
-			b.task(5, "mv_ps", 11, status, time.Hour)
+			b.Task(5, "mv_ps", 11, status, time.Hour)
 			for _, p := range tc.parts {
 				p.DB, p.Table = "demo", "products"
-				b.s.Partitions = append(b.s.Partitions, p)
+				b.S.Partitions = append(b.S.Partitions, p)
 			}
-			r := analyzeMVs(t, b.s)
+			r := analyzeMVs(t, b.S)
 			var dep *DependencyResult
 			for i, d := range r.ByName("demo", "mv_ps").Dependencies {
 				if d.Excluded && d.BaseTableName == "products" {

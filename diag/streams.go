@@ -102,7 +102,7 @@ type StreamOptions struct {
 	Points *ChangePoints
 }
 
-func (o StreamOptions) withDefaults() StreamOptions {
+func (o StreamOptions) WithDefaults() StreamOptions {
 	if o.MinHeadroom <= 0 {
 		o.MinHeadroom = DefaultMinHeadroom
 	}
@@ -348,7 +348,7 @@ type Rates struct {
 // the seed's change-point rule and give the rates. An empty series gives an
 // empty result.
 func AnalyzeStreams(series []*snapshot.Snapshot, opt StreamOptions) *StreamsResult {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	res := &StreamsResult{Streams: make([]StreamResult, 0, streamCount(series)), Findings: []Finding{}, MinHeadroomS: opt.MinHeadroom.Seconds(), MaxPendingS: opt.MaxPending.Seconds(), TTLOverride: opt.TTLOverride}
 	var clean []*snapshot.Snapshot
 	for _, s := range series {

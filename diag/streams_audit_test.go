@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -39,34 +40,34 @@ func TestServerPendingAgeTolerance(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mk := func(at time.Duration, end tso.TSO, last bool) *snapshot.Snapshot {
-				b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-				b.s.Cluster.CurrentTSO = tso.TSO((nowMs() - at.Milliseconds()) << 18)
-				b.s.Cluster.Now = testNow.Add(-at)
-				b.stream(1, "s", "DETAIL", "orders")
+				b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+				b.S.Cluster.CurrentTSO = tso.TSO((snaptest.NowMs() - at.Milliseconds()) << 18)
+				b.S.Cluster.Now = snaptest.Now.Add(-at)
+				b.Stream(1, "s", "DETAIL", "orders")
 				var cons *snapshot.Consumption
 				if c.noOffset {
-					ct := nowMs() - 3600*1000
-					vt := nowMs() - 60*1000
-					b.s.Partitions = append(b.s.Partitions, snapshot.Partition{DB: "demo", Table: "orders", Name: "p1", CreateTimeMs: &ct, VisibleTimeMs: &vt})
-					cons = b.cons(1, "s", "p1", nil, "N/A")
-					cons.OffsetState, cons.SourceEndTSO = sp(OffsetNone), tp(tsoAgo(time.Minute))
+					ct := snaptest.NowMs() - 3600*1000
+					vt := snaptest.NowMs() - 60*1000
+					b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "orders", Name: "p1", CreateTimeMs: &ct, VisibleTimeMs: &vt})
+					cons = b.Cons(1, "s", "p1", nil, "N/A")
+					cons.OffsetState, cons.SourceEndTSO = sp(OffsetNone), snaptest.TP(snaptest.TSOAgo(time.Minute))
 				} else {
-					off := tsoAgo(time.Hour)
-					cons = b.cons(1, "s", "p1", tp(off), strconv.FormatInt(int64(end-off), 10))
+					off := snaptest.TSOAgo(time.Hour)
+					cons = b.Cons(1, "s", "p1", snaptest.TP(off), strconv.FormatInt(int64(end-off), 10))
 				}
 				if last {
 					v := c.server
 					cons.PendingAgeSeconds = &v
 					cons.PendingAgePrecision = sp(c.precision)
 				}
-				return b.s
+				return b.S
 			}
-			off := tsoAgo(time.Hour)
+			off := snaptest.TSOAgo(time.Hour)
 			var snaps []*snapshot.Snapshot
 			if c.series {
-				snaps = append(snaps, mk(45*time.Second, off, false), mk(30*time.Second, tsoAgo(35*time.Second), false))
+				snaps = append(snaps, mk(45*time.Second, off, false), mk(30*time.Second, snaptest.TSOAgo(35*time.Second), false))
 			}
-			snaps = append(snaps, mk(0, tsoAgo(5*time.Second), true))
+			snaps = append(snaps, mk(0, snaptest.TSOAgo(5*time.Second), true))
 			r := analyze(t, snaps...)
 			var got []Finding
 			for _, f := range r.Findings {
@@ -109,13 +110,13 @@ func TestNoOffsetVerdictT12Only(t *testing.T) {
 	} {
 		t.Run(c.mode+"/"+c.keys, func(t *testing.T) {
 			one := int64(3600)
-			b := newTB().table("demo", "t", c.keys, &one)
-			b.stream(1, "s", c.mode, "t")
-			b.cons(1, "s", "p_ok", tp(tsoAgo(time.Minute)), "0")
-			b.cons(1, "s", "p_data", nil, "N/A")
-			ct, vt := nowMs()-5*3600*1000, nowMs()-2*3600*1000
-			b.s.Partitions = append(b.s.Partitions, snapshot.Partition{DB: "demo", Table: "t", Name: "p_data", CreateTimeMs: &ct, VisibleTimeMs: &vt})
-			r := analyze(t, b.s)
+			b := snaptest.New().Table("demo", "t", c.keys, &one)
+			b.Stream(1, "s", c.mode, "t")
+			b.Cons(1, "s", "p_ok", snaptest.TP(snaptest.TSOAgo(time.Minute)), "0")
+			b.Cons(1, "s", "p_data", nil, "N/A")
+			ct, vt := snaptest.NowMs()-5*3600*1000, snaptest.NowMs()-2*3600*1000
+			b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "t", Name: "p_data", CreateTimeMs: &ct, VisibleTimeMs: &vt})
+			r := analyze(t, b.S)
 			_, finding := codes(r, "s")["STREAM_NO_OFFSET_ROWS_SKIPPED"]
 			verdict := strings.Join(r.Streams[0].Verdict, " ")
 			if finding != c.t12 || strings.Contains(verdict, "T12") != c.t12 {
@@ -134,7 +135,7 @@ func TestNoOffsetVerdictT12Only(t *testing.T) {
 // the same milliseconds as an end at or past the floor, so the span may not
 // shrink by one millisecond there.
 func TestLostWindowBoundaryMillisecond(t *testing.T) {
-	x := nowMs() - day*1000 // X: physical(commit) <= X has expired
+	x := snaptest.NowMs() - snaptest.Day*1000 // X: physical(commit) <= X has expired
 	c := tso.TSO((x - 10) << 18)
 	for _, tc := range []struct {
 		name string
@@ -148,10 +149,10 @@ func TestLostWindowBoundaryMillisecond(t *testing.T) {
 		{"end in the offset's own millisecond", c + 3, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-			b.stream(1, "s", "DETAIL", "orders")
-			b.cons(1, "s", "p1", tp(c), "N/A").SourceEndTSO = tp(tc.end)
-			p := analyze(t, b.s).Streams[0].Partitions[0]
+			b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+			b.Stream(1, "s", "DETAIL", "orders")
+			b.Cons(1, "s", "p1", snaptest.TP(c), "N/A").SourceEndTSO = snaptest.TP(tc.end)
+			p := analyze(t, b.S).Streams[0].Partitions[0]
 			if p.NextRead != NextReadClipped || p.LostWindowMs == nil || *p.LostWindowMs != tc.lost {
 				t.Errorf("next read %s, lost %s ms, want clipped, %d ms", p.NextRead, fmtI(p.LostWindowMs), tc.lost)
 			}
@@ -184,16 +185,16 @@ func TestMonitorStateToleranceAtResumeBoundary(t *testing.T) {
 		{"resumable, server says caught up", time.Hour, "CAUGHT_UP", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-			st := b.stream(1, "s", "MIN_DELTA", "orders")
-			sample := nowMs() - 10000
+			b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+			st := b.Stream(1, "s", "MIN_DELTA", "orders")
+			sample := snaptest.NowMs() - 10000
 			st.MonitorState, st.MonitorSampleTimeMs = sp(c.server), &sample
 			// next_required = C+1 is in the millisecond of C: headroom =
 			// physical(C) - (X+1).
-			x := nowMs() - day*1000
+			x := snaptest.NowMs() - snaptest.Day*1000
 			off := tso.TSO((x + 1 + c.headroom.Milliseconds()) << 18)
-			b.cons(1, "s", "p1", tp(off), lagOf(time.Minute))
-			r := analyze(t, b.s)
+			b.Cons(1, "s", "p1", snaptest.TP(off), snaptest.LagOf(time.Minute))
+			r := analyze(t, b.S)
 			f, ok := codes(r, "s")["SERVER_CLIENT_MISMATCH"]
 			if ok != c.mismatch {
 				t.Errorf("state %s (server %s): mismatch %v, want %v: %+v", r.Streams[0].State, c.server, ok, c.mismatch, f)
@@ -215,10 +216,10 @@ func TestIVMCannotResumeSaysMay(t *testing.T) {
 		{"user stream", "s_user", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b := newTB().table("demo", "customers", "UNIQUE_KEYS", &day)
-			b.stream(1, c.stream, "MIN_DELTA", "customers")
-			b.cons(1, c.stream, "customers", tp(tsoAgo(30*time.Hour)), "0")
-			s := analyze(t, b.s).Streams[0]
+			b := snaptest.New().Table("demo", "customers", "UNIQUE_KEYS", &snaptest.Day)
+			b.Stream(1, c.stream, "MIN_DELTA", "customers")
+			b.Cons(1, c.stream, "customers", snaptest.TP(snaptest.TSOAgo(30*time.Hour)), "0")
+			s := analyze(t, b.S).Streams[0]
 			if s.State != StateCannotResume {
 				t.Fatalf("state %s", s.State)
 			}
@@ -238,19 +239,19 @@ func TestSeriesNarrowsFromLagText(t *testing.T) {
 	for _, textOnly := range []bool{false, true} {
 		t.Run(strconv.FormatBool(textOnly), func(t *testing.T) {
 			mk := func(at time.Duration, end tso.TSO) *snapshot.Snapshot {
-				b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-				b.s.Cluster.CurrentTSO = tso.TSO((nowMs() - at.Milliseconds()) << 18)
-				b.s.Cluster.Now = testNow.Add(-at)
-				b.stream(1, "s", "DETAIL", "orders")
-				c := tsoAgo(time.Hour)
-				row := b.cons(1, "s", "p1", tp(c), strconv.FormatInt(int64(end-c), 10))
+				b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+				b.S.Cluster.CurrentTSO = tso.TSO((snaptest.NowMs() - at.Milliseconds()) << 18)
+				b.S.Cluster.Now = snaptest.Now.Add(-at)
+				b.Stream(1, "s", "DETAIL", "orders")
+				c := snaptest.TSOAgo(time.Hour)
+				row := b.Cons(1, "s", "p1", snaptest.TP(c), strconv.FormatInt(int64(end-c), 10))
 				if textOnly {
 					row.LagValue = nil
 				}
-				return b.s
+				return b.S
 			}
-			c := tsoAgo(time.Hour)
-			r := analyze(t, mk(45*time.Second, c), mk(30*time.Second, tsoAgo(35*time.Second)), mk(0, tsoAgo(5*time.Second)))
+			c := snaptest.TSOAgo(time.Hour)
+			r := analyze(t, mk(45*time.Second, c), mk(30*time.Second, snaptest.TSOAgo(35*time.Second)), mk(0, snaptest.TSOAgo(5*time.Second)))
 			v := r.Streams[0].Partitions[0].PendingAge
 			if v.Precision != PrecisionPrecise || *v.Seconds != 45 {
 				t.Errorf("pending age %s %s, want PRECISE 45", boundStr(&v), v.Precision)
@@ -273,16 +274,15 @@ func TestPendingPartitionsTolerance(t *testing.T) {
 		{"nothing moved since the round: a real disagreement", time.Hour, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			day := int64(86400)
-			b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-			st := b.stream(1, "s", "DETAIL", "orders")
-			pending, sample := int64(2), nowMs()-5000
+			b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+			st := b.Stream(1, "s", "DETAIL", "orders")
+			pending, sample := int64(2), snaptest.NowMs()-5000
 			st.PendingPartitions, st.MonitorSampleTimeMs = &pending, &sample
-			off := tsoAgo(time.Hour)
-			p1 := b.cons(1, "s", "p1", tp(off), "0")
-			p1.LastConsumptionTimeMs = i64(nowMs() - tc.consumedAgo.Milliseconds())
-			b.cons(1, "s", "p2", tp(off), lagOf(30*time.Minute))
-			r := analyze(t, b.s)
+			off := snaptest.TSOAgo(time.Hour)
+			p1 := b.Cons(1, "s", "p1", snaptest.TP(off), "0")
+			p1.LastConsumptionTimeMs = i64(snaptest.NowMs() - tc.consumedAgo.Milliseconds())
+			b.Cons(1, "s", "p2", snaptest.TP(off), snaptest.LagOf(30*time.Minute))
+			r := analyze(t, b.S)
 			if got := r.Streams[0].PendingPartitions; got != 1 {
 				t.Fatalf("client pending partitions = %d, want 1", got)
 			}

@@ -6,58 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-var testNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-
-func nowMs() int64 { return testNow.UnixMilli() }
-
-// tsoAgo is the TSO d before testNow (logical 0).
-func tsoAgo(d time.Duration) tso.TSO { return tso.TSO((nowMs() - d.Milliseconds()) << 18) }
-
-type tb struct{ s *snapshot.Snapshot }
-
-func newTB() *tb {
-	return &tb{s: &snapshot.Snapshot{SchemaVersion: 1, Cluster: snapshot.Cluster{CurrentTSO: tso.TSO(nowMs() << 18), Now: testNow},
-		Capabilities: snapshot.Capabilities{Sources: map[string]snapshot.SourceCapability{}}}}
-}
-
-func (b *tb) table(db, name, keys string, ttl *int64) *tb {
-	b.s.Tables = append(b.s.Tables, snapshot.Table{DB: db, Name: name, KeyModel: keys, TTLSeconds: ttl, PropertyNaming: "changelog"})
-	return b
-}
-
-func (b *tb) stream(id int64, name, mode, table string) *snapshot.Stream {
-	b.s.Streams = append(b.s.Streams, snapshot.Stream{DB: "demo", Name: name, ID: id, ConsumeType: mode, BaseTableDB: "demo", BaseTableName: table, Enabled: true})
-	return &b.s.Streams[len(b.s.Streams)-1]
-}
-
-// cons adds a partition row: offset (nil = N/A) and lag text.
-func (b *tb) cons(id int64, name, unit string, offset *tso.TSO, lag string) *snapshot.Consumption {
-	c := snapshot.Consumption{DB: "demo", StreamName: name, StreamID: id, Unit: unit, Lag: lag, ConsumptionStatus: "N/A"}
-	if offset != nil {
-		c.ConsumptionStatus = offset.String()
-		if *offset > 0 {
-			c.Offset = offset
-		}
-		c.LastConsumptionTimeMs = i64(offset.Physical())
-	}
-	if v, ok, err := tso.ParseLag(lag); err == nil && ok {
-		c.LagValue = &v
-	}
-	b.s.Consumption = append(b.s.Consumption, c)
-	return &b.s.Consumption[len(b.s.Consumption)-1]
-}
-
-func lagOf(d time.Duration) string { return strconv.FormatInt(d.Milliseconds()<<18, 10) }
-
-func tp(t tso.TSO) *tso.TSO { return &t }
-
 func analyze(t *testing.T, snaps ...*snapshot.Snapshot) *StreamsResult {
 	t.Helper()
-	return AnalyzeStreams(normAll(snaps), StreamOptions{})
+	return AnalyzeStreams(snaptest.NormAll(snaps), StreamOptions{})
 }
 
 func codes(r *StreamsResult, name string) map[string]Finding {
@@ -70,29 +26,27 @@ func codes(r *StreamsResult, name string) map[string]Finding {
 	return m
 }
 
-var day = int64(86400)
-
 func TestStreamStates(t *testing.T) {
-	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day).table("demo", "events", "DUP_KEYS", &day)
-	b.stream(1, "s_ok", "MIN_DELTA", "orders")
-	b.cons(1, "s_ok", "p1", tp(tsoAgo(time.Minute)), "0")
-	b.stream(2, "s_lag", "DETAIL", "orders")
-	b.cons(2, "s_lag", "p1", tp(tsoAgo(5*time.Minute)), lagOf(4*time.Minute))
-	b.stream(3, "s_cdc", "MIN_DELTA", "orders")
-	b.cons(3, "s_cdc", "p1", tp(tsoAgo(26*time.Hour)), lagOf(26*time.Hour-time.Minute))
-	d := b.stream(4, "s_off", "DETAIL", "orders")
+	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day).Table("demo", "events", "DUP_KEYS", &snaptest.Day)
+	b.Stream(1, "s_ok", "MIN_DELTA", "orders")
+	b.Cons(1, "s_ok", "p1", snaptest.TP(snaptest.TSOAgo(time.Minute)), "0")
+	b.Stream(2, "s_lag", "DETAIL", "orders")
+	b.Cons(2, "s_lag", "p1", snaptest.TP(snaptest.TSOAgo(5*time.Minute)), snaptest.LagOf(4*time.Minute))
+	b.Stream(3, "s_cdc", "MIN_DELTA", "orders")
+	b.Cons(3, "s_cdc", "p1", snaptest.TP(snaptest.TSOAgo(26*time.Hour)), snaptest.LagOf(26*time.Hour-time.Minute))
+	d := b.Stream(4, "s_off", "DETAIL", "orders")
 	d.Enabled = false
-	b.cons(4, "s_off", "p1", tp(tsoAgo(26*time.Hour)), lagOf(time.Hour))
-	dr := b.stream(5, "s_drop", "DETAIL", "N/A")
+	b.Cons(4, "s_off", "p1", snaptest.TP(snaptest.TSOAgo(26*time.Hour)), snaptest.LagOf(time.Hour))
+	dr := b.Stream(5, "s_drop", "DETAIL", "N/A")
 	dr.BaseTableDB, dr.IsStale, dr.BaseTableDropped = "N/A", true, true
-	b.cons(5, "s_drop", "t", nil, "N/A")
-	b.stream(6, "s_unk", "DETAIL", "orders")
-	b.cons(6, "s_unk", "p1", nil, "N/A").ConsumptionStatus = "garbage"
-	b.stream(7, "s_init", "DETAIL", "orders")
-	b.cons(7, "s_init", "p1", nil, "N/A")
-	b.cons(7, "s_init", "p2", nil, "0")
+	b.Cons(5, "s_drop", "t", nil, "N/A")
+	b.Stream(6, "s_unk", "DETAIL", "orders")
+	b.Cons(6, "s_unk", "p1", nil, "N/A").ConsumptionStatus = "garbage"
+	b.Stream(7, "s_init", "DETAIL", "orders")
+	b.Cons(7, "s_init", "p1", nil, "N/A")
+	b.Cons(7, "s_init", "p2", nil, "0")
 
-	r := analyze(t, b.s)
+	r := analyze(t, b.S)
 	want := map[string]string{"s_ok": StateCaughtUp, "s_lag": StateLagging, "s_cdc": StateCannotResume, "s_off": StateDisabled,
 		"s_drop": StateStale, "s_unk": StateUnknown, "s_init": StateInitializing}
 	for n, st := range want {
@@ -133,9 +87,9 @@ func TestStreamStates(t *testing.T) {
 }
 
 func TestHeadroomBoundary(t *testing.T) {
-	// TTL 1 day. Offset C whose next_required is exactly the retention floor:
+	// TTL 1 snaptest.Day. Offset C whose next_required is exactly the retention floor:
 	// floor = (X+1)<<18 with X = now - ttl; C = floor - 1 → next = floor → can resume, headroom 0.
-	x := nowMs() - day*1000
+	x := snaptest.NowMs() - snaptest.Day*1000
 	floor := tso.TSO((x + 1) << 18)
 	for _, tc := range []struct {
 		name   string
@@ -147,10 +101,10 @@ func TestHeadroomBoundary(t *testing.T) {
 		{"boundary millisecond", tso.TSO(x<<18 | 5), false, -0.001},
 		{"one ms inside", floor + (1 << 18) - 1, true, 0.001},
 	} {
-		b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-		b.stream(1, "s", "DETAIL", "orders")
-		b.cons(1, "s", "p1", tp(tc.c), lagOf(time.Minute))
-		r := analyze(t, b.s)
+		b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+		b.Stream(1, "s", "DETAIL", "orders")
+		b.Cons(1, "s", "p1", snaptest.TP(tc.c), snaptest.LagOf(time.Minute))
+		r := analyze(t, b.S)
 		p := r.Streams[0].Partitions[0]
 		if p.CanResume == nil || *p.CanResume != tc.resume || p.HeadroomSeconds == nil || *p.HeadroomSeconds != tc.head {
 			t.Errorf("%s: can_resume %v headroom %v, want %v %v", tc.name, p.CanResume, fmtF(p.HeadroomSeconds), tc.resume, tc.head)
@@ -167,12 +121,12 @@ func TestHeadroomBoundary(t *testing.T) {
 
 func TestTTLAbsentAndOff(t *testing.T) {
 	zero := int64(0)
-	b := newTB().table("demo", "t_off", "UNIQUE_KEYS", &zero)
-	b.stream(1, "s_nottl", "MIN_DELTA", "t_missing")
-	b.cons(1, "s_nottl", "p1", tp(tsoAgo(48*time.Hour)), lagOf(time.Hour))
-	b.stream(2, "s_ttloff", "MIN_DELTA", "t_off")
-	b.cons(2, "s_ttloff", "p1", tp(tsoAgo(48*time.Hour)), lagOf(time.Hour))
-	r := analyze(t, b.s)
+	b := snaptest.New().Table("demo", "t_off", "UNIQUE_KEYS", &zero)
+	b.Stream(1, "s_nottl", "MIN_DELTA", "t_missing")
+	b.Cons(1, "s_nottl", "p1", snaptest.TP(snaptest.TSOAgo(48*time.Hour)), snaptest.LagOf(time.Hour))
+	b.Stream(2, "s_ttloff", "MIN_DELTA", "t_off")
+	b.Cons(2, "s_ttloff", "p1", snaptest.TP(snaptest.TSOAgo(48*time.Hour)), snaptest.LagOf(time.Hour))
+	r := analyze(t, b.S)
 	a := r.ByName("demo", "s_nottl")
 	if a.Partitions[0].RetentionApplicable || a.CanResume != nil || a.Partitions[0].NextRead != NextReadUnknown || a.TTLNote == "" {
 		t.Errorf("TTL unknown: %+v", a.Partitions[0])
@@ -188,16 +142,16 @@ func TestTTLAbsentAndOff(t *testing.T) {
 
 func TestOffsetMinusOneAndNA(t *testing.T) {
 	one := int64(3600)
-	b := newTB().table("demo", "events", "DUP_KEYS", &one)
-	b.stream(1, "s_dup", "APPEND_ONLY", "events")
-	b.cons(1, "s_dup", "p1", tp(tsoAgo(time.Minute)), "0")
-	m := b.cons(1, "s_dup", "p_empty", nil, "0")
+	b := snaptest.New().Table("demo", "events", "DUP_KEYS", &one)
+	b.Stream(1, "s_dup", "APPEND_ONLY", "events")
+	b.Cons(1, "s_dup", "p1", snaptest.TP(snaptest.TSOAgo(time.Minute)), "0")
+	m := b.Cons(1, "s_dup", "p_empty", nil, "0")
 	m.ConsumptionStatus = "-1"
-	b.cons(1, "s_dup", "p_data", nil, "N/A")
-	ct := nowMs() - 5*3600*1000
-	vt := nowMs() - 2*3600*1000
-	b.s.Partitions = append(b.s.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &ct, VisibleTimeMs: &vt})
-	r := analyze(t, b.s)
+	b.Cons(1, "s_dup", "p_data", nil, "N/A")
+	ct := snaptest.NowMs() - 5*3600*1000
+	vt := snaptest.NowMs() - 2*3600*1000
+	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &ct, VisibleTimeMs: &vt})
+	r := analyze(t, b.S)
 	s := r.ByName("demo", "s_dup")
 	var pe, pd *PartitionResult
 	for i := range s.Partitions {
@@ -225,8 +179,8 @@ func TestOffsetMinusOneAndNA(t *testing.T) {
 		t.Errorf("state %s", s.State)
 	}
 	// Without partition times: "may".
-	b.s.Partitions = nil
-	r = analyze(t, b.s)
+	b.S.Partitions = nil
+	r = analyze(t, b.S)
 	f = codes(r, "s_dup")["STREAM_NO_OFFSET_ROWS_SKIPPED"]
 	if f.Severity != SeverityWarning {
 		t.Errorf("unknown data age: want a warning with may, got %+v", f)
@@ -234,12 +188,12 @@ func TestOffsetMinusOneAndNA(t *testing.T) {
 }
 
 func TestIdleAndIVM(t *testing.T) {
-	b := newTB().table("demo", "customers", "UNIQUE_KEYS", &day)
-	b.stream(1, "s_customers_idle", "MIN_DELTA", "customers")
-	b.cons(1, "s_customers_idle", "customers", tp(tsoAgo(30*time.Hour)), "0")
-	b.stream(2, "__doris_ivm_stream_mv_customer_ltv_"+strconv.FormatInt(12345, 36)+"_"+strconv.FormatInt(777, 36), "MIN_DELTA", "customers")
-	b.cons(2, "__doris_ivm_stream_mv_customer_ltv_9ix_lm", "customers", tp(tsoAgo(30*time.Hour)), "0")
-	r := analyze(t, b.s)
+	b := snaptest.New().Table("demo", "customers", "UNIQUE_KEYS", &snaptest.Day)
+	b.Stream(1, "s_customers_idle", "MIN_DELTA", "customers")
+	b.Cons(1, "s_customers_idle", "customers", snaptest.TP(snaptest.TSOAgo(30*time.Hour)), "0")
+	b.Stream(2, "__doris_ivm_stream_mv_customer_ltv_"+strconv.FormatInt(12345, 36)+"_"+strconv.FormatInt(777, 36), "MIN_DELTA", "customers")
+	b.Cons(2, "__doris_ivm_stream_mv_customer_ltv_9ix_lm", "customers", snaptest.TP(snaptest.TSOAgo(30*time.Hour)), "0")
+	r := analyze(t, b.S)
 	u := codes(r, "s_customers_idle")
 	if _, ok := u["STREAM_IDLE_OUT_OF_RETENTION"]; !ok || len(u) != 1 {
 		t.Errorf("idle: %v", u)
@@ -254,10 +208,10 @@ func TestIdleAndIVM(t *testing.T) {
 }
 
 func TestLagInVersions(t *testing.T) {
-	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-	b.stream(1, "s", "DETAIL", "orders")
-	b.cons(1, "s", "p1", tp(tsoAgo(20*time.Minute)), "3")
-	r := analyze(t, b.s)
+	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	b.Stream(1, "s", "DETAIL", "orders")
+	b.Cons(1, "s", "p1", snaptest.TP(snaptest.TSOAgo(20*time.Minute)), "3")
+	r := analyze(t, b.S)
 	p := r.Streams[0].Partitions[0]
 	if !p.LagInVersions || p.SourceEndTSO != nil || p.PositionGapSeconds != nil || p.CaughtUp == nil || *p.CaughtUp {
 		t.Errorf("version lag: %+v", p)
@@ -272,19 +226,19 @@ func TestLagInVersions(t *testing.T) {
 
 func TestPendingAgeSeries(t *testing.T) {
 	mk := func(at time.Duration, end tso.TSO) *snapshot.Snapshot {
-		b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-		b.s.Cluster.CurrentTSO = tso.TSO((nowMs() - at.Milliseconds()) << 18)
-		b.s.Cluster.Now = testNow.Add(-at)
-		b.stream(1, "s", "DETAIL", "orders")
-		c := tsoAgo(time.Hour)
-		b.cons(1, "s", "p1", tp(c), strconv.FormatInt(int64(end-c), 10))
-		return b.s
+		b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+		b.S.Cluster.CurrentTSO = tso.TSO((snaptest.NowMs() - at.Milliseconds()) << 18)
+		b.S.Cluster.Now = snaptest.Now.Add(-at)
+		b.Stream(1, "s", "DETAIL", "orders")
+		c := snaptest.TSOAgo(time.Hour)
+		b.Cons(1, "s", "p1", snaptest.TP(c), strconv.FormatInt(int64(end-c), 10))
+		return b.S
 	}
-	c := tsoAgo(time.Hour)
-	s1 := mk(60*time.Second, c)                      // caught up 60 s ago
-	s2 := mk(45*time.Second, c)                      // still caught up
-	s3 := mk(30*time.Second, tsoAgo(35*time.Second)) // moved past C
-	s4 := mk(0, tsoAgo(5*time.Second))
+	c := snaptest.TSOAgo(time.Hour)
+	s1 := mk(60*time.Second, c)                               // caught up 60 s ago
+	s2 := mk(45*time.Second, c)                               // still caught up
+	s3 := mk(30*time.Second, snaptest.TSOAgo(35*time.Second)) // moved past C
+	s4 := mk(0, snaptest.TSOAgo(5*time.Second))
 	one := analyze(t, s4).Streams[0].Partitions[0].PendingAge
 	if one.Precision != PrecisionUpperBound || *one.Seconds != 3600 || *one.Lower != 5 {
 		t.Errorf("one snapshot: %+v", one)
@@ -300,16 +254,16 @@ func TestPendingAgeSeries(t *testing.T) {
 }
 
 func TestServerMismatch(t *testing.T) {
-	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-	st := b.stream(1, "s", "DETAIL", "orders")
+	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	st := b.Stream(1, "s", "DETAIL", "orders")
 	state := "CAUGHT_UP"
 	st.MonitorState = &state
-	sample := nowMs() - 5000
+	sample := snaptest.NowMs() - 5000
 	st.MonitorSampleTimeMs = &sample
-	c := b.cons(1, "s", "p1", tp(tsoAgo(time.Hour)), lagOf(30*time.Minute))
+	c := b.Cons(1, "s", "p1", snaptest.TP(snaptest.TSOAgo(time.Hour)), snaptest.LagOf(30*time.Minute))
 	age := 10.0
 	c.PendingAgeSeconds = &age
-	r := analyze(t, b.s)
+	r := analyze(t, b.S)
 	f, ok := codes(r, "s")["SERVER_CLIENT_MISMATCH"]
 	if !ok {
 		t.Fatalf("no mismatch: %v", r.Findings)
@@ -334,14 +288,14 @@ func TestServerMismatch(t *testing.T) {
 }
 
 func TestMonitorStale(t *testing.T) {
-	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-	st := b.stream(1, "s", "DETAIL", "orders")
+	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	st := b.Stream(1, "s", "DETAIL", "orders")
 	state := "CAUGHT_UP"
 	st.MonitorState = &state
-	sample := nowMs() - 120000
+	sample := snaptest.NowMs() - 120000
 	st.MonitorSampleTimeMs = &sample
-	b.cons(1, "s", "p1", tp(tsoAgo(time.Hour)), "0")
-	r := analyze(t, b.s)
+	b.Cons(1, "s", "p1", snaptest.TP(snaptest.TSOAgo(time.Hour)), "0")
+	r := analyze(t, b.S)
 	found := false
 	for _, f := range r.Findings {
 		if f.Code == CodeMonitorStale {
@@ -354,17 +308,17 @@ func TestMonitorStale(t *testing.T) {
 }
 
 func TestWhatIfAt(t *testing.T) {
-	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-	b.stream(1, "s", "DETAIL", "orders")
-	b.cons(1, "s", "p1", tp(tsoAgo(4*time.Hour)), "0")
-	at := testNow.Add(21 * time.Hour)
-	r := AnalyzeStreams([]*snapshot.Snapshot{norm(b.s)}, StreamOptions{At: &at})
+	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	b.Stream(1, "s", "DETAIL", "orders")
+	b.Cons(1, "s", "p1", snaptest.TP(snaptest.TSOAgo(4*time.Hour)), "0")
+	at := snaptest.Now.Add(21 * time.Hour)
+	r := AnalyzeStreams([]*snapshot.Snapshot{snaptest.Norm(b.S)}, StreamOptions{At: &at})
 	p := r.Streams[0].Partitions[0]
 	if p.CanResume == nil || *p.CanResume || *p.HeadroomSeconds != -3600.001 {
 		t.Errorf("at +20h: %+v", p)
 	}
 	ttl := int64(2 * 86400)
-	r = AnalyzeStreams([]*snapshot.Snapshot{norm(b.s)}, StreamOptions{At: &at, TTLOverride: &ttl})
+	r = AnalyzeStreams([]*snapshot.Snapshot{snaptest.Norm(b.S)}, StreamOptions{At: &at, TTLOverride: &ttl})
 	if p := r.Streams[0].Partitions[0]; !*p.CanResume {
 		t.Errorf("ttl 2d: %+v", p)
 	}
@@ -416,13 +370,13 @@ func TestPermuteStable(t *testing.T) {
 // up, headroom 4416d" before. Now the offset state is unknown and no
 // headroom, gap or resume verdict is made up from it.
 func TestOffsetAfterClockIsUnknown(t *testing.T) {
-	b := newTB().table("demo", "orders", "UNIQUE_KEYS", &day)
-	b.stream(1, "s_future", "MIN_DELTA", "orders")
-	b.cons(1, "s_future", "p1", tp(tsoAgo(-12*365*24*time.Hour)), "0")
-	b.stream(2, "s_end", "DETAIL", "orders")
-	c := b.cons(2, "s_end", "p1", tp(tsoAgo(time.Hour)), "N/A")
-	c.SourceEndTSO = tp(tso.TSO(int64(tso.MaxReal)))
-	r := analyze(t, b.s)
+	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	b.Stream(1, "s_future", "MIN_DELTA", "orders")
+	b.Cons(1, "s_future", "p1", snaptest.TP(snaptest.TSOAgo(-12*365*24*time.Hour)), "0")
+	b.Stream(2, "s_end", "DETAIL", "orders")
+	c := b.Cons(2, "s_end", "p1", snaptest.TP(snaptest.TSOAgo(time.Hour)), "N/A")
+	c.SourceEndTSO = snaptest.TP(tso.TSO(int64(tso.MaxReal)))
+	r := analyze(t, b.S)
 	for _, s := range r.Streams {
 		p := s.Partitions[0]
 		switch s.Name {
@@ -444,13 +398,13 @@ func TestOffsetAfterClockIsUnknown(t *testing.T) {
 // its lower bound (UPDATE_TIME) kept, and the bound sources named.
 func TestCreateTimeZeroIsNoBound(t *testing.T) {
 	one := int64(3600)
-	b := newTB().table("demo", "events", "DUP_KEYS", &one)
-	b.stream(1, "s_dup", "APPEND_ONLY", "events")
-	b.cons(1, "s_dup", "p1", tp(tsoAgo(time.Minute)), "0") // an offset elsewhere: not initializing
-	b.cons(1, "s_dup", "p_data", nil, "N/A")
-	zero, vt, v2 := int64(0), nowMs()-2*3600*1000, int64(2)
-	b.s.Partitions = append(b.s.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &zero, VisibleTimeMs: &vt, VisibleVersion: &v2})
-	pd := unit(analyze(t, b.s), "p_data")
+	b := snaptest.New().Table("demo", "events", "DUP_KEYS", &one)
+	b.Stream(1, "s_dup", "APPEND_ONLY", "events")
+	b.Cons(1, "s_dup", "p1", snaptest.TP(snaptest.TSOAgo(time.Minute)), "0") // an offset elsewhere: not initializing
+	b.Cons(1, "s_dup", "p_data", nil, "N/A")
+	zero, vt, v2 := int64(0), snaptest.NowMs()-2*3600*1000, int64(2)
+	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &zero, VisibleTimeMs: &vt, VisibleVersion: &v2})
+	pd := unit(analyze(t, b.S), "p_data")
 	v := pd.PendingAge
 	if v.Seconds != nil || v.Precision != PrecisionUnknown || strings.Contains(v.Note, "1970") {
 		t.Fatalf("CREATE_TIME 0 gave a bound: %+v", v)
@@ -464,15 +418,15 @@ func TestCreateTimeZeroIsNoBound(t *testing.T) {
 	// VISIBLE_VERSION 1 (PARTITION_INIT_VERSION): nothing was ever loaded,
 	// so an N/A LAG is no data and nothing is pending.
 	v1 := int64(1)
-	b.s.Partitions[0].VisibleVersion = &v1
-	pd = unit(analyze(t, b.s), "p_data")
+	b.S.Partitions[0].VisibleVersion = &v1
+	pd = unit(analyze(t, b.S), "p_data")
 	if pd.HasData == nil || *pd.HasData || pd.PendingAge.Seconds == nil || *pd.PendingAge.Seconds != 0 {
 		t.Errorf("visible version 1: want no data, pending 0; got has_data %v, %+v", pd.HasData, pd.PendingAge)
 	}
 	// A real creation time still bounds it, and says so.
-	ct := nowMs() - 5*3600*1000
-	b.s.Partitions[0].VisibleVersion, b.s.Partitions[0].CreateTimeMs = &v2, &ct
-	pd = unit(analyze(t, b.s), "p_data")
+	ct := snaptest.NowMs() - 5*3600*1000
+	b.S.Partitions[0].VisibleVersion, b.S.Partitions[0].CreateTimeMs = &v2, &ct
+	pd = unit(analyze(t, b.S), "p_data")
 	if pd.PendingAge.Seconds == nil || *pd.PendingAge.Seconds != 5*3600 || pd.PendingAge.BoundSource != "partition_create_time" {
 		t.Errorf("real creation time: %+v", pd.PendingAge)
 	}

@@ -339,7 +339,7 @@ type History struct {
 	UnknownStatuses int `json:"unknown_statuses,omitempty"`
 	// failedInWindow counts the failed tasks that finished within the
 	// fallback window, over every task seen (Tasks keeps only Limit).
-	failedInWindow int
+	FailedInWindowAll int
 }
 
 // AnalyzeHistory classifies an MV's tasks and summarises them. tasks may be
@@ -394,7 +394,7 @@ func AnalyzeHistory(tasks []snapshot.Task, refresh RefreshInfo, now time.Time, o
 			h.ConsecutiveFailures++
 			h.LastFailure = c
 			if c.FinishTimeMs != nil && *c.FinishTimeMs >= windowStart {
-				h.failedInWindow++
+				h.FailedInWindowAll++
 			}
 		case ResultSuccess, ResultNoChange:
 			h.ConsecutiveFailures = 0

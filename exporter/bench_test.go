@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/round"
+
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -73,7 +76,7 @@ func changing(tb testing.TB, base *snapshot.Snapshot, n int) *snapshot.Snapshot 
 // the counters, the per-object values). Budget: < 200 ms.
 func BenchmarkExporterRoundScale(b *testing.B) {
 	base := scenario.Scale(scenario.DefaultScale)
-	st := diag.NewExporterState(diag.ExporterOptions{})
+	st := round.NewState(round.Options{})
 	st.Round(changing(b, base, 0))
 	snaps := make([]*snapshot.Snapshot, 8)
 	for i := range snaps {
@@ -192,7 +195,7 @@ func hwmMB() float64 {
 // merging), and no more partitions than the cluster has.
 func TestMemoryBoundedOverRounds(t *testing.T) {
 	base := scenario.Scale(scenario.ScaleConfig{MVs: 20, BasePerMV: 2, UserStreams: 10, ConsumptionRows: 500})
-	st := diag.NewExporterState(diag.ExporterOptions{})
+	st := round.NewState(round.Options{})
 	var at200 int
 	for n := 0; n < 1000; n++ {
 		st.Round(changing(t, base, n))
@@ -228,7 +231,7 @@ func BenchmarkCheckSameSnapshotScale(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		diag.Check([]*snapshot.Snapshot{snaps[i%len(snaps)]}, diag.CheckOptions{})
+		check.Run([]*snapshot.Snapshot{snaps[i%len(snaps)]}, check.Options{})
 	}
 }
 
@@ -238,27 +241,27 @@ func BenchmarkCheckSameSnapshotScale(b *testing.B) {
 // both alike (docs/performance.md "dorisdiag exporter").
 func BenchmarkExporterRoundVsCheckScale(b *testing.B) {
 	base := scenario.Scale(scenario.DefaultScale)
-	st := diag.NewExporterState(diag.ExporterOptions{})
+	st := round.NewState(round.Options{})
 	st.Round(changing(b, base, 0))
 	snaps := make([]*snapshot.Snapshot, 8)
 	for i := range snaps {
 		snaps[i] = changing(b, base, i+1)
 	}
-	var check, round time.Duration
+	var checkD, roundD time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s := snaps[i%len(snaps)]
 		runtime.GC() // each side starts from the same heap
 		t0 := time.Now()
-		diag.Check([]*snapshot.Snapshot{s}, diag.CheckOptions{})
+		check.Run([]*snapshot.Snapshot{s}, check.Options{})
 		t1 := time.Now()
 		runtime.GC()
 		t2 := time.Now()
 		st.Round(s)
-		round += time.Since(t2)
-		check += t1.Sub(t0)
+		roundD += time.Since(t2)
+		checkD += t1.Sub(t0)
 	}
-	b.ReportMetric(float64(check.Milliseconds())/float64(b.N), "check-ms")
-	b.ReportMetric(float64(round.Milliseconds())/float64(b.N), "round-ms")
-	b.ReportMetric(float64(round)/float64(check), "round/check")
+	b.ReportMetric(float64(checkD.Milliseconds())/float64(b.N), "check-ms")
+	b.ReportMetric(float64(roundD.Milliseconds())/float64(b.N), "round-ms")
+	b.ReportMetric(float64(roundD)/float64(checkD), "round/check")
 }

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/dorisdiag/dorisdiag/diag/round"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -175,10 +177,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if r.MaxDataDelay != nil {
 		g(d.maxDelay, *r.MaxDataDelay)
 	}
-	for i, le := range diag.DelayBuckets {
+	for i, le := range round.DelayBuckets {
 		g(d.byDelay, float64(r.DelayBucketCounts[i]), strconv.FormatFloat(le, 'f', -1, 64))
 	}
-	g(d.byDelay, float64(r.DelayBucketCounts[len(diag.DelayBuckets)]), "+Inf")
+	g(d.byDelay, float64(r.DelayBucketCounts[len(round.DelayBuckets)]), "+Inf")
 	g(d.excludedOutdated, float64(r.ExcludedOutdated))
 	for _, k := range sortedPairs(r.Counters.RefreshTasks) {
 		cnt(d.refreshTasks, r.Counters.RefreshTasks[k], k[0], k[1])

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -27,7 +29,7 @@ func FindingKey(f diag.Finding) string {
 // gate's threshold and verdict, and for --watch what changed since the
 // previous round (table only).
 type CheckDoc struct {
-	*diag.CheckResult
+	*check.Result
 	FailOn string `json:"fail_on"`
 	// Passed: no finding at or above fail_on (the exit code is 0).
 	Passed  bool          `json:"passed"`
@@ -42,20 +44,20 @@ func (CheckDoc) Kind() string { return "check" }
 func init() {
 	table := func(w io.Writer, st Style, d Doc) error {
 		c := d.(CheckDoc)
-		if err := checkOverview(w, st, c.CheckResult); err != nil {
+		if err := checkOverview(w, st, c.Result); err != nil {
 			return err
 		}
 		if st.width == 0 {
 			fmt.Fprintln(w)
 		}
-		return checkFindings(w, st, c.CheckResult, c.Changes)
+		return checkFindings(w, st, c.Result, c.Changes)
 	}
 	// table fits the terminal; wide is the same with every line in full,
 	// every detail and next step (Emit gives it no width).
 	Register("check", FormatTable, table)
 	Register("check", FormatWide, table)
-	Register("check", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return checkMarkdown(w, d.(CheckDoc).CheckResult) })
-	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).CheckResult)) })
+	Register("check", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return checkMarkdown(w, d.(CheckDoc).Result) })
+	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).Result)) })
 }
 
 // checkOverview writes the overview of `check`: a title, then one row per
@@ -63,7 +65,7 @@ func init() {
 // at word boundaries under its value column (KeyValues): no count, state or
 // object is ever cut, and each kind of stream and each part of the space
 // has its own row so that the rows stay short.
-func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
+func checkOverview(w io.Writer, st Style, r *check.Result) error {
 	var b strings.Builder
 	for _, l := range Wrap(Sanitize(checkTitle(st, r)), st.width, "", "  ") {
 		b.WriteString(l + "\n")
@@ -277,7 +279,7 @@ func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 // checkTitle is the first line of `check`: what was analysed, and the
 // cluster time. On a terminal too narrow for it, a shorter form (Wrap breaks
 // it further, never cuts it).
-func checkTitle(st Style, r *diag.CheckResult) string {
+func checkTitle(st Style, r *check.Result) string {
 	src := r.Source.Kind
 	short := src
 	switch r.Source.Kind {
@@ -308,7 +310,7 @@ func checkTitle(st Style, r *diag.CheckResult) string {
 
 // checkFindings writes the findings, worst first, marking new ones and
 // listing resolved ones when changes is not nil (--watch).
-func checkFindings(w io.Writer, st Style, r *diag.CheckResult, changes *CheckChanges) error {
+func checkFindings(w io.Writer, st Style, r *check.Result, changes *CheckChanges) error {
 	if changes == nil {
 		return Findings(w, st, r.Findings)
 	}
@@ -342,7 +344,7 @@ func checkFindings(w io.Writer, st Style, r *diag.CheckResult, changes *CheckCha
 }
 
 // checkMarkdown writes check for a CI comment.
-func checkMarkdown(w io.Writer, r *diag.CheckResult) error {
+func checkMarkdown(w io.Writer, r *check.Result) error {
 	o := r.Overview
 	fmt.Fprintf(w, "### dorisdiag check — %d critical, %d warning, %d info\n\n", o.Findings.Critical, o.Findings.Warning, o.Findings.Info)
 	fmt.Fprintf(w, "Cluster time %s", r.Now.UTC().Format(time.RFC3339))
@@ -372,7 +374,7 @@ func checkMarkdown(w io.Writer, r *diag.CheckResult) error {
 
 // CheckProm maps the check result to the `-o prom` families (docs/check.md
 // lists them). Unknown values are not exported; no NaN.
-func CheckProm(r *diag.CheckResult) []PromFamily {
+func CheckProm(r *check.Result) []PromFamily {
 	o := r.Overview
 	g := func(name, help string, samples ...PromSample) PromFamily {
 		return PromFamily{Name: name, Help: help, Samples: samples}
@@ -457,7 +459,7 @@ func CheckProm(r *diag.CheckResult) []PromFamily {
 	return fams
 }
 
-func ageOr0(v *diag.ObjectValue) float64 {
+func ageOr0(v *check.ObjectValue) float64 {
 	if v == nil {
 		return 0
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/scenario"
@@ -60,7 +62,7 @@ const hostileMetrics = "# HELP doris_fe_x help \x1b[2Jtext \u202e\n# TYPE doris_
 func hostileDocs(t *testing.T) map[string]Doc {
 	s := hostileSnapshot(t)
 	series := []*snapshot.Snapshot{s}
-	res := diag.Check(series, diag.CheckOptions{})
+	res := check.Run(series, check.Options{})
 	var worstStream *diag.StreamResult
 	for i := range res.Streams.Streams {
 		if strings.Contains(res.Streams.Streams[i].Name, "\n") {
@@ -88,7 +90,7 @@ func hostileDocs(t *testing.T) map[string]Doc {
 	}
 	evil := "x\x1b[2J\u202e\ny"
 	return map[string]Doc{
-		"check":                 CheckDoc{CheckResult: res},
+		"check":                 CheckDoc{Result: res},
 		"demo":                  DemoDoc{Check: res},
 		"streams":               StreamsDoc{Now: res.Now, Streams: res.Streams.Streams, Findings: res.Streams.Findings},
 		"stream":                StreamDoc{Now: res.Now, Stream: worstStream, Findings: res.Streams.FindingsFor(worstStream.DB, worstStream.Name)},

@@ -1,6 +1,8 @@
-package diag
+package check
 
 import (
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/space"
 	"github.com/dorisdiag/dorisdiag/doris"
 
 	"time"
@@ -10,30 +12,30 @@ import (
 )
 
 // CheckOptions are the thresholds of a whole-cluster check (issue 7).
-type CheckOptions struct {
-	Streams StreamOptions
-	MVs     MVOptions
-	Metrics MetricsOptions
-	Policy  Policy
+type Options struct {
+	Streams diag.StreamOptions
+	MVs     diag.MVOptions
+	Metrics diag.MetricsOptions
+	Policy  diag.Policy
 }
 
 // CheckResult is the whole-cluster health report: an overview, then every
 // finding of every area, worst first. Streams and MVs hold the full analyses
 // for renderers that drill down (demo); they are not part of check's JSON.
-type CheckResult struct {
+type Result struct {
 	Now          time.Time       `json:"now"`
 	CurrentTSO   tso.TSO         `json:"current_tso"`
 	Source       snapshot.Source `json:"source"`
 	DorisVersion string          `json:"doris_version,omitempty"`
 	Snapshots    int             `json:"snapshots"`
 	Overview     Overview        `json:"overview"`
-	Findings     []Finding       `json:"findings"`
+	Findings     []diag.Finding  `json:"findings"`
 	// Suppressed are findings the config file's ignores removed, with why.
-	Suppressed []Suppressed `json:"suppressed"`
+	Suppressed []diag.Suppressed `json:"suppressed"`
 
-	Streams *StreamsResult `json:"-"`
-	MVs     *MVsResult     `json:"-"`
-	Metrics *MetricsResult `json:"-"`
+	Streams *diag.StreamsResult `json:"-"`
+	MVs     *diag.MVsResult     `json:"-"`
+	Metrics *diag.MetricsResult `json:"-"`
 }
 
 // Overview is the compact summary check prints before the findings.
@@ -41,7 +43,7 @@ type Overview struct {
 	Streams  StreamsOverview  `json:"streams"`
 	MVs      MVsOverview      `json:"mvs"`
 	Tasks    TasksOverview    `json:"tasks"`
-	Space    SpaceOverview    `json:"space"`
+	Space    space.Overview   `json:"space"`
 	Monitor  MonitorOverview  `json:"monitor"`
 	Sources  SourcesOverview  `json:"sources"`
 	Findings FindingsOverview `json:"findings"`
@@ -59,10 +61,10 @@ type StreamsOverview struct {
 
 // ObjectValue is a value and the object it belongs to.
 type ObjectValue struct {
-	Object    string    `json:"object"`
-	Partition string    `json:"partition,omitempty"`
-	Seconds   float64   `json:"seconds"`
-	Precision Precision `json:"precision,omitempty"`
+	Object    string         `json:"object"`
+	Partition string         `json:"partition,omitempty"`
+	Seconds   float64        `json:"seconds"`
+	Precision diag.Precision `json:"precision,omitempty"`
 	// Level is diag's judgment of the value for a reader ("ok", "warning",
 	// "critical"; "" when none is made): report maps it to a colour and never
 	// decides it. For the smallest headroom it follows --min-headroom.
@@ -126,28 +128,28 @@ type FindingsOverview struct {
 
 // Check runs every diagnosis over a series of snapshots (oldest first; the
 // last is "now") and returns the overview and all findings, worst first.
-func Check(series []*snapshot.Snapshot, opt CheckOptions) *CheckResult {
+func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	last := series[len(series)-1]
-	streams := AnalyzeStreams(series, opt.Streams)
-	mvs := AnalyzeMVs(series, streams, opt.MVs)
-	metrics := AnalyzeMetrics(last, opt.Metrics)
+	streams := diag.AnalyzeStreams(series, opt.Streams)
+	mvs := diag.AnalyzeMVs(series, streams, opt.MVs)
+	metrics := diag.AnalyzeMetrics(last, opt.Metrics)
 
-	var all []Finding
-	all = append(all, SourceFindings(last)...)
+	var all []diag.Finding
+	all = append(all, diag.SourceFindings(last)...)
 	all = append(all, streams.Findings...)
 	all = append(all, mvs.Findings...)
 	all = append(all, metrics.Findings...)
 	all = dedupe(all)
 	kept, suppressed := opt.Policy.Apply(all)
-	SortFindings(kept)
+	diag.SortFindings(kept)
 	if kept == nil {
-		kept = []Finding{}
+		kept = []diag.Finding{}
 	}
 	if suppressed == nil {
-		suppressed = []Suppressed{}
+		suppressed = []diag.Suppressed{}
 	}
 
-	r := &CheckResult{
+	r := &Result{
 		Now: last.Cluster.Now, CurrentTSO: last.Cluster.CurrentTSO, Source: last.Source,
 		DorisVersion: last.Cluster.DorisVersion, Snapshots: len(series),
 		Findings: kept, Suppressed: suppressed,
@@ -156,11 +158,11 @@ func Check(series []*snapshot.Snapshot, opt CheckOptions) *CheckResult {
 	r.Overview = overview(last, streams, mvs, metrics, opt)
 	for _, f := range kept {
 		switch f.Severity {
-		case SeverityCritical:
+		case diag.SeverityCritical:
 			r.Overview.Findings.Critical++
-		case SeverityWarning:
+		case diag.SeverityWarning:
 			r.Overview.Findings.Warning++
-		case SeverityInfo:
+		case diag.SeverityInfo:
 			r.Overview.Findings.Info++
 		}
 	}
@@ -170,7 +172,7 @@ func Check(series []*snapshot.Snapshot, opt CheckOptions) *CheckResult {
 
 // dedupe drops exact repeats (same code, object and summary): an area may
 // report a shared code (SERVER_CLIENT_MISMATCH) that another also reports.
-func dedupe(fs []Finding) []Finding {
+func dedupe(fs []diag.Finding) []diag.Finding {
 	type key struct{ code, obj, part, summary string }
 	seen := make(map[key]bool, len(fs))
 	out := fs[:0:0]
@@ -192,7 +194,7 @@ var (
 	mvStates     = []string{"fresh", "lagging", "rebuild_required", "initializing", "unknown"}
 )
 
-func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, metrics *MetricsResult, opt CheckOptions) Overview {
+func overview(last *snapshot.Snapshot, streams *diag.StreamsResult, mvs *diag.MVsResult, metrics *diag.MetricsResult, opt Options) Overview {
 	var o Overview
 	now := last.Cluster.Now
 
@@ -205,7 +207,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 			o.Streams.ByKind[kind][st] = 0
 		}
 	}
-	minHeadroom := opt.Streams.withDefaults().MinHeadroom
+	minHeadroom := opt.Streams.WithDefaults().MinHeadroom
 	for i := range streams.Streams {
 		s := &streams.Streams[i]
 		o.Streams.Total++
@@ -230,7 +232,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 	for _, st := range mvStates {
 		o.MVs.ByState[st] = 0
 	}
-	window := opt.MVs.withDefaults().FallbackWindow
+	window := opt.MVs.WithDefaults().FallbackWindow
 	o.Tasks.WindowSeconds = int64(window / time.Second)
 	o.Tasks.FallbackReasons = map[string]int{}
 	o.Tasks.TasksBounded = true
@@ -263,7 +265,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 		}
 		// Over every task seen, not only the HistoryLimit newest kept in
 		// h.Tasks for display.
-		o.Tasks.FailedInWindow += h.failedInWindow
+		o.Tasks.FailedInWindow += h.FailedInWindowAll
 		if t := h.OldestPending; t != nil && t.AgeSeconds != nil {
 			if o.Tasks.OldestQueued == nil || *t.AgeSeconds > o.Tasks.OldestQueued.Seconds {
 				o.Tasks.OldestQueued = &ObjectValue{Object: name, Seconds: *t.AgeSeconds}
@@ -276,7 +278,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 		}
 	}
 
-	o.Space = SummarizeSpace(last, metrics)
+	o.Space = space.Summarize(last, metrics)
 
 	// Monitor health: the oldest sample time any sampled row reports.
 	var oldest *int64
@@ -288,7 +290,7 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 	}
 	// A NULL MONITOR_SAMPLE_TIME while the columns exist is stale too (seed:
 	// "NULL before the first one"), as MONITOR_STALE judges it.
-	cols := sourceHasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorSampleTime) || sourceHasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorState)
+	cols := diag.SourceHasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorSampleTime) || diag.SourceHasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorState)
 	nullSample := false
 	for _, s := range last.Streams {
 		if s.MonitorState != nil || s.MonitorSampleTimeMs != nil {
@@ -309,14 +311,14 @@ func overview(last *snapshot.Snapshot, streams *StreamsResult, mvs *MVsResult, m
 	if oldest != nil {
 		age := now.Sub(time.UnixMilli(*oldest)).Seconds()
 		o.Monitor.SampleAgeSeconds = &age
-		o.Monitor.Stale = age > 2*MonitorInterval.Seconds()
+		o.Monitor.Stale = age > 2*diag.MonitorInterval.Seconds()
 	}
 	if nullSample {
 		o.Monitor.Stale = true
 	}
 
 	for _, g := range last.CouldNotRead {
-		if by := SupersededBy(last, g); by != "" {
+		if by := diag.SupersededBy(last, g); by != "" {
 			o.Sources.Superseded = append(o.Sources.Superseded, SupersededSource{Source: g.Source, By: by})
 			continue
 		}

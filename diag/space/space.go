@@ -1,7 +1,9 @@
-package diag
+package space
 
 import (
 	"sort"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -11,7 +13,7 @@ import (
 // from their /metrics.
 
 // SpaceOverview is S5: how much changelog is kept and whether TTL cleanup works.
-type SpaceOverview struct {
+type Overview struct {
 	ChangelogBytes *int64 `json:"changelog_bytes,omitempty"` // sum of SHOW DATA BinlogSize over the tables that report it
 	TablesWithSize int    `json:"tables_with_size"`
 	Tables         int    `json:"tables"`
@@ -49,8 +51,8 @@ type DatabaseSize struct {
 // SummarizeSpace is S5 for one snapshot: the sizes SHOW DATA reported,
 // largest first, and the /metrics signals of the payloads analysed (m may
 // be nil).
-func SummarizeSpace(last *snapshot.Snapshot, m *MetricsResult) SpaceOverview {
-	var o SpaceOverview
+func Summarize(last *snapshot.Snapshot, m *diag.MetricsResult) Overview {
+	var o Overview
 	o.Tables = len(last.Tables)
 	for _, t := range last.Tables {
 		if t.ChangelogSizeBytes != nil {
@@ -76,12 +78,12 @@ func SummarizeSpace(last *snapshot.Snapshot, m *MetricsResult) SpaceOverview {
 		a, b := o.DatabaseSizes[i], o.DatabaseSizes[j]
 		return a.Bytes > b.Bytes || a.Bytes == b.Bytes && a.DB < b.DB
 	})
-	fillSpace(&o, m)
+	fromMetrics(&o, m)
 	return o
 }
 
 // fillSpace copies the S5 picture into the check overview.
-func fillSpace(o *SpaceOverview, r *MetricsResult) {
+func fromMetrics(o *Overview, r *diag.MetricsResult) {
 	if r == nil {
 		return
 	}

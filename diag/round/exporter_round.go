@@ -1,10 +1,13 @@
-package diag
+package round
 
 import (
 	"math"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -26,8 +29,8 @@ const DefaultObjectQuota = 1000
 var DelayBuckets = []float64{60, 300, 900, 3600}
 
 // ExporterOptions configure the per-round computation.
-type ExporterOptions struct {
-	Check CheckOptions
+type Options struct {
+	Check check.Options
 	// MVQuota and StreamQuota: objects with per-object series, lowest IDs
 	// first; 0 = DefaultObjectQuota, negative = none.
 	MVQuota, StreamQuota int
@@ -43,13 +46,13 @@ type ExporterOptions struct {
 // ExporterState is what the exporter keeps between rounds: the change
 // points, the finished tasks already counted, and the counters since start.
 // One round at a time.
-type ExporterState struct {
-	opt    ExporterOptions
-	points *ChangePoints
+type State struct {
+	opt    Options
+	points *diag.ChangePoints
 	rounds int
 
 	counted   map[int64]bool // finished task IDs counted (or baselined), of the current tasks() window
-	counters  ExporterCounters
+	counters  Counters
 	mvFalls   map[int64]float64 // per-MV fallbacks counted since start
 	gapEvents map[int64]float64 // per-stream inferred gap events since start
 	prevParts map[partKey]prevPartition
@@ -70,7 +73,7 @@ type prevPartition struct {
 
 // ExporterCounters are the design's event counters, counted since the
 // exporter's start (each finished task once, by task ID).
-type ExporterCounters struct {
+type Counters struct {
 	RefreshTasks    map[[2]string]float64 // {result, method}
 	DurationSeconds map[string]float64    // method
 	Fallbacks       map[string]float64    // reason (lower case)
@@ -78,8 +81,8 @@ type ExporterCounters struct {
 	GapCommits      float64
 }
 
-func (c ExporterCounters) clone() ExporterCounters {
-	out := ExporterCounters{RefreshTasks: make(map[[2]string]float64, len(c.RefreshTasks)),
+func (c Counters) clone() Counters {
+	out := Counters{RefreshTasks: make(map[[2]string]float64, len(c.RefreshTasks)),
 		DurationSeconds: make(map[string]float64, len(c.DurationSeconds)),
 		Fallbacks:       make(map[string]float64, len(c.Fallbacks)), Failures: make(map[string]float64, len(c.Failures)),
 		GapCommits: c.GapCommits}
@@ -100,7 +103,7 @@ func (c ExporterCounters) clone() ExporterCounters {
 
 // NewExporterState starts the memory of a long-running exporter; every
 // counter series exists from 0.
-func NewExporterState(opt ExporterOptions) *ExporterState {
+func NewState(opt Options) *State {
 	if opt.MVQuota == 0 {
 		opt.MVQuota = DefaultObjectQuota
 	}
@@ -109,23 +112,23 @@ func NewExporterState(opt ExporterOptions) *ExporterState {
 	}
 	// Every task the bounded window holds: counting by task ID needs them all.
 	opt.Check.MVs.HistoryLimit = math.MaxInt32
-	st := &ExporterState{opt: opt, points: NewChangePoints(opt.MaxPointsPerPartition, opt.MaxPoints),
+	st := &State{opt: opt, points: diag.NewChangePoints(opt.MaxPointsPerPartition, opt.MaxPoints),
 		counted: map[int64]bool{}, mvFalls: map[int64]float64{}, gapEvents: map[int64]float64{},
 		prevParts: map[partKey]prevPartition{}}
-	c := ExporterCounters{RefreshTasks: map[[2]string]float64{}, DurationSeconds: map[string]float64{},
+	c := Counters{RefreshTasks: map[[2]string]float64{}, DurationSeconds: map[string]float64{},
 		Fallbacks: map[string]float64{}, Failures: map[string]float64{}}
-	for _, r := range RefreshResults {
-		for _, m := range RefreshMethods {
+	for _, r := range diag.RefreshResults {
+		for _, m := range diag.RefreshMethods {
 			c.RefreshTasks[[2]string{r, m}] = 0
 		}
 	}
-	for _, m := range RefreshMethods {
+	for _, m := range diag.RefreshMethods {
 		c.DurationSeconds[m] = 0
 	}
-	for _, r := range FallbackReasons() {
+	for _, r := range diag.FallbackReasons() {
 		c.Fallbacks[r] = 0
 	}
-	for _, r := range FailureReasons() {
+	for _, r := range diag.FailureReasons() {
 		c.Failures[r] = 0
 	}
 	st.counters = c
@@ -133,10 +136,10 @@ func NewExporterState(opt ExporterOptions) *ExporterState {
 }
 
 // Points is the change-point memory (for the self-series and tests).
-func (st *ExporterState) Points() *ChangePoints { return st.points }
+func (st *State) Points() *diag.ChangePoints { return st.points }
 
 // ExporterResult is one round's values, immutable once returned.
-type ExporterResult struct {
+type Result struct {
 	ClusterTime time.Time
 	Round       int
 	// ServerMonitor: the build has the design's sampled columns (the probe
@@ -156,7 +159,7 @@ type ExporterResult struct {
 	OldestPendingSeconds float64 // 0 if none
 	OldestRunningSeconds float64 // 0 if none
 
-	Counters ExporterCounters
+	Counters Counters
 
 	MVs     []ExportedMV     // under the quota, lowest IDs first
 	Streams []ExportedStream // user streams under the quota, lowest IDs first
@@ -175,8 +178,8 @@ type ExporterResult struct {
 	SourcesUnreadable      int
 	TasksCountedThisRound  int
 	GapCommitsInferredNow  int
-	Check                  *CheckResult `json:"-"` // only with ExporterOptions.KeepCheck
-	StreamsPendingPrecise  int          // user+ivm partitions whose pending age the change points made PRECISE
+	Check                  *check.Result `json:"-"` // only with ExporterOptions.KeepCheck
+	StreamsPendingPrecise  int           // user+ivm partitions whose pending age the change points made PRECISE
 	StreamsPendingUpperBnd int
 }
 
@@ -185,7 +188,7 @@ type ExportedMV struct {
 	DBID, DB, Name string
 	ID             int64
 	DataDelay      float64 // -1 when unknown
-	Precision      Precision
+	Precision      diag.Precision
 	State          string
 	StateNumber    float64
 	// ConsecutiveFailures from the server's persisted summary when present,
@@ -206,23 +209,23 @@ type ExportedStream struct {
 	State          string
 	StateNumber    float64
 	PendingAge     float64 // -1 when unknown
-	Precision      Precision
+	Precision      diag.Precision
 	Headroom       *float64 // nil: not exported (no partition with a TTL, or unknown)
 	GapEvents      float64
 }
 
 // Round computes one round from a fresh snapshot. A round that could not
 // collect is not passed here: the previous result stays published.
-func (st *ExporterState) Round(s *snapshot.Snapshot) *ExporterResult {
+func (st *State) Round(s *snapshot.Snapshot) *Result {
 	st.rounds++
 	opt := st.opt.Check
 	opt.Streams.Points = st.points
 	st.points.Begin(s.Cluster.CurrentTSO.Physical())
-	res := Check([]*snapshot.Snapshot{s}, opt)
+	res := check.Run([]*snapshot.Snapshot{s}, opt)
 	st.points.End()
 
 	o := res.Overview
-	r := &ExporterResult{ClusterTime: res.Now, Round: st.rounds, ServerMonitor: o.Monitor.Present,
+	r := &Result{ClusterTime: res.Now, Round: st.rounds, ServerMonitor: o.Monitor.Present,
 		StreamsByKindState: o.Streams.ByKind, MaxPendingAge: map[string]float64{}, MinHeadroom: map[string]float64{},
 		MVsByState: o.MVs.ByState, ExcludedOutdated: o.MVs.ExcludedOutdated, NotExported: map[string]int{},
 		Disagreements: map[[2]string]int{}, Findings: len(res.Findings), SourcesUnreadable: o.Sources.Unreadable, Check: res}
@@ -270,7 +273,7 @@ func (st *ExporterState) Round(s *snapshot.Snapshot) *ExporterResult {
 	st.perObject(res, dbIDs, r)
 
 	for _, f := range res.Findings {
-		if f.Code != CodeServerClientMismatch {
+		if f.Code != diag.CodeServerClientMismatch {
 			continue
 		}
 		kind := f.Object.Kind
@@ -290,9 +293,9 @@ func (st *ExporterState) Round(s *snapshot.Snapshot) *ExporterResult {
 			p := &res.Streams.Streams[i].Partitions[j]
 			if p.CaughtUp != nil && !*p.CaughtUp {
 				switch p.PendingAge.Precision {
-				case PrecisionPrecise:
+				case diag.PrecisionPrecise:
 					r.StreamsPendingPrecise++
-				case PrecisionUpperBound:
+				case diag.PrecisionUpperBound:
 					r.StreamsPendingUpperBnd++
 				}
 			}
@@ -358,9 +361,9 @@ func formatInt(v int64) string {
 // remembered, not counted (the counters count from the start). Task IDs
 // that left the bounded tasks() window are forgotten: they cannot come back.
 // When tasks() could not be read, nothing is counted or forgotten.
-func (st *ExporterState) countTasks(s *snapshot.Snapshot, mvs *MVsResult, r *ExporterResult) {
+func (st *State) countTasks(s *snapshot.Snapshot, mvs *diag.MVsResult, r *Result) {
 	for _, g := range s.CouldNotRead {
-		if g.Source == snapshot.SourceTasks && SupersededBy(s, g) == "" {
+		if g.Source == snapshot.SourceTasks && diag.SupersededBy(s, g) == "" {
 			return
 		}
 	}
@@ -384,21 +387,21 @@ func (st *ExporterState) countTasks(s *snapshot.Snapshot, mvs *MVsResult, r *Exp
 			r.TasksCountedThisRound++
 			method := t.Method
 			if method == "" {
-				method = MethodNone
+				method = diag.MethodNone
 			}
 			result := t.Result
 			st.counters.RefreshTasks[[2]string{result, method}]++
-			if (result == ResultSuccess || result == ResultNoChange || result == ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
+			if (result == diag.ResultSuccess || result == diag.ResultNoChange || result == diag.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
 				st.counters.DurationSeconds[method] += float64(*t.DurationMs) / 1000
 			}
 			if t.Fallback && t.FallbackReason != "" {
 				st.counters.Fallbacks[strings.ToLower(t.FallbackReason)]++
 				st.mvFalls[m.ID]++
 			}
-			if result == ResultFailed {
+			if result == diag.ResultFailed {
 				reason := t.FailureReason
 				if reason == "" {
-					reason = FailureOther
+					reason = diag.FailureOther
 				}
 				st.counters.Failures[strings.ToLower(reason)]++
 			}
@@ -415,7 +418,7 @@ func (st *ExporterState) countTasks(s *snapshot.Snapshot, mvs *MVsResult, r *Exp
 // whose next read would be clipped in the previous round (an expired offset
 // read as DETAIL or APPEND_ONLY) and whose offset moved since committed a
 // consumption that skipped expired changes. One event per stream per round.
-func (st *ExporterState) inferGaps(streams *StreamsResult, r *ExporterResult) {
+func (st *State) inferGaps(streams *diag.StreamsResult, r *Result) {
 	// Two maps swapped each round and cleared (clear keeps the buckets), so
 	// a steady round allocates nothing here.
 	next := st.spare
@@ -435,7 +438,7 @@ func (st *ExporterState) inferGaps(streams *StreamsResult, r *ExporterResult) {
 			// Only a clipped partition with an offset can infer a gap next
 			// round: the others are not kept (at scale most partitions are
 			// neither, and hashing 50,000 keys a round cost ~35 ms).
-			if p.NextRead == NextReadClipped && p.ConsumedTSO != nil {
+			if p.NextRead == diag.NextReadClipped && p.ConsumedTSO != nil {
 				next[key] = prevPartition{offset: *p.ConsumedTSO, hasOffset: true, clipped: true}
 			}
 		}
@@ -449,8 +452,8 @@ func (st *ExporterState) inferGaps(streams *StreamsResult, r *ExporterResult) {
 }
 
 // perObject picks the objects under the quota (lowest IDs) and their values.
-func (st *ExporterState) perObject(res *CheckResult, dbIDs map[string]int64, r *ExporterResult) {
-	mvs := make([]*MVResult, 0, len(res.MVs.MVs))
+func (st *State) perObject(res *check.Result, dbIDs map[string]int64, r *Result) {
+	mvs := make([]*diag.MVResult, 0, len(res.MVs.MVs))
 	for i := range res.MVs.MVs {
 		mvs = append(mvs, &res.MVs.MVs[i])
 	}
@@ -474,7 +477,7 @@ func (st *ExporterState) perObject(res *CheckResult, dbIDs map[string]int64, r *
 	}
 	for _, m := range mvs {
 		e := ExportedMV{DBID: dbIDText(dbIDs, m.DB), DB: m.DB, Name: m.Name, ID: m.ID, DataDelay: m.DataDelay.Get(-1),
-			Precision: m.DataDelay.Precision, State: m.FreshnessState, StateNumber: stateNumber(MVStateNumber, m.FreshnessState, FreshUnknown),
+			Precision: m.DataDelay.Precision, State: m.FreshnessState, StateNumber: stateNumber(diag.MVStateNumber, m.FreshnessState, diag.FreshUnknown),
 			ConsecutiveFailures: float64(m.History.ConsecutiveFailures), Fallbacks: st.mvFalls[m.ID]}
 		if m.Server != nil && m.Server.ConsecutiveFailures != nil {
 			e.ConsecutiveFailures = float64(*m.Server.ConsecutiveFailures)
@@ -487,7 +490,7 @@ func (st *ExporterState) perObject(res *CheckResult, dbIDs map[string]int64, r *
 		} else {
 			for j := range m.History.Tasks { // newest first
 				t := &m.History.Tasks[j]
-				if (t.Result == ResultSuccess || t.Result == ResultNoChange || t.Result == ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
+				if (t.Result == diag.ResultSuccess || t.Result == diag.ResultNoChange || t.Result == diag.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
 					e.LastRefreshDuration = new(float64(*t.DurationMs) / 1000)
 					break
 				}
@@ -496,12 +499,12 @@ func (st *ExporterState) perObject(res *CheckResult, dbIDs map[string]int64, r *
 		r.MVs = append(r.MVs, e)
 	}
 
-	users := make([]*StreamResult, 0, len(res.Streams.Streams))
+	users := make([]*diag.StreamResult, 0, len(res.Streams.Streams))
 	liveS := map[int64]bool{}
 	for i := range res.Streams.Streams {
 		s := &res.Streams.Streams[i]
 		liveS[s.ID] = true
-		if s.Kind == KindUser {
+		if s.Kind == diag.KindUser {
 			users = append(users, s)
 		}
 	}
@@ -541,8 +544,8 @@ func stateNumber(m map[string]float64, state, unknown string) float64 {
 }
 
 func streamStateNumber(state string) float64 {
-	if n := StateNumber(state); n >= 0 {
+	if n := diag.StateNumber(state); n >= 0 {
 		return float64(n)
 	}
-	return float64(StateNumber(StateUnknown))
+	return float64(diag.StateNumber(diag.StateUnknown))
 }

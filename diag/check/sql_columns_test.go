@@ -1,9 +1,11 @@
-package diag
+package check
 
 import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/scenario"
@@ -18,7 +20,7 @@ import (
 // `next` of every finding on the bundled scenarios.
 func TestSuggestedSQLNamesRealColumns(t *testing.T) {
 	var texts []string
-	for _, c := range Codes() {
+	for _, c := range diag.Codes() {
 		texts = append(texts, c.Confirm, c.Fix)
 	}
 	for _, name := range []string{"healthy", "incident", "legacy"} {
@@ -26,7 +28,7 @@ func TestSuggestedSQLNamesRealColumns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := Check([]*snapshot.Snapshot{s}, CheckOptions{})
+		res := Run([]*snapshot.Snapshot{s}, Options{})
 		for _, f := range res.Findings {
 			texts = append(texts, f.Next)
 		}

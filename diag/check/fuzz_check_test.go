@@ -1,4 +1,4 @@
-package diag_test
+package check_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -61,7 +62,7 @@ func checkSnapshotPipeline(t *testing.T, data []byte) {
 			return
 		}
 		series := []*snapshot.Snapshot{s}
-		res := diag.Check(series, diag.CheckOptions{})
+		res := check.Run(series, check.Options{})
 		st := report.NewStyle(io.Discard, false)
 		// Every registered format of every document must survive any
 		// snapshot the decoder accepts (no panic; an error is fine).
@@ -73,7 +74,7 @@ func checkSnapshotPipeline(t *testing.T, data []byte) {
 				}
 			}
 		}
-		emitAll(report.CheckDoc{CheckResult: res})
+		emitAll(report.CheckDoc{Result: res})
 		emitAll(report.DemoDoc{Check: res})
 		emitAll(report.StreamsDoc{Now: res.Now, Streams: res.Streams.Streams, Findings: res.Streams.Findings})
 		for i := range res.Streams.Streams {

@@ -1,10 +1,12 @@
-package diag
+package check
 
 import (
 	"math"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -15,9 +17,9 @@ import (
 // place would sort last, under the hygiene warnings, and two codes with one
 // place would be ordered by name.
 func TestImpactPlaces(t *testing.T) {
-	places := map[Impact]map[int]string{}
-	for _, d := range Codes() {
-		if d.Impact < ImpactLoss || d.Impact > ImpactHygiene || d.Place < 1 {
+	places := map[diag.Impact]map[int]string{}
+	for _, d := range diag.Codes() {
+		if d.Impact < diag.ImpactLoss || d.Impact > diag.ImpactHygiene || d.Place < 1 {
 			t.Errorf("%s: impact %d place %d", d.Code, d.Impact, d.Place)
 			continue
 		}
@@ -41,9 +43,9 @@ func TestImpactPlaces(t *testing.T) {
 // Every cause a declaration names is a declared code, and a code with a
 // measure names its evidence key.
 func TestDeclarationsResolve(t *testing.T) {
-	for _, d := range Codes() {
+	for _, d := range diag.Codes() {
 		for _, c := range d.CausedBy {
-			if _, ok := LookupCode(c.Code); !ok || c.Code == d.Code {
+			if _, ok := diag.LookupCode(c.Code); !ok || c.Code == d.Code {
 				t.Errorf("%s: cause %q is not another declared code", d.Code, c.Code)
 			}
 		}
@@ -59,7 +61,7 @@ func TestMagnitudeMatchesEvidence(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := 0
-		for _, f := range Check([]*snapshot.Snapshot{s}, CheckOptions{}).Findings {
+		for _, f := range Run([]*snapshot.Snapshot{s}, Options{}).Findings {
 			m := f.Code.Declaration().Magnitude
 			if m.Name == "" {
 				continue
@@ -84,16 +86,16 @@ func TestMagnitudeMatchesEvidence(t *testing.T) {
 	}
 }
 
-func incidentCheck(t *testing.T) *CheckResult {
+func incidentCheck(t *testing.T) *Result {
 	t.Helper()
 	s, err := scenario.Load("incident")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Check([]*snapshot.Snapshot{s}, CheckOptions{})
+	return Run([]*snapshot.Snapshot{s}, Options{})
 }
 
-func indexOf(fs []Finding, code Code, name string) int {
+func indexOf(fs []diag.Finding, code diag.Code, name string) int {
 	for i, f := range fs {
 		if f.Code == code && (name == "" || f.Object.Name == name) {
 			return i
@@ -111,11 +113,11 @@ func TestCheckOrdersByImpactNotCodeName(t *testing.T) {
 	if len(fs) == 0 {
 		t.Fatal("no findings")
 	}
-	if fs[0].Code != CodeStreamCannotResumeClipped {
+	if fs[0].Code != diag.CodeStreamCannotResumeClipped {
 		t.Errorf("first finding %s %s, want STREAM_CANNOT_RESUME_CLIPPED (changes silently skipped)", fs[0].Code, fs[0].Object)
 	}
-	metrics := indexOf(fs, CodeMetricsUnparseable, "")
-	for _, loss := range []Code{CodeStreamCannotResumeClipped, CodeStreamNoOffsetRowsSkipped, CodeStreamCannotResumeRejected, CodeMVChangelogBroken} {
+	metrics := indexOf(fs, diag.CodeMetricsUnparseable, "")
+	for _, loss := range []diag.Code{diag.CodeStreamCannotResumeClipped, diag.CodeStreamNoOffsetRowsSkipped, diag.CodeStreamCannotResumeRejected, diag.CodeMVChangelogBroken} {
 		if i := indexOf(fs, loss, ""); i < 0 || metrics < i {
 			t.Errorf("%s at %d, METRICS_UNPARSEABLE at %d: a /metrics problem is listed before it", loss, i, metrics)
 		}
@@ -134,16 +136,16 @@ func TestCheckOrdersByImpactNotCodeName(t *testing.T) {
 // Within a code, how bad decides: the largest delay, the most negative
 // headroom first — not the object name.
 func TestSortFindingsByMagnitudeWithinCode(t *testing.T) {
-	mk := func(code Code, name string, v float64) Finding {
-		return Finding{Code: code, Severity: SeverityCritical, Object: Object{Kind: "mv", DB: "d", Name: name}, Magnitude: &v}
+	mk := func(code diag.Code, name string, v float64) diag.Finding {
+		return diag.Finding{Code: code, Severity: diag.SeverityCritical, Object: diag.Object{Kind: "mv", DB: "d", Name: name}, Magnitude: &v}
 	}
-	fs := []Finding{
-		mk(CodeMVDelayHigh, "a_small", 900),
-		mk(CodeMVDelayHigh, "z_large", 90000),
-		mk(CodeStreamCannotResumeRejected, "a_recent", -60),
-		mk(CodeStreamCannotResumeRejected, "z_old", -7200),
+	fs := []diag.Finding{
+		mk(diag.CodeMVDelayHigh, "a_small", 900),
+		mk(diag.CodeMVDelayHigh, "z_large", 90000),
+		mk(diag.CodeStreamCannotResumeRejected, "a_recent", -60),
+		mk(diag.CodeStreamCannotResumeRejected, "z_old", -7200),
 	}
-	SortFindings(fs)
+	diag.SortFindings(fs)
 	var got []string
 	for _, f := range fs {
 		got = append(got, f.Object.Name)
@@ -158,13 +160,13 @@ func TestSortFindingsByMagnitudeWithinCode(t *testing.T) {
 // (cause on the symptom, symptoms on the cause).
 func TestCheckGroupsDelayUnderItsCause(t *testing.T) {
 	fs := incidentCheck(t).Findings
-	for mv, cause := range map[string]Code{
-		"mv_payments_rollup": CodeMVChangelogBroken,
-		"mv_sales_rebuild":   CodeMVRebuildRequired,
-		"mv_orders_daily":    CodeMVConsecutiveFailures,
-		"mv_items_summary":   CodeMVTaskQueuedLong,
+	for mv, cause := range map[string]diag.Code{
+		"mv_payments_rollup": diag.CodeMVChangelogBroken,
+		"mv_sales_rebuild":   diag.CodeMVRebuildRequired,
+		"mv_orders_daily":    diag.CodeMVConsecutiveFailures,
+		"mv_items_summary":   diag.CodeMVTaskQueuedLong,
 	} {
-		c, d := indexOf(fs, cause, mv), indexOf(fs, CodeMVDelayHigh, mv)
+		c, d := indexOf(fs, cause, mv), indexOf(fs, diag.CodeMVDelayHigh, mv)
 		if c < 0 || d < 0 {
 			t.Errorf("%s: cause %s at %d, MV_DELAY_HIGH at %d", mv, cause, c, d)
 			continue
@@ -182,14 +184,14 @@ func TestCheckGroupsDelayUnderItsCause(t *testing.T) {
 		}
 		found := false
 		for _, s := range fs[c].Symptoms {
-			found = found || (s.Code == CodeMVDelayHigh && s.Object.Name == mv)
+			found = found || (s.Code == diag.CodeMVDelayHigh && s.Object.Name == mv)
 		}
 		if !found {
 			t.Errorf("%s: %s lists symptoms %+v, not its MV_DELAY_HIGH", mv, cause, fs[c].Symptoms)
 		}
 	}
 	// A delay with no cause finding (waiting for its schedule) stands alone.
-	if i := indexOf(fs, CodeMVDelayHigh, "mv_events_hourly"); i < 0 || fs[i].Cause != nil {
+	if i := indexOf(fs, diag.CodeMVDelayHigh, "mv_events_hourly"); i < 0 || fs[i].Cause != nil {
 		t.Errorf("mv_events_hourly MV_DELAY_HIGH: want no cause, got %+v", fs[i].Cause)
 	}
 }
@@ -198,21 +200,21 @@ func TestCheckGroupsDelayUnderItsCause(t *testing.T) {
 // already), and a suppressed cause leaves its symptom standing alone.
 func TestSortFindingsIdempotentAndOrphans(t *testing.T) {
 	fs := incidentCheck(t).Findings
-	again := append([]Finding(nil), fs...)
-	SortFindings(again)
+	again := append([]diag.Finding(nil), fs...)
+	diag.SortFindings(again)
 	for i := range fs {
 		if fs[i].Code != again[i].Code || fs[i].Object != again[i].Object || len(fs[i].Symptoms) != len(again[i].Symptoms) {
 			t.Fatalf("#%d: %s %s then %s %s", i, fs[i].Code, fs[i].Object, again[i].Code, again[i].Object)
 		}
 	}
-	var noCause []Finding
+	var noCause []diag.Finding
 	for _, f := range fs {
-		if f.Code != CodeMVChangelogBroken {
+		if f.Code != diag.CodeMVChangelogBroken {
 			noCause = append(noCause, f)
 		}
 	}
-	SortFindings(noCause)
-	if i := indexOf(noCause, CodeMVDelayHigh, "mv_payments_rollup"); noCause[i].Cause != nil {
+	diag.SortFindings(noCause)
+	if i := indexOf(noCause, diag.CodeMVDelayHigh, "mv_payments_rollup"); noCause[i].Cause != nil {
 		t.Errorf("cause removed, symptom still names %+v", noCause[i].Cause)
 	}
 }

@@ -1,7 +1,10 @@
-package diag_test
+package round_test
 
 import (
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/round"
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/scenario"
@@ -25,7 +28,7 @@ func TestExporterInfersGapCommits(t *testing.T) {
 	}
 	clipped, others := map[key]bool{}, map[key]bool{}
 	streams := map[int64]bool{}
-	res := diag.Check([]*snapshot.Snapshot{base}, diag.CheckOptions{})
+	res := check.Run([]*snapshot.Snapshot{base}, check.Options{})
 	for _, sr := range res.Streams.Streams {
 		for _, p := range sr.Partitions {
 			if p.ConsumedTSO == nil {
@@ -62,7 +65,7 @@ func TestExporterInfersGapCommits(t *testing.T) {
 		}
 		return &s
 	}
-	st := diag.NewExporterState(diag.ExporterOptions{})
+	st := round.NewState(round.Options{})
 	st.Round(base)
 	if r := st.Round(base); r.GapCommitsInferredNow != 0 || r.Counters.GapCommits != 0 {
 		t.Errorf("offsets did not move: %d gap commits inferred (total %v), want 0", r.GapCommitsInferredNow, r.Counters.GapCommits)
@@ -70,7 +73,7 @@ func TestExporterInfersGapCommits(t *testing.T) {
 	if r := st.Round(moved(others)); r.GapCommitsInferredNow != 0 {
 		t.Errorf("only partitions that were not clipped moved: %d gap commits inferred, want 0", r.GapCommitsInferredNow)
 	}
-	st = diag.NewExporterState(diag.ExporterOptions{})
+	st = round.NewState(round.Options{})
 	st.Round(base)
 	r := st.Round(moved(clipped))
 	if r.GapCommitsInferredNow != len(streams) || r.Counters.GapCommits != float64(len(streams)) {

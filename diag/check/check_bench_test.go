@@ -1,9 +1,9 @@
-package diag_test
+package check_test
 
 import (
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -18,7 +18,7 @@ func BenchmarkCheckScale(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res := diag.Check(series, diag.CheckOptions{})
+		res := check.Run(series, check.Options{})
 		if res.Overview.MVs.Total != 2000 {
 			b.Fatalf("MVs = %d", res.Overview.MVs.Total)
 		}

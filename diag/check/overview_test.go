@@ -1,7 +1,9 @@
-package diag
+package check
 
 import (
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -15,7 +17,7 @@ func TestOverviewListsSupersededFallbacks(t *testing.T) {
 			{Source: snapshot.SourceShowTSOStatus, Error: "TSO feature is disabled", Superseded: snapshot.SourceHTTPTSO},
 			{Source: snapshot.SourceShowData, Error: "No database selected"},
 		}}
-	o := overview(s, &StreamsResult{}, &MVsResult{}, &MetricsResult{}, CheckOptions{})
+	o := overview(s, &diag.StreamsResult{}, &diag.MVsResult{}, &diag.MetricsResult{}, Options{})
 	if o.Sources.Unreadable != 1 || len(o.Sources.Superseded) != 1 || o.Sources.Superseded[0].By != snapshot.SourceHTTPTSO {
 		t.Errorf("sources overview %+v", o.Sources)
 	}

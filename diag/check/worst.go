@@ -1,10 +1,14 @@
-package diag
+package check
+
+import (
+	"github.com/dorisdiag/dorisdiag/diag"
+)
 
 // WorstMV picks the MV an on-call engineer should look at first: the worst
 // finding severity, then the most critical findings, then the largest known
 // delay. nil when there is no MV with a finding.
-func (r *CheckResult) WorstMV() *MVResult {
-	var best *MVResult
+func (r *Result) WorstMV() *diag.MVResult {
+	var best *diag.MVResult
 	var bestKey [3]float64
 	for i := range r.MVs.MVs {
 		m := &r.MVs.MVs[i]
@@ -24,8 +28,8 @@ func (r *CheckResult) WorstMV() *MVResult {
 // severity, then the smallest retention headroom (the one losing changes
 // soonest, or already most expired), then the largest pending age. Internal
 // streams are left to WorstMV: their MV explains them.
-func (r *CheckResult) WorstStream() *StreamResult {
-	var best *StreamResult
+func (r *Result) WorstStream() *diag.StreamResult {
+	var best *diag.StreamResult
 	var bestKey [3]float64
 	for i := range r.Streams.Streams {
 		s := &r.Streams.Streams[i]
@@ -50,8 +54,8 @@ func (r *CheckResult) WorstStream() *StreamResult {
 
 // severityOf is the worst severity and the number of critical findings
 // about one object (partition findings count for their stream).
-func (r *CheckResult) severityOf(kind, db, name string) (Severity, int) {
-	var worst Severity
+func (r *Result) severityOf(kind, db, name string) (diag.Severity, int) {
+	var worst diag.Severity
 	crit := 0
 	for _, f := range r.Findings {
 		k := f.Object.Kind
@@ -64,7 +68,7 @@ func (r *CheckResult) severityOf(kind, db, name string) (Severity, int) {
 		if f.Severity > worst {
 			worst = f.Severity
 		}
-		if f.Severity == SeverityCritical {
+		if f.Severity == diag.SeverityCritical {
 			crit++
 		}
 	}
