@@ -6,29 +6,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
-	"github.com/dorisdiag/dorisdiag/tso"
 )
-
-// durText renders seconds for people, rounded to the millisecond.
-func durText(sec float64) string { return tso.FormatDuration(int64(math.Round(sec * 1000))) }
-
-// valueText renders a value with its precision: "12m00s (PRECISE)",
-// "≤ 26h00m (UPPER_BOUND)", "unknown".
-func valueText(v Value) string {
-	if v.Seconds == nil {
-		if v.Lower != nil {
-			return "≥ " + durText(*v.Lower) + " (UNKNOWN)"
-		}
-		return "unknown"
-	}
-	if v.Precision == PrecisionUpperBound && *v.Seconds > 0 {
-		return "≤ " + durText(*v.Seconds) + " (UPPER_BOUND)"
-	}
-	return durText(*v.Seconds) + " (" + string(v.Precision) + ")"
-}
-
-// ValueText is valueText for report and cmd.
-func ValueText(v Value) string { return valueText(v) }
 
 func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MVResult, []Finding) {
 	refresh, props := mv.Refresh, mv.Properties

@@ -118,29 +118,6 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 	return a
 }
 
-// sourcePresent looks for a capability whose source name contains name.
-func sourcePresent(s *snapshot.Snapshot, name string) bool {
-	for k, v := range s.Capabilities.Sources {
-		if strings.Contains(strings.ToLower(k), name) && v.Present {
-			return true
-		}
-	}
-	return false
-}
-
-func SourceHasColumn(s *snapshot.Snapshot, rel *doris.Relation, col doris.Column) bool {
-	v, ok := s.Capabilities.Sources[rel.Source]
-	if !ok || !v.Present {
-		return false
-	}
-	for _, c := range v.Columns {
-		if strings.EqualFold(c, col.Name) {
-			return true
-		}
-	}
-	return false
-}
-
 // isIVM: an MV refreshed INCREMENTAL, or one with internal streams or rows in
 // the seed's IVM tables.
 func (a *mvAnalyzer) isIVM(mv *snapshot.MVInfo) bool {

@@ -1,6 +1,8 @@
 package diag
 
 import (
+	"strings"
+
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -156,4 +158,39 @@ func gapSeverity(c SourceCost, mvs bool) Severity {
 		return c.IfMVs
 	}
 	return c.Severity
+}
+
+// unreadable returns why source could not be read, when it could not and
+// nothing took over ("" when it was read, or a fallback replaced it).
+func unreadable(s *snapshot.Snapshot, source string) string {
+	var why []string
+	for _, g := range s.CouldNotRead {
+		if g.Source == source && SupersededBy(s, g) == "" {
+			why = append(why, g.Error)
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// sourcePresent looks for a capability whose source name contains name.
+func sourcePresent(s *snapshot.Snapshot, name string) bool {
+	for k, v := range s.Capabilities.Sources {
+		if strings.Contains(strings.ToLower(k), name) && v.Present {
+			return true
+		}
+	}
+	return false
+}
+
+func SourceHasColumn(s *snapshot.Snapshot, rel *doris.Relation, col doris.Column) bool {
+	v, ok := s.Capabilities.Sources[rel.Source]
+	if !ok || !v.Present {
+		return false
+	}
+	for _, c := range v.Columns {
+		if strings.EqualFold(c, col.Name) {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/doris"
+	"github.com/dorisdiag/dorisdiag/shellquote"
 
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -120,4 +121,24 @@ func firstNote(sr *StreamResult, read string) string {
 		}
 	}
 	return "unknown"
+}
+
+// ivmRecomputeNext: explain the MV of internal stream sr, then (its own
+// statement, never inside a shell comment, where a line break in a name
+// would end the comment) the COMPLETE refresh.
+func ivmRecomputeNext(sr *StreamResult) string {
+	refresh := doris.RefreshMV(sr.DB, mvNameOr(sr), "COMPLETE") + "  -- if mv explain confirms"
+	if sr.MVName == "" {
+		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name)) + "\n" + refresh
+	}
+	return cliMVExplain(sr.DB, sr.MVName) + "\n" + refresh
+}
+
+// mvExplainOr is the explain command of the MV of sr, or of the stream when
+// the MV is not known by name.
+func mvExplainOr(sr *StreamResult) string {
+	if sr.MVName == "" {
+		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name))
+	}
+	return cliMVExplain(sr.DB, sr.MVName)
 }

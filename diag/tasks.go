@@ -337,9 +337,10 @@ type History struct {
 	DurationTrend  DurationTrend `json:"duration_trend"`
 	// UnknownStatuses counts rows with a status the seed does not define.
 	UnknownStatuses int `json:"unknown_statuses,omitempty"`
-	// failedInWindow counts the failed tasks that finished within the
-	// fallback window, over every task seen (Tasks keeps only Limit).
-	FailedInWindowAll int
+	// FailedInWindowAll counts the failed tasks that finished within the
+	// fallback window, over every task seen (Tasks keeps only Limit): the
+	// overview's count, not part of the MV's JSON.
+	FailedInWindowAll int `json:"-"`
 }
 
 // AnalyzeHistory classifies an MV's tasks and summarises them. tasks may be

@@ -1,5 +1,11 @@
 package diag
 
+import (
+	"math"
+
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
 // Precision says how exact a derived value is (seed §3 "Definitions":
 // PENDING_AGE_PRECISION / DELAY_PRECISION).
 type Precision string
@@ -80,3 +86,21 @@ func worstPrecision(a, b Precision) Precision {
 func f64(v float64) *float64 { return &v }
 func i64(v int64) *int64     { return &v }
 func bptr(v bool) *bool      { return &v }
+
+// durText renders seconds for people, rounded to the millisecond.
+func durText(sec float64) string { return tso.FormatDuration(int64(math.Round(sec * 1000))) }
+
+// valueText renders a value with its precision: "12m00s (PRECISE)",
+// "≤ 26h00m (UPPER_BOUND)", "unknown".
+func valueText(v Value) string {
+	if v.Seconds == nil {
+		if v.Lower != nil {
+			return "≥ " + durText(*v.Lower) + " (UNKNOWN)"
+		}
+		return "unknown"
+	}
+	if v.Precision == PrecisionUpperBound && *v.Seconds > 0 {
+		return "≤ " + durText(*v.Seconds) + " (UPPER_BOUND)"
+	}
+	return durText(*v.Seconds) + " (" + string(v.Precision) + ")"
+}
