@@ -3,6 +3,8 @@ package cmd
 import (
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/dorisdiag/dorisdiag/diag/check"
 
 	"github.com/spf13/cobra"
@@ -55,14 +57,14 @@ code's severity and ignore findings by code and object pattern.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return checkRun(g, o, cmd) },
 	}
 	f := c.Flags()
-	f.DurationVar(&o.MaxDelay, "max-delay", diag.DefaultMaxDelay, "MV freshness target: MV_DELAY_HIGH above it (critical at 3×)")
+	f.DurationVar(&o.MaxDelay, "max-delay", mv.DefaultMaxDelay, "MV freshness target: MV_DELAY_HIGH above it (critical at 3×)")
 	f.DurationVar(&o.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
 	f.DurationVar(&o.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
-	f.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
-	f.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
-	f.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
-	f.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which refresh failures and fallbacks to a rebuild are counted")
-	f.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
+	f.IntVar(&o.MaxFailures, "max-failures", mv.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
+	f.DurationVar(&o.MaxRunning, "max-running", mv.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
+	f.DurationVar(&o.MaxQueued, "max-queued", mv.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
+	f.DurationVar(&o.FallbackWindow, "fallback-window", mv.DefaultFallbackWindow, "window in which refresh failures and fallbacks to a rebuild are counted")
+	f.IntVar(&o.MinFallbacks, "min-fallbacks", mv.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
 	f.StringVar(&o.Config, "config", "", "YAML file with thresholds, severity overrides and ignores (docs/check.md)")
 	f.BoolVar(&o.NoMetrics, "no-metrics", false, "live mode: do not fetch /metrics from the FEs and BEs")
 	f.StringVar(&o.MetricsTargets, "metrics-targets", "", "live mode: fetch /metrics from these host:port (fe=/be= prefixes allowed) instead of the nodes SHOW FRONTENDS/BACKENDS advertise")
@@ -169,7 +171,7 @@ func (o *checkOptions) resolve(cmd *cobra.Command) (check.Options, string, error
 	}
 	return check.Options{
 		Streams: diag.StreamOptions{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending},
-		MVs: diag.MVOptions{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
+		MVs: mv.Options{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
 			FallbackWindow: o.FallbackWindow, MinFallbacks: o.MinFallbacks},
 		Policy: pol,
 	}, failOn, nil

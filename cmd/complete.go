@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -188,7 +190,7 @@ func fixedValues(c *cobra.Command, flag string) ([]string, bool) {
 		return []string{"UTC", "Local"}, true
 	case "state":
 		if underMV(c) {
-			return diag.FreshnessStates, true
+			return mv.FreshnessStates, true
 		}
 		return diag.StreamStates, true
 	case "output":

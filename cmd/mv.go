@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -31,8 +33,8 @@ type mvOptions struct {
 	Details bool
 }
 
-func (o *mvOptions) diagOptions() diag.MVOptions {
-	return diag.MVOptions{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
+func (o *mvOptions) diagOptions() mv.Options {
+	return mv.Options{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
 		FallbackWindow: o.FallbackWindow, MinFallbacks: o.MinFallbacks}
 }
 
@@ -51,22 +53,22 @@ func (o *mvOptions) validate() error {
 	}
 	if o.State != "" {
 		ok := false
-		for _, s := range diag.FreshnessStates {
+		for _, s := range mv.FreshnessStates {
 			if strings.EqualFold(o.State, s) {
 				o.State, ok = s, true
 			}
 		}
 		if !ok {
-			return usageErrorf("--state %q: want one of %s", o.State, strings.Join(diag.FreshnessStates, ", "))
+			return usageErrorf("--state %q: want one of %s", o.State, strings.Join(mv.FreshnessStates, ", "))
 		}
 	}
 	return nil
 }
 
 // analyzeMVs runs the stream analysis and the MV analysis over a series.
-func analyzeMVs(series []*snapshot.Snapshot, opt diag.MVOptions) *diag.MVsResult {
+func analyzeMVs(series []*snapshot.Snapshot, opt mv.Options) *mv.Result {
 	streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
-	return diag.AnalyzeMVs(series, streams, opt)
+	return mv.Analyze(series, streams, opt)
 }
 
 func newMVCmd(g *globalOptions) *cobra.Command {
@@ -81,12 +83,12 @@ PRECISE, UPPER_BOUND (never reported too small) or UNKNOWN.`,
 		Args: cobra.NoArgs,
 	}
 	pf := c.PersistentFlags()
-	pf.DurationVar(&o.MaxDelay, "max-delay", diag.DefaultMaxDelay, "freshness target: MV_DELAY_HIGH above it (critical at 3×)")
-	pf.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
-	pf.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
-	pf.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
-	pf.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which fallbacks to a rebuild are counted")
-	pf.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
+	pf.DurationVar(&o.MaxDelay, "max-delay", mv.DefaultMaxDelay, "freshness target: MV_DELAY_HIGH above it (critical at 3×)")
+	pf.IntVar(&o.MaxFailures, "max-failures", mv.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
+	pf.DurationVar(&o.MaxRunning, "max-running", mv.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
+	pf.DurationVar(&o.MaxQueued, "max-queued", mv.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
+	pf.DurationVar(&o.FallbackWindow, "fallback-window", mv.DefaultFallbackWindow, "window in which fallbacks to a rebuild are counted")
+	pf.IntVar(&o.MinFallbacks, "min-fallbacks", mv.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
 	c.AddCommand(newMVListCmd(o), newMVExplainCmd(o))
 	return c
 }
@@ -107,7 +109,7 @@ func newMVListCmd(o *mvOptions) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&o.DB, "db", "", "only MVs of this database")
-	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(diag.FreshnessStates, ", "))
+	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(mv.FreshnessStates, ", "))
 	addWatchFlags(c, &o.Watch)
 	return c
 }
@@ -128,7 +130,7 @@ func mvListRun(o *mvOptions) error {
 				return noMatch("--db: no database", o.DB, " with an IVM materialized view", dbs)
 			}
 		}
-		doc := report.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []diag.MVListItem{},
+		doc := report.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []mv.ListItem{},
 			NotIVM: res.NotIVM, Unmatched: res.UnmatchedInternalStreams, Findings: []diag.Finding{}}
 		for i := range res.MVs {
 			m := &res.MVs[i]

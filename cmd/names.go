@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -60,7 +62,7 @@ func objectRefs(series []*snapshot.Snapshot, kind string) []objectRef {
 	var refs []objectRef
 	switch kind {
 	case kindMV:
-		for _, m := range analyzeMVs(series, diag.MVOptions{}).MVs {
+		for _, m := range analyzeMVs(series, mv.Options{}).MVs {
 			refs = append(refs, objectRef{m.DB, m.Name})
 		}
 	case kindStream:

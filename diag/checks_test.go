@@ -16,9 +16,6 @@ func TestCheckListsListEachCheckOnce(t *testing.T) {
 	for _, c := range streamReadChecks {
 		lists["streams"] = append(lists["streams"], c)
 	}
-	for _, c := range mvChecks {
-		lists["mv"] = append(lists["mv"], c)
-	}
 	for name, checks := range lists {
 		seen := map[uintptr]bool{}
 		for i, c := range checks {

@@ -6,10 +6,6 @@ var streamCodes = []Code{CodeStreamCannotResumeRejected, CodeStreamCannotResumeC
 	CodeStreamHeadroomLow, CodeStreamPendingAgeHigh, CodeStreamNoOffsetRowsSkipped, CodeIVMStreamRecomputeOnly, CodeStreamStale,
 	CodeStreamDisabled, CodeStreamBaseTableDropped, CodeStreamStateUnknown, CodeStreamLagInVersions, CodeServerClientMismatch, CodeMonitorStale}
 
-var mvCodes = []Code{CodeMVDelayHigh, CodeMVRebuildRequired, CodeMVConsecutiveFailures, CodeMVChangelogBroken, CodeMVFallbacksRepeated,
-	CodeMVNextRefreshRecomputes, CodeMVRowsMayBeMissed, CodeMVJobPaused, CodeMVTaskStuckRunning, CodeMVTaskQueuedLong,
-	CodeMVExcludedDependencyOutdated, CodeMVStateUnknown, CodeMVInternalStreamMissing, CodeMVInitializing}
-
 // StreamCodes returns the codes raised by the stream analysis.
 func StreamCodes() []Declaration {
 	var out []Declaration

@@ -37,7 +37,7 @@ func SourceFindings(s *snapshot.Snapshot) []Finding {
 			Summary:  fmt.Sprintf("%s could not be read: %s", g.Source, cost.NotDiagnosed),
 			Detail:   detail,
 			Evidence: nonEmpty(map[string]string{"query": g.Query, "error": g.Error, "not_diagnosed": cost.NotDiagnosed}),
-			Next:     "dorisdiag snapshot --summary  # then fix access to " + shellComment(g.Source) + " and re-run",
+			Next:     "dorisdiag snapshot --summary  # then fix access to " + ShellComment(g.Source) + " and re-run",
 		})
 	}
 	// One finding per source and column, with a count, so a table full of

@@ -17,14 +17,14 @@ import (
 // LikeEscape.
 
 // cliMVExplain is the command that explains one MV.
-func cliMVExplain(db, name string) string {
+func MVExplainCommand(db, name string) string {
 	return shellquote.Join("dorisdiag", "mv", "explain", doris.FormatName(db, name))
 }
 
 // shellComment makes s safe after a shell '#': a comment ends at a line
 // break, so a line break (or any control character) in an object name would
 // turn the rest of the comment into a command when pasted.
-func shellComment(s string) string {
+func ShellComment(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85 {
 			return ' '

@@ -162,7 +162,7 @@ func gapSeverity(c SourceCost, mvs bool) Severity {
 
 // unreadable returns why source could not be read, when it could not and
 // nothing took over ("" when it was read, or a fallback replaced it).
-func unreadable(s *snapshot.Snapshot, source string) string {
+func Unreadable(s *snapshot.Snapshot, source string) string {
 	var why []string
 	for _, g := range s.CouldNotRead {
 		if g.Source == source && SupersededBy(s, g) == "" {
@@ -173,7 +173,7 @@ func unreadable(s *snapshot.Snapshot, source string) string {
 }
 
 // sourcePresent looks for a capability whose source name contains name.
-func sourcePresent(s *snapshot.Snapshot, name string) bool {
+func SourcePresent(s *snapshot.Snapshot, name string) bool {
 	for k, v := range s.Capabilities.Sources {
 		if strings.Contains(strings.ToLower(k), name) && v.Present {
 			return true

@@ -389,7 +389,7 @@ func AnalyzeStreams(series []*snapshot.Snapshot, opt StreamOptions) *StreamsResu
 	}
 	// table_streams unreadable: the streams other sources name are listed,
 	// UNKNOWN, with the reason (partial.go); nothing is silently dropped.
-	if why := unreadable(last, snapshot.SourceTableStreams); why != "" {
+	if why := Unreadable(last, snapshot.SourceTableStreams); why != "" {
 		for id, k := range streamsNamedElsewhere(last) {
 			if known[id] {
 				continue
@@ -439,7 +439,7 @@ func SortStreams(ss []StreamResult) {
 		if rank[a.State] != rank[b.State] {
 			return rank[a.State] < rank[b.State]
 		}
-		ah, bh := headroomKey(a.MinHeadroomSeconds), headroomKey(b.MinHeadroomSeconds)
+		ah, bh := HeadroomKey(a.MinHeadroomSeconds), HeadroomKey(b.MinHeadroomSeconds)
 		if ah != bh {
 			return ah < bh
 		}
@@ -454,7 +454,7 @@ func SortStreams(ss []StreamResult) {
 	})
 }
 
-func headroomKey(h *float64) float64 {
+func HeadroomKey(h *float64) float64 {
 	if h == nil {
 		return 1e18
 	}
@@ -473,7 +473,7 @@ func sortPartitions(ps []PartitionResult) {
 		if ac != bc {
 			return ac
 		}
-		ah, bh := headroomKey(a.HeadroomSeconds), headroomKey(b.HeadroomSeconds)
+		ah, bh := HeadroomKey(a.HeadroomSeconds), HeadroomKey(b.HeadroomSeconds)
 		if ah != bh {
 			return ah < bh
 		}

@@ -187,10 +187,10 @@ func orNone(s string) string {
 // changelog in the way seed T12 describes: MIN_DELTA, or any stream on a
 // duplicate-key table.
 func isT12(sr *StreamResult) bool {
-	return sr.Kind == KindUser && (sr.ReadMode == ModeMinDelta || isDupKeys(sr.KeyModel))
+	return sr.Kind == KindUser && (sr.ReadMode == ModeMinDelta || IsDupKeys(sr.KeyModel))
 }
 
-func isDupKeys(k string) bool {
+func IsDupKeys(k string) bool {
 	k = strings.ToUpper(k)
 	return k == "DUP_KEYS" || k == "DUPLICATE_KEYS"
 }
@@ -305,18 +305,18 @@ func (a *streamAnalyzer) aggregate(sr *StreamResult) {
 			continue
 		}
 		if pv.Seconds != nil && (maxPending.Seconds == nil || *pv.Seconds > *maxPending.Seconds) {
-			prec := worstPrecision(pv.Precision, precisionIfBehind(maxPending))
+			prec := WorstPrecision(pv.Precision, precisionIfBehind(maxPending))
 			v := pv
 			v.Precision = prec
 			maxPending = &v
 		} else if pv.Seconds == nil || pv.Get(0) > 0 {
-			maxPending.Precision = worstPrecision(maxPending.Precision, precisionIfBehind(&pv))
+			maxPending.Precision = WorstPrecision(maxPending.Precision, precisionIfBehind(&pv))
 		}
 	}
 	if maxPending != nil {
 		sr.MaxPendingAge = *maxPending
 	} else {
-		sr.MaxPendingAge = unknownValue(SourceClient, "no partition with a pending age")
+		sr.MaxPendingAge = UnknownValue(SourceClient, "no partition with a pending age")
 	}
 	if anyRetention {
 		sr.CanResume = bptr(allResume)

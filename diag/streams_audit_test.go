@@ -293,3 +293,5 @@ func TestPendingPartitionsTolerance(t *testing.T) {
 		})
 	}
 }
+
+func sp(s string) *string { return &s }

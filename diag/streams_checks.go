@@ -323,7 +323,7 @@ func checkStreamNoOffsetRowsSkipped(_ *streamAnalyzer, s *streamFacts) []Finding
 		}
 		f := Finding{Code: CodeStreamNoOffsetRowsSkipped, Severity: CodeStreamNoOffsetRowsSkipped.Severity(),
 			Object:  Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID), Partition: p.Unit},
-			Summary: fmt.Sprintf("partition %s has no offset and its rows %s older than the TTL: the next read silently skips them", p.Unit, skippedWord(p.RowsSkipped)),
+			Summary: fmt.Sprintf("partition %s has no offset and its rows %s older than the TTL: the next read silently skips them", p.Unit, SkippedWord(p.RowsSkipped)),
 			Detail: fmt.Sprintf("A %s stream reads a partition with no offset from the changelog; rows older than %s (%s) are no longer in it, so they are skipped and the offset moves past them for good. MIN_DELTA may even emit UPDATE_BEFORE/DELETE rows for rows never received (apache/doris#69907 T12).",
 				modeOrDup(sr), sr.TTLProperty, s.ttl),
 			Evidence: s.ev("partition", p.Unit, "rows_skipped", p.RowsSkipped, "data_age_lower_seconds", fmtF(dataLower(p)), "data_age_upper_seconds", fmtF(dataUpper(p)), "ttl_seconds", s.ttl, "key_model", sr.KeyModel),

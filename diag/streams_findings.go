@@ -101,7 +101,7 @@ func (a *streamAnalyzer) clusterFindings(res *StreamsResult) []Finding {
 func worstHeadroom(ps []*PartitionResult) *PartitionResult {
 	w := ps[0]
 	for _, p := range ps[1:] {
-		if headroomKey(p.HeadroomSeconds) < headroomKey(w.HeadroomSeconds) {
+		if HeadroomKey(p.HeadroomSeconds) < HeadroomKey(w.HeadroomSeconds) {
 			w = p
 		}
 	}

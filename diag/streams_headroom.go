@@ -117,7 +117,7 @@ func PlanHeadroom(series []*snapshot.Snapshot, opt StreamOptions, at time.Time) 
 		if rank(a) != rank(b) {
 			return rank(a) < rank(b)
 		}
-		if ha, hb := headroomKey(a.HeadroomAtSeconds), headroomKey(b.HeadroomAtSeconds); ha != hb {
+		if ha, hb := HeadroomKey(a.HeadroomAtSeconds), HeadroomKey(b.HeadroomAtSeconds); ha != hb {
 			return ha < hb
 		}
 		if a.DB+"."+a.Stream != b.DB+"."+b.Stream {

@@ -110,9 +110,9 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 	now := a.evalMs
 	switch {
 	case p.OffsetState == OffsetUnknown:
-		p.PendingAge = unknownValue(SourceClient, "the offset cannot be read")
+		p.PendingAge = UnknownValue(SourceClient, "the offset cannot be read")
 	case p.OffsetState == OffsetInitialSnapshotPending:
-		p.PendingAge = unknownValue(SourceClient, "initializing: the initial snapshot is not consumed yet, no pending age")
+		p.PendingAge = UnknownValue(SourceClient, "initializing: the initial snapshot is not consumed yet, no pending age")
 	case p.CaughtUp != nil && *p.CaughtUp:
 		p.PendingAge = Value{Seconds: a.f64(0), Lower: a.f64(0), Precision: PrecisionPrecise, Source: SourceClient, Note: "caught up"}
 	case p.ConsumedTSO != nil:
@@ -353,7 +353,7 @@ func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
 		}
 	}
 	if age.Seconds == nil && age.Lower == nil {
-		age = unknownValue(SourceClient, "neither the partition's times nor SOURCE_END_TSO are known")
+		age = UnknownValue(SourceClient, "neither the partition's times nor SOURCE_END_TSO are known")
 	}
 	p.DataAge = &age
 	switch {
@@ -370,17 +370,17 @@ func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
 		p.NextRead, p.NextReadNote = NextReadProceed, "no offset; every row is younger than the TTL ("+ttl+"), so the next read returns them"
 	case sr.Kind == KindIVM:
 		p.NextRead = NextReadClipped
-		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): an MV refresh may miss them unless the build reads such a partition from the base table (apache/doris#69907 T11)"
+		p.NextReadNote = "no offset and rows " + SkippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): an MV refresh may miss them unless the build reads such a partition from the base table (apache/doris#69907 T11)"
 	case isT12(sr):
 		p.NextRead = NextReadClipped
-		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): a " + modeOrDup(sr) + " read silently skips them and moves the offset past them for good (apache/doris#69907 T12)"
+		p.NextReadNote = "no offset and rows " + SkippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): a " + modeOrDup(sr) + " read silently skips them and moves the offset past them for good (apache/doris#69907 T12)"
 	default:
 		p.NextRead = NextReadClipped
-		p.NextReadNote = "no offset and rows " + skippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): the " + sr.ReadMode + " read returns only the retained changes (by design on a unique-key table)"
+		p.NextReadNote = "no offset and rows " + SkippedWord(p.RowsSkipped) + " older than the TTL (" + ttl + "): the " + sr.ReadMode + " read returns only the retained changes (by design on a unique-key table)"
 	}
 }
 
-func skippedWord(s string) string {
+func SkippedWord(s string) string {
 	if s == "yes" {
 		return "are"
 	}
@@ -388,7 +388,7 @@ func skippedWord(s string) string {
 }
 
 func modeOrDup(sr *StreamResult) string {
-	if isDupKeys(sr.KeyModel) {
+	if IsDupKeys(sr.KeyModel) {
 		return "duplicate-key table's"
 	}
 	return sr.ReadMode

@@ -71,7 +71,7 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 			// Seed §1 T12: APPEND_ONLY and DETAIL streams on a unique-key table
 			// "stay as they are" — not the defect, but the user should know.
 			v = append(v, fmt.Sprintf("Partition(s) %s have no offset and rows %s older than the TTL: the next %s read returns only the retained changes of them, by design on a unique-key table, not a defect. If the consumer needs those rows, copy them from the base table (%s).",
-				list(skipped), skippedWord(sr.RowsSkipped), orMode(sr.ReadMode), doris.CopyPartitionsOf(sr.BaseTableDB, sr.BaseTableName)))
+				list(skipped), SkippedWord(sr.RowsSkipped), orMode(sr.ReadMode), doris.CopyPartitionsOf(sr.BaseTableDB, sr.BaseTableName)))
 		}
 		if len(skipped) > 0 && isT12(sr) {
 			verb := "were"
@@ -131,7 +131,7 @@ func ivmRecomputeNext(sr *StreamResult) string {
 	if sr.MVName == "" {
 		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name)) + "\n" + refresh
 	}
-	return cliMVExplain(sr.DB, sr.MVName) + "\n" + refresh
+	return MVExplainCommand(sr.DB, sr.MVName) + "\n" + refresh
 }
 
 // mvExplainOr is the explain command of the MV of sr, or of the stream when
@@ -140,5 +140,5 @@ func mvExplainOr(sr *StreamResult) string {
 	if sr.MVName == "" {
 		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name))
 	}
-	return cliMVExplain(sr.DB, sr.MVName)
+	return MVExplainCommand(sr.DB, sr.MVName)
 }

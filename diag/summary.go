@@ -97,7 +97,7 @@ func SummarizeSnapshot(s *snapshot.Snapshot) *SnapshotSummary {
 		listed[r.source] = true
 		n := r.n
 		ss := SummarySource{Source: r.source, Rows: &n}
-		if unreadable(s, r.source) != "" {
+		if Unreadable(s, r.source) != "" {
 			// Not "0 rows": nothing was read (partial.go); could_not_read
 			// says why.
 			ss.Rows = nil

@@ -61,13 +61,13 @@ func (v Value) Get(def float64) float64 {
 }
 
 // unknownValue is a value with no number, and why.
-func unknownValue(source, note string) Value {
+func UnknownValue(source, note string) Value {
 	return Value{Precision: PrecisionUnknown, Source: source, Note: note}
 }
 
 // worstPrecision orders precisions: UNKNOWN is worse than UPPER_BOUND, which
 // is worse than PRECISE (the seed: "its precision is the worst of its parts").
-func worstPrecision(a, b Precision) Precision {
+func WorstPrecision(a, b Precision) Precision {
 	rank := func(p Precision) int {
 		switch p {
 		case PrecisionPrecise:
@@ -87,20 +87,20 @@ func f64(v float64) *float64 { return &v }
 func i64(v int64) *int64     { return &v }
 func bptr(v bool) *bool      { return &v }
 
-// durText renders seconds for people, rounded to the millisecond.
-func durText(sec float64) string { return tso.FormatDuration(int64(math.Round(sec * 1000))) }
+// DurationText renders seconds for people, rounded to the millisecond.
+func DurationText(sec float64) string { return tso.FormatDuration(int64(math.Round(sec * 1000))) }
 
-// valueText renders a value with its precision: "12m00s (PRECISE)",
+// ValueText renders a value with its precision: "12m00s (PRECISE)",
 // "≤ 26h00m (UPPER_BOUND)", "unknown".
-func valueText(v Value) string {
+func ValueText(v Value) string {
 	if v.Seconds == nil {
 		if v.Lower != nil {
-			return "≥ " + durText(*v.Lower) + " (UNKNOWN)"
+			return "≥ " + DurationText(*v.Lower) + " (UNKNOWN)"
 		}
 		return "unknown"
 	}
 	if v.Precision == PrecisionUpperBound && *v.Seconds > 0 {
-		return "≤ " + durText(*v.Seconds) + " (UPPER_BOUND)"
+		return "≤ " + DurationText(*v.Seconds) + " (UPPER_BOUND)"
 	}
-	return durText(*v.Seconds) + " (" + string(v.Precision) + ")"
+	return DurationText(*v.Seconds) + " (" + string(v.Precision) + ")"
 }

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/dorisdiag/dorisdiag/diag/round"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -171,7 +173,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if r.RetainedBytes != nil {
 		g(d.retained, *r.RetainedBytes, "single_replica")
 	}
-	for _, st := range diag.MVStates {
+	for _, st := range mv.StatesByNumber {
 		g(d.mvs, float64(r.MVsByState[st]), st)
 	}
 	if r.MaxDataDelay != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/dorisdiag/dorisdiag/diag/check"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -73,7 +75,7 @@ func hostileDocs(t *testing.T) map[string]Doc {
 	if worstStream == nil || m == nil || !strings.Contains(m.Name, "\x1b") {
 		t.Fatalf("the hostile scenario lost its hostile names (stream %v, mv %v)", worstStream, m)
 	}
-	var items []diag.MVListItem
+	var items []mv.ListItem
 	for i := range res.MVs.MVs {
 		x := &res.MVs.MVs[i]
 		items = append(items, x.ListItem(res.MVs.FindingsFor(x.DB, x.Name)))

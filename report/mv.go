@@ -7,19 +7,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
 // MVListDoc is the document of `mv list` (kind "mv_list", docs/mv.md).
 type MVListDoc struct {
-	Now          time.Time           `json:"now"`
-	Thresholds   diag.MVThresholds   `json:"thresholds"`
-	Capabilities diag.MVCapabilities `json:"capabilities"`
-	MVs          []diag.MVListItem   `json:"mvs"`
-	NotIVM       int                 `json:"not_ivm"`
-	Unmatched    []string            `json:"unmatched_internal_streams,omitempty"`
-	Findings     []diag.Finding      `json:"findings"`
+	Now          time.Time       `json:"now"`
+	Thresholds   mv.Thresholds   `json:"thresholds"`
+	Capabilities mv.Capabilities `json:"capabilities"`
+	MVs          []mv.ListItem   `json:"mvs"`
+	NotIVM       int             `json:"not_ivm"`
+	Unmatched    []string        `json:"unmatched_internal_streams,omitempty"`
+	Findings     []diag.Finding  `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
 	Watch *WatchRound `json:"watch,omitempty"`
 }
@@ -29,11 +31,11 @@ func (MVListDoc) Kind() string { return "mv_list" }
 
 // MVExplainDoc is the document of `mv explain` (kind "mv_explain", docs/mv.md).
 type MVExplainDoc struct {
-	Now          time.Time           `json:"now"`
-	Thresholds   diag.MVThresholds   `json:"thresholds"`
-	Capabilities diag.MVCapabilities `json:"capabilities"`
-	MV           *diag.MVResult      `json:"mv"`
-	Findings     []diag.Finding      `json:"findings"`
+	Now          time.Time       `json:"now"`
+	Thresholds   mv.Thresholds   `json:"thresholds"`
+	Capabilities mv.Capabilities `json:"capabilities"`
+	MV           *mv.MV          `json:"mv"`
+	Findings     []diag.Finding  `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
 	Watch *WatchRound `json:"watch,omitempty"`
 	// Details (--details): the table format shows everything, as wide and
@@ -115,13 +117,13 @@ func (st Style) mvListTable(w io.Writer, headers []string, rows [][]string) erro
 	return st.Table(w, headers, rows)
 }
 
-func mvStateCounts(items []diag.MVListItem) string {
+func mvStateCounts(items []mv.ListItem) string {
 	n := map[string]int{}
 	for _, it := range items {
 		n[it.FreshnessState]++
 	}
 	var parts []string
-	for _, s := range diag.FreshnessStates {
+	for _, s := range mv.FreshnessStates {
 		if n[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
 			delete(n, s)
@@ -139,7 +141,7 @@ func mvStateCounts(items []diag.MVListItem) string {
 // blocks is how one format writes the parts of a long text document
 // (`mv explain`): its title, section headings, tables, findings and SQL.
 type blocks struct {
-	title    func(b *strings.Builder, m *diag.MVResult)
+	title    func(b *strings.Builder, m *mv.MV)
 	heading  func(b *strings.Builder, title string)
 	grid     func(w io.Writer, headers []string, rows [][]string) error
 	findings func(w io.Writer, fs []diag.Finding) error
@@ -153,7 +155,7 @@ type blocks struct {
 
 func textBlocks(st Style) blocks {
 	return blocks{
-		title: func(b *strings.Builder, m *diag.MVResult) {
+		title: func(b *strings.Builder, m *mv.MV) {
 			// The name is an identifier (cut in the middle only when wider
 			// than the terminal); what follows is prose, wrapped.
 			name := Sanitize(m.DB + "." + m.Name)
@@ -183,7 +185,7 @@ func textBlocks(st Style) blocks {
 }
 
 var markdownBlocks = blocks{
-	title:           func(b *strings.Builder, m *diag.MVResult) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
+	title:           func(b *strings.Builder, m *mv.MV) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
 	heading:         func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) },
 	grid:            Markdown,
 	findings:        FindingsMarkdown,
@@ -466,7 +468,7 @@ func mvAgo(now time.Time, ms *int64) string {
 	return tso.FormatDuration(d) + " ago"
 }
 
-func mvTaskWhen(now time.Time, t *diag.TaskClass) string {
+func mvTaskWhen(now time.Time, t *mv.TaskClass) string {
 	if t == nil {
 		return "none in the history"
 	}

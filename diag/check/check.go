@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/space"
 	"github.com/dorisdiag/dorisdiag/doris"
 
@@ -14,7 +15,7 @@ import (
 // CheckOptions are the thresholds of a whole-cluster check (issue 7).
 type Options struct {
 	Streams diag.StreamOptions
-	MVs     diag.MVOptions
+	MVs     mv.Options
 	Metrics diag.MetricsOptions
 	Policy  diag.Policy
 }
@@ -34,7 +35,7 @@ type Result struct {
 	Suppressed []diag.Suppressed `json:"suppressed"`
 
 	Streams *diag.StreamsResult `json:"-"`
-	MVs     *diag.MVsResult     `json:"-"`
+	MVs     *mv.Result          `json:"-"`
 	Metrics *diag.MetricsResult `json:"-"`
 }
 
@@ -131,7 +132,7 @@ type FindingsOverview struct {
 func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	last := series[len(series)-1]
 	streams := diag.AnalyzeStreams(series, opt.Streams)
-	mvs := diag.AnalyzeMVs(series, streams, opt.MVs)
+	mvs := mv.Analyze(series, streams, opt.MVs)
 	metrics := diag.AnalyzeMetrics(last, opt.Metrics)
 
 	var all []diag.Finding
@@ -194,7 +195,7 @@ var (
 	mvStates     = []string{"fresh", "lagging", "rebuild_required", "initializing", "unknown"}
 )
 
-func overview(last *snapshot.Snapshot, streams *diag.StreamsResult, mvs *diag.MVsResult, metrics *diag.MetricsResult, opt Options) Overview {
+func overview(last *snapshot.Snapshot, streams *diag.StreamsResult, mvs *mv.Result, metrics *diag.MetricsResult, opt Options) Overview {
 	var o Overview
 	now := last.Cluster.Now
 

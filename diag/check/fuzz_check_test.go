@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/report"
@@ -80,7 +82,7 @@ func checkSnapshotPipeline(t *testing.T, data []byte) {
 		for i := range res.Streams.Streams {
 			emitAll(report.StreamDoc{Now: res.Now, Stream: &res.Streams.Streams[i], Findings: res.Streams.Findings})
 		}
-		var items []diag.MVListItem
+		var items []mv.ListItem
 		for i := range res.MVs.MVs {
 			m := &res.MVs.MVs[i]
 			items = append(items, m.ListItem(res.MVs.Findings))

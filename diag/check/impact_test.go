@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/scenario"
@@ -117,7 +119,7 @@ func TestCheckOrdersByImpactNotCodeName(t *testing.T) {
 		t.Errorf("first finding %s %s, want STREAM_CANNOT_RESUME_CLIPPED (changes silently skipped)", fs[0].Code, fs[0].Object)
 	}
 	metrics := indexOf(fs, diag.CodeMetricsUnparseable, "")
-	for _, loss := range []diag.Code{diag.CodeStreamCannotResumeClipped, diag.CodeStreamNoOffsetRowsSkipped, diag.CodeStreamCannotResumeRejected, diag.CodeMVChangelogBroken} {
+	for _, loss := range []diag.Code{diag.CodeStreamCannotResumeClipped, diag.CodeStreamNoOffsetRowsSkipped, diag.CodeStreamCannotResumeRejected, mv.CodeChangelogBroken} {
 		if i := indexOf(fs, loss, ""); i < 0 || metrics < i {
 			t.Errorf("%s at %d, METRICS_UNPARSEABLE at %d: a /metrics problem is listed before it", loss, i, metrics)
 		}
@@ -140,8 +142,8 @@ func TestSortFindingsByMagnitudeWithinCode(t *testing.T) {
 		return diag.Finding{Code: code, Severity: diag.SeverityCritical, Object: diag.Object{Kind: "mv", DB: "d", Name: name}, Magnitude: &v}
 	}
 	fs := []diag.Finding{
-		mk(diag.CodeMVDelayHigh, "a_small", 900),
-		mk(diag.CodeMVDelayHigh, "z_large", 90000),
+		mk(mv.CodeDelayHigh, "a_small", 900),
+		mk(mv.CodeDelayHigh, "z_large", 90000),
 		mk(diag.CodeStreamCannotResumeRejected, "a_recent", -60),
 		mk(diag.CodeStreamCannotResumeRejected, "z_old", -7200),
 	}
@@ -160,38 +162,38 @@ func TestSortFindingsByMagnitudeWithinCode(t *testing.T) {
 // (cause on the symptom, symptoms on the cause).
 func TestCheckGroupsDelayUnderItsCause(t *testing.T) {
 	fs := incidentCheck(t).Findings
-	for mv, cause := range map[string]diag.Code{
-		"mv_payments_rollup": diag.CodeMVChangelogBroken,
-		"mv_sales_rebuild":   diag.CodeMVRebuildRequired,
-		"mv_orders_daily":    diag.CodeMVConsecutiveFailures,
-		"mv_items_summary":   diag.CodeMVTaskQueuedLong,
+	for name, cause := range map[string]diag.Code{
+		"mv_payments_rollup": mv.CodeChangelogBroken,
+		"mv_sales_rebuild":   mv.CodeRebuildRequired,
+		"mv_orders_daily":    mv.CodeConsecutiveFailures,
+		"mv_items_summary":   mv.CodeTaskQueuedLong,
 	} {
-		c, d := indexOf(fs, cause, mv), indexOf(fs, diag.CodeMVDelayHigh, mv)
+		c, d := indexOf(fs, cause, name), indexOf(fs, mv.CodeDelayHigh, name)
 		if c < 0 || d < 0 {
-			t.Errorf("%s: cause %s at %d, MV_DELAY_HIGH at %d", mv, cause, c, d)
+			t.Errorf("%s: cause %s at %d, MV_DELAY_HIGH at %d", name, cause, c, d)
 			continue
 		}
 		if d < c {
-			t.Errorf("%s: MV_DELAY_HIGH (#%d) before its cause %s (#%d)", mv, d, cause, c)
+			t.Errorf("%s: MV_DELAY_HIGH (#%d) before its cause %s (#%d)", name, d, cause, c)
 		}
 		for i := c + 1; i < d; i++ {
 			if fs[i].Cause == nil || fs[i].Cause.Code != cause {
-				t.Errorf("%s: #%d %s between %s and its symptom", mv, i, fs[i].Code, cause)
+				t.Errorf("%s: #%d %s between %s and its symptom", name, i, fs[i].Code, cause)
 			}
 		}
-		if r := fs[d].Cause; r == nil || r.Code != cause || r.Object.Name != mv {
-			t.Errorf("%s: MV_DELAY_HIGH cause = %+v, want %s", mv, r, cause)
+		if r := fs[d].Cause; r == nil || r.Code != cause || r.Object.Name != name {
+			t.Errorf("%s: MV_DELAY_HIGH cause = %+v, want %s", name, r, cause)
 		}
 		found := false
 		for _, s := range fs[c].Symptoms {
-			found = found || (s.Code == diag.CodeMVDelayHigh && s.Object.Name == mv)
+			found = found || (s.Code == mv.CodeDelayHigh && s.Object.Name == name)
 		}
 		if !found {
-			t.Errorf("%s: %s lists symptoms %+v, not its MV_DELAY_HIGH", mv, cause, fs[c].Symptoms)
+			t.Errorf("%s: %s lists symptoms %+v, not its MV_DELAY_HIGH", name, cause, fs[c].Symptoms)
 		}
 	}
 	// A delay with no cause finding (waiting for its schedule) stands alone.
-	if i := indexOf(fs, diag.CodeMVDelayHigh, "mv_events_hourly"); i < 0 || fs[i].Cause != nil {
+	if i := indexOf(fs, mv.CodeDelayHigh, "mv_events_hourly"); i < 0 || fs[i].Cause != nil {
 		t.Errorf("mv_events_hourly MV_DELAY_HIGH: want no cause, got %+v", fs[i].Cause)
 	}
 }
@@ -209,12 +211,12 @@ func TestSortFindingsIdempotentAndOrphans(t *testing.T) {
 	}
 	var noCause []diag.Finding
 	for _, f := range fs {
-		if f.Code != diag.CodeMVChangelogBroken {
+		if f.Code != mv.CodeChangelogBroken {
 			noCause = append(noCause, f)
 		}
 	}
 	diag.SortFindings(noCause)
-	if i := indexOf(noCause, diag.CodeMVDelayHigh, "mv_payments_rollup"); noCause[i].Cause != nil {
+	if i := indexOf(noCause, mv.CodeDelayHigh, "mv_payments_rollup"); noCause[i].Cause != nil {
 		t.Errorf("cause removed, symptom still names %+v", noCause[i].Cause)
 	}
 }

@@ -2,13 +2,14 @@ package check
 
 import (
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
 )
 
 // WorstMV picks the MV an on-call engineer should look at first: the worst
 // finding severity, then the most critical findings, then the largest known
 // delay. nil when there is no MV with a finding.
-func (r *Result) WorstMV() *diag.MVResult {
-	var best *diag.MVResult
+func (r *Result) WorstMV() *mv.MV {
+	var best *mv.MV
 	var bestKey [3]float64
 	for i := range r.MVs.MVs {
 		m := &r.MVs.MVs[i]

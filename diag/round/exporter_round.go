@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
 
@@ -117,18 +119,18 @@ func NewState(opt Options) *State {
 		prevParts: map[partKey]prevPartition{}}
 	c := Counters{RefreshTasks: map[[2]string]float64{}, DurationSeconds: map[string]float64{},
 		Fallbacks: map[string]float64{}, Failures: map[string]float64{}}
-	for _, r := range diag.RefreshResults {
-		for _, m := range diag.RefreshMethods {
+	for _, r := range mv.RefreshResults {
+		for _, m := range mv.RefreshMethods {
 			c.RefreshTasks[[2]string{r, m}] = 0
 		}
 	}
-	for _, m := range diag.RefreshMethods {
+	for _, m := range mv.RefreshMethods {
 		c.DurationSeconds[m] = 0
 	}
-	for _, r := range diag.FallbackReasons() {
+	for _, r := range mv.FallbackReasons() {
 		c.Fallbacks[r] = 0
 	}
-	for _, r := range diag.FailureReasons() {
+	for _, r := range mv.FailureReasons() {
 		c.Failures[r] = 0
 	}
 	st.counters = c
@@ -361,7 +363,7 @@ func formatInt(v int64) string {
 // remembered, not counted (the counters count from the start). Task IDs
 // that left the bounded tasks() window are forgotten: they cannot come back.
 // When tasks() could not be read, nothing is counted or forgotten.
-func (st *State) countTasks(s *snapshot.Snapshot, mvs *diag.MVsResult, r *Result) {
+func (st *State) countTasks(s *snapshot.Snapshot, mvs *mv.Result, r *Result) {
 	for _, g := range s.CouldNotRead {
 		if g.Source == snapshot.SourceTasks && diag.SupersededBy(s, g) == "" {
 			return
@@ -387,21 +389,21 @@ func (st *State) countTasks(s *snapshot.Snapshot, mvs *diag.MVsResult, r *Result
 			r.TasksCountedThisRound++
 			method := t.Method
 			if method == "" {
-				method = diag.MethodNone
+				method = mv.MethodNone
 			}
 			result := t.Result
 			st.counters.RefreshTasks[[2]string{result, method}]++
-			if (result == diag.ResultSuccess || result == diag.ResultNoChange || result == diag.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
+			if (result == mv.ResultSuccess || result == mv.ResultNoChange || result == mv.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
 				st.counters.DurationSeconds[method] += float64(*t.DurationMs) / 1000
 			}
 			if t.Fallback && t.FallbackReason != "" {
 				st.counters.Fallbacks[strings.ToLower(t.FallbackReason)]++
 				st.mvFalls[m.ID]++
 			}
-			if result == diag.ResultFailed {
+			if result == mv.ResultFailed {
 				reason := t.FailureReason
 				if reason == "" {
-					reason = diag.FailureOther
+					reason = mv.FailureOther
 				}
 				st.counters.Failures[strings.ToLower(reason)]++
 			}
@@ -453,7 +455,7 @@ func (st *State) inferGaps(streams *diag.StreamsResult, r *Result) {
 
 // perObject picks the objects under the quota (lowest IDs) and their values.
 func (st *State) perObject(res *check.Result, dbIDs map[string]int64, r *Result) {
-	mvs := make([]*diag.MVResult, 0, len(res.MVs.MVs))
+	mvs := make([]*mv.MV, 0, len(res.MVs.MVs))
 	for i := range res.MVs.MVs {
 		mvs = append(mvs, &res.MVs.MVs[i])
 	}
@@ -477,7 +479,7 @@ func (st *State) perObject(res *check.Result, dbIDs map[string]int64, r *Result)
 	}
 	for _, m := range mvs {
 		e := ExportedMV{DBID: dbIDText(dbIDs, m.DB), DB: m.DB, Name: m.Name, ID: m.ID, DataDelay: m.DataDelay.Get(-1),
-			Precision: m.DataDelay.Precision, State: m.FreshnessState, StateNumber: stateNumber(diag.MVStateNumber, m.FreshnessState, diag.FreshUnknown),
+			Precision: m.DataDelay.Precision, State: m.FreshnessState, StateNumber: stateNumber(mv.StateNumbers, m.FreshnessState, mv.FreshUnknown),
 			ConsecutiveFailures: float64(m.History.ConsecutiveFailures), Fallbacks: st.mvFalls[m.ID]}
 		if m.Server != nil && m.Server.ConsecutiveFailures != nil {
 			e.ConsecutiveFailures = float64(*m.Server.ConsecutiveFailures)
@@ -490,7 +492,7 @@ func (st *State) perObject(res *check.Result, dbIDs map[string]int64, r *Result)
 		} else {
 			for j := range m.History.Tasks { // newest first
 				t := &m.History.Tasks[j]
-				if (t.Result == diag.ResultSuccess || t.Result == diag.ResultNoChange || t.Result == diag.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
+				if (t.Result == mv.ResultSuccess || t.Result == mv.ResultNoChange || t.Result == mv.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
 					e.LastRefreshDuration = new(float64(*t.DurationMs) / 1000)
 					break
 				}

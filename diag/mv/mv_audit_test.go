@@ -1,4 +1,4 @@
-package diag
+package mv
 
 import (
 	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"

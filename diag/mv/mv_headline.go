@@ -1,8 +1,10 @@
-package diag
+package mv
 
 import (
 	"strings"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
 )
@@ -12,7 +14,7 @@ func timeText(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC
 // headline is the one-line answer of `mv explain`: the state and delay with
 // the dependency that holds the MV back, then the true cause (the first
 // finding in cause order), then the next step.
-func (a *mvAnalyzer) headline(r *MVResult, fs []Finding) string {
+func (a *mvAnalyzer) headline(r *MV, fs []diag.Finding) string {
 	var parts []string
 	w := r.worstTrigger()
 	switch r.FreshnessState {
@@ -25,13 +27,13 @@ func (a *mvAnalyzer) headline(r *MVResult, fs []Finding) string {
 			parts = append(parts, "fresh")
 		}
 	case FreshLagging:
-		s := valueText(r.DataDelay) + " behind"
+		s := diag.ValueText(r.DataDelay) + " behind"
 		if w != nil && w.Delay.Get(0) > 0 {
 			s += " because base table " + w.BaseTableDB + "." + w.BaseTableName
 			if w.WorstPartition != "" {
 				s += " partition " + w.WorstPartition
 			}
-			if w.worstOffsetState() == OffsetNone {
+			if w.worstOffsetState() == diag.OffsetNone {
 				s += " has data its internal stream has no offset for"
 			} else {
 				s += " has changes its internal stream has not consumed"
@@ -45,15 +47,15 @@ func (a *mvAnalyzer) headline(r *MVResult, fs []Finding) string {
 		if d := r.dirtyText(); d != "" {
 			s += " of dirty partition(s) " + d
 		}
-		parts = append(parts, s+"; "+valueText(r.DataDelay)+" behind")
+		parts = append(parts, s+"; "+diag.ValueText(r.DataDelay)+" behind")
 	case FreshInitializing:
 		parts = append(parts, "never refreshed successfully")
 	default:
 		parts = append(parts, "freshness "+r.FreshnessState+": "+r.StateReason)
 	}
-	var cause *Finding
+	var cause *diag.Finding
 	for i := range fs {
-		if fs[i].Code != CodeMVDelayHigh && fs[i].Code != CodeMVStateUnknown && fs[i].Code != CodeMVInitializing {
+		if fs[i].Code != CodeDelayHigh && fs[i].Code != CodeStateUnknown && fs[i].Code != CodeInitializing {
 			cause = &fs[i]
 			break
 		}
@@ -69,7 +71,7 @@ func (a *mvAnalyzer) headline(r *MVResult, fs []Finding) string {
 		if cause != nil && cause.Next != "" {
 			first = cause.Next
 		}
-		for _, line := range SplitNext(first) {
+		for _, line := range diag.SplitNext(first) {
 			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "--") {
 				parts = append(parts, "next: "+line)
 				break
@@ -81,11 +83,11 @@ func (a *mvAnalyzer) headline(r *MVResult, fs []Finding) string {
 
 // nextSQL is what to paste: the fix of the true cause first, then the
 // seed's section 2 queries filled in for this MV (only those the build has).
-func (a *mvAnalyzer) nextSQL(r *MVResult, fs []Finding) []string {
+func (a *mvAnalyzer) nextSQL(r *MV, fs []diag.Finding) []string {
 	var out []string
 	seen := map[string]bool{}
 	push := func(s string) {
-		for _, line := range SplitNext(s) {
+		for _, line := range diag.SplitNext(s) {
 			line = strings.TrimSpace(line)
 			if line != "" && !seen[line] {
 				seen[line] = true
@@ -128,7 +130,7 @@ func (a *mvAnalyzer) mvNamesIn(db string) []string {
 }
 
 // worstOffsetState is the offset state of the dependency's worst partition.
-func (d *DependencyResult) worstOffsetState() string {
+func (d *Dependency) worstOffsetState() string {
 	if d.stream == nil {
 		return ""
 	}

@@ -1,16 +1,20 @@
-package diag
+package mv
+
+import (
+	"github.com/dorisdiag/dorisdiag/diag"
+)
 
 // The codes of the findings about IVM materialized views (seed §1 S1–S3; areaMV).
 // `dorisdiag mv explain DB.MV` shows the evidence of each for one MV.
 var (
 	// CodeMVDelayHigh: An IVM MV is further behind its base tables than its freshness target
-	CodeMVDelayHigh = Declare(Declaration{
+	CodeDelayHigh = diag.Declare(diag.Declaration{
 		Code:      "MV_DELAY_HIGH",
-		Severity:  SeverityWarning,
-		Impact:    ImpactFreshness,
+		Severity:  diag.SeverityWarning,
+		Impact:    diag.ImpactFreshness,
 		Place:     1,
-		Magnitude: Measure{Name: "data_delay_seconds"},
-		CausedBy: []Cause{
+		Magnitude: diag.Measure{Name: "data_delay_seconds"},
+		CausedBy: []diag.Cause{
 			{Code: "MV_CHANGELOG_BROKEN", If: laggingReason(ReasonRefreshFailed)},
 			{Code: "MV_CONSECUTIVE_FAILURES", If: laggingReason(ReasonRefreshFailed)},
 			{Code: "MV_REBUILD_REQUIRED", If: laggingReason(ReasonRebuildRequired)},
@@ -34,10 +38,10 @@ var (
 		Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_JOB_PAUSED", "MV_TASK_STUCK_RUNNING", "MV_TASK_QUEUED_LONG", "MV_REBUILD_REQUIRED"},
 	})
 	// CodeMVRebuildRequired: An MV partition in the maintained range is dirty and needs a rebuild
-	CodeMVRebuildRequired = Declare(Declaration{
+	CodeRebuildRequired = diag.Declare(diag.Declaration{
 		Code:     "MV_REBUILD_REQUIRED",
-		Severity: SeverityCritical,
-		Impact:   ImpactBroken,
+		Severity: diag.SeverityCritical,
+		Impact:   diag.ImpactBroken,
 		Place:    3,
 		Series:   "doris_fe_ivm_mvs{state=\"rebuild_required\"}",
 		Alert:    "DorisIvmMvRebuildOrUnknown",
@@ -51,13 +55,13 @@ var (
 		Related: []string{"MV_DELAY_HIGH"},
 	})
 	// CodeMVConsecutiveFailures: The MV's refresh failed several times in a row
-	CodeMVConsecutiveFailures = Declare(Declaration{
+	CodeConsecutiveFailures = diag.Declare(diag.Declaration{
 		Code:      "MV_CONSECUTIVE_FAILURES",
-		Severity:  SeverityCritical,
-		Impact:    ImpactBroken,
+		Severity:  diag.SeverityCritical,
+		Impact:    diag.ImpactBroken,
 		Place:     4,
-		Magnitude: Measure{Name: "consecutive_failures"},
-		CausedBy:  []Cause{{Code: "MV_CHANGELOG_BROKEN", If: func(f *Finding) bool { return f.Evidence["failure_reason"] == "CHANGELOG_BROKEN" }}},
+		Magnitude: diag.Measure{Name: "consecutive_failures"},
+		CausedBy:  []diag.Cause{{Code: "MV_CHANGELOG_BROKEN", If: func(f *diag.Finding) bool { return f.Evidence["failure_reason"] == "CHANGELOG_BROKEN" }}},
 		Series:    "doris_fe_ivm_mv_consecutive_failures",
 		Alert:     "DorisIvmMvConsecutiveFailures",
 		Title:     "The MV's refresh failed several times in a row",
@@ -71,12 +75,12 @@ var (
 		Related: []string{"MV_CHANGELOG_BROKEN", "MV_DELAY_HIGH"},
 	})
 	// CodeMVChangelogBroken: Refreshes fail because an internal stream's offset has expired (T0)
-	CodeMVChangelogBroken = Declare(Declaration{
+	CodeChangelogBroken = diag.Declare(diag.Declaration{
 		Code:      "MV_CHANGELOG_BROKEN",
-		Severity:  SeverityCritical,
-		Impact:    ImpactBroken,
+		Severity:  diag.SeverityCritical,
+		Impact:    diag.ImpactBroken,
 		Place:     1,
-		Magnitude: Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+		Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 		Series:    "doris_fe_ivm_refresh_failures_total{reason=\"changelog_broken\"}",
 		Alert:     "DorisIvmRefreshFailures",
 		Title:     "Refreshes fail because an internal stream's offset has expired",
@@ -90,12 +94,12 @@ var (
 		Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_NEXT_REFRESH_RECOMPUTES", "STREAM_CANNOT_RESUME_REJECTED"},
 	})
 	// CodeMVFallbacksRepeated: Incremental refresh keeps falling back to a rebuild
-	CodeMVFallbacksRepeated = Declare(Declaration{
+	CodeFallbacksRepeated = diag.Declare(diag.Declaration{
 		Code:      "MV_FALLBACKS_REPEATED",
-		Severity:  SeverityWarning,
-		Impact:    ImpactFreshness,
+		Severity:  diag.SeverityWarning,
+		Impact:    diag.ImpactFreshness,
 		Place:     3,
-		Magnitude: Measure{Name: "fallbacks_in_window"},
+		Magnitude: diag.Measure{Name: "fallbacks_in_window"},
 		Series:    "doris_fe_ivm_mv_fallbacks_total",
 		Alert:     "DorisIvmMvFallbacksRepeated",
 		Title:     "Incremental refresh keeps falling back to a rebuild",
@@ -111,12 +115,12 @@ var (
 		Related: []string{"MV_NEXT_REFRESH_RECOMPUTES", "MV_CHANGELOG_BROKEN"},
 	})
 	// CodeMVNextRefreshRecomputes: The next refresh can only recompute: an internal stream is out of the retention (T9)
-	CodeMVNextRefreshRecomputes = Declare(Declaration{
+	CodeNextRefreshRecomputes = diag.Declare(diag.Declaration{
 		Code:      "MV_NEXT_REFRESH_RECOMPUTES",
-		Severity:  SeverityWarning,
-		Impact:    ImpactBroken,
+		Severity:  diag.SeverityWarning,
+		Impact:    diag.ImpactBroken,
 		Place:     10,
-		Magnitude: Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+		Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 		Series:    "doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"}",
 		Alert:     "DorisStreamHeadroomLow",
 		Title:     "The next refresh can only recompute: an internal stream is out of the retention",
@@ -130,10 +134,10 @@ var (
 		Related: []string{"IVM_STREAM_RECOMPUTE_ONLY", "MV_FALLBACKS_REPEATED"},
 	})
 	// CodeMVRowsMayBeMissed: Rows of a base partition may be missing from the MV (T10/T11)
-	CodeMVRowsMayBeMissed = Declare(Declaration{
+	CodeRowsMayBeMissed = diag.Declare(diag.Declaration{
 		Code:     "MV_ROWS_MAY_BE_MISSED",
-		Severity: SeverityWarning,
-		Impact:   ImpactLoss,
+		Severity: diag.SeverityWarning,
+		Impact:   diag.ImpactLoss,
 		Place:    3,
 		Title:    "Rows of a base partition may be missing from the MV",
 		Spec:     "apache/doris#69907 §1 T10, T11",
@@ -148,10 +152,10 @@ var (
 		Related: []string{"STREAM_NO_OFFSET_ROWS_SKIPPED", "MV_NEXT_REFRESH_RECOMPUTES"},
 	})
 	// CodeMVJobPaused: The MV's refresh job is paused
-	CodeMVJobPaused = Declare(Declaration{
+	CodeJobPaused = diag.Declare(diag.Declaration{
 		Code:     "MV_JOB_PAUSED",
-		Severity: SeverityWarning,
-		Impact:   ImpactBroken,
+		Severity: diag.SeverityWarning,
+		Impact:   diag.ImpactBroken,
 		Place:    7,
 		Title:    "The MV's refresh job is paused",
 		Spec:     "apache/doris#69907 §3 LAGGING_REASON JOB_PAUSED; §2 \"S2 alerts can be silenced while a job is paused on purpose\"",
@@ -162,12 +166,12 @@ var (
 		Related:  []string{"MV_DELAY_HIGH"},
 	})
 	// CodeMVTaskStuckRunning: A refresh task has been running longer than --max-running
-	CodeMVTaskStuckRunning = Declare(Declaration{
+	CodeTaskStuckRunning = diag.Declare(diag.Declaration{
 		Code:      "MV_TASK_STUCK_RUNNING",
-		Severity:  SeverityWarning,
-		Impact:    ImpactBroken,
+		Severity:  diag.SeverityWarning,
+		Impact:    diag.ImpactBroken,
 		Place:     8,
-		Magnitude: Measure{Name: "running_seconds"},
+		Magnitude: diag.Measure{Name: "running_seconds"},
 		Series:    "doris_fe_ivm_task_oldest_running_age_seconds",
 		Alert:     "DorisIvmTaskRunningLong",
 		Title:     "A refresh task has been running longer than --max-running",
@@ -180,12 +184,12 @@ var (
 		Related: []string{"MV_TASK_QUEUED_LONG", "MV_DELAY_HIGH"},
 	})
 	// CodeMVTaskQueuedLong: A refresh task has waited in the queue longer than --max-queued
-	CodeMVTaskQueuedLong = Declare(Declaration{
+	CodeTaskQueuedLong = diag.Declare(diag.Declaration{
 		Code:      "MV_TASK_QUEUED_LONG",
-		Severity:  SeverityWarning,
-		Impact:    ImpactBroken,
+		Severity:  diag.SeverityWarning,
+		Impact:    diag.ImpactBroken,
 		Place:     9,
-		Magnitude: Measure{Name: "queued_seconds"},
+		Magnitude: diag.Measure{Name: "queued_seconds"},
 		Series:    "doris_fe_ivm_task_oldest_pending_age_seconds",
 		Alert:     "DorisIvmTaskQueuedLong",
 		Title:     "A refresh task has waited in the queue longer than --max-queued",
@@ -197,10 +201,10 @@ var (
 		Related:   []string{"MV_TASK_STUCK_RUNNING", "MV_DELAY_HIGH"},
 	})
 	// CodeMVExcludedDependencyOutdated: A table in excluded_trigger_tables changed since the MV covered it
-	CodeMVExcludedDependencyOutdated = Declare(Declaration{
+	CodeExcludedDependencyOutdated = diag.Declare(diag.Declaration{
 		Code:     "MV_EXCLUDED_DEPENDENCY_OUTDATED",
-		Severity: SeverityInfo,
-		Impact:   ImpactFreshness,
+		Severity: diag.SeverityInfo,
+		Impact:   diag.ImpactFreshness,
 		Place:    6,
 		Title:    "A table in excluded_trigger_tables changed since the MV covered it",
 		Spec:     "apache/doris#69907 §1 S1; §3 \"MV data delay\" (excluded dependencies reported on their own)",
@@ -213,10 +217,10 @@ var (
 		Related: []string{"MV_DELAY_HIGH"},
 	})
 	// CodeMVStateUnknown: The MV's freshness cannot be determined
-	CodeMVStateUnknown = Declare(Declaration{
+	CodeStateUnknown = diag.Declare(diag.Declaration{
 		Code:     "MV_STATE_UNKNOWN",
-		Severity: SeverityWarning,
-		Impact:   ImpactVisibility,
+		Severity: diag.SeverityWarning,
+		Impact:   diag.ImpactVisibility,
 		Place:    5,
 		Series:   "doris_fe_ivm_mvs{state=\"unknown\"}",
 		Alert:    "DorisIvmMvRebuildOrUnknown",
@@ -230,10 +234,10 @@ var (
 		Related: []string{"MV_INTERNAL_STREAM_MISSING", "SOURCE_UNREACHABLE"},
 	})
 	// CodeMVInternalStreamMissing: A trigger dependency of an IVM MV has no internal stream
-	CodeMVInternalStreamMissing = Declare(Declaration{
+	CodeInternalStreamMissing = diag.Declare(diag.Declaration{
 		Code:     "MV_INTERNAL_STREAM_MISSING",
-		Severity: SeverityCritical,
-		Impact:   ImpactBroken,
+		Severity: diag.SeverityCritical,
+		Impact:   diag.ImpactBroken,
 		Place:    2,
 		Title:    "A trigger dependency of an IVM MV has no internal stream",
 		Spec:     "apache/doris#69907 §3 ivm_dependencies DEPENDENCY_STATE MISSING; docs/snapshot.md internal stream naming",
@@ -245,10 +249,10 @@ var (
 		Related: []string{"MV_STATE_UNKNOWN"},
 	})
 	// CodeMVInitializing: The MV has never refreshed successfully
-	CodeMVInitializing = Declare(Declaration{
+	CodeInitializing = diag.Declare(diag.Declaration{
 		Code:     "MV_INITIALIZING",
-		Severity: SeverityInfo,
-		Impact:   ImpactFreshness,
+		Severity: diag.SeverityInfo,
+		Impact:   diag.ImpactFreshness,
 		Place:    7,
 		Series:   "doris_fe_ivm_mvs{state=\"initializing\"}",
 		Title:    "The MV has never refreshed successfully",
@@ -263,6 +267,6 @@ var (
 
 // laggingReason: the cause applies when the MV's lagging reason
 // (apache/doris#69907, "Lagging reason") is r.
-func laggingReason(r string) func(*Finding) bool {
-	return func(f *Finding) bool { return f.Evidence["lagging_reason"] == r }
+func laggingReason(r string) func(*diag.Finding) bool {
+	return func(f *diag.Finding) bool { return f.Evidence["lagging_reason"] == r }
 }

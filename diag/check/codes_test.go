@@ -1,4 +1,4 @@
-package diag
+package check
 
 import (
 	"encoding/json"
@@ -12,14 +12,19 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 )
+
+// The tests of this file read the whole registry: check links every
+// package of diag that declares codes.
 
 var codeRE = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
 
 // Every code is documented completely, once.
 func TestCodesDocumented(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range Codes() {
+	for _, c := range diag.Codes() {
 		if seen[c.Code] {
 			t.Errorf("%s documented twice", c.Code)
 		}
@@ -32,46 +37,41 @@ func TestCodesDocumented(t *testing.T) {
 				t.Errorf("%s: %s is empty", c.Code, name)
 			}
 		}
-		if c.Severity < SeverityInfo || c.Severity > SeverityCritical {
+		if c.Severity < diag.SeverityInfo || c.Severity > diag.SeverityCritical {
 			t.Errorf("%s: default severity %v", c.Code, c.Severity)
 		}
 		for _, r := range c.Related {
-			if _, ok := LookupCode(r); !ok {
+			if _, ok := diag.LookupCode(r); !ok {
 				t.Errorf("%s: related code %s is not documented", c.Code, r)
 			}
 		}
 	}
 }
 
-// Every code is a Code* variable made by register in a codes_*.go file
-// (so its name and documentation travel together), and every one of them is
-// emitted somewhere in the module outside codes_*.go: a documented code that
-// nothing raises is dead documentation. A code name written as a string —
-// a `Code: "X"` field such as a scenario's expectations — must be documented
-// too, so `explain` and docs/findings.md cover everything a user can see.
-func TestEveryEmittedCodeIsDocumented(t *testing.T) {
-	fset := token.NewFileSet()
-	vars := map[string]string{} // Code* variable → its UPPER_SNAKE name
-	codeFiles, err := filepath.Glob("codes*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range codeFiles {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
+// declared reads every `CodeX = diag.Declare(diag.Declaration{Code: "X", …})`
+// of the diag tree: variable name → code name, and the file of each.
+func declared(t *testing.T, fset *token.FileSet) (vars map[string]string, files map[string]string) {
+	t.Helper()
+	vars, files = map[string]string{}, map[string]string{}
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			vs, ok := n.(*ast.ValueSpec)
-			if !ok || len(vs.Names) != 1 || len(vs.Values) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Code") {
+			if !ok || len(vs.Names) != 1 || len(vs.Values) != 1 {
 				return true
 			}
 			call, ok := vs.Values[0].(*ast.CallExpr)
-			if id, isID := call.Fun.(*ast.Ident); !ok || !isID || id.Name != "Declare" || len(call.Args) != 1 {
-				t.Errorf("%s: %s is not made by Declare(Declaration{...})", fset.Position(vs.Pos()), vs.Names[0].Name)
+			if !ok || !isDeclare(call.Fun) {
+				return true
+			}
+			if !strings.HasPrefix(vs.Names[0].Name, "Code") || len(call.Args) != 1 {
+				t.Errorf("%s: %s: a code is a Code* variable made by one Declare(Declaration{...})", fset.Position(vs.Pos()), vs.Names[0].Name)
 				return true
 			}
 			lit, _ := call.Args[0].(*ast.CompositeLit)
@@ -80,25 +80,52 @@ func TestEveryEmittedCodeIsDocumented(t *testing.T) {
 					if k, _ := kv.Key.(*ast.Ident); k != nil && k.Name == "Code" {
 						if b, ok := kv.Value.(*ast.BasicLit); ok {
 							vars[vs.Names[0].Name], _ = strconv.Unquote(b.Value)
+							files[vs.Names[0].Name] = path
 						}
 					}
 				}
 			}
 			return true
 		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(vars) != len(Codes()) {
-		t.Errorf("%d Code* variables in codes_*.go, %d codes registered", len(vars), len(Codes()))
+	return vars, files
+}
+
+func isDeclare(fun ast.Expr) bool {
+	switch f := fun.(type) {
+	case *ast.Ident:
+		return f.Name == "Declare"
+	case *ast.SelectorExpr:
+		return f.Sel.Name == "Declare"
+	}
+	return false
+}
+
+// Every code is a Code* variable made by Declare (so its name and its
+// declaration travel together), and every one of them is emitted somewhere
+// in the module: a declared code that nothing raises is dead documentation.
+// A code name written as a string — a `Code: "X"` field such as a
+// scenario's expectations — must be declared too, so `explain` and
+// docs/findings.md cover everything a user can see.
+func TestEveryEmittedCodeIsDocumented(t *testing.T) {
+	fset := token.NewFileSet()
+	vars, _ := declared(t, fset)
+	if len(vars) != len(diag.Codes()) {
+		t.Errorf("%d Code* variables declared in diag/, %d codes registered", len(vars), len(diag.Codes()))
 	}
 	for v, name := range vars {
-		if c, ok := ParseCode(name); !ok || c.String() != name {
+		if c, ok := diag.ParseCode(name); !ok || c.String() != name {
 			t.Errorf("%s (%s) is not in the registry", v, name)
 		}
 	}
 
-	emitted := map[string]bool{}
-	root := filepath.Join("..")
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	uses := map[string]int{}
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -112,25 +139,24 @@ func TestEveryEmittedCodeIsDocumented(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		inCodes := filepath.Clean(filepath.Dir(path)) == filepath.Join("..", "diag") && strings.HasPrefix(filepath.Base(path), "codes")
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch x := n.(type) {
 			case *ast.Ident:
-				if _, ok := vars[x.Name]; ok && !inCodes {
-					emitted[x.Name] = true
+				if _, ok := vars[x.Name]; ok {
+					uses[x.Name]++ // the declaration itself counts once
 				}
 			case *ast.KeyValueExpr:
 				id, ok := x.Key.(*ast.Ident)
 				lit, isLit := x.Value.(*ast.BasicLit)
-				if !ok || id.Name != "Code" || !isLit || lit.Kind != token.STRING || inCodes {
+				if !ok || id.Name != "Code" || !isLit || lit.Kind != token.STRING {
 					return true
 				}
 				code, err := strconv.Unquote(lit.Value)
 				if err != nil || !codeRE.MatchString(code) {
 					return true
 				}
-				if _, ok := LookupCode(code); !ok {
-					t.Errorf("%s: finding code %s is named but not documented in diag/codes_*.go", fset.Position(lit.Pos()), code)
+				if _, ok := diag.LookupCode(code); !ok {
+					t.Errorf("%s: finding code %s is named but not declared", fset.Position(lit.Pos()), code)
 				}
 			}
 			return true
@@ -141,8 +167,8 @@ func TestEveryEmittedCodeIsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	for v, name := range vars {
-		if !emitted[v] {
-			t.Errorf("%s (%s) is documented but nothing outside codes_*.go emits it", v, name)
+		if uses[v] < 2 {
+			t.Errorf("%s (%s) is declared but nothing emits it", v, name)
 		}
 	}
 }
@@ -155,24 +181,28 @@ func litElts(l *ast.CompositeLit) []ast.Expr {
 }
 
 // A Finding's code serializes as its UPPER_SNAKE name, and reads back only
-// when documented: JSON is what it was when codes were strings.
+// when declared: JSON is what it was when codes were strings.
 func TestCodeJSON(t *testing.T) {
-	b, err := json.Marshal(Finding{Code: CodeStreamDisabled, Severity: CodeStreamDisabled.Severity()})
+	c, ok := diag.ParseCode("STREAM_DISABLED")
+	if !ok {
+		t.Fatal("STREAM_DISABLED not declared")
+	}
+	b, err := json.Marshal(diag.Finding{Code: c, Severity: c.Severity()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(string(b), `{"code":"STREAM_DISABLED",`) {
 		t.Errorf("marshal: %s", b)
 	}
-	var f Finding
-	if err := json.Unmarshal(b, &f); err != nil || f.Code != CodeStreamDisabled {
+	var f diag.Finding
+	if err := json.Unmarshal(b, &f); err != nil || f.Code != c {
 		t.Errorf("unmarshal: %v %v", f.Code, err)
 	}
 	err = json.Unmarshal([]byte(`{"code":"NO_SUCH_CODE"}`), &f)
 	if err == nil || !strings.Contains(err.Error(), `unknown finding code "NO_SUCH_CODE"`) {
 		t.Errorf("unknown code: err = %v", err)
 	}
-	if CodeStreamDisabled.Severity() != SeverityWarning || CodeStreamDisabled.Declaration().Title == "" || (Code{}).String() != "" {
+	if c.Severity() != diag.SeverityWarning || c.Declaration().Title == "" || (diag.Code{}).String() != "" {
 		t.Error("Code accessors")
 	}
 }
@@ -180,12 +210,12 @@ func TestCodeJSON(t *testing.T) {
 // The registry is built once: Codes returns a copy, so a caller cannot
 // reorder or edit the documentation another caller reads.
 func TestCodesSortedOnceAndCopied(t *testing.T) {
-	a := Codes()
+	a := diag.Codes()
 	if !sort.SliceIsSorted(a, func(i, j int) bool { return a[i].Code < a[j].Code }) {
 		t.Error("Codes is not sorted by code")
 	}
 	a[0].Title = "changed"
-	if Codes()[0].Title == "changed" {
+	if diag.Codes()[0].Title == "changed" {
 		t.Error("Codes shares its backing array")
 	}
 }

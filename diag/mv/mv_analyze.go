@@ -1,16 +1,18 @@
-package diag
+package mv
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag"
+
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MVResult, []Finding) {
+func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MV, []diag.Finding) {
 	refresh, props := mv.Refresh, mv.Properties
-	r := MVResult{DB: mv.DB, Name: mv.Name, ID: mv.ID, JobName: mv.JobName, State: mv.State, RefreshState: mv.RefreshState,
+	r := MV{DB: mv.DB, Name: mv.Name, ID: mv.ID, JobName: mv.JobName, State: mv.State, RefreshState: mv.RefreshState,
 		Refresh: refresh, Excluded: props.ExcludedTriggerTables, Properties: props}
 	job := a.jobsByMV[mv.ID]
 	if job != nil {
@@ -23,7 +25,7 @@ func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MVResult, []Finding) {
 	deps, notes := a.dependencies(mv, props, &r.History)
 	r.Dependencies = deps
 	if r.Dependencies == nil {
-		r.Dependencies = []DependencyResult{}
+		r.Dependencies = []Dependency{}
 	}
 	r.Undetectable = append(r.Undetectable, notes...)
 	r.WorstPartitions = worstPartitions(deps, 10)
@@ -61,10 +63,10 @@ func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MVResult, []Finding) {
 
 // clientFreshness computes state, delay and lagging reason from the raw
 // sources (seed §3 "States", "MV data delay", LAGGING_REASON).
-func (a *mvAnalyzer) clientFreshness(r *MVResult, mv *snapshot.MVInfo) {
-	r.StateSource, r.LaggingReasonSource = SourceClient, SourceClient
+func (a *mvAnalyzer) clientFreshness(r *MV, mv *snapshot.MVInfo) {
+	r.StateSource, r.LaggingReasonSource = diag.SourceClient, diag.SourceClient
 	var triggers, missing, unknown []string
-	delay := Value{Seconds: f64(0), Precision: PrecisionPrecise, Source: SourceClient}
+	delay := diag.Value{Seconds: f64(0), Precision: diag.PrecisionPrecise, Source: diag.SourceClient}
 	var knownMax float64
 	behind := false
 	for i := range r.Dependencies {
@@ -109,7 +111,7 @@ func (a *mvAnalyzer) clientFreshness(r *MVResult, mv *snapshot.MVInfo) {
 			knownMax = *v.Seconds
 		}
 		if *v.Seconds > 0 {
-			delay.Precision = worstPrecision(delay.Precision, v.Precision)
+			delay.Precision = diag.WorstPrecision(delay.Precision, v.Precision)
 		}
 	}
 	switch {
@@ -119,7 +121,7 @@ func (a *mvAnalyzer) clientFreshness(r *MVResult, mv *snapshot.MVInfo) {
 	case a.streamsUnreadable != "":
 		// Missing internal streams and offsets mean nothing then.
 		r.FreshnessState = FreshUnknown
-		r.StateReason = streamsUnreadableReason(a.streamsUnreadable)
+		r.StateReason = diag.StreamsUnreadableReason(a.streamsUnreadable)
 	case len(missing) > 0:
 		r.FreshnessState = FreshUnknown
 		r.StateReason = "internal stream missing for " + strings.Join(missing, ", ")
@@ -144,12 +146,12 @@ func (a *mvAnalyzer) clientFreshness(r *MVResult, mv *snapshot.MVInfo) {
 	}
 	switch r.FreshnessState {
 	case FreshUnknown:
-		r.DataDelay = Value{Precision: PrecisionUnknown, Source: SourceClient, Note: r.StateReason}
+		r.DataDelay = diag.Value{Precision: diag.PrecisionUnknown, Source: diag.SourceClient, Note: r.StateReason}
 		if knownMax > 0 {
 			r.DataDelay.Lower = f64(knownMax)
 		}
 	case FreshInitializing:
-		r.DataDelay = unknownValue(SourceClient, "no delay before the first successful refresh")
+		r.DataDelay = diag.UnknownValue(diag.SourceClient, "no delay before the first successful refresh")
 	default:
 		r.DataDelay = delay
 	}
@@ -158,7 +160,7 @@ func (a *mvAnalyzer) clientFreshness(r *MVResult, mv *snapshot.MVInfo) {
 
 // clientLaggingReason is the first that matches of the seed's list; the
 // client cannot see REBUILD_REQUIRED or PUBLISHING.
-func (a *mvAnalyzer) clientLaggingReason(r *MVResult) string {
+func (a *mvAnalyzer) clientLaggingReason(r *MV) string {
 	if r.FreshnessState == FreshFresh {
 		return ReasonNone
 	}
@@ -185,7 +187,7 @@ func (a *mvAnalyzer) clientLaggingReason(r *MVResult) string {
 
 // serverFreshness takes ivm_mv_status as the answer and keeps the client's
 // computation beside it for the cross-check.
-func (a *mvAnalyzer) serverFreshness(r *MVResult, st *snapshot.MVStatus) {
+func (a *mvAnalyzer) serverFreshness(r *MV, st *snapshot.MVStatus) {
 	r.Server = st
 	clientState, clientDelay := r.FreshnessState, r.DataDelay
 	state := strings.ToLower(strings.TrimSpace(st.FreshnessState))
@@ -193,17 +195,17 @@ func (a *mvAnalyzer) serverFreshness(r *MVResult, st *snapshot.MVStatus) {
 		return // the server has no value: keep the client's
 	}
 	r.ClientState, r.ClientDelay = clientState, &clientDelay
-	r.FreshnessState, r.StateSource = state, SourceServer
+	r.FreshnessState, r.StateSource = state, diag.SourceServer
 	r.StateReason = "information_schema.ivm_mv_status FRESHNESS_STATE " + st.FreshnessState
-	prec := Precision(strings.ToUpper(strings.TrimSpace(st.DelayPrecision)))
+	prec := diag.Precision(strings.ToUpper(strings.TrimSpace(st.DelayPrecision)))
 	if prec == "" || st.DataDelaySeconds == nil {
-		prec = PrecisionUnknown
+		prec = diag.PrecisionUnknown
 	}
-	r.DataDelay = Value{Seconds: st.DataDelaySeconds, Precision: prec, Source: SourceServer}
+	r.DataDelay = diag.Value{Seconds: st.DataDelaySeconds, Precision: prec, Source: diag.SourceServer}
 	if reason := strings.ToUpper(strings.TrimSpace(st.LaggingReason)); reason != "" {
-		r.LaggingReason, r.LaggingReasonSource = reason, SourceServer
+		r.LaggingReason, r.LaggingReasonSource = reason, diag.SourceServer
 	} else if state == FreshFresh {
-		r.LaggingReason, r.LaggingReasonSource = ReasonNone, SourceServer
+		r.LaggingReason, r.LaggingReasonSource = ReasonNone, diag.SourceServer
 	}
 	// DIRTY_PARTITIONS and EXCLUDED_OUTDATED_DEPENDENCIES are a count or a
 	// list (the seed does not fix their type; snapshot.ParseCountOrList): a
@@ -225,7 +227,7 @@ func (a *mvAnalyzer) serverFreshness(r *MVResult, st *snapshot.MVStatus) {
 			r.ExcludedOutdatedCount = st.ExcludedOutdated.Count
 		}
 		if st.MaxExcludedDelaySeconds != nil {
-			r.MaxExcludedDelay = &Value{Seconds: st.MaxExcludedDelaySeconds, Precision: PrecisionPrecise, Source: SourceServer}
+			r.MaxExcludedDelay = &diag.Value{Seconds: st.MaxExcludedDelaySeconds, Precision: diag.PrecisionPrecise, Source: diag.SourceServer}
 		}
 	}
 	if st.JobStatus != "" && r.JobStatus == "" {
@@ -240,21 +242,21 @@ func (a *mvAnalyzer) serverFreshness(r *MVResult, st *snapshot.MVStatus) {
 // refreshedSince says a refresh finished after the server's round: the
 // delay may have dropped by any amount since, so a server value above the
 // client's bound is then expected and only the lower side is compared.
-func delayMismatch(server, client Value, sampleAgeSeconds float64, refreshedSince bool) (bool, string) {
-	if server.Seconds == nil || client.Precision == PrecisionUnknown {
+func delayMismatch(server, client diag.Value, sampleAgeSeconds float64, refreshedSince bool) (bool, string) {
+	if server.Seconds == nil || client.Precision == diag.PrecisionUnknown {
 		return false, ""
 	}
-	tol := 2*MonitorInterval.Seconds() + math.Max(0, sampleAgeSeconds)
+	tol := 2*diag.MonitorInterval.Seconds() + math.Max(0, sampleAgeSeconds)
 	s := *server.Seconds
-	if !refreshedSince && client.Seconds != nil && client.Precision != PrecisionUnknown && s > *client.Seconds+tol {
-		return true, fmt.Sprintf("the server reports %s, above the client's upper bound %s", durText(s), durText(*client.Seconds))
+	if !refreshedSince && client.Seconds != nil && client.Precision != diag.PrecisionUnknown && s > *client.Seconds+tol {
+		return true, fmt.Sprintf("the server reports %s, above the client's upper bound %s", diag.DurationText(s), diag.DurationText(*client.Seconds))
 	}
 	lower := client.Lower
-	if client.Precision == PrecisionPrecise && client.Seconds != nil {
+	if client.Precision == diag.PrecisionPrecise && client.Seconds != nil {
 		lower = client.Seconds
 	}
 	if lower != nil && s+tol < *lower {
-		return true, fmt.Sprintf("the server reports %s, below the client's lower bound %s", durText(s), durText(*lower))
+		return true, fmt.Sprintf("the server reports %s, below the client's lower bound %s", diag.DurationText(s), diag.DurationText(*lower))
 	}
 	return false, ""
 }

@@ -1,6 +1,7 @@
-package diag
+package mv
 
 import (
+	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/doris"
 
 	"fmt"
@@ -16,18 +17,18 @@ import (
 // built once so that 2,000 MVs cost one pass each (design.md budgets).
 type mvAnalyzer struct {
 	snap    *snapshot.Snapshot
-	streams *StreamsResult
-	opt     MVOptions
+	streams *diag.StreamsResult
+	opt     Options
 	now     time.Time
 	nowMs   int64
-	caps    MVCapabilities
+	caps    Capabilities
 
 	jobsByMV    map[int64]*snapshot.Job
 	tasksByMV   map[int64][]snapshot.Task
 	statusByMV  map[int64]*snapshot.MVStatus
 	depsByMV    map[int64][]*snapshot.Dependency
-	ivmByMV     map[int64][]*StreamResult // internal streams by owning MV id
-	ivmByName   map[string][]*StreamResult
+	ivmByMV     map[int64][]*diag.StreamResult // internal streams by owning MV id
+	ivmByName   map[string][]*diag.StreamResult
 	tables      map[string]*snapshot.Table
 	partsByTbl  map[string][]*snapshot.Partition
 	claimedIVM  map[int64]bool // internal streams matched to an MV
@@ -42,16 +43,16 @@ type mvAnalyzer struct {
 
 func tableKey(db, name string) string { return strings.ToLower(db) + "\x00" + name }
 
-func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOptions) *mvAnalyzer {
+func newMVAnalyzer(last *snapshot.Snapshot, streams *diag.StreamsResult, opt Options) *mvAnalyzer {
 	a := &mvAnalyzer{snap: last, streams: streams, opt: opt, now: last.Cluster.Now, nowMs: last.Cluster.Now.UnixMilli(),
 		jobsByMV: make(map[int64]*snapshot.Job, len(last.Jobs)), tasksByMV: make(map[int64][]snapshot.Task, len(last.MVs)),
 		statusByMV: make(map[int64]*snapshot.MVStatus, len(last.MVStatus)), depsByMV: make(map[int64][]*snapshot.Dependency, len(last.MVStatus)),
-		ivmByMV: make(map[int64][]*StreamResult, len(last.MVs)), ivmByName: make(map[string][]*StreamResult, len(last.MVs)),
+		ivmByMV: make(map[int64][]*diag.StreamResult, len(last.MVs)), ivmByName: make(map[string][]*diag.StreamResult, len(last.MVs)),
 		tables: make(map[string]*snapshot.Table, len(last.Tables)), partsByTbl: make(map[string][]*snapshot.Partition, len(last.Tables)),
 		claimedIVM: make(map[int64]bool, len(streams.Streams)), mvIDs: make(map[int64]bool, len(last.MVs)),
 		statusByKey: make(map[string]*snapshot.MVStatus, len(last.MVStatus))}
-	a.streamsUnreadable = unreadable(last, snapshot.SourceTableStreams)
-	a.mvInfosUnreadable = unreadable(last, snapshot.SourceMVInfos)
+	a.streamsUnreadable = diag.Unreadable(last, snapshot.SourceTableStreams)
+	a.mvInfosUnreadable = diag.Unreadable(last, snapshot.SourceMVInfos)
 	for i := range last.MVs {
 		a.mvIDs[last.MVs[i].ID] = true
 	}
@@ -73,7 +74,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 	}
 	for i := range streams.Streams {
 		sr := &streams.Streams[i]
-		if sr.Kind != KindIVM {
+		if sr.Kind != diag.KindIVM {
 			continue
 		}
 		if sr.MVID != nil {
@@ -93,9 +94,9 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 		k := tableKey(p.DB, p.Table)
 		a.partsByTbl[k] = append(a.partsByTbl[k], p)
 	}
-	a.caps = MVCapabilities{
-		IvmMVStatus:     len(last.MVStatus) > 0 || sourcePresent(last, "ivm_mv_status"),
-		IvmDependencies: len(last.Dependencies) > 0 || sourcePresent(last, "ivm_dependencies"),
+	a.caps = Capabilities{
+		IvmMVStatus:     len(last.MVStatus) > 0 || diag.SourcePresent(last, "ivm_mv_status"),
+		IvmDependencies: len(last.Dependencies) > 0 || diag.SourcePresent(last, "ivm_dependencies"),
 	}
 	for _, t := range last.Tasks {
 		if t.IvmRefreshMethod != nil {
@@ -104,7 +105,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 		}
 	}
 	if !a.caps.IvmRefreshMethod {
-		a.caps.IvmRefreshMethod = SourceHasColumn(last, doris.Tasks.Rel(), doris.Tasks.IvmRefreshMethod)
+		a.caps.IvmRefreshMethod = diag.SourceHasColumn(last, doris.Tasks.Rel(), doris.Tasks.IvmRefreshMethod)
 	}
 	for _, c := range last.Consumption {
 		if c.PendingAgePrecision != nil || c.OffsetState != nil {
@@ -113,7 +114,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *StreamsResult, opt MVOption
 		}
 	}
 	if !a.caps.ConsumptionT2 {
-		a.caps.ConsumptionT2 = SourceHasColumn(last, doris.TableStreamConsumption.Rel(), doris.TableStreamConsumption.PendingAgeSeconds)
+		a.caps.ConsumptionT2 = diag.SourceHasColumn(last, doris.TableStreamConsumption.Rel(), doris.TableStreamConsumption.PendingAgeSeconds)
 	}
 	return a
 }
@@ -137,7 +138,7 @@ func (a *mvAnalyzer) isIVM(mv *snapshot.MVInfo) bool {
 
 // internalStreams finds the MV's internal streams: by the MV id (IVM_MV_ID or
 // the base36 id suffix of the name), else by the name prefix in its database.
-func (a *mvAnalyzer) internalStreams(mv *snapshot.MVInfo) []*StreamResult {
+func (a *mvAnalyzer) internalStreams(mv *snapshot.MVInfo) []*diag.StreamResult {
 	out := a.ivmByMV[mv.ID]
 	if len(out) == 0 {
 		for _, sr := range a.ivmByName[tableKey(mv.DB, mv.Name)] {
@@ -154,11 +155,11 @@ func (a *mvAnalyzer) internalStreams(mv *snapshot.MVInfo) []*StreamResult {
 
 // dependencies builds one row per base table: from ivm_dependencies when the
 // build has it, else from mv_infos() and the internal streams.
-func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist *History) ([]DependencyResult, []string) {
+func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist *History) ([]Dependency, []string) {
 	var notes []string
 	streams := a.internalStreams(mv)
 	if rows := a.depsByMV[mv.ID]; len(rows) > 0 {
-		deps := make([]DependencyResult, 0, len(rows))
+		deps := make([]Dependency, 0, len(rows))
 		for _, d := range rows {
 			deps = append(deps, a.serverDependency(d))
 		}
@@ -166,10 +167,10 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 		return deps, notes
 	}
 
-	var deps []DependencyResult
+	var deps []Dependency
 	seen := map[string]bool{}
-	byTable := map[string]*StreamResult{}
-	byName := map[string]*StreamResult{}
+	byTable := map[string]*diag.StreamResult{}
+	byName := map[string]*diag.StreamResult{}
 	for _, sr := range streams {
 		byTable[tableKey(sr.BaseTableDB, sr.BaseTableName)] = sr
 		byName[sr.Name] = sr
@@ -195,9 +196,9 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 				sr = byTable[k]
 			}
 			if sr == nil {
-				deps = append(deps, DependencyResult{BaseTableDB: e.BaseTable.DB, BaseTableName: e.BaseTable.Name, StreamName: e.Stream,
-					StreamID: e.StreamID, DependencyState: DepMissing, Delay: unknownValue(SourceClient, "the internal stream is missing"),
-					Source: SourceClient, Note: "mv_infos().IvmBaseTableStreams names it, table_streams has no such stream"})
+				deps = append(deps, Dependency{BaseTableDB: e.BaseTable.DB, BaseTableName: e.BaseTable.Name, StreamName: e.Stream,
+					StreamID: e.StreamID, DependencyState: DepMissing, Delay: diag.UnknownValue(diag.SourceClient, "the internal stream is missing"),
+					Source: diag.SourceClient, Note: "mv_infos().IvmBaseTableStreams names it, table_streams has no such stream"})
 				continue
 			}
 			deps = append(deps, a.clientDependency(sr))
@@ -223,7 +224,7 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 	return deps, notes
 }
 
-func sortDeps(deps []DependencyResult) {
+func sortDeps(deps []Dependency) {
 	sort.SliceStable(deps, func(i, j int) bool {
 		a, b := &deps[i], &deps[j]
 		if a.Excluded != b.Excluded {
@@ -240,13 +241,13 @@ func sortDeps(deps []DependencyResult) {
 }
 
 // depStateOf maps a stream state to the seed's DEPENDENCY_STATE.
-func depStateOf(sr *StreamResult) string {
+func depStateOf(sr *diag.StreamResult) string {
 	switch {
-	case sr.State == StateDisabled:
+	case sr.State == diag.StateDisabled:
 		return DepDisabled
-	case sr.State == StateStale:
+	case sr.State == diag.StateStale:
 		return DepStale
-	case sr.State == StateUnknown:
+	case sr.State == diag.StateUnknown:
 		return DepUnknown
 	case sr.CanResume != nil && !*sr.CanResume:
 		return DepCannotResume
@@ -259,11 +260,11 @@ func depStateOf(sr *StreamResult) string {
 // visible coverage; without the server's sampler the visible coverage is
 // taken as the stream's offset, so a delay above 0 is at best an
 // UPPER_BOUND (a refresh committed but not yet visible is not seen).
-func (a *mvAnalyzer) clientDependency(sr *StreamResult) DependencyResult {
-	d := DependencyResult{BaseTableDB: sr.BaseTableDB, BaseTableName: sr.BaseTableName, StreamName: sr.Name, StreamID: ip(sr.ID),
+func (a *mvAnalyzer) clientDependency(sr *diag.StreamResult) Dependency {
+	d := Dependency{BaseTableDB: sr.BaseTableDB, BaseTableName: sr.BaseTableName, StreamName: sr.Name, StreamID: ip(sr.ID),
 		StreamState: sr.State, DependencyState: depStateOf(sr), HeadroomSeconds: sr.MinHeadroomSeconds,
 		HeadroomPartition: sr.MinHeadroomPartition, CanResume: sr.CanResume, KeyModel: sr.KeyModel, TTLSeconds: sr.TTLSeconds,
-		Source: SourceClient, stream: sr}
+		Source: diag.SourceClient, stream: sr}
 	if t := a.tables[tableKey(sr.BaseTableDB, sr.BaseTableName)]; t != nil {
 		d.BaseTableID = t.ID
 	}
@@ -274,10 +275,10 @@ func (a *mvAnalyzer) clientDependency(sr *StreamResult) DependencyResult {
 
 // streamDelay is the dependency delay over the stream's partitions: the
 // largest pending age, its precision the worst of the partitions behind.
-func streamDelay(sr *StreamResult) (Value, []string, string, *bool) {
+func streamDelay(sr *diag.StreamResult) (diag.Value, []string, string, *bool) {
 	var lagging []string
 	worst, worstAge := "", -1.0
-	v := Value{Seconds: f64(0), Precision: PrecisionPrecise, Source: SourceClient}
+	v := diag.Value{Seconds: f64(0), Precision: diag.PrecisionPrecise, Source: diag.SourceClient}
 	anyUnknown := false
 	var unknownLower *float64
 	for i := range sr.Partitions {
@@ -286,7 +287,7 @@ func streamDelay(sr *StreamResult) (Value, []string, string, *bool) {
 		if p.PendingAge.Seconds != nil && *p.PendingAge.Seconds > 0 {
 			behind = true
 		}
-		if p.OffsetState == OffsetUnknown || (behind && p.PendingAge.Seconds == nil && p.OffsetState != OffsetInitialSnapshotPending) {
+		if p.OffsetState == diag.OffsetUnknown || (behind && p.PendingAge.Seconds == nil && p.OffsetState != diag.OffsetInitialSnapshotPending) {
 			anyUnknown = true
 			// A pending age with no upper bound still has a proven lower
 			// one (a partition with data, no offset, no creation time).
@@ -306,26 +307,26 @@ func streamDelay(sr *StreamResult) (Value, []string, string, *bool) {
 			v.Seconds = f64(*p.PendingAge.Seconds)
 			v.Lower = p.PendingAge.Lower
 		}
-		v.Precision = worstPrecision(v.Precision, p.PendingAge.Precision)
+		v.Precision = diag.WorstPrecision(v.Precision, p.PendingAge.Precision)
 	}
 	sort.Strings(lagging)
 	var covered *bool
 	switch {
-	case anyUnknown || sr.State == StateUnknown:
+	case anyUnknown || sr.State == diag.StateUnknown:
 		lower := v.Seconds
 		if unknownLower != nil && (lower == nil || *unknownLower > *lower) {
 			lower = unknownLower
 		}
-		v = Value{Precision: PrecisionUnknown, Source: SourceClient, Note: "an offset of the internal stream cannot be read", Lower: lower}
+		v = diag.Value{Precision: diag.PrecisionUnknown, Source: diag.SourceClient, Note: "an offset of the internal stream cannot be read", Lower: lower}
 	case len(lagging) > 0:
 		covered = bptr(false)
-		v.Precision = worstPrecision(v.Precision, PrecisionUpperBound)
+		v.Precision = diag.WorstPrecision(v.Precision, diag.PrecisionUpperBound)
 		v.Note = "visible coverage taken as the internal stream's offset (no ivm_dependencies on this build)"
 	default:
 		covered = bptr(true)
 	}
 	if len(sr.Partitions) == 0 {
-		v = unknownValue(SourceClient, "no table_stream_consumption rows for the internal stream")
+		v = diag.UnknownValue(diag.SourceClient, "no table_stream_consumption rows for the internal stream")
 		covered = nil
 	}
 	return v, lagging, worst, covered
@@ -334,20 +335,20 @@ func streamDelay(sr *StreamResult) (Value, []string, string, *bool) {
 // rowsMayBeMissed marks T10 (a duplicate-key base table whose offset left the
 // retention) and T11 (a base partition with data and no offset whose rows may
 // be older than the TTL): builds without those fixes skip the rows silently.
-func (a *mvAnalyzer) rowsMayBeMissed(d *DependencyResult, sr *StreamResult) {
+func (a *mvAnalyzer) rowsMayBeMissed(d *Dependency, sr *diag.StreamResult) {
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
-		if p.OffsetState == OffsetNone && (p.RowsSkipped == "yes" || p.RowsSkipped == "may") {
+		if p.OffsetState == diag.OffsetNone && (p.RowsSkipped == "yes" || p.RowsSkipped == "may") {
 			d.RowsMayBeMissed, d.RowsMissedUnit = RowsMissedNoOffset, p.Unit
 			age := ""
 			if p.DataAge != nil && p.DataAge.Seconds != nil {
-				age = " (data up to " + durText(*p.DataAge.Seconds) + " old)"
+				age = " (data up to " + diag.DurationText(*p.DataAge.Seconds) + " old)"
 			}
-			d.RowsMissedDetail = fmt.Sprintf("partition %s has data and no offset; its rows %s older than the TTL%s", p.Unit, skippedWord(p.RowsSkipped), age)
+			d.RowsMissedDetail = fmt.Sprintf("partition %s has data and no offset; its rows %s older than the TTL%s", p.Unit, diag.SkippedWord(p.RowsSkipped), age)
 			return
 		}
 	}
-	if isDupKeys(sr.KeyModel) {
+	if diag.IsDupKeys(sr.KeyModel) {
 		for i := range sr.Partitions {
 			p := &sr.Partitions[i]
 			if p.CanResume != nil && !*p.CanResume && p.CaughtUp != nil && !*p.CaughtUp {
@@ -372,9 +373,9 @@ func (a *mvAnalyzer) rowsMayBeMissed(d *DependencyResult, sr *StreamResult) {
 // second-precision datetime text), the coverage is unknown. A partition at
 // VISIBLE_VERSION 1 (Partition.PARTITION_INIT_VERSION) has had no load
 // committed, so its time is no change.
-func (a *mvAnalyzer) excludedDependency(ex TableRef, hist *History) DependencyResult {
-	d := DependencyResult{BaseTableDB: ex.DB, BaseTableName: ex.Name, Excluded: true, DependencyState: DepExcluded, Source: SourceClient,
-		Delay: unknownValue(SourceClient, "coverage of an excluded table needs ivm_dependencies, or its partitions' visible times and a successful refresh in the task history")}
+func (a *mvAnalyzer) excludedDependency(ex TableRef, hist *History) Dependency {
+	d := Dependency{BaseTableDB: ex.DB, BaseTableName: ex.Name, Excluded: true, DependencyState: DepExcluded, Source: diag.SourceClient,
+		Delay: diag.UnknownValue(diag.SourceClient, "coverage of an excluded table needs ivm_dependencies, or its partitions' visible times and a successful refresh in the task history")}
 	if t := a.tables[tableKey(ex.DB, ex.Name)]; t != nil {
 		d.BaseTableID, d.KeyModel, d.TTLSeconds = t.ID, t.KeyModel, t.TTLSeconds
 	}
@@ -423,8 +424,8 @@ func (a *mvAnalyzer) excludedDependency(ex TableRef, hist *History) DependencyRe
 		d.Covered = bptr(false)
 		d.WorstPartition = d.LaggingPartitions[0]
 		d.Note = "information_schema.partitions UPDATE_TIME (visible-version time) of partition " + strings.Join(d.LaggingPartitions, ", ") + " is after " + refresh
-		d.Delay = Value{Seconds: f64(math.Max(0, float64(a.nowMs-*covered)/1000)), Lower: f64(math.Max(0, float64(a.nowMs-newest)/1000)),
-			Precision: PrecisionUpperBound, Source: SourceClient, Note: "changed after the last successful refresh started; at most that old"}
+		d.Delay = diag.Value{Seconds: f64(math.Max(0, float64(a.nowMs-*covered)/1000)), Lower: f64(math.Max(0, float64(a.nowMs-newest)/1000)),
+			Precision: diag.PrecisionUpperBound, Source: diag.SourceClient, Note: "changed after the last successful refresh started; at most that old"}
 		return d
 	}
 	switch {
@@ -437,7 +438,7 @@ func (a *mvAnalyzer) excludedDependency(ex TableRef, hist *History) DependencyRe
 	}
 	d.Covered = bptr(true)
 	d.Note = "every partition's UPDATE_TIME (visible-version time) is before " + refresh
-	d.Delay = Value{Seconds: f64(0), Precision: PrecisionUpperBound, Source: SourceClient, Note: "no partition became visible after the last successful refresh started"}
+	d.Delay = diag.Value{Seconds: f64(0), Precision: diag.PrecisionUpperBound, Source: diag.SourceClient, Note: "no partition became visible after the last successful refresh started"}
 	return d
 }
 
@@ -451,29 +452,29 @@ func floorDiv(a, b int64) int64 {
 
 // serverDependency reads one ivm_dependencies row and attaches the client's
 // view of its internal stream for the partitions and the cross-check.
-func (a *mvAnalyzer) serverDependency(r *snapshot.Dependency) DependencyResult {
-	d := DependencyResult{BaseTableDB: r.BaseTableDB, BaseTableName: r.BaseTableName, BaseTableID: r.BaseTableID,
+func (a *mvAnalyzer) serverDependency(r *snapshot.Dependency) Dependency {
+	d := Dependency{BaseTableDB: r.BaseTableDB, BaseTableName: r.BaseTableName, BaseTableID: r.BaseTableID,
 		Excluded: r.IsExcludedTrigger, StreamName: r.StreamName, StreamID: r.StreamID, DependencyState: strings.ToUpper(strings.TrimSpace(r.DependencyState)),
 		Covered: r.Covered, WorstPartition: r.WorstPartition, HeadroomSeconds: r.MinRetentionHeadroomSeconds, CanResume: r.CanResume,
-		CoveredVersion: r.CoveredVersion, CurrentVersion: r.CurrentVersion, Source: SourceServer}
+		CoveredVersion: r.CoveredVersion, CurrentVersion: r.CurrentVersion, Source: diag.SourceServer}
 	if d.DependencyState == "" {
 		d.DependencyState = DepUnknown
 	}
 	if r.Lagging.Shape == snapshot.ShapeList {
 		d.LaggingPartitions = append(d.LaggingPartitions, r.Lagging.Names...)
 	}
-	prec := Precision(strings.ToUpper(strings.TrimSpace(r.DelayPrecision)))
+	prec := diag.Precision(strings.ToUpper(strings.TrimSpace(r.DelayPrecision)))
 	if prec == "" {
-		prec = PrecisionUnknown
+		prec = diag.PrecisionUnknown
 	}
-	d.Delay = Value{Seconds: r.DelaySeconds, Precision: prec, Source: SourceServer}
+	d.Delay = diag.Value{Seconds: r.DelaySeconds, Precision: prec, Source: diag.SourceServer}
 	if r.DelaySeconds == nil {
-		d.Delay.Precision = PrecisionUnknown
+		d.Delay.Precision = diag.PrecisionUnknown
 	}
 	if t := a.tables[tableKey(r.BaseTableDB, r.BaseTableName)]; t != nil {
 		d.KeyModel, d.TTLSeconds = t.KeyModel, t.TTLSeconds
 	}
-	var sr *StreamResult
+	var sr *diag.StreamResult
 	if r.StreamID != nil {
 		sr = a.streams.ByID(*r.StreamID)
 	}
@@ -507,7 +508,7 @@ func (a *mvAnalyzer) serverDependency(r *snapshot.Dependency) DependencyResult {
 
 // worstPartitions lists the base partitions behind over the trigger
 // dependencies, worst first, at most n.
-func worstPartitions(deps []DependencyResult, n int) []WorstPartition {
+func worstPartitions(deps []Dependency, n int) []WorstPartition {
 	var out []WorstPartition
 	for i := range deps {
 		d := &deps[i]
@@ -528,7 +529,7 @@ func worstPartitions(deps []DependencyResult, n int) []WorstPartition {
 		if a, b := out[i].PendingAge.Get(-1), out[j].PendingAge.Get(-1); a != b {
 			return a > b
 		}
-		if a, b := headroomKey(out[i].HeadroomSeconds), headroomKey(out[j].HeadroomSeconds); a != b {
+		if a, b := diag.HeadroomKey(out[i].HeadroomSeconds), diag.HeadroomKey(out[j].HeadroomSeconds); a != b {
 			return a < b
 		}
 		if out[i].BaseTable != out[j].BaseTable {
@@ -555,7 +556,7 @@ func (a *mvAnalyzer) unmatchedInternalStreams() []string {
 	var out []string
 	for i := range a.streams.Streams {
 		sr := &a.streams.Streams[i]
-		if sr.Kind == KindIVM && !a.claimedIVM[sr.ID] {
+		if sr.Kind == diag.KindIVM && !a.claimedIVM[sr.ID] {
 			out = append(out, sr.DB+"."+sr.Name)
 		}
 	}

@@ -1,9 +1,11 @@
-package diag
+package mv
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -11,8 +13,8 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-func mvCodesOf(r *MVsResult, name string) map[string]Finding {
-	m := map[string]Finding{}
+func mvCodesOf(r *Result, name string) map[string]diag.Finding {
+	m := map[string]diag.Finding{}
 	for _, f := range r.Findings {
 		if f.Object.Kind == "mv" && f.Object.Name == name {
 			m[f.Code.String()] = f
@@ -21,9 +23,9 @@ func mvCodesOf(r *MVsResult, name string) map[string]Finding {
 	return m
 }
 
-func analyzeMVs(t *testing.T, s *snapshot.Snapshot) *MVsResult {
+func analyzeMVs(t *testing.T, s *snapshot.Snapshot) *Result {
 	t.Helper()
-	return AnalyzeMVs([]*snapshot.Snapshot{snaptest.Norm(s)}, nil, MVOptions{})
+	return Analyze([]*snapshot.Snapshot{snaptest.Norm(s)}, nil, Options{})
 }
 
 func TestMVFreshnessStates(t *testing.T) {
@@ -65,8 +67,8 @@ func TestMVFreshnessStates(t *testing.T) {
 		t.Errorf("not IVM: %d", r.NotIVM)
 	}
 	lag := r.ByName("demo", "mv_lag")
-	if lag.DataDelay.Seconds == nil || *lag.DataDelay.Seconds != 720 || lag.DataDelay.Precision != PrecisionUpperBound {
-		t.Errorf("mv_lag delay %s, want ≤ 12m UPPER_BOUND", valueText(lag.DataDelay))
+	if lag.DataDelay.Seconds == nil || *lag.DataDelay.Seconds != 720 || lag.DataDelay.Precision != diag.PrecisionUpperBound {
+		t.Errorf("mv_lag delay %s, want ≤ 12m UPPER_BOUND", diag.ValueText(lag.DataDelay))
 	}
 	if lag.Dependencies[0].WorstPartition != "p1" || lag.Dependencies[0].Covered == nil || *lag.Dependencies[0].Covered {
 		t.Errorf("mv_lag dependency %+v", lag.Dependencies[0])
@@ -75,7 +77,7 @@ func TestMVFreshnessStates(t *testing.T) {
 		t.Error("mv_lag: no MV_DELAY_HIGH")
 	}
 	if f := r.ByName("demo", "mv_fresh"); f.DataDelay.Get(-1) != 0 || f.LaggingReason != ReasonNone || len(mvCodesOf(r, "mv_fresh")) != 0 {
-		t.Errorf("mv_fresh: delay %s reason %s findings %v", valueText(f.DataDelay), f.LaggingReason, mvCodesOf(r, "mv_fresh"))
+		t.Errorf("mv_fresh: delay %s reason %s findings %v", diag.ValueText(f.DataDelay), f.LaggingReason, mvCodesOf(r, "mv_fresh"))
 	}
 	if _, ok := mvCodesOf(r, "mv_missing")["MV_INTERNAL_STREAM_MISSING"]; !ok {
 		t.Error("mv_missing: no MV_INTERNAL_STREAM_MISSING")
@@ -87,7 +89,7 @@ func TestMVFreshnessStates(t *testing.T) {
 		t.Error("mv_init: no MV_INITIALIZING")
 	}
 	d := r.ByName("demo", "mv_dirty")
-	if _, ok := mvCodesOf(r, "mv_dirty")["MV_REBUILD_REQUIRED"]; !ok || d.StateSource != SourceServer || d.ClientState != FreshFresh {
+	if _, ok := mvCodesOf(r, "mv_dirty")["MV_REBUILD_REQUIRED"]; !ok || d.StateSource != diag.SourceServer || d.ClientState != FreshFresh {
 		t.Errorf("mv_dirty: %v source %s client %s", mvCodesOf(r, "mv_dirty"), d.StateSource, d.ClientState)
 	}
 	if !strings.Contains(r.ByName("demo", "mv_lag").Undetectable[0], "ivm_mv_status") {
@@ -196,7 +198,7 @@ func TestMVCauses(t *testing.T) {
 	}
 	ps := r.ByName("demo", "mv_product_sales")
 	if ps.DataDelay.Get(-1) != 0 || len(ps.Dependencies) != 2 || !ps.Dependencies[1].Excluded {
-		t.Errorf("excluded table counted in the delay: %s %+v", valueText(ps.DataDelay), ps.Dependencies)
+		t.Errorf("excluded table counted in the delay: %s %+v", diag.ValueText(ps.DataDelay), ps.Dependencies)
 	}
 	if r.ByName("demo", "mv_customer_ltv").FreshnessState != FreshFresh {
 		t.Errorf("idle caught-up internal stream: %s", r.ByName("demo", "mv_customer_ltv").FreshnessState)
@@ -218,13 +220,13 @@ func TestMVServerCrossCheck(t *testing.T) {
 	if _, ok := mvCodesOf(r, "mv_b")["SERVER_CLIENT_MISMATCH"]; !ok {
 		t.Error("mv_b: 3 h is above the client's ≤ 12 min bound")
 	}
-	if a := r.ByName("demo", "mv_a"); a.DataDelay.Source != SourceServer || a.DataDelay.Precision != PrecisionPrecise {
+	if a := r.ByName("demo", "mv_a"); a.DataDelay.Source != diag.SourceServer || a.DataDelay.Precision != diag.PrecisionPrecise {
 		t.Errorf("server value not used: %+v", a.DataDelay)
 	}
 }
 
 func TestMVEmptyAndNullInput(t *testing.T) {
-	if r := AnalyzeMVs(nil, nil, MVOptions{}); len(r.MVs) != 0 {
+	if r := Analyze(nil, nil, Options{}); len(r.MVs) != 0 {
 		t.Error("empty series")
 	}
 	b := snaptest.New()
@@ -233,7 +235,7 @@ func TestMVEmptyAndNullInput(t *testing.T) {
 	b.S.MVStatus = []snapshot.MVStatus{{DB: "demo", MVName: "m", MVID: 1, FreshnessState: "SOMETHING_NEW", DelayPrecision: `\N`, LaggingReason: `\N`}}
 	r := analyzeMVs(t, b.S)
 	m := r.ByName("demo", "m")
-	if m == nil || m.FreshnessState != "something_new" || m.DataDelay.Precision != PrecisionUnknown {
+	if m == nil || m.FreshnessState != "something_new" || m.DataDelay.Precision != diag.PrecisionUnknown {
 		t.Fatalf("unknown server state kept as data: %+v", m)
 	}
 	if _, ok := mvCodesOf(r, "m")["MV_STATE_UNKNOWN"]; !ok {

@@ -1,10 +1,12 @@
-package diag
+package mv
 
 import (
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -62,7 +64,7 @@ const (
 )
 
 // MVOptions are the thresholds of the MV analysis.
-type MVOptions struct {
+type Options struct {
 	MaxDelay       time.Duration // MV_DELAY_HIGH above this (critical at 3×)
 	MaxFailures    int           // MV_CONSECUTIVE_FAILURES at or above this
 	MaxRunning     time.Duration // MV_TASK_STUCK_RUNNING above this
@@ -72,7 +74,7 @@ type MVOptions struct {
 	HistoryLimit   int           // tasks kept per MV in the result
 }
 
-func (o MVOptions) WithDefaults() MVOptions {
+func (o Options) WithDefaults() Options {
 	if o.MaxDelay <= 0 {
 		o.MaxDelay = DefaultMaxDelay
 	}
@@ -98,7 +100,7 @@ func (o MVOptions) WithDefaults() MVOptions {
 }
 
 // MVThresholds echoes the thresholds used, in seconds, for JSON readers.
-type MVThresholds struct {
+type Thresholds struct {
 	MaxDelaySeconds       float64 `json:"max_delay_seconds"`
 	MaxFailures           int     `json:"max_failures"`
 	MaxRunningSeconds     float64 `json:"max_running_seconds"`
@@ -108,7 +110,7 @@ type MVThresholds struct {
 }
 
 // MVCapabilities says which server sources the analysis could use.
-type MVCapabilities struct {
+type Capabilities struct {
 	IvmMVStatus      bool `json:"ivm_mv_status"`      // information_schema.ivm_mv_status (seed T4)
 	IvmDependencies  bool `json:"ivm_dependencies"`   // information_schema.ivm_dependencies (seed T4)
 	IvmRefreshMethod bool `json:"ivm_refresh_method"` // tasks().IvmRefreshMethod (seed T3)
@@ -116,21 +118,21 @@ type MVCapabilities struct {
 }
 
 // MVsResult is the MV analysis of a cluster at one time.
-type MVsResult struct {
-	Now          time.Time      `json:"now"`
-	Thresholds   MVThresholds   `json:"thresholds"`
-	Capabilities MVCapabilities `json:"capabilities"`
-	MVs          []MVResult     `json:"mvs"`
+type Result struct {
+	Now          time.Time    `json:"now"`
+	Thresholds   Thresholds   `json:"thresholds"`
+	Capabilities Capabilities `json:"capabilities"`
+	MVs          []MV         `json:"mvs"`
 	// NotIVM counts mv_infos() rows that are not IVM MVs (left out).
 	NotIVM int `json:"not_ivm"`
 	// UnmatchedInternalStreams names internal streams no MV of mv_infos()
 	// claims (an MV dropped, or not visible to this user): listed, not dropped.
-	UnmatchedInternalStreams []string  `json:"unmatched_internal_streams,omitempty"`
-	Findings                 []Finding `json:"findings"`
+	UnmatchedInternalStreams []string       `json:"unmatched_internal_streams,omitempty"`
+	Findings                 []diag.Finding `json:"findings"`
 }
 
 // ByName finds an MV; nil when absent.
-func (r *MVsResult) ByName(db, name string) *MVResult {
+func (r *Result) ByName(db, name string) *MV {
 	if r == nil {
 		return nil
 	}
@@ -144,8 +146,8 @@ func (r *MVsResult) ByName(db, name string) *MVResult {
 
 // FindingsFor returns the findings about one MV, in cause order (the true
 // cause first, the symptoms after).
-func (r *MVsResult) FindingsFor(db, name string) []Finding {
-	var out []Finding
+func (r *Result) FindingsFor(db, name string) []diag.Finding {
+	var out []diag.Finding
 	for _, f := range r.Findings {
 		if f.Object.Kind == "mv" && strings.EqualFold(f.Object.DB, db) && f.Object.Name == name {
 			out = append(out, f)
@@ -156,7 +158,7 @@ func (r *MVsResult) FindingsFor(db, name string) []Finding {
 }
 
 // MVResult is one IVM MV's diagnosis.
-type MVResult struct {
+type MV struct {
 	DB           string       `json:"db"`
 	Name         string       `json:"name"`
 	ID           int64        `json:"id"`
@@ -177,23 +179,23 @@ type MVResult struct {
 	ClientState string `json:"client_state,omitempty"`
 	// DataDelay: the largest trigger-dependency delay and dirty-partition
 	// age, with its precision (seed §3 "MV data delay").
-	DataDelay Value `json:"data_delay"`
+	DataDelay diag.Value `json:"data_delay"`
 	// ClientDelay is the client's own delay when the server's was used.
-	ClientDelay   *Value `json:"client_delay,omitempty"`
-	LaggingReason string `json:"lagging_reason"`
+	ClientDelay   *diag.Value `json:"client_delay,omitempty"`
+	LaggingReason string      `json:"lagging_reason"`
 	// LaggingReasonSource is "server" or "client"; the client cannot see
 	// PUBLISHING or REBUILD_REQUIRED (they need the server's sampler).
 	LaggingReasonSource string `json:"lagging_reason_source"`
 
-	Dependencies []DependencyResult `json:"dependencies"`
+	Dependencies []Dependency `json:"dependencies"`
 	// WorstPartitions are the base partitions behind, worst first (bounded).
 	WorstPartitions []WorstPartition `json:"worst_partitions"`
 	// ExcludedOutdated names the excluded dependencies changed since covered.
 	ExcludedOutdated []string `json:"excluded_outdated,omitempty"`
 	// ExcludedOutdatedCount is how many, when the server's
 	// EXCLUDED_OUTDATED_DEPENDENCIES is a count (no names); nil otherwise.
-	ExcludedOutdatedCount *int64 `json:"excluded_outdated_count,omitempty"`
-	MaxExcludedDelay      *Value `json:"max_excluded_delay,omitempty"`
+	ExcludedOutdatedCount *int64      `json:"excluded_outdated_count,omitempty"`
+	MaxExcludedDelay      *diag.Value `json:"max_excluded_delay,omitempty"`
 	// MinHeadroomSeconds is the smallest retention headroom of the internal
 	// streams (negative: the next refresh may only recompute, T9).
 	MinHeadroomSeconds *float64 `json:"min_headroom_seconds,omitempty"`
@@ -214,11 +216,11 @@ type MVResult struct {
 	Causes   []string `json:"causes"`
 	Next     []string `json:"next"`
 	Severity string   `json:"severity,omitempty"`
-	severity Severity
+	severity diag.Severity
 }
 
 // DependencyResult is one base table of an MV (seed ivm_dependencies).
-type DependencyResult struct {
+type Dependency struct {
 	BaseTableDB   string `json:"base_table_db"`
 	BaseTableName string `json:"base_table_name"`
 	BaseTableID   *int64 `json:"base_table_id,omitempty"`
@@ -229,45 +231,45 @@ type DependencyResult struct {
 	StreamState     string `json:"stream_state,omitempty"`
 	DependencyState string `json:"dependency_state"`
 	// Covered: the MV's visible data covers every change of this table.
-	Covered           *bool    `json:"covered,omitempty"`
-	LaggingPartitions []string `json:"lagging_partitions,omitempty"`
-	WorstPartition    string   `json:"worst_partition,omitempty"`
-	Delay             Value    `json:"delay"`
+	Covered           *bool      `json:"covered,omitempty"`
+	LaggingPartitions []string   `json:"lagging_partitions,omitempty"`
+	WorstPartition    string     `json:"worst_partition,omitempty"`
+	Delay             diag.Value `json:"delay"`
 	// ClientDelay is the client's own delay when Delay came from the server.
-	ClientDelay       *Value   `json:"client_delay,omitempty"`
-	HeadroomSeconds   *float64 `json:"headroom_seconds,omitempty"`
-	HeadroomPartition string   `json:"headroom_partition,omitempty"`
-	CanResume         *bool    `json:"can_resume,omitempty"`
-	CoveredVersion    *int64   `json:"covered_version,omitempty"`
-	CurrentVersion    *int64   `json:"current_version,omitempty"`
-	KeyModel          string   `json:"key_model,omitempty"`
-	TTLSeconds        *int64   `json:"ttl_seconds,omitempty"`
-	RowsMayBeMissed   string   `json:"rows_may_be_missed,omitempty"` // RowsMissedExpiredDupKeys | RowsMissedNoOffset | ""
-	RowsMissedDetail  string   `json:"rows_missed_detail,omitempty"`
-	RowsMissedUnit    string   `json:"rows_missed_partition,omitempty"`
-	Source            string   `json:"source"` // server | client
-	Note              string   `json:"note,omitempty"`
-	stream            *StreamResult
+	ClientDelay       *diag.Value `json:"client_delay,omitempty"`
+	HeadroomSeconds   *float64    `json:"headroom_seconds,omitempty"`
+	HeadroomPartition string      `json:"headroom_partition,omitempty"`
+	CanResume         *bool       `json:"can_resume,omitempty"`
+	CoveredVersion    *int64      `json:"covered_version,omitempty"`
+	CurrentVersion    *int64      `json:"current_version,omitempty"`
+	KeyModel          string      `json:"key_model,omitempty"`
+	TTLSeconds        *int64      `json:"ttl_seconds,omitempty"`
+	RowsMayBeMissed   string      `json:"rows_may_be_missed,omitempty"` // RowsMissedExpiredDupKeys | RowsMissedNoOffset | ""
+	RowsMissedDetail  string      `json:"rows_missed_detail,omitempty"`
+	RowsMissedUnit    string      `json:"rows_missed_partition,omitempty"`
+	Source            string      `json:"source"` // server | client
+	Note              string      `json:"note,omitempty"`
+	stream            *diag.StreamResult
 }
 
 // WorstPartition is one base partition behind, for `mv explain`.
 type WorstPartition struct {
-	BaseTable       string   `json:"base_table"`
-	Stream          string   `json:"stream"`
-	StreamID        int64    `json:"stream_id"`
-	Unit            string   `json:"unit"`
-	OffsetState     string   `json:"offset_state"`
-	PendingAge      Value    `json:"pending_age"`
-	HeadroomSeconds *float64 `json:"headroom_seconds,omitempty"`
-	CanResume       *bool    `json:"can_resume,omitempty"`
-	NextRead        string   `json:"next_read,omitempty"`
+	BaseTable       string     `json:"base_table"`
+	Stream          string     `json:"stream"`
+	StreamID        int64      `json:"stream_id"`
+	Unit            string     `json:"unit"`
+	OffsetState     string     `json:"offset_state"`
+	PendingAge      diag.Value `json:"pending_age"`
+	HeadroomSeconds *float64   `json:"headroom_seconds,omitempty"`
+	CanResume       *bool      `json:"can_resume,omitempty"`
+	NextRead        string     `json:"next_read,omitempty"`
 }
 
 // AnalyzeMVs diagnoses every IVM MV of the last snapshot of series. streams
 // is the stream analysis of the same series (AnalyzeStreams); nil computes it.
-func AnalyzeMVs(series []*snapshot.Snapshot, streams *StreamsResult, opt MVOptions) *MVsResult {
+func Analyze(series []*snapshot.Snapshot, streams *diag.StreamsResult, opt Options) *Result {
 	opt = opt.WithDefaults()
-	res := &MVsResult{MVs: []MVResult{}, Findings: []Finding{}, Thresholds: MVThresholds{
+	res := &Result{MVs: []MV{}, Findings: []diag.Finding{}, Thresholds: Thresholds{
 		MaxDelaySeconds: opt.MaxDelay.Seconds(), MaxFailures: opt.MaxFailures, MaxRunningSeconds: opt.MaxRunning.Seconds(),
 		MaxQueuedSeconds: opt.MaxQueued.Seconds(), FallbackWindowSeconds: opt.FallbackWindow.Seconds(), MinFallbacks: opt.MinFallbacks,
 	}}
@@ -281,12 +283,12 @@ func AnalyzeMVs(series []*snapshot.Snapshot, streams *StreamsResult, opt MVOptio
 		return res
 	}
 	if streams == nil {
-		streams = AnalyzeStreams(series, StreamOptions{})
+		streams = diag.AnalyzeStreams(series, diag.StreamOptions{})
 	}
 	a := newMVAnalyzer(last, streams, opt)
 	res.Now = a.now
 	res.Capabilities = a.caps
-	res.MVs = make([]MVResult, 0, len(last.MVs))
+	res.MVs = make([]MV, 0, len(last.MVs))
 	for i := range last.MVs {
 		mv := &last.MVs[i]
 		if !a.isIVM(mv) {
@@ -311,15 +313,15 @@ func AnalyzeMVs(series []*snapshot.Snapshot, streams *StreamsResult, opt MVOptio
 		}
 	}
 	res.UnmatchedInternalStreams = a.unmatchedInternalStreams()
-	SortMVs(res.MVs)
-	SortFindings(res.Findings)
+	Sort(res.MVs)
+	diag.SortFindings(res.Findings)
 	return res
 }
 
 // SortMVs orders MVs worst first: severity, state, delay, then name. It
 // sorts indices and permutes once: an MVResult is large, and swapping it in
 // place dominated the sort at 2,000 MVs.
-func SortMVs(ms []MVResult) {
+func Sort(ms []MV) {
 	rank := map[string]int{FreshUnknown: 1, FreshRebuildRequired: 0, FreshLagging: 2, FreshInitializing: 3, FreshFresh: 4}
 	idx := make([]int, len(ms))
 	for i := range idx {
@@ -349,7 +351,7 @@ func SortMVs(ms []MVResult) {
 		}
 		return a.Name < b.Name
 	})
-	sorted := make([]MVResult, len(ms))
+	sorted := make([]MV, len(ms))
 	for i, j := range idx {
 		sorted[i] = ms[j]
 	}
@@ -358,34 +360,34 @@ func SortMVs(ms []MVResult) {
 
 // MVListItem is one row of `mv list` (JSON field names are stable; see
 // docs/mv.md).
-type MVListItem struct {
-	DB                         string   `json:"db"`
-	Name                       string   `json:"name"`
-	ID                         int64    `json:"id"`
-	FreshnessState             string   `json:"freshness_state"`
-	StateSource                string   `json:"state_source"`
-	DataDelay                  Value    `json:"data_delay"`
-	LaggingReason              string   `json:"lagging_reason"`
-	ConsecutiveFailures        int      `json:"consecutive_failures"`
-	ConsecutiveFailuresAtLeast bool     `json:"consecutive_failures_at_least"`
-	LastMethod                 string   `json:"last_method,omitempty"`
-	LastMethodInferred         bool     `json:"last_method_inferred,omitempty"`
-	FallbacksInWindow          int      `json:"fallbacks_in_window"`
-	MinHeadroomSeconds         *float64 `json:"min_headroom_seconds,omitempty"`
-	JobStatus                  string   `json:"job_status,omitempty"`
-	Severity                   string   `json:"severity,omitempty"`
-	Codes                      []string `json:"codes"`
-	Headline                   string   `json:"headline"`
+type ListItem struct {
+	DB                         string     `json:"db"`
+	Name                       string     `json:"name"`
+	ID                         int64      `json:"id"`
+	FreshnessState             string     `json:"freshness_state"`
+	StateSource                string     `json:"state_source"`
+	DataDelay                  diag.Value `json:"data_delay"`
+	LaggingReason              string     `json:"lagging_reason"`
+	ConsecutiveFailures        int        `json:"consecutive_failures"`
+	ConsecutiveFailuresAtLeast bool       `json:"consecutive_failures_at_least"`
+	LastMethod                 string     `json:"last_method,omitempty"`
+	LastMethodInferred         bool       `json:"last_method_inferred,omitempty"`
+	FallbacksInWindow          int        `json:"fallbacks_in_window"`
+	MinHeadroomSeconds         *float64   `json:"min_headroom_seconds,omitempty"`
+	JobStatus                  string     `json:"job_status,omitempty"`
+	Severity                   string     `json:"severity,omitempty"`
+	Codes                      []string   `json:"codes"`
+	Headline                   string     `json:"headline"`
 }
 
 // HasExcludedOutdated: an excluded trigger table changed since the MV
 // covered it, by name or (server count) by number.
-func (r *MVResult) HasExcludedOutdated() bool {
+func (r *MV) HasExcludedOutdated() bool {
 	return len(r.ExcludedOutdated) > 0 || (r.ExcludedOutdatedCount != nil && *r.ExcludedOutdatedCount > 0)
 }
 
 // dirtyText names the dirty partitions, or says how many; "" when none is known.
-func (r *MVResult) dirtyText() string {
+func (r *MV) dirtyText() string {
 	if r.DirtyPartitions != "" {
 		return r.DirtyPartitions
 	}
@@ -397,8 +399,8 @@ func (r *MVResult) dirtyText() string {
 
 // ListItem projects an MV onto a `mv list` row; codes are its findings' codes
 // in cause order.
-func (r *MVResult) ListItem(fs []Finding) MVListItem {
-	it := MVListItem{DB: r.DB, Name: r.Name, ID: r.ID, FreshnessState: r.FreshnessState, StateSource: r.StateSource, DataDelay: r.DataDelay,
+func (r *MV) ListItem(fs []diag.Finding) ListItem {
+	it := ListItem{DB: r.DB, Name: r.Name, ID: r.ID, FreshnessState: r.FreshnessState, StateSource: r.StateSource, DataDelay: r.DataDelay,
 		LaggingReason: r.LaggingReason, ConsecutiveFailures: r.History.ConsecutiveFailures, ConsecutiveFailuresAtLeast: r.History.ConsecutiveFailuresAtLeast,
 		LastMethod: r.History.LastMethod, LastMethodInferred: r.History.LastMethodInferred, FallbacksInWindow: r.History.FallbacksInWindow,
 		MinHeadroomSeconds: r.MinHeadroomSeconds, JobStatus: r.JobStatus, Severity: r.Severity, Codes: []string{}, Headline: r.Headline}
@@ -435,7 +437,11 @@ var rowsMissedFix = map[string]string{
 
 // MVStateNumber is the number the design's per-MV freshness gauge exports
 // (§3 "States"; StateNumber is the streams').
-var MVStateNumber = map[string]float64{FreshFresh: 0, FreshLagging: 1, FreshRebuildRequired: 2, FreshInitializing: 3, FreshUnknown: 4}
+var StateNumbers = map[string]float64{FreshFresh: 0, FreshLagging: 1, FreshRebuildRequired: 2, FreshInitializing: 3, FreshUnknown: 4}
 
 // MVStates lists the five freshness states in the order of their numbers.
-var MVStates = []string{FreshFresh, FreshLagging, FreshRebuildRequired, FreshInitializing, FreshUnknown}
+var StatesByNumber = []string{FreshFresh, FreshLagging, FreshRebuildRequired, FreshInitializing, FreshUnknown}
+
+func f64(v float64) *float64 { return &v }
+func i64(v int64) *int64     { return &v }
+func bptr(v bool) *bool      { return &v }

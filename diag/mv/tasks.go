@@ -1,4 +1,4 @@
-package diag
+package mv
 
 import (
 	"sort"

@@ -1,9 +1,11 @@
-package diag
+package mv
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
 )
@@ -14,7 +16,7 @@ import (
 // function, one entry below and its Code in codes_mv.go.
 
 // mvCheck returns the findings of one hazard of one MV, none when absent.
-type mvCheck func(a *mvAnalyzer, m *mvFacts) []Finding
+type mvCheck func(a *mvAnalyzer, m *mvFacts) []diag.Finding
 
 var mvChecks = []mvCheck{
 	checkMVChangelogBroken,
@@ -33,9 +35,9 @@ var mvChecks = []mvCheck{
 	checkMVServerClientMismatch,
 }
 
-func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
+func (a *mvAnalyzer) mvFindings(r *MV) []diag.Finding {
 	m := newMVFacts(r)
-	var fs []Finding
+	var fs []diag.Finding
 	for _, check := range mvChecks {
 		fs = append(fs, check(a, m)...)
 	}
@@ -44,20 +46,20 @@ func (a *mvAnalyzer) mvFindings(r *MVResult) []Finding {
 
 // mvFacts is what the checks of one MV share.
 type mvFacts struct {
-	r        *MVResult
+	r        *MV
 	h        *History
-	obj      Object
-	worstDep *DependencyResult
+	obj      diag.Object
+	worstDep *Dependency
 	// The refreshes are still failing when the latest task that succeeded
 	// or failed failed; canceled tasks in between change nothing (seed §3).
 	stillFailing    bool
 	changelogBroken bool // still failing with CHANGELOG_BROKEN (T0)
 }
 
-func newMVFacts(r *MVResult) *mvFacts {
+func newMVFacts(r *MV) *mvFacts {
 	id := r.ID
 	h := &r.History
-	m := &mvFacts{r: r, h: h, obj: Object{Kind: "mv", DB: r.DB, Name: r.Name, ID: &id}, worstDep: r.worstTrigger()}
+	m := &mvFacts{r: r, h: h, obj: diag.Object{Kind: "mv", DB: r.DB, Name: r.Name, ID: &id}, worstDep: r.worstTrigger()}
 	m.stillFailing = h.ConsecutiveFailures > 0 && h.LastFailure != nil
 	m.changelogBroken = m.stillFailing && IsChangelogBroken(h.LastFailure.FailureReason)
 	if r.Server != nil && IsChangelogBroken(r.Server.LastFailureReason) && m.stillFailing {
@@ -67,17 +69,17 @@ func newMVFacts(r *MVResult) *mvFacts {
 }
 
 // finding is a finding about the MV at the code's default severity.
-func (m *mvFacts) finding(code Code, summary, detail string, ev map[string]string, next string) Finding {
-	return Finding{Code: code, Severity: code.Severity(), Object: m.obj, Summary: summary, Detail: detail, Evidence: ev, Next: next}
+func (m *mvFacts) finding(code diag.Code, summary, detail string, ev map[string]string, next string) diag.Finding {
+	return diag.Finding{Code: code, Severity: code.Severity(), Object: m.obj, Summary: summary, Detail: detail, Evidence: ev, Next: next}
 }
 
-func (m *mvFacts) one(code Code, summary, detail string, ev map[string]string, next string) []Finding {
-	return []Finding{m.finding(code, summary, detail, ev, next)}
+func (m *mvFacts) one(code diag.Code, summary, detail string, ev map[string]string, next string) []diag.Finding {
+	return []diag.Finding{m.finding(code, summary, detail, ev, next)}
 }
 
 // measured sets the magnitude (Declaration.Magnitude) of the findings: the
 // number their evidence shows too.
-func (m *mvFacts) measured(v *float64, fs []Finding) []Finding {
+func (m *mvFacts) measured(v *float64, fs []diag.Finding) []diag.Finding {
 	for i := range fs {
 		if v != nil {
 			fs[i].Magnitude = f64(*v)
@@ -98,7 +100,7 @@ func (m *mvFacts) ev(kv ...string) map[string]string {
 }
 
 // checkMVChangelogBroken (T0): refreshes fail because an internal stream expired.
-func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	if !m.changelogBroken {
 		return nil
 	}
@@ -122,21 +124,21 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []Finding {
 	if dep != nil {
 		headroom = dep.HeadroomSeconds
 	}
-	return m.measured(headroom, m.one(CodeMVChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired", reason, where),
+	return m.measured(headroom, m.one(CodeChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired", reason, where),
 		fmt.Sprintf("The latest refresh (task %d) failed with %s: %s. The changelog TTL expired changes the internal stream still needed; on builds without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every refresh fails until a manual COMPLETE refresh.",
 			h.LastFailure.TaskID, reason, mvOrNone(truncateText(h.LastFailure.ErrorMsg, 200))),
 		evd, doris.RefreshMV(r.DB, r.Name, "COMPLETE")))
 }
 
-func checkMVInternalStreamMissing(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVInternalStreamMissing(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r := m.r
-	var fs []Finding
+	var fs []diag.Finding
 	for i := range r.Dependencies {
 		d := &r.Dependencies[i]
 		if d.DependencyState != DepMissing {
 			continue
 		}
-		fs = append(fs, m.finding(CodeMVInternalStreamMissing, fmt.Sprintf("no internal stream follows base table %s.%s", d.BaseTableDB, d.BaseTableName),
+		fs = append(fs, m.finding(CodeInternalStreamMissing, fmt.Sprintf("no internal stream follows base table %s.%s", d.BaseTableDB, d.BaseTableName),
 			"The MV follows this base table ("+d.Source+" source) but table_streams has no internal stream for it. "+d.Note,
 			m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName),
 			doris.SuggestInternalStreams(r.DB, r.Name, a.mvNamesIn(r.DB), false)))
@@ -146,56 +148,56 @@ func checkMVInternalStreamMissing(a *mvAnalyzer, m *mvFacts) []Finding {
 
 // checkMVFreshnessState: a dirty partition, an unknown or initializing MV,
 // or a freshness state this dorisdiag does not know.
-func checkMVFreshnessState(_ *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVFreshnessState(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r := m.r
 	switch r.FreshnessState {
 	case FreshRebuildRequired:
 		dirty := r.dirtyText()
-		return m.one(CodeMVRebuildRequired, "a partition of the MV is dirty and needs a rebuild"+ifText(dirty != "", " ("+dirty+")"),
-			"information_schema.ivm_mv_status reports REBUILD_REQUIRED: the delta cannot maintain the dirty partition; its age counts in the delay ("+valueText(r.DataDelay)+").",
-			m.ev("dirty_partitions", dirty, "data_delay", valueText(r.DataDelay)),
+		return m.one(CodeRebuildRequired, "a partition of the MV is dirty and needs a rebuild"+ifText(dirty != "", " ("+dirty+")"),
+			"information_schema.ivm_mv_status reports REBUILD_REQUIRED: the delta cannot maintain the dirty partition; its age counts in the delay ("+diag.ValueText(r.DataDelay)+").",
+			m.ev("dirty_partitions", dirty, "data_delay", diag.ValueText(r.DataDelay)),
 			doris.RefreshMV(r.DB, r.Name, "AUTO"))
 	case FreshUnknown:
-		return m.one(CodeMVStateUnknown, "freshness unknown: "+r.StateReason, "The data delay has no value ("+valueText(r.DataDelay)+"). "+r.StateReason+".",
-			m.ev("data_delay", valueText(r.DataDelay)), cliMVExplain(r.DB, r.Name))
+		return m.one(CodeStateUnknown, "freshness unknown: "+r.StateReason, "The data delay has no value ("+diag.ValueText(r.DataDelay)+"). "+r.StateReason+".",
+			m.ev("data_delay", diag.ValueText(r.DataDelay)), diag.MVExplainCommand(r.DB, r.Name))
 	case FreshInitializing:
-		return m.one(CodeMVInitializing, "the MV has never refreshed successfully", r.StateReason+": there is no baseline, hence no delay.",
+		return m.one(CodeInitializing, "the MV has never refreshed successfully", r.StateReason+": there is no baseline, hence no delay.",
 			m.ev("refresh_state", r.RefreshState), doris.RefreshMV(r.DB, r.Name, "COMPLETE"))
 	}
 	if knownState(r.FreshnessState) {
 		return nil
 	}
-	return m.one(CodeMVStateUnknown, "the server reports an unknown freshness state "+strconv.Quote(r.FreshnessState),
-		"ivm_mv_status.FRESHNESS_STATE holds a value this dorisdiag does not know; it is kept as data.", m.ev(), cliMVExplain(r.DB, r.Name))
+	return m.one(CodeStateUnknown, "the server reports an unknown freshness state "+strconv.Quote(r.FreshnessState),
+		"ivm_mv_status.FRESHNESS_STATE holds a value this dorisdiag does not know; it is kept as data.", m.ev(), diag.MVExplainCommand(r.DB, r.Name))
 }
 
-func checkMVJobPaused(_ *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVJobPaused(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r := m.r
 	if !strings.EqualFold(r.JobStatus, "PAUSED") {
 		return nil
 	}
-	return m.one(CodeMVJobPaused, "the refresh job "+mvOrNone(r.JobName)+" is paused", "jobs(\"type\"=\"mv\") Status PAUSED: no refresh runs; the MV is "+valueText(r.DataDelay)+" behind.",
-		m.ev("job", r.JobName, "job_status", r.JobStatus, "data_delay", valueText(r.DataDelay)),
+	return m.one(CodeJobPaused, "the refresh job "+mvOrNone(r.JobName)+" is paused", "jobs(\"type\"=\"mv\") Status PAUSED: no refresh runs; the MV is "+diag.ValueText(r.DataDelay)+" behind.",
+		m.ev("job", r.JobName, "job_status", r.JobStatus, "data_delay", diag.ValueText(r.DataDelay)),
 		doris.ResumeMVJob(r.DB, r.Name))
 }
 
-func checkMVTaskStuckRunning(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVTaskStuckRunning(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	t := m.h.Running
 	if t == nil || t.AgeSeconds == nil || *t.AgeSeconds <= a.opt.MaxRunning.Seconds() {
 		return nil
 	}
-	return m.measured(t.AgeSeconds, m.one(CodeMVTaskStuckRunning, fmt.Sprintf("task %d has been running for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxRunning.Seconds())),
+	return m.measured(t.AgeSeconds, m.one(CodeTaskStuckRunning, fmt.Sprintf("task %d has been running for %s (over %s)", t.TaskID, diag.DurationText(*t.AgeSeconds), diag.DurationText(a.opt.MaxRunning.Seconds())),
 		"tasks() Status RUNNING since "+mvTimeText(t.StartTimeMs)+"; query "+mvOrNone(t.LastQueryID)+".",
 		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "running_seconds", fmtFloat(*t.AgeSeconds), "last_query_id", t.LastQueryID),
 		doris.ShowQueryProfile(t.LastQueryID)+"  -- then, if stuck: "+doris.CancelMVTask(t.TaskID, m.r.DB, m.r.Name)))
 }
 
-func checkMVTaskQueuedLong(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVTaskQueuedLong(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	t := m.h.OldestPending
 	if t == nil || t.AgeSeconds == nil || *t.AgeSeconds <= a.opt.MaxQueued.Seconds() {
 		return nil
 	}
-	return m.measured(t.AgeSeconds, m.one(CodeMVTaskQueuedLong, fmt.Sprintf("task %d has been queued for %s (over %s)", t.TaskID, durText(*t.AgeSeconds), durText(a.opt.MaxQueued.Seconds())),
+	return m.measured(t.AgeSeconds, m.one(CodeTaskQueuedLong, fmt.Sprintf("task %d has been queued for %s (over %s)", t.TaskID, diag.DurationText(*t.AgeSeconds), diag.DurationText(a.opt.MaxQueued.Seconds())),
 		"tasks() Status PENDING since "+mvTimeText(t.CreateTimeMs)+": the refresh the data needs has not started.",
 		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "queued_seconds", fmtFloat(*t.AgeSeconds)),
 		doris.SuggestTaskQueue()))
@@ -203,7 +205,7 @@ func checkMVTaskQueuedLong(a *mvAnalyzer, m *mvFacts) []Finding {
 
 // checkMVConsecutiveFailures: the server's persisted summary when present
 // (not bounded by the task history), else the window.
-func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r, h := m.r, m.h
 	cf, atLeast, src := h.ConsecutiveFailures, h.ConsecutiveFailuresAtLeast, "tasks() window"
 	if r.Server != nil && r.Server.ConsecutiveFailures != nil {
@@ -228,7 +230,7 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []Finding {
 		n = "at least " + n
 		count = nil // a lower bound, not the count
 	}
-	return m.measured(count, m.one(CodeMVConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s): %s", n, reason, truncateText(mvOrNone(msg), 120)),
+	return m.measured(count, m.one(CodeConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s): %s", n, reason, truncateText(mvOrNone(msg), 120)),
 		fmt.Sprintf("%s consecutive failures (from %s; --max-failures %d). Last failure reason %s%s.", n, src, a.opt.MaxFailures, reason,
 			ifText(h.LastFailure != nil && h.LastFailure.FailureReasonInferred && src != "ivm_mv_status", " (inferred from the error text: tasks() has no failure-reason column)")),
 		m.ev("consecutive_failures", n, "source", src, "failure_reason", reason, "last_error", truncateText(msg, 200)),
@@ -236,9 +238,9 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []Finding {
 }
 
 // checkMVRowsMayBeMissed (T10/T11): one finding per trigger dependency.
-func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r := m.r
-	var fs []Finding
+	var fs []diag.Finding
 	for i := range r.Dependencies {
 		d := &r.Dependencies[i]
 		if d.Excluded || d.RowsMayBeMissed == "" {
@@ -248,7 +250,7 @@ func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []Finding {
 		if d.StreamID != nil {
 			next += "\n" + doris.SuggestStreamOffsets(*d.StreamID, a.caps.ConsumptionT2)
 		}
-		fs = append(fs, m.finding(CodeMVRowsMayBeMissed, fmt.Sprintf("rows of %s.%s partition %s may be missing from the MV", d.BaseTableDB, d.BaseTableName, d.RowsMissedUnit),
+		fs = append(fs, m.finding(CodeRowsMayBeMissed, fmt.Sprintf("rows of %s.%s partition %s may be missing from the MV", d.BaseTableDB, d.BaseTableName, d.RowsMissedUnit),
 			d.RowsMissedDetail+". Builds without "+rowsMissedFix[d.RowsMayBeMissed]+" read it from the changelog and skip the expired rows silently; a COMPLETE refresh restores them.",
 			m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "partition", d.RowsMissedUnit, "rule", d.RowsMayBeMissed, "key_model", d.KeyModel, "stream", d.StreamName),
 			next))
@@ -258,7 +260,7 @@ func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []Finding {
 
 // checkMVNextRefreshRecomputes (T9): the next refresh can only recompute.
 // Not when refreshes already fail with CHANGELOG_BROKEN: that says more.
-func checkMVNextRefreshRecomputes(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVNextRefreshRecomputes(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	if m.changelogBroken {
 		return nil
 	}
@@ -267,15 +269,15 @@ func checkMVNextRefreshRecomputes(a *mvAnalyzer, m *mvFacts) []Finding {
 		return nil
 	}
 	part := d.HeadroomPartition
-	return m.measured(d.HeadroomSeconds, m.one(CodeMVNextRefreshRecomputes, fmt.Sprintf("the next refresh can only recompute: the internal stream on %s.%s is %s past the retention", d.BaseTableDB, d.BaseTableName, durText(-*d.HeadroomSeconds)),
+	return m.measured(d.HeadroomSeconds, m.one(CodeNextRefreshRecomputes, fmt.Sprintf("the next refresh can only recompute: the internal stream on %s.%s is %s past the retention", d.BaseTableDB, d.BaseTableName, diag.DurationText(-*d.HeadroomSeconds)),
 		fmt.Sprintf("Retention headroom %s on partition %s of %s: the next refresh after a write to it cannot apply a delta and rebuilds the MV.",
-			durText(*d.HeadroomSeconds), mvOrNone(part), d.StreamName),
+			diag.DurationText(*d.HeadroomSeconds), mvOrNone(part), d.StreamName),
 		m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName, "partition", part, "headroom_seconds", fmtFloat(*d.HeadroomSeconds)),
 		streamNext(d, a.caps.ConsumptionT2)+"\n"+doris.RefreshMV(m.r.DB, m.r.Name, "AUTO")+"  -- recompute now, at a time you choose"))
 }
 
 // checkMVFallbacksRepeated (S3).
-func checkMVFallbacksRepeated(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVFallbacksRepeated(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	h := m.h
 	if h.FallbacksInWindow < a.opt.MinFallbacks {
 		return nil
@@ -289,7 +291,7 @@ func checkMVFallbacksRepeated(a *mvAnalyzer, m *mvFacts) []Finding {
 	if h.DurationTrend.Direction == "rising" {
 		trend = fmt.Sprintf("; refreshes got %.1f× slower", h.DurationTrend.Ratio)
 	}
-	return m.measured(f64(float64(h.FallbacksInWindow)), m.one(CodeMVFallbacksRepeated, fmt.Sprintf("%d fallbacks in the last %s (%s)", h.FallbacksInWindow, durText(a.opt.FallbackWindow.Seconds()), reasons),
+	return m.measured(f64(float64(h.FallbacksInWindow)), m.one(CodeFallbacksRepeated, fmt.Sprintf("%d fallbacks in the last %s (%s)", h.FallbacksInWindow, diag.DurationText(a.opt.FallbackWindow.Seconds()), reasons),
 		"Tasks planned an incremental refresh, fell back to a rebuild for an IVM reason and committed data"+share+trend+
 			ifText(!a.caps.IvmRefreshMethod, " (method inferred from RefreshMode: this build has no IvmRefreshMethod)")+".",
 		m.ev("fallbacks_in_window", strconv.Itoa(h.FallbacksInWindow), "reasons", reasons, "recompute_share", shareText(h.RecomputeShare), "duration_trend", h.DurationTrend.Direction),
@@ -297,14 +299,14 @@ func checkMVFallbacksRepeated(a *mvAnalyzer, m *mvFacts) []Finding {
 }
 
 // checkMVExcludedDependencyOutdated: excluded dependencies changed since covered.
-func checkMVExcludedDependencyOutdated(_ *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVExcludedDependencyOutdated(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r := m.r
 	if !r.HasExcludedOutdated() {
 		return nil
 	}
 	d := ""
 	if r.MaxExcludedDelay != nil {
-		d = valueText(*r.MaxExcludedDelay)
+		d = diag.ValueText(*r.MaxExcludedDelay)
 	}
 	summary, evKey, evVal := "excluded trigger table "+strings.Join(r.ExcludedOutdated, ", ")+" changed since the MV covered it",
 		"excluded_outdated", strings.Join(r.ExcludedOutdated, ",")
@@ -318,17 +320,17 @@ func checkMVExcludedDependencyOutdated(_ *mvAnalyzer, m *mvFacts) []Finding {
 		evKey, evVal = "excluded_outdated_count", strconv.FormatInt(n, 10)
 	}
 	basis := r.excludedOutdatedBasis()
-	return m.one(CodeMVExcludedDependencyOutdated, summary,
+	return m.one(CodeExcludedDependencyOutdated, summary,
 		"By design its changes trigger no refresh and stay out of the data delay; the MV does not reflect them"+ifText(d != "", " (up to "+d+")")+". Evidence: "+basis+".",
 		m.ev(evKey, evVal, "max_excluded_delay", d, "evidence", basis),
 		doris.RefreshMV(r.DB, r.Name, "AUTO")+"  -- only if the MV should reflect them now")
 }
 
 // excludedOutdatedBasis names what shows an excluded dependency outdated.
-func (r *MVResult) excludedOutdatedBasis() string {
+func (r *MV) excludedOutdatedBasis() string {
 	for _, dep := range r.Dependencies {
 		if dep.Excluded && dep.Covered != nil && !*dep.Covered {
-			if dep.Source == SourceServer || dep.Note == "" {
+			if dep.Source == diag.SourceServer || dep.Note == "" {
 				return "information_schema.ivm_dependencies COVERED = false"
 			}
 			return dep.Note
@@ -339,53 +341,53 @@ func (r *MVResult) excludedOutdatedBasis() string {
 
 // checkMVDelayAtLeast (S1): an unknown delay whose proven lower bound is
 // already over the target is over it too ("at least").
-func checkMVDelayAtLeast(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVDelayAtLeast(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r, w := m.r, m.worstDep
 	v := r.DataDelay
 	if v.Seconds != nil || v.Lower == nil || *v.Lower <= a.opt.MaxDelay.Seconds() {
 		return nil
 	}
-	f := m.finding(CodeMVDelayHigh, fmt.Sprintf("at least %s behind (target %s)%s", durText(*v.Lower), durText(a.opt.MaxDelay.Seconds()), depText(w)),
-		"The data delay has no upper bound ("+v.Note+"), but it is at least "+durText(*v.Lower)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+").",
+	f := m.finding(CodeDelayHigh, fmt.Sprintf("at least %s behind (target %s)%s", diag.DurationText(*v.Lower), diag.DurationText(a.opt.MaxDelay.Seconds()), depText(w)),
+		"The data delay has no upper bound ("+v.Note+"), but it is at least "+diag.DurationText(*v.Lower)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+").",
 		m.ev("data_delay_lower_seconds", fmtFloat(*v.Lower), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(w), "worst_partition", depPart(w)),
 		"")
 	a.criticalAt3x(&f, *v.Lower)
 	if w != nil && w.StreamID != nil {
 		f.Next = doris.SuggestStreamOffsets(*w.StreamID, a.caps.ConsumptionT2)
 	}
-	return []Finding{f}
+	return []diag.Finding{f}
 }
 
 // checkMVDelayHigh (S1): the delay over the target.
-func checkMVDelayHigh(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVDelayHigh(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r, w := m.r, m.worstDep
 	v := r.DataDelay
 	if v.Seconds == nil || *v.Seconds <= a.opt.MaxDelay.Seconds() {
 		return nil
 	}
-	f := m.finding(CodeMVDelayHigh, fmt.Sprintf("%s behind (target %s)%s", valueText(v), durText(a.opt.MaxDelay.Seconds()), depText(w)),
-		"Data delay "+valueText(v)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+")."+ifText(v.Note != "", " "+v.Note+"."),
+	f := m.finding(CodeDelayHigh, fmt.Sprintf("%s behind (target %s)%s", diag.ValueText(v), diag.DurationText(a.opt.MaxDelay.Seconds()), depText(w)),
+		"Data delay "+diag.ValueText(v)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+")."+ifText(v.Note != "", " "+v.Note+"."),
 		m.ev("data_delay_seconds", fmtFloat(*v.Seconds), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(w), "worst_partition", depPart(w)),
-		cliMVExplain(r.DB, r.Name))
+		diag.MVExplainCommand(r.DB, r.Name))
 	f.Magnitude = f64(*v.Seconds)
 	a.criticalAt3x(&f, *v.Seconds)
 	if w != nil && w.StreamID != nil {
 		f.Next = doris.SuggestStreamOffsets(*w.StreamID, a.caps.ConsumptionT2)
 	}
-	return []Finding{f}
+	return []diag.Finding{f}
 }
 
 // criticalAt3x raises a delay finding to critical at 3× the target.
-func (a *mvAnalyzer) criticalAt3x(f *Finding, delay float64) {
+func (a *mvAnalyzer) criticalAt3x(f *diag.Finding, delay float64) {
 	if delay >= 3*a.opt.MaxDelay.Seconds() {
-		f.Severity = SeverityCritical
-		f.Detail += fmt.Sprintf(" Critical: at least 3× the %s target.", durText(a.opt.MaxDelay.Seconds()))
+		f.Severity = diag.SeverityCritical
+		f.Detail += fmt.Sprintf(" Critical: at least 3× the %s target.", diag.DurationText(a.opt.MaxDelay.Seconds()))
 	}
 }
 
 // checkMVServerClientMismatch: the server's DATA_DELAY_SECONDS against the
 // client's computation, beyond the precision.
-func checkMVServerClientMismatch(a *mvAnalyzer, m *mvFacts) []Finding {
+func checkMVServerClientMismatch(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r, h := m.r, m.h
 	if r.Server == nil || r.ClientDelay == nil || r.LaggingReason == ReasonPublishing || r.FreshnessState == FreshRebuildRequired {
 		return nil
@@ -403,8 +405,8 @@ func checkMVServerClientMismatch(a *mvAnalyzer, m *mvFacts) []Finding {
 	if !bad {
 		return nil
 	}
-	return m.one(CodeServerClientMismatch, "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
-		"Server "+valueText(r.DataDelay)+", client "+valueText(*r.ClientDelay)+" (tolerance: 2 sampling intervals plus the sample's age). One side reads the offsets differently; the client keeps the server's value.",
-		m.ev("server_delay", valueText(r.DataDelay), "client_delay", valueText(*r.ClientDelay)),
+	return m.one(diag.CodeServerClientMismatch, "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
+		"Server "+diag.ValueText(r.DataDelay)+", client "+diag.ValueText(*r.ClientDelay)+" (tolerance: 2 sampling intervals plus the sample's age). One side reads the offsets differently; the client keeps the server's value.",
+		m.ev("server_delay", diag.ValueText(r.DataDelay), "client_delay", diag.ValueText(*r.ClientDelay)),
 		doris.SuggestMVStatus(r.DB, r.Name, false))
 }

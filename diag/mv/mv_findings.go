@@ -1,4 +1,4 @@
-package diag
+package mv
 
 import (
 	"fmt"
@@ -6,20 +6,22 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag"
+
 	"github.com/dorisdiag/dorisdiag/doris"
 )
 
 // causeOrder ranks MV codes from root cause to symptom, so that `mv explain`
 // names the cause first and the delay it produces after (a failing refresh
 // explains a delay, not the other way round).
-var causeOrder = []Code{
-	CodeMVChangelogBroken, CodeMVInternalStreamMissing, CodeMVRebuildRequired, CodeMVJobPaused, CodeMVTaskStuckRunning,
-	CodeMVTaskQueuedLong, CodeMVConsecutiveFailures, CodeMVRowsMayBeMissed, CodeMVNextRefreshRecomputes,
-	CodeMVFallbacksRepeated, CodeMVExcludedDependencyOutdated, CodeMVStateUnknown, CodeMVInitializing,
-	CodeServerClientMismatch, CodeMVDelayHigh,
+var causeOrder = []diag.Code{
+	CodeChangelogBroken, CodeInternalStreamMissing, CodeRebuildRequired, CodeJobPaused, CodeTaskStuckRunning,
+	CodeTaskQueuedLong, CodeConsecutiveFailures, CodeRowsMayBeMissed, CodeNextRefreshRecomputes,
+	CodeFallbacksRepeated, CodeExcludedDependencyOutdated, CodeStateUnknown, CodeInitializing,
+	diag.CodeServerClientMismatch, CodeDelayHigh,
 }
 
-func causeRank(code Code) int {
+func causeRank(code diag.Code) int {
 	for i, c := range causeOrder {
 		if c == code {
 			return i
@@ -28,7 +30,7 @@ func causeRank(code Code) int {
 	return len(causeOrder)
 }
 
-func sortByCause(fs []Finding) {
+func sortByCause(fs []diag.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		if a, b := causeRank(fs[i].Code), causeRank(fs[j].Code); a != b {
 			return a < b
@@ -38,8 +40,8 @@ func sortByCause(fs []Finding) {
 }
 
 // worstTrigger is the trigger dependency with the largest delay.
-func (r *MVResult) worstTrigger() *DependencyResult {
-	var w *DependencyResult
+func (r *MV) worstTrigger() *Dependency {
+	var w *Dependency
 	for i := range r.Dependencies {
 		d := &r.Dependencies[i]
 		if d.Excluded {
@@ -53,7 +55,7 @@ func (r *MVResult) worstTrigger() *DependencyResult {
 }
 
 // expiredTrigger is a trigger dependency whose internal stream cannot resume.
-func (r *MVResult) expiredTrigger() *DependencyResult {
+func (r *MV) expiredTrigger() *Dependency {
 	d := r.lowestHeadroomTrigger()
 	if d != nil && ((d.CanResume != nil && !*d.CanResume) || d.DependencyState == DepCannotResume) {
 		return d
@@ -61,8 +63,8 @@ func (r *MVResult) expiredTrigger() *DependencyResult {
 	return nil
 }
 
-func (r *MVResult) lowestHeadroomTrigger() *DependencyResult {
-	var w *DependencyResult
+func (r *MV) lowestHeadroomTrigger() *Dependency {
+	var w *Dependency
 	for i := range r.Dependencies {
 		d := &r.Dependencies[i]
 		if d.Excluded || d.HeadroomSeconds == nil {
@@ -75,7 +77,7 @@ func (r *MVResult) lowestHeadroomTrigger() *DependencyResult {
 	return w
 }
 
-func streamNext(d *DependencyResult, t2 bool) string {
+func streamNext(d *Dependency, t2 bool) string {
 	if d.StreamID == nil {
 		return "dorisdiag streams"
 	}
@@ -91,7 +93,7 @@ func knownState(s string) bool {
 	return false
 }
 
-func depText(d *DependencyResult) string {
+func depText(d *Dependency) string {
 	if d == nil || d.Delay.Get(0) <= 0 {
 		return ""
 	}
@@ -102,14 +104,14 @@ func depText(d *DependencyResult) string {
 	return s
 }
 
-func depName(d *DependencyResult) string {
+func depName(d *Dependency) string {
 	if d == nil {
 		return ""
 	}
 	return d.BaseTableDB + "." + d.BaseTableName
 }
 
-func depPart(d *DependencyResult) string {
+func depPart(d *Dependency) string {
 	if d == nil {
 		return ""
 	}

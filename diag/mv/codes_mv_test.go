@@ -1,6 +1,10 @@
-package diag
+package mv
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+)
 
 // TestMVCodesDocumented keeps the MV area (areaMV) in step with the codes BRIEF.md assigns
 // to the MV area: every one present, every field filled.
@@ -9,7 +13,7 @@ func TestMVCodesDocumented(t *testing.T) {
 		"MV_FALLBACKS_REPEATED", "MV_NEXT_REFRESH_RECOMPUTES", "MV_ROWS_MAY_BE_MISSED", "MV_JOB_PAUSED",
 		"MV_TASK_STUCK_RUNNING", "MV_TASK_QUEUED_LONG", "MV_EXCLUDED_DEPENDENCY_OUTDATED", "MV_STATE_UNKNOWN",
 		"MV_INTERNAL_STREAM_MISSING", "MV_INITIALIZING"}
-	have := map[string]Declaration{}
+	have := map[string]diag.Declaration{}
 	for _, c := range mvCodes {
 		c := c.Declaration()
 		if _, dup := have[c.Code]; dup {
@@ -26,3 +30,7 @@ func TestMVCodesDocumented(t *testing.T) {
 		}
 	}
 }
+
+var mvCodes = []diag.Code{CodeDelayHigh, CodeRebuildRequired, CodeConsecutiveFailures, CodeChangelogBroken, CodeFallbacksRepeated,
+	CodeNextRefreshRecomputes, CodeRowsMayBeMissed, CodeJobPaused, CodeTaskStuckRunning, CodeTaskQueuedLong,
+	CodeExcludedDependencyOutdated, CodeStateUnknown, CodeInternalStreamMissing, CodeInitializing}

@@ -1,9 +1,10 @@
-package diag_test
+package mv_test
 
 import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -24,13 +25,13 @@ var trueCause = map[string]string{
 	"mv_big_join":        "MV_TASK_STUCK_RUNNING",
 }
 
-func scenarioMVs(t *testing.T, name string) *diag.MVsResult {
+func scenarioMVs(t *testing.T, name string) *mv.Result {
 	t.Helper()
 	s, err := scenario.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return diag.AnalyzeMVs([]*snapshot.Snapshot{s}, nil, diag.MVOptions{})
+	return mv.Analyze([]*snapshot.Snapshot{s}, nil, mv.Options{})
 }
 
 // TestScenarioMVExpectations: every MV-area code a scenario plants is found.
@@ -69,7 +70,7 @@ func TestScenarioHealthyMVsFresh(t *testing.T) {
 		t.Fatal("healthy: no MVs")
 	}
 	for _, m := range r.MVs {
-		if m.FreshnessState != diag.FreshFresh {
+		if m.FreshnessState != mv.FreshFresh {
 			t.Errorf("healthy %s: %s (%s)", m.Name, m.FreshnessState, m.StateReason)
 		}
 	}
@@ -117,7 +118,7 @@ func TestScenarioLegacyPrecision(t *testing.T) {
 		if l == nil {
 			t.Fatalf("legacy lacks %s", m.Name)
 		}
-		if m.FreshnessState == diag.FreshRebuildRequired {
+		if m.FreshnessState == mv.FreshRebuildRequired {
 			continue
 		}
 		if l.FreshnessState != m.FreshnessState {
@@ -125,12 +126,12 @@ func TestScenarioLegacyPrecision(t *testing.T) {
 			// build without the server's columns: information_schema
 			// .partitions.CREATE_TIME is always 0. The delay is unknown, with
 			// its proven lower bound.
-			if l.FreshnessState == diag.FreshUnknown && m.FreshnessState == diag.FreshLagging && l.DataDelay.Lower != nil {
+			if l.FreshnessState == mv.FreshUnknown && m.FreshnessState == mv.FreshLagging && l.DataDelay.Lower != nil {
 				continue
 			}
 			t.Errorf("%s: legacy %s, incident %s", m.Name, l.FreshnessState, m.FreshnessState)
 		}
-		if l.FreshnessState == diag.FreshLagging {
+		if l.FreshnessState == mv.FreshLagging {
 			if l.DataDelay.Precision != diag.PrecisionUpperBound || l.DataDelay.Source != diag.SourceClient {
 				t.Errorf("legacy %s: delay %+v, want a client UPPER_BOUND", m.Name, l.DataDelay)
 			}
@@ -151,7 +152,7 @@ func BenchmarkAnalyzeMVsScale(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
-		r := diag.AnalyzeMVs(series, streams, diag.MVOptions{})
+		r := mv.Analyze(series, streams, mv.Options{})
 		if len(r.MVs) == 0 {
 			b.Fatal("no MVs")
 		}
@@ -167,6 +168,6 @@ func BenchmarkAnalyzeMVsOnlyScale(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		diag.AnalyzeMVs(series, streams, diag.MVOptions{})
+		mv.Analyze(series, streams, mv.Options{})
 	}
 }
