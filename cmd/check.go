@@ -3,6 +3,8 @@ package cmd
 import (
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
@@ -58,8 +60,8 @@ code's severity and ignore findings by code and object pattern.`,
 	}
 	f := c.Flags()
 	f.DurationVar(&o.MaxDelay, "max-delay", mv.DefaultMaxDelay, "MV freshness target: MV_DELAY_HIGH above it (critical at 3×)")
-	f.DurationVar(&o.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
-	f.DurationVar(&o.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
+	f.DurationVar(&o.MinHeadroom, "min-headroom", streams.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
+	f.DurationVar(&o.MaxPending, "max-pending", streams.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
 	f.IntVar(&o.MaxFailures, "max-failures", mv.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
 	f.DurationVar(&o.MaxRunning, "max-running", mv.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
 	f.DurationVar(&o.MaxQueued, "max-queued", mv.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
@@ -170,7 +172,7 @@ func (o *checkOptions) resolve(cmd *cobra.Command) (check.Options, string, error
 		return check.Options{}, "", usageErrorf("--max-failures and --min-fallbacks must be at least 1")
 	}
 	return check.Options{
-		Streams: diag.StreamOptions{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending},
+		Streams: streams.Options{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending},
 		MVs: mv.Options{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
 			FallbackWindow: o.FallbackWindow, MinFallbacks: o.MinFallbacks},
 		Policy: pol,

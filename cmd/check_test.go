@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
@@ -390,7 +392,7 @@ func TestCheckWatchAppendsRounds(t *testing.T) {
 func TestDiffFindings(t *testing.T) {
 	a := diag.Finding{Code: mv.CodeDelayHigh, Object: diag.Object{Kind: "mv", DB: "d", Name: "x"}}
 	b := diag.Finding{Code: mv.CodeJobPaused, Object: diag.Object{Kind: "mv", DB: "d", Name: "y"}}
-	c := diag.Finding{Code: diag.CodeStreamStale, Object: diag.Object{Kind: "stream", DB: "d", Name: "z"}}
+	c := diag.Finding{Code: streams.CodeStale, Object: diag.Object{Kind: "stream", DB: "d", Name: "z"}}
 	ch := diffFindings([]diag.Finding{a, b}, []diag.Finding{b, c})
 	if !ch.New[report.FindingKey(c)] || ch.New[report.FindingKey(b)] || len(ch.Resolved) != 1 || ch.Resolved[0].Code != mv.CodeDelayHigh {
 		t.Errorf("changes = %+v", ch)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -95,7 +97,7 @@ func TestNoSourceIsExit2(t *testing.T) {
 }
 
 func TestGateFailOn(t *testing.T) {
-	fs := []diag.Finding{{Code: diag.CodeStreamDisabled, Severity: diag.SeverityWarning}}
+	fs := []diag.Finding{{Code: streams.CodeDisabled, Severity: diag.SeverityWarning}}
 	for _, tc := range []struct {
 		failOn, def string
 		want        int

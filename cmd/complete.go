@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -192,7 +193,7 @@ func fixedValues(c *cobra.Command, flag string) ([]string, bool) {
 		if underMV(c) {
 			return mv.FreshnessStates, true
 		}
-		return diag.StreamStates, true
+		return streams.States, true
 	case "output":
 		var out []string
 		for _, f := range commandFormats(c) {

@@ -6,9 +6,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -80,11 +81,11 @@ func headroomRun(o *headroomOptions) error {
 		return usageErrorf("--in must not be negative")
 	}
 	switch o.Kind {
-	case "", diag.KindUser, diag.KindIVM:
+	case "", streams.KindUser, streams.KindIVM:
 	default:
 		return usageErrorf("--kind %q: want user or ivm", o.Kind)
 	}
-	var opt diag.StreamOptions
+	var opt streams.Options
 	if o.TTL != "" {
 		ttl, err := parseTTL(o.TTL)
 		if err != nil {
@@ -126,7 +127,7 @@ func headroomRun(o *headroomOptions) error {
 			return noMatch("--db: no database", o.DB, " with a stream", dbs)
 		}
 	}
-	plan := diag.PlanHeadroom(series, opt, at)
+	plan := streams.PlanHeadroom(series, opt, at)
 	rows := plan.Rows[:0:0]
 	for _, r := range plan.Rows {
 		if (o.DB != "" && r.DB != o.DB) || (o.Kind != "" && r.Kind != o.Kind) {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/spf13/cobra"
@@ -67,7 +69,7 @@ func (o *mvOptions) validate() error {
 
 // analyzeMVs runs the stream analysis and the MV analysis over a series.
 func analyzeMVs(series []*snapshot.Snapshot, opt mv.Options) *mv.Result {
-	streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
+	streams := streams.Analyze(series, streams.Options{})
 	return mv.Analyze(series, streams, opt)
 }
 

@@ -5,11 +5,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/shellquote"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -66,7 +67,7 @@ func objectRefs(series []*snapshot.Snapshot, kind string) []objectRef {
 			refs = append(refs, objectRef{m.DB, m.Name})
 		}
 	case kindStream:
-		for _, s := range diag.AnalyzeStreams(series, diag.StreamOptions{}).Streams {
+		for _, s := range streams.Analyze(series, streams.Options{}).Streams {
 			refs = append(refs, objectRef{s.DB, s.Name})
 		}
 	}

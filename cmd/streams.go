@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -24,12 +26,12 @@ type streamsOptions struct {
 }
 
 func addStreamThresholds(c *cobra.Command, o *streamsOptions) {
-	c.Flags().DurationVar(&o.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
-	c.Flags().DurationVar(&o.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
+	c.Flags().DurationVar(&o.MinHeadroom, "min-headroom", streams.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
+	c.Flags().DurationVar(&o.MaxPending, "max-pending", streams.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
 }
 
-func (o *streamsOptions) diagOptions() diag.StreamOptions {
-	return diag.StreamOptions{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending}
+func (o *streamsOptions) diagOptions() streams.Options {
+	return streams.Options{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending}
 }
 
 func newStreamsCmd(g *globalOptions) *cobra.Command {
@@ -57,7 +59,7 @@ Findings follow the table. Give several --snapshot files (oldest first) or
 	}
 	c.Flags().StringVar(&o.DB, "db", "", "only streams of this database")
 	c.Flags().StringVar(&o.Kind, "kind", "", "only streams of this kind: user or ivm")
-	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(diag.StreamStates, ", "))
+	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(streams.States, ", "))
 	addStreamThresholds(c, o)
 	addWatchFlags(c, &o.Watch)
 	c.AddCommand(newStreamsShowCmd(g))
@@ -66,12 +68,12 @@ Findings follow the table. Give several --snapshot files (oldest first) or
 
 func (o *streamsOptions) validate() error {
 	switch o.Kind {
-	case "", diag.KindUser, diag.KindIVM:
+	case "", streams.KindUser, streams.KindIVM:
 	default:
 		return usageErrorf("--kind %q: want user or ivm", o.Kind)
 	}
-	if o.State != "" && diag.StateNumber(o.State) < 0 {
-		return usageErrorf("--state %q: want one of %s", o.State, strings.Join(diag.StreamStates, ", "))
+	if o.State != "" && streams.StateNumber(o.State) < 0 {
+		return usageErrorf("--state %q: want one of %s", o.State, strings.Join(streams.States, ", "))
 	}
 	if o.MinHeadroom < 0 || o.MaxPending < 0 {
 		return usageErrorf("--min-headroom and --max-pending must not be negative")
@@ -83,7 +85,7 @@ func (o *streamsOptions) validate() error {
 // naming the nearest ones, never "No findings." and exit 0 (a typo in a CI
 // step would be green forever). --kind and --state select by condition, and
 // matching nothing there is an answer.
-func (o *streamsOptions) checkDB(res *diag.StreamsResult) error {
+func (o *streamsOptions) checkDB(res *streams.Result) error {
 	if o.DB == "" {
 		return nil
 	}
@@ -99,9 +101,9 @@ func (o *streamsOptions) checkDB(res *diag.StreamsResult) error {
 
 // filter keeps the streams the flags select and the findings about them
 // (plus the cluster-level ones).
-func (o *streamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, []diag.Finding) {
+func (o *streamsOptions) filter(res *streams.Result) ([]streams.Stream, []diag.Finding) {
 	keep := map[string]bool{}
-	var ss []diag.StreamResult
+	var ss []streams.Stream
 	for _, s := range res.Streams {
 		if (o.DB != "" && s.DB != o.DB) || (o.Kind != "" && s.Kind != o.Kind) || (o.State != "" && s.State != o.State) {
 			continue
@@ -120,7 +122,7 @@ func (o *streamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, [
 		fs = append(fs, f)
 	}
 	if ss == nil {
-		ss = []diag.StreamResult{}
+		ss = []streams.Stream{}
 	}
 	if fs == nil {
 		fs = []diag.Finding{}
@@ -134,7 +136,7 @@ func streamsRun(o *streamsOptions) error {
 		return err
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
-		res := diag.AnalyzeStreams(series, o.diagOptions())
+		res := streams.Analyze(series, o.diagOptions())
 		if err := o.checkDB(res); err != nil {
 			return err
 		}
@@ -185,7 +187,7 @@ func streamsShowRun(o *streamsOptions) error {
 		return err
 	}
 	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
-		res := diag.AnalyzeStreams(series, o.diagOptions())
+		res := streams.Analyze(series, o.diagOptions())
 		refs := make([]objectRef, len(res.Streams))
 		for i, x := range res.Streams {
 			refs[i] = objectRef{x.DB, x.Name}

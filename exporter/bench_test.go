@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/changepoints"
+
 	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/round"
 
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -208,7 +209,7 @@ func TestMemoryBoundedOverRounds(t *testing.T) {
 		t.Errorf("%d partitions tracked, the cluster has %d", cp.Partitions(), len(base.Consumption))
 	}
 	stuck := (len(base.Consumption) + 99) / 100
-	if max := stuck*diag.DefaultMaxPointsPerPartition + len(base.Consumption); cp.Total() > max {
+	if max := stuck*changepoints.DefaultMaxPointsPerPartition + len(base.Consumption); cp.Total() > max {
 		t.Errorf("%d points after 1,000 rounds, want at most %d (64 per stuck partition)", cp.Total(), max)
 	}
 	if cp.Total() != at200 {

@@ -4,13 +4,13 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/dorisdiag/dorisdiag/diag/round"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/dorisdiag/dorisdiag/diag"
 )
 
 // The series, under the names and labels of apache/doris#69907 §2
@@ -158,8 +158,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	g(d.selfDesign, 1)
 
-	for _, kind := range []string{diag.KindUser, diag.KindIVM} {
-		for _, st := range diag.StreamStates {
+	for _, kind := range []string{streams.KindUser, streams.KindIVM} {
+		for _, st := range streams.States {
 			g(d.streams, float64(r.StreamsByKindState[kind][st]), kind, st)
 		}
 		if v, ok := r.MaxPendingAge[kind]; ok {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
@@ -65,7 +67,7 @@ func hostileDocs(t *testing.T) map[string]Doc {
 	s := hostileSnapshot(t)
 	series := []*snapshot.Snapshot{s}
 	res := check.Run(series, check.Options{})
-	var worstStream *diag.StreamResult
+	var worstStream *streams.Stream
 	for i := range res.Streams.Streams {
 		if strings.Contains(res.Streams.Streams[i].Name, "\n") {
 			worstStream = &res.Streams.Streams[i]
@@ -98,7 +100,7 @@ func hostileDocs(t *testing.T) map[string]Doc {
 		"stream":                StreamDoc{Now: res.Now, Stream: worstStream, Findings: res.Streams.FindingsFor(worstStream.DB, worstStream.Name)},
 		"mv_list":               MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings},
 		"mv_explain":            MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)},
-		"headroom":              HeadroomDoc{HeadroomPlan: diag.PlanHeadroom(series, diag.StreamOptions{}, res.Now.Add(20*time.Hour)), All: true},
+		"headroom":              HeadroomDoc{HeadroomPlan: streams.PlanHeadroom(series, streams.Options{}, res.Now.Add(20*time.Hour)), All: true},
 		"explain":               ExplainDoc{Codes: diag.Codes()},
 		"snapshot_summary":      SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)},
 		"tso.decode":            TSODecodeDoc{TSODecodeResult: diag.TSODecode([]string{"470819222323200000", evil}, time.UTC)},

@@ -4,6 +4,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/space"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
 
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // CheckOptions are the thresholds of a whole-cluster check (issue 7).
 type Options struct {
-	Streams diag.StreamOptions
+	Streams streams.Options
 	MVs     mv.Options
 	Metrics diag.MetricsOptions
 	Policy  diag.Policy
@@ -34,7 +35,7 @@ type Result struct {
 	// Suppressed are findings the config file's ignores removed, with why.
 	Suppressed []diag.Suppressed `json:"suppressed"`
 
-	Streams *diag.StreamsResult `json:"-"`
+	Streams *streams.Result     `json:"-"`
 	MVs     *mv.Result          `json:"-"`
 	Metrics *diag.MetricsResult `json:"-"`
 }
@@ -131,13 +132,13 @@ type FindingsOverview struct {
 // last is "now") and returns the overview and all findings, worst first.
 func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	last := series[len(series)-1]
-	streams := diag.AnalyzeStreams(series, opt.Streams)
-	mvs := mv.Analyze(series, streams, opt.MVs)
+	sa := streams.Analyze(series, opt.Streams)
+	mvs := mv.Analyze(series, sa, opt.MVs)
 	metrics := diag.AnalyzeMetrics(last, opt.Metrics)
 
 	var all []diag.Finding
 	all = append(all, diag.SourceFindings(last)...)
-	all = append(all, streams.Findings...)
+	all = append(all, sa.Findings...)
 	all = append(all, mvs.Findings...)
 	all = append(all, metrics.Findings...)
 	all = dedupe(all)
@@ -154,9 +155,9 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 		Now: last.Cluster.Now, CurrentTSO: last.Cluster.CurrentTSO, Source: last.Source,
 		DorisVersion: last.Cluster.DorisVersion, Snapshots: len(series),
 		Findings: kept, Suppressed: suppressed,
-		Streams: streams, MVs: mvs, Metrics: metrics,
+		Streams: sa, MVs: mvs, Metrics: metrics,
 	}
-	r.Overview = overview(last, streams, mvs, metrics, opt)
+	r.Overview = overview(last, sa, mvs, metrics, opt)
 	for _, f := range kept {
 		switch f.Severity {
 		case diag.SeverityCritical:
@@ -195,7 +196,7 @@ var (
 	mvStates     = []string{"fresh", "lagging", "rebuild_required", "initializing", "unknown"}
 )
 
-func overview(last *snapshot.Snapshot, streams *diag.StreamsResult, mvs *mv.Result, metrics *diag.MetricsResult, opt Options) Overview {
+func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, metrics *diag.MetricsResult, opt Options) Overview {
 	var o Overview
 	now := last.Cluster.Now
 
@@ -209,8 +210,8 @@ func overview(last *snapshot.Snapshot, streams *diag.StreamsResult, mvs *mv.Resu
 		}
 	}
 	minHeadroom := opt.Streams.WithDefaults().MinHeadroom
-	for i := range streams.Streams {
-		s := &streams.Streams[i]
+	for i := range sa.Streams {
+		s := &sa.Streams[i]
 		o.Streams.Total++
 		if o.Streams.ByKind[s.Kind] == nil {
 			o.Streams.ByKind[s.Kind] = map[string]int{}
@@ -312,7 +313,7 @@ func overview(last *snapshot.Snapshot, streams *diag.StreamsResult, mvs *mv.Resu
 	if oldest != nil {
 		age := now.Sub(time.UnixMilli(*oldest)).Seconds()
 		o.Monitor.SampleAgeSeconds = &age
-		o.Monitor.Stale = age > 2*diag.MonitorInterval.Seconds()
+		o.Monitor.Stale = age > 2*streams.MonitorInterval.Seconds()
 	}
 	if nullSample {
 		o.Monitor.Stale = true

@@ -49,7 +49,7 @@ func TestCodesDocumented(t *testing.T) {
 }
 
 // declared reads every `CodeX = diag.Declare(diag.Declaration{Code: "X", …})`
-// of the diag tree: variable name → code name, and the file of each.
+// of the diag tree: "package.CodeX" → code name, and the file of each.
 func declared(t *testing.T, fset *token.FileSet) (vars map[string]string, files map[string]string) {
 	t.Helper()
 	vars, files = map[string]string{}, map[string]string{}
@@ -79,8 +79,9 @@ func declared(t *testing.T, fset *token.FileSet) (vars map[string]string, files 
 				if kv, ok := e.(*ast.KeyValueExpr); ok {
 					if k, _ := kv.Key.(*ast.Ident); k != nil && k.Name == "Code" {
 						if b, ok := kv.Value.(*ast.BasicLit); ok {
-							vars[vs.Names[0].Name], _ = strconv.Unquote(b.Value)
-							files[vs.Names[0].Name] = path
+							key := f.Name.Name + "." + vs.Names[0].Name
+							vars[key], _ = strconv.Unquote(b.Value)
+							files[key] = path
 						}
 					}
 				}
@@ -141,9 +142,16 @@ func TestEveryEmittedCodeIsDocumented(t *testing.T) {
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch x := n.(type) {
+			case *ast.SelectorExpr:
+				if id, ok := x.X.(*ast.Ident); ok {
+					if _, ok := vars[id.Name+"."+x.Sel.Name]; ok {
+						uses[id.Name+"."+x.Sel.Name]++
+						return false
+					}
+				}
 			case *ast.Ident:
-				if _, ok := vars[x.Name]; ok {
-					uses[x.Name]++ // the declaration itself counts once
+				if _, ok := vars[f.Name.Name+"."+x.Name]; ok {
+					uses[f.Name.Name+"."+x.Name]++ // the declaration itself counts once
 				}
 			case *ast.KeyValueExpr:
 				id, ok := x.Key.(*ast.Ident)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -89,7 +91,7 @@ func checkSnapshotPipeline(t *testing.T, data []byte) {
 			emitAll(report.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.Findings})
 		}
 		emitAll(report.MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings})
-		plan := diag.PlanHeadroom(series, diag.StreamOptions{}, s.Cluster.Now.Add(time.Hour))
+		plan := streams.PlanHeadroom(series, streams.Options{}, s.Cluster.Now.Add(time.Hour))
 		emitAll(report.HeadroomDoc{HeadroomPlan: plan, All: true})
 		emitAll(report.SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)})
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -115,11 +117,11 @@ func TestCheckOrdersByImpactNotCodeName(t *testing.T) {
 	if len(fs) == 0 {
 		t.Fatal("no findings")
 	}
-	if fs[0].Code != diag.CodeStreamCannotResumeClipped {
+	if fs[0].Code != streams.CodeCannotResumeClipped {
 		t.Errorf("first finding %s %s, want STREAM_CANNOT_RESUME_CLIPPED (changes silently skipped)", fs[0].Code, fs[0].Object)
 	}
 	metrics := indexOf(fs, diag.CodeMetricsUnparseable, "")
-	for _, loss := range []diag.Code{diag.CodeStreamCannotResumeClipped, diag.CodeStreamNoOffsetRowsSkipped, diag.CodeStreamCannotResumeRejected, mv.CodeChangelogBroken} {
+	for _, loss := range []diag.Code{streams.CodeCannotResumeClipped, streams.CodeNoOffsetRowsSkipped, streams.CodeCannotResumeRejected, mv.CodeChangelogBroken} {
 		if i := indexOf(fs, loss, ""); i < 0 || metrics < i {
 			t.Errorf("%s at %d, METRICS_UNPARSEABLE at %d: a /metrics problem is listed before it", loss, i, metrics)
 		}
@@ -144,8 +146,8 @@ func TestSortFindingsByMagnitudeWithinCode(t *testing.T) {
 	fs := []diag.Finding{
 		mk(mv.CodeDelayHigh, "a_small", 900),
 		mk(mv.CodeDelayHigh, "z_large", 90000),
-		mk(diag.CodeStreamCannotResumeRejected, "a_recent", -60),
-		mk(diag.CodeStreamCannotResumeRejected, "z_old", -7200),
+		mk(streams.CodeCannotResumeRejected, "a_recent", -60),
+		mk(streams.CodeCannotResumeRejected, "z_old", -7200),
 	}
 	diag.SortFindings(fs)
 	var got []string

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -76,7 +77,7 @@ func TestOverviewMonitorStaleAgreesWithFinding(t *testing.T) {
 			c := Run([]*snapshot.Snapshot{snaptest.Norm(b.S)}, Options{})
 			finding := false
 			for _, f := range c.Findings {
-				finding = finding || f.Code == diag.CodeMonitorStale
+				finding = finding || f.Code == streams.CodeMonitorStale
 			}
 			if c.Overview.Monitor.Present != tc.present || c.Overview.Monitor.Stale != tc.stale || finding != tc.stale {
 				t.Errorf("present %v stale %v finding %v, want %v %v %v", c.Overview.Monitor.Present, c.Overview.Monitor.Stale, finding, tc.present, tc.stale, tc.stale)

@@ -3,6 +3,7 @@ package check
 import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 )
 
 // WorstMV picks the MV an on-call engineer should look at first: the worst
@@ -29,8 +30,8 @@ func (r *Result) WorstMV() *mv.MV {
 // severity, then the smallest retention headroom (the one losing changes
 // soonest, or already most expired), then the largest pending age. Internal
 // streams are left to WorstMV: their MV explains them.
-func (r *Result) WorstStream() *diag.StreamResult {
-	var best *diag.StreamResult
+func (r *Result) WorstStream() *streams.Stream {
+	var best *streams.Stream
 	var bestKey [3]float64
 	for i := range r.Streams.Streams {
 		s := &r.Streams.Streams[i]

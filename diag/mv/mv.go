@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -249,7 +251,7 @@ type Dependency struct {
 	RowsMissedUnit    string      `json:"rows_missed_partition,omitempty"`
 	Source            string      `json:"source"` // server | client
 	Note              string      `json:"note,omitempty"`
-	stream            *diag.StreamResult
+	stream            *streams.Stream
 }
 
 // WorstPartition is one base partition behind, for `mv explain`.
@@ -267,7 +269,7 @@ type WorstPartition struct {
 
 // AnalyzeMVs diagnoses every IVM MV of the last snapshot of series. streams
 // is the stream analysis of the same series (AnalyzeStreams); nil computes it.
-func Analyze(series []*snapshot.Snapshot, streams *diag.StreamsResult, opt Options) *Result {
+func Analyze(series []*snapshot.Snapshot, sa *streams.Result, opt Options) *Result {
 	opt = opt.WithDefaults()
 	res := &Result{MVs: []MV{}, Findings: []diag.Finding{}, Thresholds: Thresholds{
 		MaxDelaySeconds: opt.MaxDelay.Seconds(), MaxFailures: opt.MaxFailures, MaxRunningSeconds: opt.MaxRunning.Seconds(),
@@ -282,10 +284,10 @@ func Analyze(series []*snapshot.Snapshot, streams *diag.StreamsResult, opt Optio
 	if last == nil {
 		return res
 	}
-	if streams == nil {
-		streams = diag.AnalyzeStreams(series, diag.StreamOptions{})
+	if sa == nil {
+		sa = streams.Analyze(series, streams.Options{})
 	}
-	a := newMVAnalyzer(last, streams, opt)
+	a := newMVAnalyzer(last, sa, opt)
 	res.Now = a.now
 	res.Capabilities = a.caps
 	res.MVs = make([]MV, 0, len(last.MVs))
@@ -306,7 +308,7 @@ func Analyze(series []*snapshot.Snapshot, streams *diag.StreamsResult, opt Optio
 		for i := range last.MVs {
 			known[last.MVs[i].ID] = true
 		}
-		for _, mv := range mvsNamedElsewhere(last, streams, known) {
+		for _, mv := range mvsNamedElsewhere(last, sa, known) {
 			r, fs := a.analyzeMV(&mv)
 			res.MVs = append(res.MVs, r)
 			res.Findings = append(res.Findings, fs...)

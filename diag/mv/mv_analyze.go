@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -121,7 +123,7 @@ func (a *mvAnalyzer) clientFreshness(r *MV, mv *snapshot.MVInfo) {
 	case a.streamsUnreadable != "":
 		// Missing internal streams and offsets mean nothing then.
 		r.FreshnessState = FreshUnknown
-		r.StateReason = diag.StreamsUnreadableReason(a.streamsUnreadable)
+		r.StateReason = streams.StreamsUnreadableReason(a.streamsUnreadable)
 	case len(missing) > 0:
 		r.FreshnessState = FreshUnknown
 		r.StateReason = "internal stream missing for " + strings.Join(missing, ", ")
@@ -246,7 +248,7 @@ func delayMismatch(server, client diag.Value, sampleAgeSeconds float64, refreshe
 	if server.Seconds == nil || client.Precision == diag.PrecisionUnknown {
 		return false, ""
 	}
-	tol := 2*diag.MonitorInterval.Seconds() + math.Max(0, sampleAgeSeconds)
+	tol := 2*streams.MonitorInterval.Seconds() + math.Max(0, sampleAgeSeconds)
 	s := *server.Seconds
 	if !refreshedSince && client.Seconds != nil && client.Precision != diag.PrecisionUnknown && s > *client.Seconds+tol {
 		return true, fmt.Sprintf("the server reports %s, above the client's upper bound %s", diag.DurationText(s), diag.DurationText(*client.Seconds))

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -405,7 +407,7 @@ func checkMVServerClientMismatch(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	if !bad {
 		return nil
 	}
-	return m.one(diag.CodeServerClientMismatch, "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
+	return m.one(streams.CodeServerClientMismatch, "ivm_mv_status DATA_DELAY_SECONDS disagrees with the client's computation: "+why,
 		"Server "+diag.ValueText(r.DataDelay)+", client "+diag.ValueText(*r.ClientDelay)+" (tolerance: 2 sampling intervals plus the sample's age). One side reads the offsets differently; the client keeps the server's value.",
 		m.ev("server_delay", diag.ValueText(r.DataDelay), "client_delay", diag.ValueText(*r.ClientDelay)),
 		doris.SuggestMVStatus(r.DB, r.Name, false))

@@ -2,6 +2,7 @@ package mv
 
 import (
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
 
 	"fmt"
@@ -17,7 +18,7 @@ import (
 // built once so that 2,000 MVs cost one pass each (design.md budgets).
 type mvAnalyzer struct {
 	snap    *snapshot.Snapshot
-	streams *diag.StreamsResult
+	streams *streams.Result
 	opt     Options
 	now     time.Time
 	nowMs   int64
@@ -27,8 +28,8 @@ type mvAnalyzer struct {
 	tasksByMV   map[int64][]snapshot.Task
 	statusByMV  map[int64]*snapshot.MVStatus
 	depsByMV    map[int64][]*snapshot.Dependency
-	ivmByMV     map[int64][]*diag.StreamResult // internal streams by owning MV id
-	ivmByName   map[string][]*diag.StreamResult
+	ivmByMV     map[int64][]*streams.Stream // internal streams by owning MV id
+	ivmByName   map[string][]*streams.Stream
 	tables      map[string]*snapshot.Table
 	partsByTbl  map[string][]*snapshot.Partition
 	claimedIVM  map[int64]bool // internal streams matched to an MV
@@ -43,13 +44,13 @@ type mvAnalyzer struct {
 
 func tableKey(db, name string) string { return strings.ToLower(db) + "\x00" + name }
 
-func newMVAnalyzer(last *snapshot.Snapshot, streams *diag.StreamsResult, opt Options) *mvAnalyzer {
-	a := &mvAnalyzer{snap: last, streams: streams, opt: opt, now: last.Cluster.Now, nowMs: last.Cluster.Now.UnixMilli(),
+func newMVAnalyzer(last *snapshot.Snapshot, sa *streams.Result, opt Options) *mvAnalyzer {
+	a := &mvAnalyzer{snap: last, streams: sa, opt: opt, now: last.Cluster.Now, nowMs: last.Cluster.Now.UnixMilli(),
 		jobsByMV: make(map[int64]*snapshot.Job, len(last.Jobs)), tasksByMV: make(map[int64][]snapshot.Task, len(last.MVs)),
 		statusByMV: make(map[int64]*snapshot.MVStatus, len(last.MVStatus)), depsByMV: make(map[int64][]*snapshot.Dependency, len(last.MVStatus)),
-		ivmByMV: make(map[int64][]*diag.StreamResult, len(last.MVs)), ivmByName: make(map[string][]*diag.StreamResult, len(last.MVs)),
+		ivmByMV: make(map[int64][]*streams.Stream, len(last.MVs)), ivmByName: make(map[string][]*streams.Stream, len(last.MVs)),
 		tables: make(map[string]*snapshot.Table, len(last.Tables)), partsByTbl: make(map[string][]*snapshot.Partition, len(last.Tables)),
-		claimedIVM: make(map[int64]bool, len(streams.Streams)), mvIDs: make(map[int64]bool, len(last.MVs)),
+		claimedIVM: make(map[int64]bool, len(sa.Streams)), mvIDs: make(map[int64]bool, len(last.MVs)),
 		statusByKey: make(map[string]*snapshot.MVStatus, len(last.MVStatus))}
 	a.streamsUnreadable = diag.Unreadable(last, snapshot.SourceTableStreams)
 	a.mvInfosUnreadable = diag.Unreadable(last, snapshot.SourceMVInfos)
@@ -72,9 +73,9 @@ func newMVAnalyzer(last *snapshot.Snapshot, streams *diag.StreamsResult, opt Opt
 		d := &last.Dependencies[i]
 		a.depsByMV[d.MVID] = append(a.depsByMV[d.MVID], d)
 	}
-	for i := range streams.Streams {
-		sr := &streams.Streams[i]
-		if sr.Kind != diag.KindIVM {
+	for i := range sa.Streams {
+		sr := &sa.Streams[i]
+		if sr.Kind != streams.KindIVM {
 			continue
 		}
 		if sr.MVID != nil {
@@ -138,7 +139,7 @@ func (a *mvAnalyzer) isIVM(mv *snapshot.MVInfo) bool {
 
 // internalStreams finds the MV's internal streams: by the MV id (IVM_MV_ID or
 // the base36 id suffix of the name), else by the name prefix in its database.
-func (a *mvAnalyzer) internalStreams(mv *snapshot.MVInfo) []*diag.StreamResult {
+func (a *mvAnalyzer) internalStreams(mv *snapshot.MVInfo) []*streams.Stream {
 	out := a.ivmByMV[mv.ID]
 	if len(out) == 0 {
 		for _, sr := range a.ivmByName[tableKey(mv.DB, mv.Name)] {
@@ -157,7 +158,7 @@ func (a *mvAnalyzer) internalStreams(mv *snapshot.MVInfo) []*diag.StreamResult {
 // build has it, else from mv_infos() and the internal streams.
 func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist *History) ([]Dependency, []string) {
 	var notes []string
-	streams := a.internalStreams(mv)
+	ivm := a.internalStreams(mv)
 	if rows := a.depsByMV[mv.ID]; len(rows) > 0 {
 		deps := make([]Dependency, 0, len(rows))
 		for _, d := range rows {
@@ -169,9 +170,9 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 
 	var deps []Dependency
 	seen := map[string]bool{}
-	byTable := map[string]*diag.StreamResult{}
-	byName := map[string]*diag.StreamResult{}
-	for _, sr := range streams {
+	byTable := map[string]*streams.Stream{}
+	byName := map[string]*streams.Stream{}
+	for _, sr := range ivm {
 		byTable[tableKey(sr.BaseTableDB, sr.BaseTableName)] = sr
 		byName[sr.Name] = sr
 	}
@@ -186,7 +187,7 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 			seen[k] = true
 			sr := byName[e.Stream]
 			if sr == nil && e.StreamID != nil {
-				for _, s := range streams {
+				for _, s := range ivm {
 					if s.ID == *e.StreamID {
 						sr = s
 					}
@@ -204,9 +205,9 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 			deps = append(deps, a.clientDependency(sr))
 		}
 	} else {
-		notes = append(notes, "mv_infos().IvmBaseTableStreams could not be read ("+truncateText(mv.BaseTableStreams.Raw, 60)+"); base tables taken from the internal streams")
+		notes = append(notes, "mv_infos().IvmBaseTableStreams could not be read ("+truncateText(mv.BaseTableStreams.Raw, 60)+"); base tables taken from the internal ivm")
 	}
-	for _, sr := range streams {
+	for _, sr := range ivm {
 		k := tableKey(sr.BaseTableDB, sr.BaseTableName)
 		if seen[k] {
 			continue
@@ -241,13 +242,13 @@ func sortDeps(deps []Dependency) {
 }
 
 // depStateOf maps a stream state to the seed's DEPENDENCY_STATE.
-func depStateOf(sr *diag.StreamResult) string {
+func depStateOf(sr *streams.Stream) string {
 	switch {
-	case sr.State == diag.StateDisabled:
+	case sr.State == streams.StateDisabled:
 		return DepDisabled
-	case sr.State == diag.StateStale:
+	case sr.State == streams.StateStale:
 		return DepStale
-	case sr.State == diag.StateUnknown:
+	case sr.State == streams.StateUnknown:
 		return DepUnknown
 	case sr.CanResume != nil && !*sr.CanResume:
 		return DepCannotResume
@@ -260,7 +261,7 @@ func depStateOf(sr *diag.StreamResult) string {
 // visible coverage; without the server's sampler the visible coverage is
 // taken as the stream's offset, so a delay above 0 is at best an
 // UPPER_BOUND (a refresh committed but not yet visible is not seen).
-func (a *mvAnalyzer) clientDependency(sr *diag.StreamResult) Dependency {
+func (a *mvAnalyzer) clientDependency(sr *streams.Stream) Dependency {
 	d := Dependency{BaseTableDB: sr.BaseTableDB, BaseTableName: sr.BaseTableName, StreamName: sr.Name, StreamID: ip(sr.ID),
 		StreamState: sr.State, DependencyState: depStateOf(sr), HeadroomSeconds: sr.MinHeadroomSeconds,
 		HeadroomPartition: sr.MinHeadroomPartition, CanResume: sr.CanResume, KeyModel: sr.KeyModel, TTLSeconds: sr.TTLSeconds,
@@ -275,7 +276,7 @@ func (a *mvAnalyzer) clientDependency(sr *diag.StreamResult) Dependency {
 
 // streamDelay is the dependency delay over the stream's partitions: the
 // largest pending age, its precision the worst of the partitions behind.
-func streamDelay(sr *diag.StreamResult) (diag.Value, []string, string, *bool) {
+func streamDelay(sr *streams.Stream) (diag.Value, []string, string, *bool) {
 	var lagging []string
 	worst, worstAge := "", -1.0
 	v := diag.Value{Seconds: f64(0), Precision: diag.PrecisionPrecise, Source: diag.SourceClient}
@@ -287,7 +288,7 @@ func streamDelay(sr *diag.StreamResult) (diag.Value, []string, string, *bool) {
 		if p.PendingAge.Seconds != nil && *p.PendingAge.Seconds > 0 {
 			behind = true
 		}
-		if p.OffsetState == diag.OffsetUnknown || (behind && p.PendingAge.Seconds == nil && p.OffsetState != diag.OffsetInitialSnapshotPending) {
+		if p.OffsetState == streams.OffsetUnknown || (behind && p.PendingAge.Seconds == nil && p.OffsetState != streams.OffsetInitialSnapshotPending) {
 			anyUnknown = true
 			// A pending age with no upper bound still has a proven lower
 			// one (a partition with data, no offset, no creation time).
@@ -312,7 +313,7 @@ func streamDelay(sr *diag.StreamResult) (diag.Value, []string, string, *bool) {
 	sort.Strings(lagging)
 	var covered *bool
 	switch {
-	case anyUnknown || sr.State == diag.StateUnknown:
+	case anyUnknown || sr.State == streams.StateUnknown:
 		lower := v.Seconds
 		if unknownLower != nil && (lower == nil || *unknownLower > *lower) {
 			lower = unknownLower
@@ -335,20 +336,20 @@ func streamDelay(sr *diag.StreamResult) (diag.Value, []string, string, *bool) {
 // rowsMayBeMissed marks T10 (a duplicate-key base table whose offset left the
 // retention) and T11 (a base partition with data and no offset whose rows may
 // be older than the TTL): builds without those fixes skip the rows silently.
-func (a *mvAnalyzer) rowsMayBeMissed(d *Dependency, sr *diag.StreamResult) {
+func (a *mvAnalyzer) rowsMayBeMissed(d *Dependency, sr *streams.Stream) {
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
-		if p.OffsetState == diag.OffsetNone && (p.RowsSkipped == "yes" || p.RowsSkipped == "may") {
+		if p.OffsetState == streams.OffsetNone && (p.RowsSkipped == "yes" || p.RowsSkipped == "may") {
 			d.RowsMayBeMissed, d.RowsMissedUnit = RowsMissedNoOffset, p.Unit
 			age := ""
 			if p.DataAge != nil && p.DataAge.Seconds != nil {
 				age = " (data up to " + diag.DurationText(*p.DataAge.Seconds) + " old)"
 			}
-			d.RowsMissedDetail = fmt.Sprintf("partition %s has data and no offset; its rows %s older than the TTL%s", p.Unit, diag.SkippedWord(p.RowsSkipped), age)
+			d.RowsMissedDetail = fmt.Sprintf("partition %s has data and no offset; its rows %s older than the TTL%s", p.Unit, streams.SkippedWord(p.RowsSkipped), age)
 			return
 		}
 	}
-	if diag.IsDupKeys(sr.KeyModel) {
+	if streams.IsDupKeys(sr.KeyModel) {
 		for i := range sr.Partitions {
 			p := &sr.Partitions[i]
 			if p.CanResume != nil && !*p.CanResume && p.CaughtUp != nil && !*p.CaughtUp {
@@ -474,7 +475,7 @@ func (a *mvAnalyzer) serverDependency(r *snapshot.Dependency) Dependency {
 	if t := a.tables[tableKey(r.BaseTableDB, r.BaseTableName)]; t != nil {
 		d.KeyModel, d.TTLSeconds = t.KeyModel, t.TTLSeconds
 	}
-	var sr *diag.StreamResult
+	var sr *streams.Stream
 	if r.StreamID != nil {
 		sr = a.streams.ByID(*r.StreamID)
 	}
@@ -529,7 +530,7 @@ func worstPartitions(deps []Dependency, n int) []WorstPartition {
 		if a, b := out[i].PendingAge.Get(-1), out[j].PendingAge.Get(-1); a != b {
 			return a > b
 		}
-		if a, b := diag.HeadroomKey(out[i].HeadroomSeconds), diag.HeadroomKey(out[j].HeadroomSeconds); a != b {
+		if a, b := streams.HeadroomKey(out[i].HeadroomSeconds), streams.HeadroomKey(out[j].HeadroomSeconds); a != b {
 			return a < b
 		}
 		if out[i].BaseTable != out[j].BaseTable {
@@ -556,7 +557,7 @@ func (a *mvAnalyzer) unmatchedInternalStreams() []string {
 	var out []string
 	for i := range a.streams.Streams {
 		sr := &a.streams.Streams[i]
-		if sr.Kind == diag.KindIVM && !a.claimedIVM[sr.ID] {
+		if sr.Kind == streams.KindIVM && !a.claimedIVM[sr.ID] {
 			out = append(out, sr.DB+"."+sr.Name)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -18,7 +20,7 @@ var causeOrder = []diag.Code{
 	CodeChangelogBroken, CodeInternalStreamMissing, CodeRebuildRequired, CodeJobPaused, CodeTaskStuckRunning,
 	CodeTaskQueuedLong, CodeConsecutiveFailures, CodeRowsMayBeMissed, CodeNextRefreshRecomputes,
 	CodeFallbacksRepeated, CodeExcludedDependencyOutdated, CodeStateUnknown, CodeInitializing,
-	diag.CodeServerClientMismatch, CodeDelayHigh,
+	streams.CodeServerClientMismatch, CodeDelayHigh,
 }
 
 func causeRank(code diag.Code) int {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -33,7 +35,7 @@ func (a *mvAnalyzer) headline(r *MV, fs []diag.Finding) string {
 			if w.WorstPartition != "" {
 				s += " partition " + w.WorstPartition
 			}
-			if w.worstOffsetState() == diag.OffsetNone {
+			if w.worstOffsetState() == streams.OffsetNone {
 				s += " has data its internal stream has no offset for"
 			} else {
 				s += " has changes its internal stream has not consumed"

@@ -1,7 +1,7 @@
 package mv
 
 import (
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -13,7 +13,7 @@ import (
 // (ivm_mv_status, jobs(), tasks(), the IVM internal streams), as MVInfo rows
 // holding only the database, the name and the id, for an MV list that
 // mv_infos() could not give. known holds the ids already listed.
-func mvsNamedElsewhere(s *snapshot.Snapshot, streams *diag.StreamsResult, known map[int64]bool) []snapshot.MVInfo {
+func mvsNamedElsewhere(s *snapshot.Snapshot, sa *streams.Result, known map[int64]bool) []snapshot.MVInfo {
 	var out []snapshot.MVInfo
 	seen := map[string]bool{}
 	add := func(db, name string, id int64) {
@@ -36,9 +36,9 @@ func mvsNamedElsewhere(s *snapshot.Snapshot, streams *diag.StreamsResult, known 
 	for _, t := range s.Tasks {
 		add(t.MVDatabaseName, t.MVName, t.MVID)
 	}
-	if streams != nil {
-		for _, sr := range streams.Streams {
-			if sr.Kind == diag.KindIVM && sr.MVName != "" {
+	if sa != nil {
+		for _, sr := range sa.Streams {
+			if sr.Kind == streams.KindIVM && sr.MVName != "" {
 				var id int64
 				if sr.MVID != nil {
 					id = *sr.MVID

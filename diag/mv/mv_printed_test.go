@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -108,5 +110,5 @@ func mvIncident(t *testing.T, newDB string, mvRename map[string]string) *Result 
 		t.Fatal(err)
 	}
 	series := []*snapshot.Snapshot{snap}
-	return Analyze(series, diag.AnalyzeStreams(series, diag.StreamOptions{}), Options{})
+	return Analyze(series, streams.Analyze(series, streams.Options{}), Options{})
 }

@@ -3,6 +3,8 @@ package mv_test
 import (
 	"testing"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/fixtures"
@@ -151,8 +153,8 @@ func BenchmarkAnalyzeMVsScale(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
-		r := mv.Analyze(series, streams, mv.Options{})
+		sa := streams.Analyze(series, streams.Options{})
+		r := mv.Analyze(series, sa, mv.Options{})
 		if len(r.MVs) == 0 {
 			b.Fatal("no MVs")
 		}
@@ -164,10 +166,10 @@ func BenchmarkAnalyzeMVsScale(b *testing.B) {
 func BenchmarkAnalyzeMVsOnlyScale(b *testing.B) {
 	s := scenario.Scale(scenario.DefaultScale)
 	series := []*snapshot.Snapshot{s}
-	streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
+	sa := streams.Analyze(series, streams.Options{})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		mv.Analyze(series, streams, mv.Options{})
+		mv.Analyze(series, sa, mv.Options{})
 	}
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/round"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -27,16 +27,16 @@ func TestExporterInfersGapCommits(t *testing.T) {
 		unit string
 	}
 	clipped, others := map[key]bool{}, map[key]bool{}
-	streams := map[int64]bool{}
+	clippedStreams := map[int64]bool{}
 	res := check.Run([]*snapshot.Snapshot{base}, check.Options{})
 	for _, sr := range res.Streams.Streams {
 		for _, p := range sr.Partitions {
 			if p.ConsumedTSO == nil {
 				continue
 			}
-			if p.NextRead == diag.NextReadClipped {
+			if p.NextRead == streams.NextReadClipped {
 				clipped[key{sr.ID, p.Unit}] = true
-				streams[sr.ID] = true
+				clippedStreams[sr.ID] = true
 			} else {
 				others[key{sr.ID, p.Unit}] = true
 			}
@@ -76,7 +76,7 @@ func TestExporterInfersGapCommits(t *testing.T) {
 	st = round.NewState(round.Options{})
 	st.Round(base)
 	r := st.Round(moved(clipped))
-	if r.GapCommitsInferredNow != len(streams) || r.Counters.GapCommits != float64(len(streams)) {
-		t.Errorf("clipped offsets of %d streams moved: %d gap commits inferred (total %v), want %d", len(streams), r.GapCommitsInferredNow, r.Counters.GapCommits, len(streams))
+	if r.GapCommitsInferredNow != len(clippedStreams) || r.Counters.GapCommits != float64(len(clippedStreams)) {
+		t.Errorf("clipped offsets of %d streams moved: %d gap commits inferred (total %v), want %d", len(clippedStreams), r.GapCommitsInferredNow, r.Counters.GapCommits, len(clippedStreams))
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/changepoints"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -50,7 +53,7 @@ type Options struct {
 // One round at a time.
 type State struct {
 	opt    Options
-	points *diag.ChangePoints
+	points *changepoints.Tracker
 	rounds int
 
 	counted   map[int64]bool // finished task IDs counted (or baselined), of the current tasks() window
@@ -114,7 +117,7 @@ func NewState(opt Options) *State {
 	}
 	// Every task the bounded window holds: counting by task ID needs them all.
 	opt.Check.MVs.HistoryLimit = math.MaxInt32
-	st := &State{opt: opt, points: diag.NewChangePoints(opt.MaxPointsPerPartition, opt.MaxPoints),
+	st := &State{opt: opt, points: changepoints.New(opt.MaxPointsPerPartition, opt.MaxPoints),
 		counted: map[int64]bool{}, mvFalls: map[int64]float64{}, gapEvents: map[int64]float64{},
 		prevParts: map[partKey]prevPartition{}}
 	c := Counters{RefreshTasks: map[[2]string]float64{}, DurationSeconds: map[string]float64{},
@@ -138,7 +141,7 @@ func NewState(opt Options) *State {
 }
 
 // Points is the change-point memory (for the self-series and tests).
-func (st *State) Points() *diag.ChangePoints { return st.points }
+func (st *State) Points() *changepoints.Tracker { return st.points }
 
 // ExporterResult is one round's values, immutable once returned.
 type Result struct {
@@ -275,7 +278,7 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 	st.perObject(res, dbIDs, r)
 
 	for _, f := range res.Findings {
-		if f.Code != diag.CodeServerClientMismatch {
+		if f.Code != streams.CodeServerClientMismatch {
 			continue
 		}
 		kind := f.Object.Kind
@@ -420,7 +423,7 @@ func (st *State) countTasks(s *snapshot.Snapshot, mvs *mv.Result, r *Result) {
 // whose next read would be clipped in the previous round (an expired offset
 // read as DETAIL or APPEND_ONLY) and whose offset moved since committed a
 // consumption that skipped expired changes. One event per stream per round.
-func (st *State) inferGaps(streams *diag.StreamsResult, r *Result) {
+func (st *State) inferGaps(sa *streams.Result, r *Result) {
 	// Two maps swapped each round and cleared (clear keeps the buckets), so
 	// a steady round allocates nothing here.
 	next := st.spare
@@ -428,8 +431,8 @@ func (st *State) inferGaps(streams *diag.StreamsResult, r *Result) {
 		next = map[partKey]prevPartition{}
 	}
 	clear(next)
-	for i := range streams.Streams {
-		sr := &streams.Streams[i]
+	for i := range sa.Streams {
+		sr := &sa.Streams[i]
 		gap := false
 		for j := range sr.Partitions {
 			p := &sr.Partitions[j]
@@ -440,7 +443,7 @@ func (st *State) inferGaps(streams *diag.StreamsResult, r *Result) {
 			// Only a clipped partition with an offset can infer a gap next
 			// round: the others are not kept (at scale most partitions are
 			// neither, and hashing 50,000 keys a round cost ~35 ms).
-			if p.NextRead == diag.NextReadClipped && p.ConsumedTSO != nil {
+			if p.NextRead == streams.NextReadClipped && p.ConsumedTSO != nil {
 				next[key] = prevPartition{offset: *p.ConsumedTSO, hasOffset: true, clipped: true}
 			}
 		}
@@ -501,12 +504,12 @@ func (st *State) perObject(res *check.Result, dbIDs map[string]int64, r *Result)
 		r.MVs = append(r.MVs, e)
 	}
 
-	users := make([]*diag.StreamResult, 0, len(res.Streams.Streams))
+	users := make([]*streams.Stream, 0, len(res.Streams.Streams))
 	liveS := map[int64]bool{}
 	for i := range res.Streams.Streams {
 		s := &res.Streams.Streams[i]
 		liveS[s.ID] = true
-		if s.Kind == diag.KindUser {
+		if s.Kind == streams.KindUser {
 			users = append(users, s)
 		}
 	}
@@ -546,8 +549,8 @@ func stateNumber(m map[string]float64, state, unknown string) float64 {
 }
 
 func streamStateNumber(state string) float64 {
-	if n := diag.StateNumber(state); n >= 0 {
+	if n := streams.StateNumber(state); n >= 0 {
 		return float64(n)
 	}
-	return float64(diag.StateNumber(diag.StateUnknown))
+	return float64(streams.StateNumber(streams.StateUnknown))
 }

@@ -1,10 +1,12 @@
-package diag
+package streams
 
 import (
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -69,7 +71,7 @@ func TestServerPendingAgeTolerance(t *testing.T) {
 			}
 			snaps = append(snaps, mk(0, snaptest.TSOAgo(5*time.Second), true))
 			r := analyze(t, snaps...)
-			var got []Finding
+			var got []diag.Finding
 			for _, f := range r.Findings {
 				if f.Code == CodeServerClientMismatch {
 					got = append(got, f)
@@ -253,7 +255,7 @@ func TestSeriesNarrowsFromLagText(t *testing.T) {
 			c := snaptest.TSOAgo(time.Hour)
 			r := analyze(t, mk(45*time.Second, c), mk(30*time.Second, snaptest.TSOAgo(35*time.Second)), mk(0, snaptest.TSOAgo(5*time.Second)))
 			v := r.Streams[0].Partitions[0].PendingAge
-			if v.Precision != PrecisionPrecise || *v.Seconds != 45 {
+			if v.Precision != diag.PrecisionPrecise || *v.Seconds != 45 {
 				t.Errorf("pending age %s %s, want PRECISE 45", boundStr(&v), v.Precision)
 			}
 		})

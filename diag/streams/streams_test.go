@@ -1,4 +1,4 @@
-package diag
+package streams
 
 import (
 	"strconv"
@@ -6,18 +6,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag"
+
 	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-func analyze(t *testing.T, snaps ...*snapshot.Snapshot) *StreamsResult {
+func analyze(t *testing.T, snaps ...*snapshot.Snapshot) *Result {
 	t.Helper()
-	return AnalyzeStreams(snaptest.NormAll(snaps), StreamOptions{})
+	return Analyze(snaptest.NormAll(snaps), Options{})
 }
 
-func codes(r *StreamsResult, name string) map[string]Finding {
-	m := map[string]Finding{}
+func codes(r *Result, name string) map[string]diag.Finding {
+	m := map[string]diag.Finding{}
 	for _, f := range r.Findings {
 		if f.Object.Name == name {
 			m[f.Code.String()] = f
@@ -153,7 +155,7 @@ func TestOffsetMinusOneAndNA(t *testing.T) {
 	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &ct, VisibleTimeMs: &vt})
 	r := analyze(t, b.S)
 	s := r.ByName("demo", "s_dup")
-	var pe, pd *PartitionResult
+	var pe, pd *Partition
 	for i := range s.Partitions {
 		switch s.Partitions[i].Unit {
 		case "p_empty":
@@ -168,11 +170,11 @@ func TestOffsetMinusOneAndNA(t *testing.T) {
 	if pd.OffsetState != OffsetNone || pd.RowsSkipped != "yes" || pd.NextRead != NextReadClipped {
 		t.Errorf("N/A with data older than TTL: %+v", pd)
 	}
-	if pd.PendingAge.Precision != PrecisionUpperBound || *pd.PendingAge.Seconds != 5*3600 || *pd.PendingAge.Lower != 2*3600 {
+	if pd.PendingAge.Precision != diag.PrecisionUpperBound || *pd.PendingAge.Seconds != 5*3600 || *pd.PendingAge.Lower != 2*3600 {
 		t.Errorf("no-offset pending age: %+v", pd.PendingAge)
 	}
 	f, ok := codes(r, "s_dup")["STREAM_NO_OFFSET_ROWS_SKIPPED"]
-	if !ok || f.Severity != SeverityCritical || f.Object.Partition != "p_data" {
+	if !ok || f.Severity != diag.SeverityCritical || f.Object.Partition != "p_data" {
 		t.Errorf("T12 finding: %+v", f)
 	}
 	if s.State != StateLagging {
@@ -182,7 +184,7 @@ func TestOffsetMinusOneAndNA(t *testing.T) {
 	b.S.Partitions = nil
 	r = analyze(t, b.S)
 	f = codes(r, "s_dup")["STREAM_NO_OFFSET_ROWS_SKIPPED"]
-	if f.Severity != SeverityWarning {
+	if f.Severity != diag.SeverityWarning {
 		t.Errorf("unknown data age: want a warning with may, got %+v", f)
 	}
 }
@@ -240,12 +242,12 @@ func TestPendingAgeSeries(t *testing.T) {
 	s3 := mk(30*time.Second, snaptest.TSOAgo(35*time.Second)) // moved past C
 	s4 := mk(0, snaptest.TSOAgo(5*time.Second))
 	one := analyze(t, s4).Streams[0].Partitions[0].PendingAge
-	if one.Precision != PrecisionUpperBound || *one.Seconds != 3600 || *one.Lower != 5 {
+	if one.Precision != diag.PrecisionUpperBound || *one.Seconds != 3600 || *one.Lower != 5 {
 		t.Errorf("one snapshot: %+v", one)
 	}
 	r := analyze(t, s1, s2, s3, s4)
 	v := r.Streams[0].Partitions[0].PendingAge
-	if v.Precision != PrecisionPrecise || *v.Seconds != 45 || *v.Lower != 30 {
+	if v.Precision != diag.PrecisionPrecise || *v.Seconds != 45 || *v.Lower != 30 {
 		t.Errorf("series: %+v", v)
 	}
 	if r.Streams[0].Partitions[0].Rates == nil {
@@ -268,7 +270,7 @@ func TestServerMismatch(t *testing.T) {
 	if !ok {
 		t.Fatalf("no mismatch: %v", r.Findings)
 	}
-	var part, stream *Finding
+	var part, stream *diag.Finding
 	for i := range r.Findings {
 		if r.Findings[i].Code == CodeServerClientMismatch {
 			if r.Findings[i].Object.Partition == "p1" {
@@ -312,13 +314,13 @@ func TestWhatIfAt(t *testing.T) {
 	b.Stream(1, "s", "DETAIL", "orders")
 	b.Cons(1, "s", "p1", snaptest.TP(snaptest.TSOAgo(4*time.Hour)), "0")
 	at := snaptest.Now.Add(21 * time.Hour)
-	r := AnalyzeStreams([]*snapshot.Snapshot{snaptest.Norm(b.S)}, StreamOptions{At: &at})
+	r := Analyze([]*snapshot.Snapshot{snaptest.Norm(b.S)}, Options{At: &at})
 	p := r.Streams[0].Partitions[0]
 	if p.CanResume == nil || *p.CanResume || *p.HeadroomSeconds != -3600.001 {
 		t.Errorf("at +20h: %+v", p)
 	}
 	ttl := int64(2 * 86400)
-	r = AnalyzeStreams([]*snapshot.Snapshot{snaptest.Norm(b.S)}, StreamOptions{At: &at, TTLOverride: &ttl})
+	r = Analyze([]*snapshot.Snapshot{snaptest.Norm(b.S)}, Options{At: &at, TTLOverride: &ttl})
 	if p := r.Streams[0].Partitions[0]; !*p.CanResume {
 		t.Errorf("ttl 2d: %+v", p)
 	}
@@ -336,11 +338,11 @@ func TestEveryStreamCodeDocumented(t *testing.T) {
 }
 
 func TestEmptyAndNilSeries(t *testing.T) {
-	r := AnalyzeStreams(nil, StreamOptions{})
+	r := Analyze(nil, Options{})
 	if r == nil || len(r.Streams) != 0 {
 		t.Fatal("empty series")
 	}
-	r = AnalyzeStreams([]*snapshot.Snapshot{nil}, StreamOptions{})
+	r = Analyze([]*snapshot.Snapshot{nil}, Options{})
 	if r == nil {
 		t.Fatal("nil snapshot")
 	}
@@ -406,7 +408,7 @@ func TestCreateTimeZeroIsNoBound(t *testing.T) {
 	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &zero, VisibleTimeMs: &vt, VisibleVersion: &v2})
 	pd := unit(analyze(t, b.S), "p_data")
 	v := pd.PendingAge
-	if v.Seconds != nil || v.Precision != PrecisionUnknown || strings.Contains(v.Note, "1970") {
+	if v.Seconds != nil || v.Precision != diag.PrecisionUnknown || strings.Contains(v.Note, "1970") {
 		t.Fatalf("CREATE_TIME 0 gave a bound: %+v", v)
 	}
 	if v.Lower == nil || *v.Lower != 2*3600 || v.LowerSource != "update_time" || v.BoundSource != "none" {
@@ -432,11 +434,11 @@ func TestCreateTimeZeroIsNoBound(t *testing.T) {
 	}
 }
 
-func unit(r *StreamsResult, name string) PartitionResult {
+func unit(r *Result, name string) Partition {
 	for _, p := range r.ByName("demo", "s_dup").Partitions {
 		if p.Unit == name {
 			return p
 		}
 	}
-	return PartitionResult{}
+	return Partition{}
 }

@@ -1,7 +1,9 @@
-package diag
+package streams
 
 import (
 	"strconv"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -55,18 +57,18 @@ func streamsNamedElsewhere(s *snapshot.Snapshot) map[int64]knownStream {
 // its name and id from another source, its state UNKNOWN with the reason,
 // no partition judged (nothing of the stream itself was read: not its
 // base table, mode or enable flag), and one STREAM_STATE_UNKNOWN finding.
-func (a *streamAnalyzer) unknownStream(id int64, k knownStream, why string) (StreamResult, Finding) {
+func (a *streamAnalyzer) unknownStream(id int64, k knownStream, why string) (Stream, diag.Finding) {
 	sr := a.streamBase(&snapshot.Stream{ID: id, DB: k.db, Name: k.name})
 	reason := StreamsUnreadableReason(why)
-	sr.State, sr.StateReason, sr.StateSource = StateUnknown, reason, SourceClient
+	sr.State, sr.StateReason, sr.StateSource = StateUnknown, reason, diag.SourceClient
 	sr.TTLSeconds, sr.TTLSource, sr.TTLNote = nil, "", "the base table is unknown: "+snapshot.SourceTableStreams+" could not be read"
 	sr.ReadMode, sr.ReadModeNote = "", ""
-	sr.Partitions = []PartitionResult{}
-	sr.MaxPendingAge = UnknownValue(SourceClient, reason)
+	sr.Partitions = []Partition{}
+	sr.MaxPendingAge = diag.UnknownValue(diag.SourceClient, reason)
 	sr.Verdict = []string{"state unknown: " + reason}
-	f := Finding{
-		Code: CodeStreamStateUnknown, Severity: CodeStreamStateUnknown.Severity(),
-		Object:   Object{Kind: "stream", DB: k.db, Name: k.name, ID: i64(id)},
+	f := diag.Finding{
+		Code: CodeStateUnknown, Severity: CodeStateUnknown.Severity(),
+		Object:   diag.Object{Kind: "stream", DB: k.db, Name: k.name, ID: i64(id)},
 		Summary:  "state unknown: " + snapshot.SourceTableStreams + " could not be read; the stream is known from " + k.from,
 		Detail:   "Nothing of the stream itself (base table, mode, enabled, staleness) was read, so neither its state nor its retention could be judged: " + why,
 		Evidence: map[string]string{"stream_id": strconv.FormatInt(id, 10), "known_from": k.from, "error": why},

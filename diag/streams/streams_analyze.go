@@ -1,6 +1,7 @@
-package diag
+package streams
 
 import (
+	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/doris"
 
 	"fmt"
@@ -16,7 +17,7 @@ import (
 type streamAnalyzer struct {
 	series []*snapshot.Snapshot
 	last   *snapshot.Snapshot
-	opt    StreamOptions
+	opt    Options
 
 	now      time.Time
 	nowMs    int64 // physical(current TSO)
@@ -35,7 +36,7 @@ type streamAnalyzer struct {
 	streamMonitorColumns  bool   // table_streams has the seed T2 columns
 }
 
-func newStreamAnalyzer(series []*snapshot.Snapshot, opt StreamOptions) *streamAnalyzer {
+func newStreamAnalyzer(series []*snapshot.Snapshot, opt Options) *streamAnalyzer {
 	last := series[len(series)-1]
 	a := &streamAnalyzer{series: series, last: last, opt: opt,
 		tables: make(map[string]*snapshot.Table, len(last.Tables)),
@@ -84,10 +85,10 @@ func newStreamAnalyzer(series []*snapshot.Snapshot, opt StreamOptions) *streamAn
 func (a *streamAnalyzer) whatIf() bool { return a.opt.At != nil || a.opt.TTLOverride != nil }
 
 // streamBase fills identity, kind, base table, TTL and read mode.
-func (a *streamAnalyzer) streamBase(st *snapshot.Stream) StreamResult {
-	sr := StreamResult{DB: st.DB, Name: st.Name, ID: st.ID, Kind: KindUser,
+func (a *streamAnalyzer) streamBase(st *snapshot.Stream) Stream {
+	sr := Stream{DB: st.DB, Name: st.Name, ID: st.ID, Kind: KindUser,
 		ConsumeType: st.ConsumeType, BaseTableDB: st.BaseTableDB, BaseTableName: st.BaseTableName,
-		Enabled: st.Enabled, IsStale: st.IsStale, StaleReason: st.StaleReason, StateSource: SourceClient,
+		Enabled: st.Enabled, IsStale: st.IsStale, StaleReason: st.StaleReason, StateSource: diag.SourceClient,
 		Verdict: []string{}}
 	if name, id, _, ok := doris.ParseIvmStreamName(st.Name); ok {
 		sr.Kind = KindIVM
@@ -186,7 +187,7 @@ func orNone(s string) string {
 // isT12 reports whether a stream reads no-offset partitions from the
 // changelog in the way seed T12 describes: MIN_DELTA, or any stream on a
 // duplicate-key table.
-func isT12(sr *StreamResult) bool {
+func isT12(sr *Stream) bool {
 	return sr.Kind == KindUser && (sr.ReadMode == ModeMinDelta || IsDupKeys(sr.KeyModel))
 }
 
@@ -196,9 +197,9 @@ func IsDupKeys(k string) bool {
 }
 
 // analyzeStream diagnoses one stream and returns its findings.
-func (a *streamAnalyzer) analyzeStream(st *snapshot.Stream, rows []*snapshot.Consumption) (StreamResult, []Finding) {
+func (a *streamAnalyzer) analyzeStream(st *snapshot.Stream, rows []*snapshot.Consumption) (Stream, []diag.Finding) {
 	sr := a.streamBase(st)
-	sr.Partitions = make([]PartitionResult, 0, len(rows))
+	sr.Partitions = make([]Partition, 0, len(rows))
 	// Client-side INITIAL_SNAPSHOT_PENDING (no server OFFSET_STATE): a stream
 	// created with show_initial_rows=true writes no offsets and was never
 	// consumed, so every row is N/A and LAST_CONSUMPTION_TIME is -1
@@ -245,8 +246,8 @@ func isNoOffsetText(s string) bool {
 }
 
 // aggregate computes the stream-level values and the state (seed §3 "States").
-func (a *streamAnalyzer) aggregate(sr *StreamResult) {
-	var maxPending *Value
+func (a *streamAnalyzer) aggregate(sr *Stream) {
+	var maxPending *diag.Value
 	anyUnknown, anyCannot, anyInitial, anyBehind := false, false, false, false
 	allResume := true
 	anyRetention := false
@@ -305,18 +306,18 @@ func (a *streamAnalyzer) aggregate(sr *StreamResult) {
 			continue
 		}
 		if pv.Seconds != nil && (maxPending.Seconds == nil || *pv.Seconds > *maxPending.Seconds) {
-			prec := WorstPrecision(pv.Precision, precisionIfBehind(maxPending))
+			prec := diag.WorstPrecision(pv.Precision, precisionIfBehind(maxPending))
 			v := pv
 			v.Precision = prec
 			maxPending = &v
 		} else if pv.Seconds == nil || pv.Get(0) > 0 {
-			maxPending.Precision = WorstPrecision(maxPending.Precision, precisionIfBehind(&pv))
+			maxPending.Precision = diag.WorstPrecision(maxPending.Precision, precisionIfBehind(&pv))
 		}
 	}
 	if maxPending != nil {
 		sr.MaxPendingAge = *maxPending
 	} else {
-		sr.MaxPendingAge = UnknownValue(SourceClient, "no partition with a pending age")
+		sr.MaxPendingAge = diag.UnknownValue(diag.SourceClient, "no partition with a pending age")
 	}
 	if anyRetention {
 		sr.CanResume = bptr(allResume)
@@ -359,9 +360,9 @@ func (a *streamAnalyzer) aggregate(sr *StreamResult) {
 	}
 }
 
-func precisionIfBehind(v *Value) Precision {
+func precisionIfBehind(v *diag.Value) diag.Precision {
 	if v.Seconds != nil && *v.Seconds == 0 {
-		return PrecisionPrecise
+		return diag.PrecisionPrecise
 	}
 	return v.Precision
 }

@@ -1,8 +1,11 @@
-package diag
+package streams
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/changepoints"
 
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -63,7 +66,7 @@ type seriesKey struct {
 // the snapshot before it seen at or below C, the age is known within one
 // interval (PRECISE); the upper end is reported, never too small. It also
 // computes the consumer and source rates and their ETAs.
-func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
+func (a *streamAnalyzer) narrowSeries(sr *Stream) {
 	if a.opt.Points != nil {
 		a.narrowPoints(sr)
 	}
@@ -98,7 +101,7 @@ func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
 			continue
 		}
 		v := p.PendingAge
-		if v.Source == SourceServer && p.ClientPendingAge != nil {
+		if v.Source == diag.SourceServer && p.ClientPendingAge != nil {
 			v = *p.ClientPendingAge
 		}
 		lower := secs(a.evalMs - times[first])
@@ -115,7 +118,7 @@ func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
 				// visible after its commit TSO, so the one-snapshot lower bound
 				// (now − physical(end)) may exceed it.
 				v.Lower = f64(math.Max(0, lower))
-				v.Precision = PrecisionPrecise
+				v.Precision = diag.PrecisionPrecise
 				v.Note = "change point: the source end moved past the offset between two snapshots " + tso.FormatDuration(times[first]-times[first-1]) + " apart"
 			}
 		} else {
@@ -124,8 +127,8 @@ func (a *streamAnalyzer) narrowSeries(sr *StreamResult) {
 		if v.Seconds != nil && v.Lower != nil && *v.Lower > *v.Seconds {
 			v.Lower = f64(*v.Seconds) // never a lower bound above the value
 		}
-		v.Source = SourceClient
-		if p.PendingAge.Source == SourceServer {
+		v.Source = diag.SourceClient
+		if p.PendingAge.Source == diag.SourceServer {
 			// Keep the server's value reported; the narrowed client bound is what
 			// it is compared with — unless the server's value is below what the
 			// series proves: never report a delay too small (design.md).
@@ -206,4 +209,73 @@ func rates(idx []map[seriesKey]seriesPoint, times []int64, key seriesKey, headro
 		r.TTLETASeconds = f64(math.Max(0, *headroom) / (1 - cr))
 	}
 	return r
+}
+
+// narrowPoints applies the tracker to every partition of a stream, as
+// narrowSeries does for a series of snapshots.
+func (a *streamAnalyzer) narrowPoints(sr *Stream) {
+	cp := a.opt.Points
+	// The base partition's key, built in one buffer: the map lookup of
+	// string(buf) does not allocate (one string per partition per round did).
+	buf := make([]byte, 0, len(sr.BaseTableDB)+len(sr.BaseTableName)+66)
+	buf = append(append(append(append(buf, sr.BaseTableDB...), 0), sr.BaseTableName...), 0)
+	prefix := len(buf)
+	for k := range sr.Partitions {
+		p := &sr.Partitions[k]
+		var version, visible *int64
+		buf = append(buf[:prefix], p.Unit...)
+		if bp := a.parts[string(buf)]; bp != nil {
+			version, visible = bp.VisibleVersion, bp.VisibleTimeMs
+		}
+		var offset *tso.TSO
+		if p.OffsetState == OffsetConsumed {
+			offset = p.ConsumedTSO
+		}
+		points := cp.Observe(changepoints.Key{Stream: sr.ID, Unit: p.Unit}, p.SourceEndTSO, offset, version, visible)
+		if p.ConsumedTSO == nil || p.CaughtUp == nil || *p.CaughtUp || len(points) == 0 {
+			continue
+		}
+		first := points[0] // the first point beyond C (the others were pruned)
+		if first.PrevEnd > *p.ConsumedTSO {
+			// The end was already past the offset when the tracking began:
+			// the oldest pending change was not seen arrive. UPPER_BOUND stays.
+			continue
+		}
+		upper := secs(a.evalMs - first.FromMs)
+		lower := math.Max(0, secs(a.evalMs-first.ToMs))
+		v := p.PendingAge
+		if v.Source == diag.SourceServer && p.ClientPendingAge != nil {
+			v = *p.ClientPendingAge
+		}
+		if v.Seconds == nil || upper < *v.Seconds {
+			v.Seconds = f64(upper)
+		}
+		if lower > *v.Seconds {
+			lower = *v.Seconds
+		}
+		v.Lower = f64(lower)
+		v.Precision = diag.PrecisionPrecise
+		v.Source = diag.SourceClient
+		if first.Exact {
+			v.Note = "change point: one new version, its visible time known (exact)"
+		} else {
+			v.Note = "change point: the source end moved past the offset between two rounds " + tso.FormatDuration(first.ToMs-first.FromMs) + " apart"
+		}
+		if p.PendingAge.Source == diag.SourceServer {
+			// The server's value stays the reported one unless it is below what
+			// the change points prove (never a delay too small).
+			p.ClientPendingAge = &v
+			if sv := p.PendingAge.Seconds; sv != nil && *sv < lower-1 {
+				shown := v
+				shown.Note = fmt.Sprintf("the server's PENDING_AGE_SECONDS (%.3f) is below the lower bound the change points prove (%.3f): the client's value is reported; %s", *sv, lower, v.Note)
+				p.PendingAge = shown
+			}
+			continue
+		}
+		if p.ClientPendingAge != nil {
+			cp := v
+			p.ClientPendingAge = &cp
+		}
+		p.PendingAge = v
+	}
 }

@@ -1,8 +1,6 @@
-package diag
+package changepoints
 
 import (
-	"fmt"
-	"math"
 	"sort"
 
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -38,7 +36,7 @@ const (
 )
 
 // ChangePoint is one observed advance of a partition's visible end.
-type ChangePoint struct {
+type Point struct {
 	PrevEnd tso.TSO // the end before the advance (at or below it nothing is pending from this point)
 	End     tso.TSO // the new end
 	// FromMs, ToMs: the changes in (PrevEnd, End] became visible in
@@ -47,21 +45,27 @@ type ChangePoint struct {
 	Exact        bool
 }
 
+// PointKey names one consumer partition: the stream and the partition.
+type Key struct {
+	Stream int64
+	Unit   string
+}
+
 type trackedPartition struct {
 	end     tso.TSO
 	version int64 // the partition's visible version, when hasVer
 	hasVer  bool  // by value: a pointer cost one allocation per partition per round
 	seen    int64 // the round that last saw it
-	points  []ChangePoint
+	points  []Point
 }
 
 // ChangePoints is the change-point memory of a long-running exporter. Not
 // safe for concurrent use: one round at a time.
-type ChangePoints struct {
+type Tracker struct {
 	MaxPerPartition int
 	MaxTotal        int
 
-	parts   map[seriesKey]*trackedPartition
+	parts   map[Key]*trackedPartition
 	total   int
 	round   int64
 	prevMs  int64 // cluster time of the previous round; 0 before the first
@@ -72,45 +76,45 @@ type ChangePoints struct {
 
 // NewChangePoints returns an empty tracker with the given caps (0: the
 // design's defaults).
-func NewChangePoints(maxPerPartition, maxTotal int) *ChangePoints {
+func New(maxPerPartition, maxTotal int) *Tracker {
 	if maxPerPartition <= 1 {
 		maxPerPartition = DefaultMaxPointsPerPartition
 	}
 	if maxTotal <= 0 {
 		maxTotal = DefaultMaxPoints
 	}
-	return &ChangePoints{MaxPerPartition: maxPerPartition, MaxTotal: maxTotal, parts: map[seriesKey]*trackedPartition{}}
+	return &Tracker{MaxPerPartition: maxPerPartition, MaxTotal: maxTotal, parts: map[Key]*trackedPartition{}}
 }
 
 // Total is the number of points kept.
-func (c *ChangePoints) Total() int { return c.total }
+func (c *Tracker) Total() int { return c.total }
 
 // Partitions is the number of partitions tracked.
-func (c *ChangePoints) Partitions() int { return len(c.parts) }
+func (c *Tracker) Partitions() int { return len(c.parts) }
 
 // Merges is how many merges the caps forced since the start; Dropped how
 // many points the total cap dropped (their partitions fall back to
 // UPPER_BOUND).
-func (c *ChangePoints) Merges() int64  { return c.merges }
-func (c *ChangePoints) Dropped() int64 { return c.dropped }
+func (c *Tracker) Merges() int64  { return c.merges }
+func (c *Tracker) Dropped() int64 { return c.dropped }
 
 // Points returns a copy of one partition's points, oldest first (tests, docs).
-func (c *ChangePoints) Points(streamID int64, unit string) []ChangePoint {
-	if tp := c.parts[seriesKey{streamID, unit}]; tp != nil {
-		return append([]ChangePoint(nil), tp.points...)
+func (c *Tracker) Points(streamID int64, unit string) []Point {
+	if tp := c.parts[Key{streamID, unit}]; tp != nil {
+		return append([]Point(nil), tp.points...)
 	}
 	return nil
 }
 
 // Begin starts a round at cluster time nowMs.
-func (c *ChangePoints) Begin(nowMs int64) {
+func (c *Tracker) Begin(nowMs int64) {
 	c.round++
 	c.nowMs = nowMs
 }
 
 // End closes a round: partitions no longer listed (a dropped stream or
 // partition) are forgotten, and the total cap is applied.
-func (c *ChangePoints) End() {
+func (c *Tracker) End() {
 	for k, tp := range c.parts {
 		if tp.seen != c.round {
 			c.total -= len(tp.points)
@@ -121,9 +125,9 @@ func (c *ChangePoints) End() {
 	c.prevMs = c.nowMs
 }
 
-// observe records one partition's end and offset in the current round and
+// Observe records one partition's end and offset in the current round and
 // returns its points beyond the offset (nil when none).
-func (c *ChangePoints) observe(key seriesKey, end, offset *tso.TSO, version, visibleMs *int64) []ChangePoint {
+func (c *Tracker) Observe(key Key, end, offset *tso.TSO, version, visibleMs *int64) []Point {
 	tp := c.parts[key]
 	if tp == nil {
 		if end == nil {
@@ -139,7 +143,7 @@ func (c *ChangePoints) observe(key seriesKey, end, offset *tso.TSO, version, vis
 	}
 	tp.seen = c.round
 	if end != nil && *end > tp.end && c.prevMs > 0 {
-		p := ChangePoint{PrevEnd: tp.end, End: *end, FromMs: c.prevMs, ToMs: c.nowMs}
+		p := Point{PrevEnd: tp.end, End: *end, FromMs: c.prevMs, ToMs: c.nowMs}
 		// One new version whose visible time falls in the window: exact.
 		if version != nil && tp.hasVer && *version == tp.version+1 && visibleMs != nil &&
 			*visibleMs > c.prevMs && *visibleMs <= c.nowMs {
@@ -173,12 +177,12 @@ func (c *ChangePoints) observe(key seriesKey, end, offset *tso.TSO, version, vis
 
 // mergeOldest merges a partition's two oldest points: the merged window
 // spans both, so the bound only widens.
-func (c *ChangePoints) mergeOldest(tp *trackedPartition) {
+func (c *Tracker) mergeOldest(tp *trackedPartition) {
 	if len(tp.points) < 2 {
 		return
 	}
 	a, b := tp.points[0], tp.points[1]
-	tp.points[1] = ChangePoint{PrevEnd: a.PrevEnd, End: b.End, FromMs: a.FromMs, ToMs: b.ToMs}
+	tp.points[1] = Point{PrevEnd: a.PrevEnd, End: b.End, FromMs: a.FromMs, ToMs: b.ToMs}
 	tp.points = append(tp.points[:0], tp.points[1:]...)
 	c.total--
 	c.merges++
@@ -186,7 +190,7 @@ func (c *ChangePoints) mergeOldest(tp *trackedPartition) {
 
 // capTotal enforces MaxTotal: the partitions with the most points merge
 // first; when every partition is down to one point, the oldest points go.
-func (c *ChangePoints) capTotal() {
+func (c *Tracker) capTotal() {
 	if c.total <= c.MaxTotal {
 		return
 	}
@@ -221,74 +225,5 @@ func (c *ChangePoints) capTotal() {
 				c.dropped++
 			}
 		}
-	}
-}
-
-// narrowPoints applies the tracker to every partition of a stream, as
-// narrowSeries does for a series of snapshots.
-func (a *streamAnalyzer) narrowPoints(sr *StreamResult) {
-	cp := a.opt.Points
-	// The base partition's key, built in one buffer: the map lookup of
-	// string(buf) does not allocate (one string per partition per round did).
-	buf := make([]byte, 0, len(sr.BaseTableDB)+len(sr.BaseTableName)+66)
-	buf = append(append(append(append(buf, sr.BaseTableDB...), 0), sr.BaseTableName...), 0)
-	prefix := len(buf)
-	for k := range sr.Partitions {
-		p := &sr.Partitions[k]
-		var version, visible *int64
-		buf = append(buf[:prefix], p.Unit...)
-		if bp := a.parts[string(buf)]; bp != nil {
-			version, visible = bp.VisibleVersion, bp.VisibleTimeMs
-		}
-		var offset *tso.TSO
-		if p.OffsetState == OffsetConsumed {
-			offset = p.ConsumedTSO
-		}
-		points := cp.observe(seriesKey{sr.ID, p.Unit}, p.SourceEndTSO, offset, version, visible)
-		if p.ConsumedTSO == nil || p.CaughtUp == nil || *p.CaughtUp || len(points) == 0 {
-			continue
-		}
-		first := points[0] // the first point beyond C (the others were pruned)
-		if first.PrevEnd > *p.ConsumedTSO {
-			// The end was already past the offset when the tracking began:
-			// the oldest pending change was not seen arrive. UPPER_BOUND stays.
-			continue
-		}
-		upper := secs(a.evalMs - first.FromMs)
-		lower := math.Max(0, secs(a.evalMs-first.ToMs))
-		v := p.PendingAge
-		if v.Source == SourceServer && p.ClientPendingAge != nil {
-			v = *p.ClientPendingAge
-		}
-		if v.Seconds == nil || upper < *v.Seconds {
-			v.Seconds = f64(upper)
-		}
-		if lower > *v.Seconds {
-			lower = *v.Seconds
-		}
-		v.Lower = f64(lower)
-		v.Precision = PrecisionPrecise
-		v.Source = SourceClient
-		if first.Exact {
-			v.Note = "change point: one new version, its visible time known (exact)"
-		} else {
-			v.Note = "change point: the source end moved past the offset between two rounds " + tso.FormatDuration(first.ToMs-first.FromMs) + " apart"
-		}
-		if p.PendingAge.Source == SourceServer {
-			// The server's value stays the reported one unless it is below what
-			// the change points prove (never a delay too small).
-			p.ClientPendingAge = &v
-			if sv := p.PendingAge.Seconds; sv != nil && *sv < lower-1 {
-				shown := v
-				shown.Note = fmt.Sprintf("the server's PENDING_AGE_SECONDS (%.3f) is below the lower bound the change points prove (%.3f): the client's value is reported; %s", *sv, lower, v.Note)
-				p.PendingAge = shown
-			}
-			continue
-		}
-		if p.ClientPendingAge != nil {
-			cp := v
-			p.ClientPendingAge = &cp
-		}
-		p.PendingAge = v
 	}
 }

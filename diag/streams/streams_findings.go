@@ -1,10 +1,12 @@
-package diag
+package streams
 
 import (
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -15,12 +17,12 @@ import (
 // stream, takes the server's state: the server sees the keep-alive TSO (T9)
 // that SQL does not show, so its verdict on an idle internal stream is the
 // better one.
-func (a *streamAnalyzer) serverStream(sr *StreamResult, st *snapshot.Stream) {
+func (a *streamAnalyzer) serverStream(sr *Stream, st *snapshot.Stream) {
 	if st.MonitorState == nil && st.PendingPartitions == nil && st.MaxPendingAgeSeconds == nil && st.CanResume == nil &&
 		st.MinRetentionHeadroomSeconds == nil && st.MonitorSampleTimeMs == nil && st.GapEvents == nil {
 		return
 	}
-	sv := &ServerStreamValues{MonitorState: st.MonitorState, PendingPartitions: st.PendingPartitions,
+	sv := &ServerStream{MonitorState: st.MonitorState, PendingPartitions: st.PendingPartitions,
 		MaxPendingAgeSeconds: st.MaxPendingAgeSeconds, PendingAgePrecision: st.PendingAgePrecision, CanResume: st.CanResume,
 		MinRetentionHeadroomSeconds: st.MinRetentionHeadroomSeconds, GapEvents: st.GapEvents, LastGapTimeMs: st.LastGapTimeMs,
 		MonitorSampleTimeMs: st.MonitorSampleTimeMs}
@@ -30,7 +32,7 @@ func (a *streamAnalyzer) serverStream(sr *StreamResult, st *snapshot.Stream) {
 	sr.Server = sv
 	if sr.Kind == KindIVM && !a.whatIf() && st.MonitorState != nil && sr.State == StateCannotResume {
 		if s := strings.ToLower(*st.MonitorState); StateNumber(s) >= 0 && s != StateCannotResume {
-			sr.State, sr.StateSource = s, SourceServer
+			sr.State, sr.StateSource = s, diag.SourceServer
 			sr.StateReason = "MONITOR_STATE from the server, which sees the keep-alive TSO of idle IVM partitions that SQL does not show; the client computes cannot_resume from the offset alone"
 		}
 	}
@@ -48,7 +50,7 @@ func (a *streamAnalyzer) tolerance(sampleAge *float64) float64 {
 // changedSince counts the partitions of a stream whose source end or
 // consumption moved at or after sinceMs (Unix ms): their pending status may
 // differ between the server's latest round and now.
-func (a *streamAnalyzer) changedSince(sr *StreamResult, sinceMs int64) int {
+func (a *streamAnalyzer) changedSince(sr *Stream, sinceMs int64) int {
 	n := 0
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
@@ -71,7 +73,7 @@ func fieldNames(diffs []string) []string {
 }
 
 // clusterFindings: the monitor itself (MONITOR_STALE).
-func (a *streamAnalyzer) clusterFindings(res *StreamsResult) []Finding {
+func (a *streamAnalyzer) clusterFindings(res *Result) []diag.Finding {
 	if !a.streamMonitorColumns || a.whatIf() {
 		return nil
 	}
@@ -91,14 +93,14 @@ func (a *streamAnalyzer) clusterFindings(res *StreamsResult) []Finding {
 	if stale == 0 && null == 0 {
 		return nil
 	}
-	return []Finding{{Code: CodeMonitorStale, Severity: CodeMonitorStale.Severity(), Object: Object{Kind: "cluster"},
+	return []diag.Finding{{Code: CodeMonitorStale, Severity: CodeMonitorStale.Severity(), Object: diag.Object{Kind: "cluster"},
 		Summary:  fmt.Sprintf("the FE monitor's stream values are stale: %d stream(s) sampled more than %s ago, %d with no sample", stale, tso.FormatDuration(int64(limit*1000)), null),
 		Detail:   fmt.Sprintf("table_streams has the monitoring columns of apache/doris#69907 but MONITOR_SAMPLE_TIME is older than two sampling intervals (oldest %s) or NULL: the server's MONITOR_STATE, CAN_RESUME and headroom may be out of date. dorisdiag's own computation does not depend on it.", fmtSecs(f64(oldest))),
 		Evidence: map[string]string{"stale_streams": strconv.Itoa(stale), "null_sample_streams": strconv.Itoa(null), "oldest_sample_age_seconds": strconv.FormatFloat(oldest, 'f', 0, 64)},
 		Next:     doris.SuggestMonitorSampleTime() + "  -- and check enable_changelog_ivm_monitor on the Master FE"}}
 }
 
-func worstHeadroom(ps []*PartitionResult) *PartitionResult {
+func worstHeadroom(ps []*Partition) *Partition {
 	w := ps[0]
 	for _, p := range ps[1:] {
 		if HeadroomKey(p.HeadroomSeconds) < HeadroomKey(w.HeadroomSeconds) {
@@ -108,7 +110,7 @@ func worstHeadroom(ps []*PartitionResult) *PartitionResult {
 	return w
 }
 
-func mvLabel(sr *StreamResult) string {
+func mvLabel(sr *Stream) string {
 	switch {
 	case sr.MVName != "":
 		return sr.DB + "." + sr.MVName
@@ -118,7 +120,7 @@ func mvLabel(sr *StreamResult) string {
 	return "(unknown)"
 }
 
-func mvNameOr(sr *StreamResult) string {
+func mvNameOr(sr *Stream) string {
 	if sr.MVName != "" {
 		return sr.MVName
 	}
@@ -168,14 +170,14 @@ func tsoStr(t *tso.TSO) string {
 	return t.String()
 }
 
-func floorStr(p *PartitionResult) string {
+func floorStr(p *Partition) string {
 	if p.Retention == nil {
 		return ""
 	}
 	return p.Retention.RetentionFloorTSO.String()
 }
 
-func boundStr(v *Value) string {
+func boundStr(v *diag.Value) string {
 	switch {
 	case v.Seconds == nil && v.Lower == nil:
 		return "unknown"
@@ -187,14 +189,14 @@ func boundStr(v *Value) string {
 	return "[" + fmtF(v.Lower) + ", " + fmtF(v.Seconds) + "]"
 }
 
-func dataLower(p *PartitionResult) *float64 {
+func dataLower(p *Partition) *float64 {
 	if p.DataAge == nil {
 		return nil
 	}
 	return p.DataAge.Lower
 }
 
-func dataUpper(p *PartitionResult) *float64 {
+func dataUpper(p *Partition) *float64 {
 	if p.DataAge == nil {
 		return nil
 	}

@@ -1,8 +1,10 @@
-package diag
+package streams
 
 import (
 	"sort"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -54,18 +56,18 @@ type HeadroomPlan struct {
 	Expired     int           `json:"already_expired"` // cannot resume now already
 	Safe        int           `json:"safe"`            // still resumable at At
 	// Findings are the what-if analysis' findings at At.
-	Findings []Finding `json:"findings"`
+	Findings []diag.Finding `json:"findings"`
 }
 
 // PlanHeadroom evaluates every partition with a TTL now and at `at`, with
 // opt.TTLOverride applied to both.
-func PlanHeadroom(series []*snapshot.Snapshot, opt StreamOptions, at time.Time) *HeadroomPlan {
+func PlanHeadroom(series []*snapshot.Snapshot, opt Options, at time.Time) *HeadroomPlan {
 	nowOpt := opt
 	nowOpt.At = nil
-	now := AnalyzeStreams(series, nowOpt)
+	now := Analyze(series, nowOpt)
 	atOpt := opt
 	atOpt.At = &at
-	later := AnalyzeStreams(series, atOpt)
+	later := Analyze(series, atOpt)
 	plan := &HeadroomPlan{Now: now.Now, At: later.EvaluatedAt, TTLOverride: opt.TTLOverride, Rows: []HeadroomRow{}, Findings: later.Findings}
 	for i := range later.Streams {
 		ls := &later.Streams[i]
@@ -73,7 +75,7 @@ func PlanHeadroom(series []*snapshot.Snapshot, opt StreamOptions, at time.Time) 
 		if ls.State == StateDisabled || ls.State == StateStale || ls.TTLSeconds == nil {
 			continue
 		}
-		nowParts := map[string]*PartitionResult{}
+		nowParts := map[string]*Partition{}
 		if ns != nil {
 			for j := range ns.Partitions {
 				nowParts[ns.Partitions[j].Unit] = &ns.Partitions[j]

@@ -1,4 +1,4 @@
-package diag
+package changepoints
 
 import (
 	"testing"
@@ -16,16 +16,16 @@ func cpTSO(t *testing.T, ms int64) *tso.TSO {
 }
 
 // round runs one tracker round over a single partition.
-func cpRound(c *ChangePoints, nowMs int64, end, offset *tso.TSO) []ChangePoint {
+func cpRound(c *Tracker, nowMs int64, end, offset *tso.TSO) []Point {
 	c.Begin(nowMs)
-	pts := c.observe(seriesKey{1, "p"}, end, offset, nil, nil)
+	pts := c.Observe(Key{1, "p"}, end, offset, nil, nil)
 	c.End()
 	return pts
 }
 
 func TestChangePointsWindowAndPruning(t *testing.T) {
 	const t0 = 1_800_000_000_000
-	c := NewChangePoints(0, 0)
+	c := New(0, 0)
 	off := cpTSO(t, t0-60_000)
 	// First sight: behind, but nothing seen arrive: no point.
 	if pts := cpRound(c, t0, cpTSO(t, t0-30_000), off); len(pts) != 0 {
@@ -56,14 +56,14 @@ func TestChangePointsWindowAndPruning(t *testing.T) {
 // points merge; the bound for any offset only widens, never narrows.
 func TestChangePointsMergeWidens(t *testing.T) {
 	const t0 = 1_800_000_000_000
-	c := NewChangePoints(4, 0)
+	c := New(4, 0)
 	off := cpTSO(t, t0-1)
 	cpRound(c, t0, cpTSO(t, t0), off)
-	var before []ChangePoint
+	var before []Point
 	for i := 1; i <= 6; i++ {
 		pts := cpRound(c, t0+int64(i)*15_000, cpTSO(t, t0+int64(i)*10_000), off)
 		if i == 4 {
-			before = append([]ChangePoint(nil), pts...)
+			before = append([]Point(nil), pts...)
 		}
 	}
 	pts := c.Points(1, "p")
@@ -79,12 +79,12 @@ func TestChangePointsMergeWidens(t *testing.T) {
 
 func TestChangePointsTotalCap(t *testing.T) {
 	const t0 = 1_800_000_000_000
-	c := NewChangePoints(64, 3)
+	c := New(64, 3)
 	off := cpTSO(t, t0-1)
 	step := func(now, end int64) {
 		c.Begin(now)
 		for u := int64(1); u <= 2; u++ {
-			c.observe(seriesKey{u, "p"}, cpTSO(t, end), off, nil, nil)
+			c.Observe(Key{u, "p"}, cpTSO(t, end), off, nil, nil)
 		}
 		c.End()
 	}

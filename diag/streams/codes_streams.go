@@ -1,12 +1,16 @@
-package diag
+package streams
+
+import (
+	"github.com/dorisdiag/dorisdiag/diag"
+)
 
 // The codes of the stream findings (seed §1 S4; areaStreams).
 var (
 	// CodeStreamCannotResumeRejected: The next read of the stream will be rejected: its offset expired
-	CodeStreamCannotResumeRejected = Declare(Declaration{
-		Code: "STREAM_CANNOT_RESUME_REJECTED", Severity: SeverityCritical,
-		Impact: ImpactLoss, Place: 5,
-		Magnitude: Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+	CodeCannotResumeRejected = diag.Declare(diag.Declaration{
+		Code: "STREAM_CANNOT_RESUME_REJECTED", Severity: diag.SeverityCritical,
+		Impact: diag.ImpactLoss, Place: 5,
+		Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 		Series:    "doris_fe_changelog_streams{state=\"cannot_resume\"}",
 		Alert:     "DorisStreamCannotResume",
 		Title:     "The next read of the stream will be rejected: its offset expired",
@@ -18,10 +22,10 @@ var (
 		Related:   []string{"STREAM_CANNOT_RESUME_CLIPPED", "STREAM_HEADROOM_LOW", "STREAM_IDLE_OUT_OF_RETENTION"},
 	})
 	// CodeStreamCannotResumeClipped: The next read of the stream will silently skip changes: its offset expired
-	CodeStreamCannotResumeClipped = Declare(Declaration{
-		Code: "STREAM_CANNOT_RESUME_CLIPPED", Severity: SeverityCritical,
-		Impact: ImpactLoss, Place: 1,
-		Magnitude: Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+	CodeCannotResumeClipped = diag.Declare(diag.Declaration{
+		Code: "STREAM_CANNOT_RESUME_CLIPPED", Severity: diag.SeverityCritical,
+		Impact: diag.ImpactLoss, Place: 1,
+		Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 		Series:    "doris_fe_changelog_streams{state=\"cannot_resume\"}",
 		Alert:     "DorisStreamCannotResume",
 		Title:     "The next read of the stream will silently skip changes: its offset expired",
@@ -33,10 +37,10 @@ var (
 		Related:   []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_HEADROOM_LOW"},
 	})
 	// CodeStreamIdleOutOfRetention: An idle, caught-up user stream drifted out of the retention
-	CodeStreamIdleOutOfRetention = Declare(Declaration{
-		Code: "STREAM_IDLE_OUT_OF_RETENTION", Severity: SeverityWarning,
-		Impact: ImpactBroken, Place: 12,
-		Magnitude: Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+	CodeIdleOutOfRetention = diag.Declare(diag.Declaration{
+		Code: "STREAM_IDLE_OUT_OF_RETENTION", Severity: diag.SeverityWarning,
+		Impact: diag.ImpactBroken, Place: 12,
+		Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 		Title:     "An idle, caught-up user stream drifted out of the retention",
 		Spec:      "apache/doris#69907 §3 Definitions (\"a stream caught up on a partition nobody writes still drifts out of the retention\"); §3 \"Keep-alive TSO for idle IVM partitions\"",
 		Meaning:   "The stream is caught up (nothing pending) on a partition nobody wrote for longer than the TTL, so its offset is below the retention floor. User streams get no keep-alive TSO (apache/doris#69907 \"Keep-alive TSO for idle IVM partitions\": only IVM internal streams do), so the design reports the stream cannot_resume.",
@@ -46,11 +50,11 @@ var (
 		Related:   []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_HEADROOM_LOW"},
 	})
 	// CodeStreamHeadroomLow: The TTL will reach a stream's offset soon
-	CodeStreamHeadroomLow = Declare(Declaration{
-		Code: "STREAM_HEADROOM_LOW", Severity: SeverityWarning,
-		Impact: ImpactLoss, Place: 6,
-		Magnitude: Measure{Name: "headroom_seconds", SmallerIsWorse: true},
-		CausedBy:  []Cause{{Code: "STREAM_CANNOT_RESUME_CLIPPED"}, {Code: "STREAM_CANNOT_RESUME_REJECTED"}, {Code: "STREAM_NO_OFFSET_ROWS_SKIPPED"}},
+	CodeHeadroomLow = diag.Declare(diag.Declaration{
+		Code: "STREAM_HEADROOM_LOW", Severity: diag.SeverityWarning,
+		Impact: diag.ImpactLoss, Place: 6,
+		Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+		CausedBy:  []diag.Cause{{Code: "STREAM_CANNOT_RESUME_CLIPPED"}, {Code: "STREAM_CANNOT_RESUME_REJECTED"}, {Code: "STREAM_NO_OFFSET_ROWS_SKIPPED"}},
 		Series:    "doris_fe_changelog_stream_min_retention_headroom_seconds",
 		Alert:     "DorisStreamHeadroomLow",
 		Title:     "The TTL will reach a stream's offset soon",
@@ -62,11 +66,11 @@ var (
 		Related:   []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_CANNOT_RESUME_CLIPPED", "IVM_STREAM_RECOMPUTE_ONLY"},
 	})
 	// CodeStreamPendingAgeHigh: A change has waited too long in a user stream
-	CodeStreamPendingAgeHigh = Declare(Declaration{
-		Code: "STREAM_PENDING_AGE_HIGH", Severity: SeverityWarning,
-		Impact: ImpactFreshness, Place: 2,
-		Magnitude: Measure{Name: "pending_age_seconds"},
-		CausedBy:  []Cause{{Code: "STREAM_CANNOT_RESUME_CLIPPED"}, {Code: "STREAM_CANNOT_RESUME_REJECTED"}, {Code: "STREAM_NO_OFFSET_ROWS_SKIPPED"}, {Code: "STREAM_HEADROOM_LOW"}},
+	CodePendingAgeHigh = diag.Declare(diag.Declaration{
+		Code: "STREAM_PENDING_AGE_HIGH", Severity: diag.SeverityWarning,
+		Impact: diag.ImpactFreshness, Place: 2,
+		Magnitude: diag.Measure{Name: "pending_age_seconds"},
+		CausedBy:  []diag.Cause{{Code: "STREAM_CANNOT_RESUME_CLIPPED"}, {Code: "STREAM_CANNOT_RESUME_REJECTED"}, {Code: "STREAM_NO_OFFSET_ROWS_SKIPPED"}, {Code: "STREAM_HEADROOM_LOW"}},
 		Series:    "doris_fe_changelog_stream_pending_age_seconds",
 		Alert:     "DorisStreamPendingAgeHigh",
 		Title:     "A change has waited too long in a user stream",
@@ -78,10 +82,10 @@ var (
 		Related:   []string{"STREAM_HEADROOM_LOW"},
 	})
 	// CodeStreamNoOffsetRowsSkipped: Rows of a partition with no offset are older than the TTL and silently skipped (T12)
-	CodeStreamNoOffsetRowsSkipped = Declare(Declaration{
-		Code: "STREAM_NO_OFFSET_ROWS_SKIPPED", Severity: SeverityCritical,
-		Impact: ImpactLoss, Place: 2,
-		Magnitude: Measure{Name: "data_age_lower_seconds"},
+	CodeNoOffsetRowsSkipped = diag.Declare(diag.Declaration{
+		Code: "STREAM_NO_OFFSET_ROWS_SKIPPED", Severity: diag.SeverityCritical,
+		Impact: diag.ImpactLoss, Place: 2,
+		Magnitude: diag.Measure{Name: "data_age_lower_seconds"},
 		Title:     "Rows of a partition with no offset are older than the TTL and silently skipped",
 		Spec:      "apache/doris#69907 §1 T12, T11",
 		Meaning:   "A user stream read as MIN_DELTA, or a stream on a duplicate-key table, has a partition with data and no offset (added after the stream, or empty at its creation), and the partition's rows are older than the TTL. The stream reads such a partition from the changelog, so those rows are skipped and the offset moves past them for good; MIN_DELTA may even emit UPDATE_BEFORE and DELETE rows for rows never received. Critical when the newest data is older than the TTL (all rows); a warning (\"may\") when only the partition's creation time or nothing is known.",
@@ -91,11 +95,11 @@ var (
 		Related:   []string{"STREAM_CANNOT_RESUME_CLIPPED", "MV_ROWS_MAY_BE_MISSED"},
 	})
 	// CodeIVMStreamRecomputeOnly: An MV's internal stream expired: the next refresh may only recompute (T9)
-	CodeIVMStreamRecomputeOnly = Declare(Declaration{
-		Code: "IVM_STREAM_RECOMPUTE_ONLY", Severity: SeverityWarning,
-		Impact: ImpactBroken, Place: 11,
-		Magnitude: Measure{Name: "headroom_seconds", SmallerIsWorse: true},
-		CausedBy:  []Cause{{Code: "MV_CHANGELOG_BROKEN", Where: owningMV}, {Code: "MV_NEXT_REFRESH_RECOMPUTES", Where: owningMV}},
+	CodeIVMStreamRecomputeOnly = diag.Declare(diag.Declaration{
+		Code: "IVM_STREAM_RECOMPUTE_ONLY", Severity: diag.SeverityWarning,
+		Impact: diag.ImpactBroken, Place: 11,
+		Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+		CausedBy:  []diag.Cause{{Code: "MV_CHANGELOG_BROKEN", Where: owningMV}, {Code: "MV_NEXT_REFRESH_RECOMPUTES", Where: owningMV}},
 		Series:    "doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"}",
 		Alert:     "DorisStreamHeadroomLow",
 		Title:     "An MV's internal stream expired: the next refresh may only recompute",
@@ -107,10 +111,10 @@ var (
 		Related:   []string{"MV_NEXT_REFRESH_RECOMPUTES", "MV_CHANGELOG_BROKEN", "STREAM_HEADROOM_LOW"},
 	})
 	// CodeStreamStale: The stream is stale (IS_STALE)
-	CodeStreamStale = Declare(Declaration{
-		Code: "STREAM_STALE", Severity: SeverityCritical,
-		Impact: ImpactBroken, Place: 6,
-		CausedBy: []Cause{{Code: "STREAM_BASE_TABLE_DROPPED"}},
+	CodeStale = diag.Declare(diag.Declaration{
+		Code: "STREAM_STALE", Severity: diag.SeverityCritical,
+		Impact: diag.ImpactBroken, Place: 6,
+		CausedBy: []diag.Cause{{Code: "STREAM_BASE_TABLE_DROPPED"}},
 		Series:   "doris_fe_changelog_streams{state=\"stale\"}",
 		Title:    "The stream is stale (IS_STALE)",
 		Spec:     "apache/doris#69907 §3 States (stale), docs/snapshot.md",
@@ -121,9 +125,9 @@ var (
 		Related:  []string{"STREAM_BASE_TABLE_DROPPED"},
 	})
 	// CodeStreamDisabled: The stream is disabled (ENABLED = 0)
-	CodeStreamDisabled = Declare(Declaration{
-		Code: "STREAM_DISABLED", Severity: SeverityWarning,
-		Impact: ImpactHygiene, Place: 1,
+	CodeDisabled = diag.Declare(diag.Declaration{
+		Code: "STREAM_DISABLED", Severity: diag.SeverityWarning,
+		Impact: diag.ImpactHygiene, Place: 1,
 		Series:  "doris_fe_changelog_streams{state=\"disabled\"}",
 		Title:   "The stream is disabled (ENABLED = 0)",
 		Spec:    "apache/doris#69907 §3 States (disabled)",
@@ -134,9 +138,9 @@ var (
 		Related: []string{"STREAM_HEADROOM_LOW"},
 	})
 	// CodeStreamBaseTableDropped: The stream's base table is dropped
-	CodeStreamBaseTableDropped = Declare(Declaration{
-		Code: "STREAM_BASE_TABLE_DROPPED", Severity: SeverityCritical,
-		Impact: ImpactBroken, Place: 5,
+	CodeBaseTableDropped = diag.Declare(diag.Declaration{
+		Code: "STREAM_BASE_TABLE_DROPPED", Severity: diag.SeverityCritical,
+		Impact: diag.ImpactBroken, Place: 5,
 		Title:   "The stream's base table is dropped",
 		Spec:    "docs/snapshot.md (BASE_TABLE_* columns read N/A once the base table is dropped)",
 		Meaning: "BASE_TABLE_NAME, BASE_TABLE_DB, BASE_TABLE_CTL and BASE_TABLE_TYPE read the text N/A: the table the stream reads is gone.",
@@ -146,9 +150,9 @@ var (
 		Related: []string{"STREAM_STALE"},
 	})
 	// CodeStreamStateUnknown: The stream's state cannot be determined
-	CodeStreamStateUnknown = Declare(Declaration{
-		Code: "STREAM_STATE_UNKNOWN", Severity: SeverityWarning,
-		Impact: ImpactVisibility, Place: 6,
+	CodeStateUnknown = diag.Declare(diag.Declaration{
+		Code: "STREAM_STATE_UNKNOWN", Severity: diag.SeverityWarning,
+		Impact: diag.ImpactVisibility, Place: 6,
 		Series:  "doris_fe_changelog_streams{state=\"unknown\"}",
 		Title:   "The stream's state cannot be determined",
 		Spec:    "apache/doris#69907 §3 States (unknown)",
@@ -159,9 +163,9 @@ var (
 		Related: []string{"SOURCE_UNREACHABLE", "SOURCE_MALFORMED_VALUE"},
 	})
 	// CodeStreamLagInVersions: The build counts LAG in partition versions, not TSO
-	CodeStreamLagInVersions = Declare(Declaration{
-		Code: "STREAM_LAG_IN_VERSIONS", Severity: SeverityInfo,
-		Impact: ImpactFreshness, Place: 4,
+	CodeLagInVersions = diag.Declare(diag.Declaration{
+		Code: "STREAM_LAG_IN_VERSIONS", Severity: diag.SeverityInfo,
+		Impact: diag.ImpactFreshness, Place: 4,
 		Title:   "The build counts LAG in partition versions, not TSO",
 		Spec:    "docs/snapshot.md (older builds counted LAG in versions)",
 		Meaning: "A LAG between 1 and 2^18 while the offset is a real TSO would be under one millisecond of TSO distance: the build probably counts LAG in partition versions. dorisdiag does not convert it to time; the pending age then uses the offset only (UPPER_BOUND) and the source end is unknown.",
@@ -171,9 +175,9 @@ var (
 		Related: []string{"STREAM_PENDING_AGE_HIGH"},
 	})
 	// CodeServerClientMismatch: The server's monitoring column and dorisdiag's computation disagree
-	CodeServerClientMismatch = Declare(Declaration{
-		Code: "SERVER_CLIENT_MISMATCH", Severity: SeverityWarning,
-		Impact: ImpactVisibility, Place: 9,
+	CodeServerClientMismatch = diag.Declare(diag.Declaration{
+		Code: "SERVER_CLIENT_MISMATCH", Severity: diag.SeverityWarning,
+		Impact: diag.ImpactVisibility, Place: 9,
 		Title:   "The server's monitoring column and dorisdiag's computation disagree",
 		Spec:    "docs/streams.md \"Server vs client\"; apache/doris#69907 §3 Definitions",
 		Meaning: "The build has the monitoring columns of apache/doris#69907 (MONITOR_STATE, CAN_RESUME, RETENTION_HEADROOM_SECONDS, PENDING_AGE_SECONDS, DATA_DELAY_SECONDS, ...) and dorisdiag computed the same value from the raw columns, the TTL and the current TSO; they differ by more than the precision (one sampling interval, 15 s, plus the age of the server's round; 5 s for headroom, which both compute at query time). Used by streams and MVs. IVM headroom and resume are not compared in the direction the keep-alive TSO explains.",
@@ -183,9 +187,9 @@ var (
 		Related: []string{"MONITOR_STALE"},
 	})
 	// CodeMonitorStale: The FE monitor's sampled values are stale or missing
-	CodeMonitorStale = Declare(Declaration{
-		Code: "MONITOR_STALE", Severity: SeverityWarning,
-		Impact: ImpactVisibility, Place: 7,
+	CodeMonitorStale = diag.Declare(diag.Declaration{
+		Code: "MONITOR_STALE", Severity: diag.SeverityWarning,
+		Impact: diag.ImpactVisibility, Place: 7,
 		Title:   "The FE monitor's sampled values are stale or missing",
 		Spec:    "apache/doris#69907 §2 (\"the monitoring itself is stale\"), FE configs changelog_ivm_monitor_interval_seconds",
 		Meaning: "The build has the monitoring columns of apache/doris#69907, but MONITOR_SAMPLE_TIME (table_streams) or SAMPLE_TIME (ivm_mv_status) is older than two sampling intervals (2 × 15 s) or NULL.",
@@ -198,7 +202,7 @@ var (
 
 // owningMV: the cause of an internal stream's finding is about the MV the
 // stream belongs to ("db.mv" in its evidence).
-func owningMV(f *Finding) (kind, label string, ok bool) {
+func owningMV(f *diag.Finding) (kind, label string, ok bool) {
 	mv := f.Evidence["mv"]
 	return "mv", mv, mv != ""
 }

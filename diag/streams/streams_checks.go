@@ -1,4 +1,4 @@
-package diag
+package streams
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -18,7 +20,7 @@ import (
 
 // streamCheck returns the findings of one hazard of one stream, none when
 // the hazard is absent.
-type streamCheck func(a *streamAnalyzer, s *streamFacts) []Finding
+type streamCheck func(a *streamAnalyzer, s *streamFacts) []diag.Finding
 
 // streamStateChecks run on every stream: what table_streams says of it.
 var streamStateChecks = []streamCheck{
@@ -43,9 +45,9 @@ var streamReadChecks = []streamCheck{
 }
 
 // streamFindings raises the hazards of one stream.
-func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
+func (a *streamAnalyzer) streamFindings(sr *Stream) []diag.Finding {
 	s := newStreamFacts(sr)
-	var fs []Finding
+	var fs []diag.Finding
 	for _, check := range streamStateChecks {
 		fs = append(fs, check(a, s)...)
 	}
@@ -61,17 +63,17 @@ func (a *streamAnalyzer) streamFindings(sr *StreamResult) []Finding {
 
 // streamFacts is what the checks of one stream share.
 type streamFacts struct {
-	sr    *StreamResult
-	obj   Object
+	sr    *Stream
+	obj   diag.Object
 	consQ string // the consumption query of the stream
 	ttl   string // the TTL in seconds, "" when unknown
 	// The partitions that cannot resume (seed §3), split into those behind
 	// (changes pending) and those caught up (idle).
-	behind, idle []*PartitionResult
+	behind, idle []*Partition
 }
 
-func newStreamFacts(sr *StreamResult) *streamFacts {
-	s := &streamFacts{sr: sr, obj: Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID)},
+func newStreamFacts(sr *Stream) *streamFacts {
+	s := &streamFacts{sr: sr, obj: diag.Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID)},
 		consQ: doris.SuggestStreamOffsets(sr.ID, false)}
 	if sr.TTLSeconds != nil {
 		s.ttl = strconv.FormatInt(*sr.TTLSeconds, 10)
@@ -91,13 +93,13 @@ func newStreamFacts(sr *StreamResult) *streamFacts {
 }
 
 // finding is a finding about the stream at the code's default severity.
-func (s *streamFacts) finding(code Code, summary, detail string, ev map[string]string, next string) []Finding {
-	return []Finding{{Code: code, Severity: code.Severity(), Object: s.obj, Summary: summary, Detail: detail, Evidence: ev, Next: next}}
+func (s *streamFacts) finding(code diag.Code, summary, detail string, ev map[string]string, next string) []diag.Finding {
+	return []diag.Finding{{Code: code, Severity: code.Severity(), Object: s.obj, Summary: summary, Detail: detail, Evidence: ev, Next: next}}
 }
 
 // measured sets the magnitude (Declaration.Magnitude) of a finding of one
 // stream: the number its evidence shows too.
-func measured(v *float64, fs []Finding) []Finding {
+func measured(v *float64, fs []diag.Finding) []diag.Finding {
 	for i := range fs {
 		fs[i].Magnitude = copyF(v)
 	}
@@ -125,25 +127,25 @@ func (s *streamFacts) ev(kv ...string) map[string]string {
 	return m
 }
 
-func checkStreamDisabled(_ *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamDisabled(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	if s.sr.Enabled {
 		return nil
 	}
-	return s.finding(CodeStreamDisabled, "stream is disabled (ENABLED = 0): nothing consumes it while the TTL keeps moving",
+	return s.finding(CodeDisabled, "stream is disabled (ENABLED = 0): nothing consumes it while the TTL keeps moving",
 		"A disabled stream keeps its offsets, but the TTL still expires the changelog behind them.", s.ev(),
 		doris.SuggestStreamColumns(s.sr.ID, doris.TableStreams.Enabled))
 }
 
-func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	if !s.sr.BaseTableDropped {
 		return nil
 	}
-	return s.finding(CodeStreamBaseTableDropped, "the stream's base table is dropped (BASE_TABLE_* columns read N/A)",
+	return s.finding(CodeBaseTableDropped, "the stream's base table is dropped (BASE_TABLE_* columns read N/A)",
 		"The stream can never be read again; it only holds metadata.", s.ev(),
 		doris.DropStream(s.sr.DB, s.sr.Name)+";  -- after checking no job still reads it")
 }
 
-func checkStreamStale(_ *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamStale(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
 	if !sr.IsStale && !sr.BaseTableDropped {
 		return nil
@@ -152,20 +154,20 @@ func checkStreamStale(_ *streamAnalyzer, s *streamFacts) []Finding {
 	if reason == "" && sr.BaseTableDropped {
 		reason = "base table dropped"
 	}
-	return s.finding(CodeStreamStale, "stream is stale (IS_STALE): "+orNone(reason),
+	return s.finding(CodeStale, "stream is stale (IS_STALE): "+orNone(reason),
 		"A stale stream cannot be read; recreate it. Note IS_STALE does not report TTL expiry (docs/snapshot.md).", s.ev("stale_reason", reason),
 		doris.SuggestStreamColumns(s.sr.ID, doris.TableStreams.IsStale, doris.TableStreams.StaleReason))
 }
 
-func checkStreamStateUnknown(_ *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamStateUnknown(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	if s.sr.State != StateUnknown {
 		return nil
 	}
-	return s.finding(CodeStreamStateUnknown, "stream state unknown: "+s.sr.StateReason,
+	return s.finding(CodeStateUnknown, "stream state unknown: "+s.sr.StateReason,
 		"Without a readable offset the tool cannot tell resume, headroom or pending age.", s.ev(), s.consQ)
 }
 
-func checkStreamLagInVersions(_ *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamLagInVersions(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	if !s.sr.LagInVersions {
 		return nil
 	}
@@ -175,7 +177,7 @@ func checkStreamLagInVersions(_ *streamAnalyzer, s *streamFacts) []Finding {
 			units = append(units, p.Unit)
 		}
 	}
-	return s.finding(CodeStreamLagInVersions, "LAG probably counts partition versions (old build), not TSO: not converted to time",
+	return s.finding(CodeLagInVersions, "LAG probably counts partition versions (old build), not TSO: not converted to time",
 		fmt.Sprintf("LAG is below 2^18 while the offset is a TSO on %d partition(s) (%s): older builds counted LAG in versions (docs/snapshot.md). Pending ages use the offset only (UPPER_BOUND).", len(units), strings.Join(first(units, 5), ", ")),
 		s.ev("partitions", strconv.Itoa(len(units))), s.consQ)
 }
@@ -183,12 +185,12 @@ func checkStreamLagInVersions(_ *streamAnalyzer, s *streamFacts) []Finding {
 // checkIVMStreamRecomputeOnly: an MV's internal stream out of the retention
 // (T9, T10, T0), unless the server, which sees the keep-alive TSO, says
 // otherwise.
-func checkIVMStreamRecomputeOnly(_ *streamAnalyzer, s *streamFacts) []Finding {
+func checkIVMStreamRecomputeOnly(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
-	if sr.Kind != KindIVM || sr.StateSource == SourceServer || len(s.behind)+len(s.idle) == 0 {
+	if sr.Kind != KindIVM || sr.StateSource == diag.SourceServer || len(s.behind)+len(s.idle) == 0 {
 		return nil
 	}
-	all := append(append([]*PartitionResult{}, s.behind...), s.idle...)
+	all := append(append([]*Partition{}, s.behind...), s.idle...)
 	w := worstHeadroom(all)
 	return measured(w.HeadroomSeconds, s.finding(CodeIVMStreamRecomputeOnly, fmt.Sprintf("internal stream of MV %s: the next refresh may only recompute (headroom %s on %s)", mvLabel(sr), fmtSecs(w.HeadroomSeconds), w.Unit),
 		fmt.Sprintf("%d partition(s) have an offset below the retention floor. An IVM read rejects an expired offset, so the refresh falls back to COMPLETE — or, on builds without that fallback, fails with CHANGELOG_BROKEN. A keep-alive TSO that SQL does not show on older builds may still cover an idle partition, hence \"may\".", len(all)),
@@ -198,7 +200,7 @@ func checkIVMStreamRecomputeOnly(_ *streamAnalyzer, s *streamFacts) []Finding {
 
 // checkStreamCannotResume: a user stream with changes beyond an expired
 // offset; what the next read does depends on the read mode (doris.md §2).
-func checkStreamCannotResume(_ *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamCannotResume(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
 	if sr.Kind != KindUser || len(s.behind) == 0 {
 		return nil
@@ -207,7 +209,7 @@ func checkStreamCannotResume(_ *streamAnalyzer, s *streamFacts) []Finding {
 	ev := s.ev("partitions", strconv.Itoa(len(s.behind)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl,
 		"consumed_tso", tsoStr(w.ConsumedTSO), "retention_floor_tso", floorStr(w))
 	if sr.ReadMode != ModeDetail && sr.ReadMode != ModeAppendOnly {
-		return measured(w.HeadroomSeconds, s.finding(CodeStreamCannotResumeRejected, fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
+		return measured(w.HeadroomSeconds, s.finding(CodeCannotResumeRejected, fmt.Sprintf("cannot resume: the next %s read will be rejected (%d partition(s), offset expired %s ago)", orMode(sr.ReadMode), len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
 			strings.TrimSpace(fmt.Sprintf("The offset of %s is below the retention floor: a MIN_DELTA read (and a snapshot read) fails with the expired-offset error (docs/tso.md). %s", w.Unit, sr.ReadModeNote)),
 			ev, "Re-sync the consumer from the base table, then "+doris.ResetStream(sr.DB, sr.Name)+" to move the offset to now (or raise "+sr.TTLProperty+" if the changelog is not compacted yet)."))
 	}
@@ -216,17 +218,17 @@ func checkStreamCannotResume(_ *streamAnalyzer, s *streamFacts) []Finding {
 		lost = fmt.Sprintf(" — about %s of changes", tso.FormatDuration(*sr.LostWindowMs))
 		ev["lost_window_ms"] = strconv.FormatInt(*sr.LostWindowMs, 10)
 	}
-	return measured(w.HeadroomSeconds, s.finding(CodeStreamCannotResumeClipped, fmt.Sprintf("cannot resume: the next %s read will silently skip changes%s (%d partition(s), offset expired %s ago)", sr.ReadMode, lost, len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
+	return measured(w.HeadroomSeconds, s.finding(CodeCannotResumeClipped, fmt.Sprintf("cannot resume: the next %s read will silently skip changes%s (%d partition(s), offset expired %s ago)", sr.ReadMode, lost, len(s.behind), fmtSecs(negate(w.HeadroomSeconds))),
 		fmt.Sprintf("The offset of %s is below the retention floor: a %s read is clipped to the first retained TSO and the expired changes are skipped without an error (docs/tso.md). The consumer never sees them.", w.Unit, sr.ReadMode),
 		ev, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet ("+doris.SetTableProperty(sr.BaseTableDB, sr.BaseTableName, sr.TTLProperty)+"); otherwise re-sync the consumer from the base table and "+doris.ResetStream(sr.DB, sr.Name)+" to start again."))
 }
 
-func checkStreamIdleOutOfRetention(_ *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamIdleOutOfRetention(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	if s.sr.Kind != KindUser || len(s.behind) != 0 || len(s.idle) == 0 {
 		return nil
 	}
 	w := worstHeadroom(s.idle)
-	return measured(w.HeadroomSeconds, s.finding(CodeStreamIdleOutOfRetention, fmt.Sprintf("idle stream out of retention: nothing pending, but %d offset(s) left the retention %s ago", len(s.idle), fmtSecs(negate(w.HeadroomSeconds))),
+	return measured(w.HeadroomSeconds, s.finding(CodeIdleOutOfRetention, fmt.Sprintf("idle stream out of retention: nothing pending, but %d offset(s) left the retention %s ago", len(s.idle), fmtSecs(negate(w.HeadroomSeconds))),
 		fmt.Sprintf("The stream is caught up on %s, but nobody wrote the partition for longer than the TTL, so its offset is below the retention floor: nothing is lost yet, but a MIN_DELTA read is rejected and the design reports the stream cannot_resume (user streams get no keep-alive TSO).", w.Unit),
 		s.ev("partitions", strconv.Itoa(len(s.idle)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
 		doris.ResetStream(s.sr.DB, s.sr.Name)+";  -- nothing is pending, so resetting the offset to now loses nothing"))
@@ -234,9 +236,9 @@ func checkStreamIdleOutOfRetention(_ *streamAnalyzer, s *streamFacts) []Finding 
 
 // checkStreamHeadroomLow: headroom under --min-headroom on partitions that
 // can still resume.
-func checkStreamHeadroomLow(a *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamHeadroomLow(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
-	var low []*PartitionResult
+	var low []*Partition
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
 		if p.CanResume != nil && *p.CanResume && p.HeadroomSeconds != nil && *p.HeadroomSeconds < a.opt.MinHeadroom.Seconds() {
@@ -251,7 +253,7 @@ func checkStreamHeadroomLow(a *streamAnalyzer, s *streamFacts) []Finding {
 	if sr.Kind == KindIVM {
 		what = "the next refresh of MV " + mvLabel(sr) + " may only recompute"
 	}
-	return measured(w.HeadroomSeconds, s.finding(CodeStreamHeadroomLow, fmt.Sprintf("headroom %s on %s (< %s): in that time %s", fmtSecs(w.HeadroomSeconds), w.Unit, tso.FormatDuration(a.opt.MinHeadroom.Milliseconds()), what),
+	return measured(w.HeadroomSeconds, s.finding(CodeHeadroomLow, fmt.Sprintf("headroom %s on %s (< %s): in that time %s", fmtSecs(w.HeadroomSeconds), w.Unit, tso.FormatDuration(a.opt.MinHeadroom.Milliseconds()), what),
 		fmt.Sprintf("%d partition(s) have less than --min-headroom left before the TTL expires the next change they need.", len(low)),
 		s.ev("partitions", strconv.Itoa(len(low)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
 		"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+sr.BaseTableDB+"."+sr.BaseTableName+"."))
@@ -260,12 +262,12 @@ func checkStreamHeadroomLow(a *streamAnalyzer, s *streamFacts) []Finding {
 // checkStreamPendingAge: a user stream's pending age over --max-pending (an
 // MV's delay is reported on the MV). Not when the stream cannot resume: the
 // critical finding says more.
-func checkStreamPendingAge(a *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamPendingAge(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
 	if sr.Kind != KindUser || len(s.behind) != 0 || sr.MaxPendingAge.Seconds == nil || *sr.MaxPendingAge.Seconds <= a.opt.MaxPending.Seconds() {
 		return nil
 	}
-	var w *PartitionResult
+	var w *Partition
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
 		if p.PendingAge.Seconds != nil && (w == nil || *p.PendingAge.Seconds > *w.PendingAge.Seconds) {
@@ -273,10 +275,10 @@ func checkStreamPendingAge(a *streamAnalyzer, s *streamFacts) []Finding {
 		}
 	}
 	bound := ""
-	if sr.MaxPendingAge.Precision == PrecisionUpperBound {
+	if sr.MaxPendingAge.Precision == diag.PrecisionUpperBound {
 		bound = "up to "
 	}
-	return measured(sr.MaxPendingAge.Seconds, s.finding(CodeStreamPendingAgeHigh, fmt.Sprintf("a change has waited %s%s on %s (> %s)", bound, fmtSecs(sr.MaxPendingAge.Seconds), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
+	return measured(sr.MaxPendingAge.Seconds, s.finding(CodePendingAgeHigh, fmt.Sprintf("a change has waited %s%s on %s (> %s)", bound, fmtSecs(sr.MaxPendingAge.Seconds), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
 		fmt.Sprintf("%d partition(s) behind; pending age %s (%s, %s).", sr.PendingPartitions, fmtSecs(sr.MaxPendingAge.Seconds), sr.MaxPendingAge.Precision, sr.MaxPendingAge.Note),
 		s.ev("pending_partitions", strconv.Itoa(sr.PendingPartitions), "worst_partition", w.Unit, "pending_age_seconds", fmtF(sr.MaxPendingAge.Seconds), "precision", string(sr.MaxPendingAge.Precision)),
 		"Check the consuming job of "+doris.FormatName(sr.DB, sr.Name)+"; "+s.consQ))
@@ -285,12 +287,12 @@ func checkStreamPendingAge(a *streamAnalyzer, s *streamFacts) []Finding {
 // checkStreamPendingAgeLowerBound: a pending age with no upper bound (a
 // partition with data, no offset and no creation time) whose proven lower
 // bound is over the threshold ("at least").
-func checkStreamPendingAgeLowerBound(a *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamPendingAgeLowerBound(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
 	if sr.Kind != KindUser || len(s.behind) != 0 || (sr.MaxPendingAge.Seconds != nil && *sr.MaxPendingAge.Seconds > a.opt.MaxPending.Seconds()) {
 		return nil
 	}
-	var w *PartitionResult
+	var w *Partition
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
 		if p.PendingAge.Seconds == nil && p.PendingAge.Lower != nil && *p.PendingAge.Lower > a.opt.MaxPending.Seconds() &&
@@ -301,7 +303,7 @@ func checkStreamPendingAgeLowerBound(a *streamAnalyzer, s *streamFacts) []Findin
 	if w == nil {
 		return nil
 	}
-	return s.finding(CodeStreamPendingAgeHigh, fmt.Sprintf("a change has waited at least %s on %s (> %s)", fmtSecs(w.PendingAge.Lower), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
+	return s.finding(CodePendingAgeHigh, fmt.Sprintf("a change has waited at least %s on %s (> %s)", fmtSecs(w.PendingAge.Lower), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
 		fmt.Sprintf("The pending age of %s has no upper bound (%s), but it is at least %s (%s).", w.Unit, w.PendingAge.Note, fmtSecs(w.PendingAge.Lower), w.PendingAge.LowerSource),
 		s.ev("worst_partition", w.Unit, "pending_age_lower_seconds", fmtF(w.PendingAge.Lower), "precision", string(w.PendingAge.Precision)),
 		"Check the consuming job of "+doris.FormatName(sr.DB, sr.Name)+"; "+s.consQ)
@@ -310,19 +312,19 @@ func checkStreamPendingAgeLowerBound(a *streamAnalyzer, s *streamFacts) []Findin
 // checkStreamNoOffsetRowsSkipped (T12): rows of a partition with no offset,
 // older than the TTL. One finding per partition; it raises the partition's
 // severity.
-func checkStreamNoOffsetRowsSkipped(_ *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamNoOffsetRowsSkipped(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
 	if !isT12(sr) {
 		return nil
 	}
-	var fs []Finding
+	var fs []diag.Finding
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
 		if p.OffsetState != OffsetNone || p.RowsSkipped == "" {
 			continue
 		}
-		f := Finding{Code: CodeStreamNoOffsetRowsSkipped, Severity: CodeStreamNoOffsetRowsSkipped.Severity(),
-			Object:  Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID), Partition: p.Unit},
+		f := diag.Finding{Code: CodeNoOffsetRowsSkipped, Severity: CodeNoOffsetRowsSkipped.Severity(),
+			Object:  diag.Object{Kind: "stream", DB: sr.DB, Name: sr.Name, ID: i64(sr.ID), Partition: p.Unit},
 			Summary: fmt.Sprintf("partition %s has no offset and its rows %s older than the TTL: the next read silently skips them", p.Unit, SkippedWord(p.RowsSkipped)),
 			Detail: fmt.Sprintf("A %s stream reads a partition with no offset from the changelog; rows older than %s (%s) are no longer in it, so they are skipped and the offset moves past them for good. MIN_DELTA may even emit UPDATE_BEFORE/DELETE rows for rows never received (apache/doris#69907 T12).",
 				modeOrDup(sr), sr.TTLProperty, s.ttl),
@@ -330,7 +332,7 @@ func checkStreamNoOffsetRowsSkipped(_ *streamAnalyzer, s *streamFacts) []Finding
 			Next:     "Read partition " + doris.FormatPart(p.Unit) + " of " + doris.FormatName(sr.BaseTableDB, sr.BaseTableName) + " from the base table into the consumer (" + doris.CopyPartition(sr.BaseTableDB, sr.BaseTableName, p.Unit) + "), then " + doris.ResetStream(sr.DB, sr.Name) + "; upgrade to a build that reads such a partition from the base table (apache/doris#69907 T12)."}
 		f.Magnitude = copyF(dataLower(p))
 		if p.RowsSkipped == "may" {
-			f.Severity = SeverityWarning
+			f.Severity = diag.SeverityWarning
 			f.Summary = fmt.Sprintf("partition %s has no offset and its rows may be older than the TTL: the next read may silently skip them", p.Unit)
 		}
 		p.severity = max(p.severity, f.Severity)
@@ -340,21 +342,21 @@ func checkStreamNoOffsetRowsSkipped(_ *streamAnalyzer, s *streamFacts) []Finding
 }
 
 // partitionSeverities sets each partition's severity, for "worst first".
-func (a *streamAnalyzer) partitionSeverities(sr *StreamResult) {
+func (a *streamAnalyzer) partitionSeverities(sr *Stream) {
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
 		switch {
 		case p.CanResume != nil && !*p.CanResume && (p.CaughtUp == nil || !*p.CaughtUp):
-			p.severity = max(p.severity, SeverityCritical)
+			p.severity = max(p.severity, diag.SeverityCritical)
 			if sr.Kind == KindIVM {
-				p.severity = max(p.severity, SeverityWarning)
+				p.severity = max(p.severity, diag.SeverityWarning)
 			}
 		case p.CanResume != nil && !*p.CanResume:
-			p.severity = max(p.severity, SeverityWarning)
+			p.severity = max(p.severity, diag.SeverityWarning)
 		case p.HeadroomSeconds != nil && *p.HeadroomSeconds < a.opt.MinHeadroom.Seconds():
-			p.severity = max(p.severity, SeverityWarning)
+			p.severity = max(p.severity, diag.SeverityWarning)
 		case sr.Kind == KindUser && p.PendingAge.Get(0) > a.opt.MaxPending.Seconds():
-			p.severity = max(p.severity, SeverityWarning)
+			p.severity = max(p.severity, diag.SeverityWarning)
 		}
 		if p.severity > 0 {
 			p.Severity = p.severity.String()
@@ -367,11 +369,11 @@ func (a *streamAnalyzer) partitionSeverities(sr *StreamResult) {
 // they disagree"), beyond the precision: one sampling interval plus the age
 // of the round the value comes from. One finding per partition, then one for
 // the stream.
-func checkStreamServerClientMismatch(a *streamAnalyzer, s *streamFacts) []Finding {
+func checkStreamServerClientMismatch(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 	if a.whatIf() {
 		return nil
 	}
-	var out []Finding
+	var out []diag.Finding
 	for i := range s.sr.Partitions {
 		p := &s.sr.Partitions[i]
 		if p.Server == nil {
@@ -401,7 +403,7 @@ func (d *diffs) note(field, server, client string) {
 	d.ev[field+"_server"], d.ev[field+"_client"] = server, client
 }
 
-func (s *streamFacts) mismatch(o Object, d diffs) []Finding {
+func (s *streamFacts) mismatch(o diag.Object, d diffs) []diag.Finding {
 	if len(d.lines) == 0 {
 		return nil
 	}
@@ -410,7 +412,7 @@ func (s *streamFacts) mismatch(o Object, d diffs) []Finding {
 	if o.Partition != "" {
 		where = "partition " + o.Partition
 	}
-	return []Finding{{Code: CodeServerClientMismatch, Severity: CodeServerClientMismatch.Severity(), Object: o,
+	return []diag.Finding{{Code: CodeServerClientMismatch, Severity: CodeServerClientMismatch.Severity(), Object: o,
 		Summary:  fmt.Sprintf("server and client disagree on %s of %s", strings.Join(fieldNames(d.lines), ", "), where),
 		Detail:   strings.Join(d.lines, "; ") + fmt.Sprintf(". Tolerance: one sampling interval (%s) plus the age of the server's round; 5s for a headroom, which both compute at query time.", MonitorInterval),
 		Evidence: d.ev,
@@ -418,7 +420,7 @@ func (s *streamFacts) mismatch(o Object, d diffs) []Finding {
 }
 
 // partitionDiffs compares one partition's server columns with the client.
-func (a *streamAnalyzer) partitionDiffs(sr *StreamResult, p *PartitionResult) diffs {
+func (a *streamAnalyzer) partitionDiffs(sr *Stream, p *Partition) diffs {
 	var d diffs
 	s := p.Server
 	tol := a.tolerance(nil)
@@ -431,7 +433,7 @@ func (a *streamAnalyzer) partitionDiffs(sr *StreamResult, p *PartitionResult) di
 		// the client cannot see) bounds the truth from above only: larger
 		// than the client's bound is no disagreement (seed §3 Pending age).
 		tooBig := c.Seconds != nil && *s.PendingAgeSeconds > *c.Seconds+tol &&
-			(s.PendingAgePrecision == nil || Precision(*s.PendingAgePrecision) == PrecisionPrecise)
+			(s.PendingAgePrecision == nil || diag.Precision(*s.PendingAgePrecision) == diag.PrecisionPrecise)
 		tooSmall := c.Lower != nil && *s.PendingAgeSeconds < *c.Lower-tol
 		if tooBig || tooSmall {
 			d.note("pending_age_seconds", fmtF(s.PendingAgeSeconds), boundStr(c))
@@ -449,11 +451,11 @@ func (a *streamAnalyzer) partitionDiffs(sr *StreamResult, p *PartitionResult) di
 }
 
 // streamDiffs compares the stream's server columns with the client.
-func (a *streamAnalyzer) streamDiffs(sr *StreamResult) diffs {
+func (a *streamAnalyzer) streamDiffs(sr *Stream) diffs {
 	var d diffs
 	sv := sr.Server
 	tol := a.tolerance(sv.SampleAgeSeconds)
-	if sv.MonitorState != nil && sr.StateSource == SourceClient {
+	if sv.MonitorState != nil && sr.StateSource == diag.SourceClient {
 		s := strings.ToLower(*sv.MonitorState)
 		// The round is up to tol old: a headroom that crossed 0 since then
 		// explains cannot_resume on one side only, as for CAN_RESUME below.
@@ -471,7 +473,7 @@ func (a *streamAnalyzer) streamDiffs(sr *StreamResult) diffs {
 		(sr.MinHeadroomSeconds == nil || math.Abs(*sr.MinHeadroomSeconds) > tol) {
 		d.note("can_resume", strconv.FormatBool(*sv.CanResume), strconv.FormatBool(*sr.CanResume))
 	}
-	if sv.PendingPartitions != nil && sr.StateSource == SourceClient {
+	if sv.PendingPartitions != nil && sr.StateSource == diag.SourceClient {
 		// The round is up to tol old: a partition written or consumed
 		// since then may be pending on one side only. Only a difference
 		// larger than the number of such partitions is a disagreement.

@@ -1,8 +1,10 @@
-package diag
+package streams
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/shellquote"
@@ -13,7 +15,7 @@ import (
 // verdict is the short paragraph of `streams show`: what the next read does
 // and what to run. It lives in diag because it is derived (report computes
 // nothing).
-func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
+func (a *streamAnalyzer) verdict(sr *Stream) []string {
 	var v []string
 	name := sr.DB + "." + sr.Name
 	reset := doris.ResetStream(sr.DB, sr.Name)
@@ -114,7 +116,7 @@ func (a *streamAnalyzer) verdict(sr *StreamResult) []string {
 	return v
 }
 
-func firstNote(sr *StreamResult, read string) string {
+func firstNote(sr *Stream, read string) string {
 	for _, p := range sr.Partitions {
 		if p.NextRead == read && p.NextReadNote != "" {
 			return p.NextReadNote
@@ -126,19 +128,19 @@ func firstNote(sr *StreamResult, read string) string {
 // ivmRecomputeNext: explain the MV of internal stream sr, then (its own
 // statement, never inside a shell comment, where a line break in a name
 // would end the comment) the COMPLETE refresh.
-func ivmRecomputeNext(sr *StreamResult) string {
+func ivmRecomputeNext(sr *Stream) string {
 	refresh := doris.RefreshMV(sr.DB, mvNameOr(sr), "COMPLETE") + "  -- if mv explain confirms"
 	if sr.MVName == "" {
 		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name)) + "\n" + refresh
 	}
-	return MVExplainCommand(sr.DB, sr.MVName) + "\n" + refresh
+	return diag.MVExplainCommand(sr.DB, sr.MVName) + "\n" + refresh
 }
 
 // mvExplainOr is the explain command of the MV of sr, or of the stream when
 // the MV is not known by name.
-func mvExplainOr(sr *StreamResult) string {
+func mvExplainOr(sr *Stream) string {
 	if sr.MVName == "" {
 		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name))
 	}
-	return MVExplainCommand(sr.DB, sr.MVName)
+	return diag.MVExplainCommand(sr.DB, sr.MVName)
 }

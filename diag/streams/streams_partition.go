@@ -1,9 +1,11 @@
-package diag
+package streams
 
 import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -12,8 +14,8 @@ import (
 // analyzePartition diagnoses one row of table_stream_consumption (seed T2
 // columns, computed client-side from CONSUMPTION_STATUS, LAG, the TTL and the
 // current TSO; the server's values kept beside when the build has them).
-func (a *streamAnalyzer) analyzePartition(sr *StreamResult, c *snapshot.Consumption, initial bool) PartitionResult {
-	p := PartitionResult{Unit: c.Unit, ConsumptionStatus: c.ConsumptionStatus, Lag: c.Lag,
+func (a *streamAnalyzer) analyzePartition(sr *Stream, c *snapshot.Consumption, initial bool) Partition {
+	p := Partition{Unit: c.Unit, ConsumptionStatus: c.ConsumptionStatus, Lag: c.Lag,
 		LastConsumptionTimeMs: c.LastConsumptionTimeMs}
 	p.Server = serverPartition(c)
 
@@ -68,7 +70,7 @@ func (a *streamAnalyzer) analyzePartition(sr *StreamResult, c *snapshot.Consumpt
 	}
 	switch {
 	case c.SourceEndTSO != nil && *c.SourceEndTSO > 0 && !a.last.AfterClock(*c.SourceEndTSO):
-		p.SourceEndTSO, p.SourceEndFrom = ptrTSO(*c.SourceEndTSO), SourceServer
+		p.SourceEndTSO, p.SourceEndFrom = ptrTSO(*c.SourceEndTSO), diag.SourceServer
 		p.HasData = a.bptr(true)
 	case consumed != nil && lagOK && !p.LagInVersions && lag >= 0 && int64(*consumed) <= int64(tso.MaxReal)-lag &&
 		!a.last.AfterClock(*consumed+tso.TSO(lag)): // a LAG past the clock is no partition end
@@ -106,17 +108,17 @@ func (a *streamAnalyzer) analyzePartition(sr *StreamResult, c *snapshot.Consumpt
 // pendingAge is seed §3 "Pending age" from one snapshot: at most
 // now − physical(C) (UPPER_BOUND), at least now − physical(end). The series
 // narrows it later (narrowSeries).
-func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
+func (a *streamAnalyzer) pendingAge(sr *Stream, p *Partition) {
 	now := a.evalMs
 	switch {
 	case p.OffsetState == OffsetUnknown:
-		p.PendingAge = UnknownValue(SourceClient, "the offset cannot be read")
+		p.PendingAge = diag.UnknownValue(diag.SourceClient, "the offset cannot be read")
 	case p.OffsetState == OffsetInitialSnapshotPending:
-		p.PendingAge = UnknownValue(SourceClient, "initializing: the initial snapshot is not consumed yet, no pending age")
+		p.PendingAge = diag.UnknownValue(diag.SourceClient, "initializing: the initial snapshot is not consumed yet, no pending age")
 	case p.CaughtUp != nil && *p.CaughtUp:
-		p.PendingAge = Value{Seconds: a.f64(0), Lower: a.f64(0), Precision: PrecisionPrecise, Source: SourceClient, Note: "caught up"}
+		p.PendingAge = diag.Value{Seconds: a.f64(0), Lower: a.f64(0), Precision: diag.PrecisionPrecise, Source: diag.SourceClient, Note: "caught up"}
 	case p.ConsumedTSO != nil:
-		v := Value{Seconds: a.f64(secs(now - p.ConsumedTSO.Physical())), Precision: PrecisionUpperBound, Source: SourceClient,
+		v := diag.Value{Seconds: a.f64(secs(now - p.ConsumedTSO.Physical())), Precision: diag.PrecisionUpperBound, Source: diag.SourceClient,
 			Note: "at most now − physical(offset)"}
 		if p.SourceEndTSO != nil {
 			v.Lower = a.f64(math.Max(0, secs(now-p.SourceEndTSO.Physical())))
@@ -134,9 +136,9 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 	}
 	client := p.PendingAge
 	p.ClientPendingAge = &client
-	prec := PrecisionPrecise
+	prec := diag.PrecisionPrecise
 	if p.Server.PendingAgePrecision != nil {
-		prec = Precision(*p.Server.PendingAgePrecision)
+		prec = diag.Precision(*p.Server.PendingAgePrecision)
 	}
 	// Never report a delay too small (design.md): a server value below what
 	// the client proves (now − physical(end), the age of a change it already
@@ -146,9 +148,9 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 		p.PendingAge.Note = fmt.Sprintf("the server's PENDING_AGE_SECONDS (%.3f) is below the client's proven lower bound (%.3f): the client's value is reported", *p.Server.PendingAgeSeconds, *client.Lower)
 		return
 	}
-	p.PendingAge = Value{Seconds: a.f64(*p.Server.PendingAgeSeconds), Lower: client.Lower, Precision: prec, Source: SourceServer,
+	p.PendingAge = diag.Value{Seconds: a.f64(*p.Server.PendingAgeSeconds), Lower: client.Lower, Precision: prec, Source: diag.SourceServer,
 		Note: "PENDING_AGE_SECONDS of table_stream_consumption"}
-	if prec == PrecisionPrecise {
+	if prec == diag.PrecisionPrecise {
 		p.PendingAge.Lower = a.f64(math.Max(0, *p.Server.PendingAgeSeconds-MonitorInterval.Seconds()))
 	}
 }
@@ -159,7 +161,7 @@ func (a *streamAnalyzer) pendingAge(sr *StreamResult, p *PartitionResult) {
 const partitionInitVersion = 1
 
 // part is the information_schema.partitions row of a stream's partition.
-func (a *streamAnalyzer) part(sr *StreamResult, unit string) *snapshot.Partition {
+func (a *streamAnalyzer) part(sr *Stream, unit string) *snapshot.Partition {
 	return a.parts[sr.BaseTableDB+"\x00"+sr.BaseTableName+"\x00"+unit]
 }
 
@@ -184,10 +186,10 @@ func createdMs(part *snapshot.Partition) *int64 {
 //     value is UNKNOWN, its lower bound kept — never a delay too small.
 //   - lower: the newest change is at least now − physical(source end), else
 //     now − UPDATE_TIME (the visible-version time) old.
-func (a *streamAnalyzer) noOffsetPendingAge(sr *StreamResult, p *PartitionResult) Value {
+func (a *streamAnalyzer) noOffsetPendingAge(sr *Stream, p *Partition) diag.Value {
 	now := a.evalMs
 	part := a.part(sr, p.Unit)
-	v := Value{Precision: PrecisionUpperBound, Source: SourceClient}
+	v := diag.Value{Precision: diag.PrecisionUpperBound, Source: diag.SourceClient}
 	if c := createdMs(part); c != nil {
 		v.Seconds = a.f64(math.Max(0, secs(now-*c)))
 		v.Note = "no offset: at most the partition's age (created " + fmtMs(*c) + ")"
@@ -202,7 +204,7 @@ func (a *streamAnalyzer) noOffsetPendingAge(sr *StreamResult, p *PartitionResult
 		v.LowerSource = "update_time"
 	}
 	if v.Seconds == nil {
-		v.Precision = PrecisionUnknown
+		v.Precision = diag.PrecisionUnknown
 		v.BoundSource = "none"
 		v.Note = "no offset and the partition's creation time is unknown (CREATE_TIME is 0 on Doris): no upper bound"
 		if v.Lower != nil {
@@ -222,7 +224,7 @@ func lowerWord(src string) string {
 // retention applies seed §3 "Resume and retention headroom" with the
 // planner's functions (tso.ComputeRetention): only when the base table has a
 // TTL and the partition an offset.
-func (a *streamAnalyzer) retention(sr *StreamResult, p *PartitionResult) {
+func (a *streamAnalyzer) retention(sr *Stream, p *Partition) {
 	switch {
 	case p.ConsumedTSO == nil:
 		p.RetentionNote = "no offset: retention does not apply"
@@ -259,7 +261,7 @@ func (a *streamAnalyzer) retention(sr *StreamResult, p *PartitionResult) {
 
 // nextRead says what the next read of the partition does (doris.md §2
 // "Effect on reads"; seed T12) and what it loses.
-func (a *streamAnalyzer) nextRead(sr *StreamResult, p *PartitionResult, c *snapshot.Consumption) {
+func (a *streamAnalyzer) nextRead(sr *Stream, p *Partition, c *snapshot.Consumption) {
 	switch p.OffsetState {
 	case OffsetUnknown:
 		p.NextRead, p.NextReadNote = NextReadUnknown, "the offset cannot be read"
@@ -316,7 +318,7 @@ func (a *streamAnalyzer) nextRead(sr *StreamResult, p *PartitionResult, c *snaps
 // MIN_DELTA stream or a stream on a duplicate-key table silently skips them
 // and the offset moves past them for good (T12); DETAIL and APPEND_ONLY on a
 // unique-key table are clipped the same way, by design.
-func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
+func (a *streamAnalyzer) noOffsetRead(sr *Stream, p *Partition) {
 	if p.HasData != nil && !*p.HasData {
 		p.NextRead, p.NextReadNote = NextReadProceed, "empty partition with no offset: nothing to read"
 		return
@@ -333,7 +335,7 @@ func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
 	part := a.part(sr, p.Unit)
 	// The data age: the newest data is at least as old as the source end or
 	// the latest visible version; the oldest at most as old as the partition.
-	age := Value{Precision: PrecisionUpperBound, Source: SourceClient}
+	age := diag.Value{Precision: diag.PrecisionUpperBound, Source: diag.SourceClient}
 	var newestMs, createMs *int64
 	switch {
 	case p.SourceEndTSO != nil:
@@ -348,12 +350,12 @@ func (a *streamAnalyzer) noOffsetRead(sr *StreamResult, p *PartitionResult) {
 	if newestMs != nil {
 		age.Lower = a.f64(math.Max(0, secs(a.evalMs-*newestMs)))
 		if age.Seconds == nil {
-			age.Precision = PrecisionUnknown
+			age.Precision = diag.PrecisionUnknown
 			age.Note = "the newest data is " + tso.FormatDuration(a.evalMs-*newestMs) + " old; the oldest row's age is unknown"
 		}
 	}
 	if age.Seconds == nil && age.Lower == nil {
-		age = UnknownValue(SourceClient, "neither the partition's times nor SOURCE_END_TSO are known")
+		age = diag.UnknownValue(diag.SourceClient, "neither the partition's times nor SOURCE_END_TSO are known")
 	}
 	p.DataAge = &age
 	switch {
@@ -387,20 +389,20 @@ func SkippedWord(s string) string {
 	return "may be"
 }
 
-func modeOrDup(sr *StreamResult) string {
+func modeOrDup(sr *Stream) string {
 	if IsDupKeys(sr.KeyModel) {
 		return "duplicate-key table's"
 	}
 	return sr.ReadMode
 }
 
-func serverPartition(c *snapshot.Consumption) *ServerPartitionValues {
+func serverPartition(c *snapshot.Consumption) *ServerPartition {
 	if c.OffsetState == nil && c.CaughtUp == nil && c.PendingAgeSeconds == nil && c.CanResume == nil &&
 		c.RetentionHeadroomSeconds == nil && c.RetentionApplicable == nil && c.PositionGapSeconds == nil &&
 		c.RetentionFloorTSO == nil && c.NextRequiredTSO == nil && c.LastGapTimeMs == nil {
 		return nil
 	}
-	return &ServerPartitionValues{OffsetState: c.OffsetState, CaughtUp: c.CaughtUp, PositionGapSeconds: c.PositionGapSeconds,
+	return &ServerPartition{OffsetState: c.OffsetState, CaughtUp: c.CaughtUp, PositionGapSeconds: c.PositionGapSeconds,
 		PendingAgeSeconds: c.PendingAgeSeconds, PendingAgePrecision: c.PendingAgePrecision, RetentionApplicable: c.RetentionApplicable,
 		RetentionFloorTSO: c.RetentionFloorTSO, NextRequiredTSO: c.NextRequiredTSO, CanResume: c.CanResume,
 		RetentionHeadroomSeconds: c.RetentionHeadroomSeconds, LastGapTimeMs: c.LastGapTimeMs}

@@ -1,10 +1,13 @@
-package diag
+package streams
 
 import (
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/changepoints"
 
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -24,7 +27,7 @@ const (
 )
 
 // StreamStates lists the seven states in precedence order.
-var StreamStates = []string{StateDisabled, StateStale, StateUnknown, StateCannotResume, StateInitializing, StateLagging, StateCaughtUp}
+var States = []string{StateDisabled, StateStale, StateUnknown, StateCannotResume, StateInitializing, StateLagging, StateCaughtUp}
 
 // StateNumber is the seed's gauge number of a state, -1 when not a state.
 func StateNumber(state string) int {
@@ -87,7 +90,7 @@ const (
 )
 
 // StreamOptions are the thresholds and what-ifs of a stream analysis.
-type StreamOptions struct {
+type Options struct {
 	MinHeadroom time.Duration // STREAM_HEADROOM_LOW below this; 0 = DefaultMinHeadroom
 	MaxPending  time.Duration // STREAM_PENDING_AGE_HIGH above this; 0 = DefaultMaxPending
 	// TTLOverride replaces every base table's TTL (what-if `--ttl`).
@@ -99,10 +102,10 @@ type StreamOptions struct {
 	// exporter (diag/changepoints.go): the analysis records this round's
 	// ends in it and narrows the pending ages from it. One analysis per
 	// round (ExporterState.Round).
-	Points *ChangePoints
+	Points *changepoints.Tracker
 }
 
-func (o StreamOptions) WithDefaults() StreamOptions {
+func (o Options) WithDefaults() Options {
 	if o.MinHeadroom <= 0 {
 		o.MinHeadroom = DefaultMinHeadroom
 	}
@@ -113,7 +116,7 @@ func (o StreamOptions) WithDefaults() StreamOptions {
 }
 
 // StreamsResult is the stream analysis of a cluster at one time.
-type StreamsResult struct {
+type Result struct {
 	Now        time.Time `json:"now"`         // the last snapshot's cluster time
 	CurrentTSO tso.TSO   `json:"current_tso"` // the last snapshot's current TSO
 	// EvaluatedAt is the time the retention was evaluated at: Now, or --at.
@@ -123,14 +126,14 @@ type StreamsResult struct {
 	Snapshots    int            `json:"snapshots"` // how many snapshots narrowed the pending ages
 	MinHeadroomS float64        `json:"min_headroom_threshold_seconds"`
 	MaxPendingS  float64        `json:"max_pending_threshold_seconds"`
-	Streams      []StreamResult `json:"streams"`
-	Findings     []Finding      `json:"findings"`
+	Streams      []Stream       `json:"streams"`
+	Findings     []diag.Finding `json:"findings"`
 
 	byID map[int64]int
 }
 
 // ByID finds a stream by STREAM_ID; nil when absent.
-func (r *StreamsResult) ByID(id int64) *StreamResult {
+func (r *Result) ByID(id int64) *Stream {
 	if r == nil {
 		return nil
 	}
@@ -147,7 +150,7 @@ func (r *StreamsResult) ByID(id int64) *StreamResult {
 }
 
 // ByName finds a stream by database and name; nil when absent.
-func (r *StreamsResult) ByName(db, name string) *StreamResult {
+func (r *Result) ByName(db, name string) *Stream {
 	if r == nil {
 		return nil
 	}
@@ -160,8 +163,8 @@ func (r *StreamsResult) ByName(db, name string) *StreamResult {
 }
 
 // FindingsFor returns the findings about one stream (and its partitions).
-func (r *StreamsResult) FindingsFor(db, name string) []Finding {
-	var out []Finding
+func (r *Result) FindingsFor(db, name string) []diag.Finding {
+	var out []diag.Finding
 	for _, f := range r.Findings {
 		if f.Object.DB == db && f.Object.Name == name && f.Object.Kind == "stream" {
 			out = append(out, f)
@@ -171,7 +174,7 @@ func (r *StreamsResult) FindingsFor(db, name string) []Finding {
 }
 
 // StreamResult is one stream's diagnosis.
-type StreamResult struct {
+type Stream struct {
 	DB   string `json:"db"`
 	Name string `json:"name"`
 	ID   int64  `json:"id"`
@@ -206,11 +209,11 @@ type StreamResult struct {
 	// was taken instead (an IVM stream whose keep-alive TSO is invisible).
 	StateSource string `json:"state_source"`
 
-	Partitions        []PartitionResult `json:"partitions"`
-	PendingPartitions int               `json:"pending_partitions"`
+	Partitions        []Partition `json:"partitions"`
+	PendingPartitions int         `json:"pending_partitions"`
 	// MaxPendingAge is the largest pending age over the partitions; its
 	// precision is the worst of the partitions that count.
-	MaxPendingAge Value `json:"max_pending_age"`
+	MaxPendingAge diag.Value `json:"max_pending_age"`
 	// MinHeadroomSeconds is the smallest headroom over the partitions with a
 	// TTL; nil when none applies. MinHeadroomPartition names it.
 	MinHeadroomSeconds   *float64 `json:"min_headroom_seconds,omitempty"`
@@ -228,7 +231,7 @@ type StreamResult struct {
 	// the TTL and are skipped; "may" when their age is not known for sure.
 	RowsSkipped string `json:"rows_skipped,omitempty"`
 
-	Server *ServerStreamValues `json:"server,omitempty"`
+	Server *ServerStream `json:"server,omitempty"`
 
 	// Severity is the worst finding about the stream ("" when none).
 	Severity string `json:"severity,omitempty"`
@@ -237,13 +240,13 @@ type StreamResult struct {
 	// Rates over a series (nil with one snapshot).
 	Rates *Rates `json:"rates,omitempty"`
 
-	severity Severity
+	severity diag.Severity
 	ttlOff   bool // the TTL is known to be off (or the table dropped): no retention, not "unknown"
 }
 
 // ServerStreamValues are the seed T2 columns of table_streams, as the server
 // filled them.
-type ServerStreamValues struct {
+type ServerStream struct {
 	MonitorState                *string  `json:"monitor_state,omitempty"`
 	PendingPartitions           *int64   `json:"pending_partitions,omitempty"`
 	MaxPendingAgeSeconds        *float64 `json:"max_pending_age_seconds,omitempty"`
@@ -259,7 +262,7 @@ type ServerStreamValues struct {
 
 // PartitionResult is one stream partition's diagnosis (one row of
 // table_stream_consumption).
-type PartitionResult struct {
+type Partition struct {
 	Unit              string `json:"unit"`
 	ConsumptionStatus string `json:"consumption_status"` // raw
 	Lag               string `json:"lag"`                // raw
@@ -274,11 +277,11 @@ type PartitionResult struct {
 	CaughtUp *bool `json:"caught_up,omitempty"`
 	// PositionGapSeconds is physical(end) − physical(C): for trends only,
 	// not the pending age (seed T2).
-	PositionGapSeconds *float64 `json:"position_gap_seconds,omitempty"`
-	PendingAge         Value    `json:"pending_age"`
+	PositionGapSeconds *float64   `json:"position_gap_seconds,omitempty"`
+	PendingAge         diag.Value `json:"pending_age"`
 	// ClientPendingAge is the client's own bound when PendingAge came from
 	// the server (kept for the comparison).
-	ClientPendingAge *Value `json:"client_pending_age,omitempty"`
+	ClientPendingAge *diag.Value `json:"client_pending_age,omitempty"`
 
 	// RetentionApplicable: the table has a TTL and the partition an offset.
 	RetentionApplicable bool           `json:"retention_applicable"`
@@ -299,21 +302,21 @@ type PartitionResult struct {
 	// RowsSkipped (no-offset partitions, T12): "yes" | "may" | "".
 	RowsSkipped string `json:"rows_skipped,omitempty"`
 	// DataAge: how old the partition's data is, for a partition with no offset.
-	DataAge *Value `json:"data_age,omitempty"`
+	DataAge *diag.Value `json:"data_age,omitempty"`
 
 	LagInVersions         bool   `json:"lag_in_versions"`
 	LastConsumptionTimeMs *int64 `json:"last_consumption_time_ms,omitempty"`
 
-	Server *ServerPartitionValues `json:"server,omitempty"`
-	Rates  *Rates                 `json:"rates,omitempty"`
+	Server *ServerPartition `json:"server,omitempty"`
+	Rates  *Rates           `json:"rates,omitempty"`
 
 	// Severity of the worst hazard on this partition ("" when none).
 	Severity string `json:"severity,omitempty"`
-	severity Severity
+	severity diag.Severity
 }
 
 // ServerPartitionValues are the seed T2/T5 columns of table_stream_consumption.
-type ServerPartitionValues struct {
+type ServerPartition struct {
 	OffsetState              *string  `json:"offset_state,omitempty"`
 	CaughtUp                 *bool    `json:"caught_up,omitempty"`
 	PositionGapSeconds       *float64 `json:"position_gap_seconds,omitempty"`
@@ -347,9 +350,9 @@ type Rates struct {
 // "now"); the earlier snapshots, oldest first, narrow the pending ages with
 // the seed's change-point rule and give the rates. An empty series gives an
 // empty result.
-func AnalyzeStreams(series []*snapshot.Snapshot, opt StreamOptions) *StreamsResult {
+func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 	opt = opt.WithDefaults()
-	res := &StreamsResult{Streams: make([]StreamResult, 0, streamCount(series)), Findings: []Finding{}, MinHeadroomS: opt.MinHeadroom.Seconds(), MaxPendingS: opt.MaxPending.Seconds(), TTLOverride: opt.TTLOverride}
+	res := &Result{Streams: make([]Stream, 0, streamCount(series)), Findings: []diag.Finding{}, MinHeadroomS: opt.MinHeadroom.Seconds(), MaxPendingS: opt.MaxPending.Seconds(), TTLOverride: opt.TTLOverride}
 	var clean []*snapshot.Snapshot
 	for _, s := range series {
 		if s != nil {
@@ -389,7 +392,7 @@ func AnalyzeStreams(series []*snapshot.Snapshot, opt StreamOptions) *StreamsResu
 	}
 	// table_streams unreadable: the streams other sources name are listed,
 	// UNKNOWN, with the reason (partial.go); nothing is silently dropped.
-	if why := Unreadable(last, snapshot.SourceTableStreams); why != "" {
+	if why := diag.Unreadable(last, snapshot.SourceTableStreams); why != "" {
 		for id, k := range streamsNamedElsewhere(last) {
 			if known[id] {
 				continue
@@ -410,24 +413,24 @@ func AnalyzeStreams(series []*snapshot.Snapshot, opt StreamOptions) *StreamsResu
 	}
 	for id, name := range orphans {
 		db, n, _ := strings.Cut(name, ".")
-		res.Findings = append(res.Findings, Finding{
-			Code: CodeStreamStateUnknown, Severity: CodeStreamStateUnknown.Severity(),
-			Object:   Object{Kind: "stream", DB: db, Name: n, ID: i64(id)},
+		res.Findings = append(res.Findings, diag.Finding{
+			Code: CodeStateUnknown, Severity: CodeStateUnknown.Severity(),
+			Object:   diag.Object{Kind: "stream", DB: db, Name: n, ID: i64(id)},
 			Summary:  "table_stream_consumption has rows for a stream that table_streams does not list",
 			Detail:   "The stream may have been created or dropped between the two reads, or table_streams is filtered by privileges; its partitions were not diagnosed.",
 			Evidence: map[string]string{"stream_id": strconv.FormatInt(id, 10)},
 			Next:     doris.SuggestStreamRow(id),
 		})
 	}
-	SortStreams(res.Streams)
-	SortFindings(res.Findings)
+	Sort(res.Streams)
+	diag.SortFindings(res.Findings)
 	return res
 }
 
 // SortStreams orders streams worst first: finding severity, then state
 // (cannot_resume, stale, unknown, lagging, initializing, disabled,
 // caught_up), then smallest headroom, largest pending age, then name.
-func SortStreams(ss []StreamResult) {
+func Sort(ss []Stream) {
 	rank := map[string]int{StateCannotResume: 0, StateStale: 1, StateUnknown: 2, StateLagging: 3, StateInitializing: 4, StateDisabled: 5, StateCaughtUp: 6}
 	// Sort indices, then move each (large) struct once: swapping the structs
 	// themselves dominated the 7,000-stream benchmark.
@@ -463,7 +466,7 @@ func HeadroomKey(h *float64) float64 {
 
 // sortPartitions orders partitions worst first: severity, cannot resume,
 // smallest headroom, largest pending age, then unit.
-func sortPartitions(ps []PartitionResult) {
+func sortPartitions(ps []Partition) {
 	permute(ps, func(i, j int) bool {
 		a, b := &ps[i], &ps[j]
 		if a.severity != b.severity {
@@ -523,3 +526,7 @@ func streamCount(series []*snapshot.Snapshot) int {
 	}
 	return 0
 }
+
+func f64(v float64) *float64 { return &v }
+func i64(v int64) *int64     { return &v }
+func bptr(v bool) *bool      { return &v }

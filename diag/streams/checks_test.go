@@ -1,4 +1,4 @@
-package diag
+package streams
 
 import (
 	"reflect"
@@ -35,15 +35,15 @@ func TestCheckListsListEachCheckOnce(t *testing.T) {
 // A disabled or stale stream gets only the state checks: nothing reads it,
 // so resume, headroom and pending-age hazards would be noise.
 func TestStreamReadChecksSkipUnreadStreams(t *testing.T) {
-	sr := &StreamResult{DB: "d", Name: "s", Kind: KindUser, State: StateDisabled, Enabled: false,
-		Partitions: []PartitionResult{{Unit: "p", CanResume: new(bool)}}}
+	sr := &Stream{DB: "d", Name: "s", Kind: KindUser, State: StateDisabled, Enabled: false,
+		Partitions: []Partition{{Unit: "p", CanResume: new(bool)}}}
 	fs := (&streamAnalyzer{}).streamFindings(sr)
-	if len(fs) != 1 || fs[0].Code != CodeStreamDisabled {
+	if len(fs) != 1 || fs[0].Code != CodeDisabled {
 		t.Errorf("disabled stream: %+v", fs)
 	}
 	sr.State = StateCannotResume
 	fs = (&streamAnalyzer{}).streamFindings(sr)
-	if len(fs) != 2 || fs[1].Code != CodeStreamCannotResumeRejected {
+	if len(fs) != 2 || fs[1].Code != CodeCannotResumeRejected {
 		t.Errorf("read stream: %+v", fs)
 	}
 }

@@ -1,9 +1,9 @@
-package diag_test
+package streams_test
 
 import (
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -12,7 +12,7 @@ import (
 // streamArea reports whether a code belongs to the streams area (its
 // documentation lives in codes_streams.go).
 func streamArea(code string) bool {
-	for _, c := range diag.StreamCodes() {
+	for _, c := range streams.StreamCodes() {
 		if c.Code == code {
 			return true
 		}
@@ -33,7 +33,7 @@ func TestScenarioStreamExpectations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := diag.AnalyzeStreams([]*snapshot.Snapshot{s}, diag.StreamOptions{})
+			res := streams.Analyze([]*snapshot.Snapshot{s}, streams.Options{})
 			for _, e := range exp {
 				if !streamArea(e.Code) {
 					continue
@@ -60,14 +60,14 @@ func TestScenarioStreamExpectations(t *testing.T) {
 // TestScenarioStates pins the state of each planted stream.
 func TestScenarioStates(t *testing.T) {
 	want := map[string]string{
-		"s_orders_cdc": diag.StateCannotResume, "s_orders_audit": diag.StateCannotResume, "s_payments_etl": diag.StateLagging,
-		"s_events_dup": diag.StateLagging, "s_customers_idle": diag.StateCannotResume, "s_items_slow": diag.StateLagging,
-		"s_dropped": diag.StateStale, "s_paused": diag.StateDisabled, "s_orders_ok": diag.StateCaughtUp,
-		"__doris_ivm_stream_mv_customer_ltv_144i_vnq": diag.StateCannotResume,
+		"s_orders_cdc": streams.StateCannotResume, "s_orders_audit": streams.StateCannotResume, "s_payments_etl": streams.StateLagging,
+		"s_events_dup": streams.StateLagging, "s_customers_idle": streams.StateCannotResume, "s_items_slow": streams.StateLagging,
+		"s_dropped": streams.StateStale, "s_paused": streams.StateDisabled, "s_orders_ok": streams.StateCaughtUp,
+		"__doris_ivm_stream_mv_customer_ltv_144i_vnq": streams.StateCannotResume,
 	}
 	for _, name := range []string{"incident", "legacy"} {
 		s, _ := scenario.Load(name)
-		res := diag.AnalyzeStreams([]*snapshot.Snapshot{s}, diag.StreamOptions{})
+		res := streams.Analyze([]*snapshot.Snapshot{s}, streams.Options{})
 		for n, st := range want {
 			sr := res.ByName("demo", n)
 			if sr == nil {
@@ -79,7 +79,7 @@ func TestScenarioStates(t *testing.T) {
 			}
 		}
 		iv := res.ByName("demo", "__doris_ivm_stream_mv_customer_ltv_144i_vnq")
-		if iv.Kind != diag.KindIVM || iv.MVName != "mv_customer_ltv" || iv.MVID == nil || *iv.MVID != 52002 {
+		if iv.Kind != streams.KindIVM || iv.MVName != "mv_customer_ltv" || iv.MVID == nil || *iv.MVID != 52002 {
 			t.Errorf("%s: internal stream identity %+v", name, iv)
 		}
 	}
@@ -91,7 +91,7 @@ func BenchmarkAnalyzeStreamsScale(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res := diag.AnalyzeStreams(series, diag.StreamOptions{})
+		res := streams.Analyze(series, streams.Options{})
 		if len(res.Streams) == 0 {
 			b.Fatal("no streams")
 		}
