@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
@@ -133,7 +134,7 @@ func (o *metricsLintOptions) run() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	a := diag.AnalyzeMetricsPayloads([]diag.MetricsInput{{Source: source, Lint: res}}, opt)
+	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: res}}, opt)
 	if err := g.emit(report.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
 		return err
 	}
@@ -176,7 +177,7 @@ func (o *metricsLintOptions) runFix() error {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	unrepaired := &exposition.Result{Problems: rep.Unrepaired, Parseable: rep.OK}
-	a := diag.AnalyzeMetricsPayloads([]diag.MetricsInput{{Source: source, Lint: unrepaired}}, diag.MetricsOptions{NoConform: true, IncludeStyle: true})
+	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: unrepaired}}, metrics.Options{NoConform: true, IncludeStyle: true})
 	st := report.NewStyle(reportTo, g.color() && reportTo == g.ios.Out)
 	if err := report.Emit(reportTo, st, f, report.MetricsFixDoc{Source: source, Fix: rep, Findings: a.Findings}); err != nil {
 		return err
@@ -208,7 +209,7 @@ func (o *metricsLintOptions) runSnapshot() error {
 		return err
 	}
 	opt.Lint = o.lintOptions()
-	a := diag.AnalyzeMetrics(s, opt)
+	a := metrics.Analyze(s, opt)
 	if err := g.emit(report.NewMetricsLintSnapshotDoc(a, o.Top)); err != nil {
 		return err
 	}

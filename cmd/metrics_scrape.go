@@ -6,9 +6,10 @@ import (
 	"io"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
@@ -135,13 +136,13 @@ func (o *metricsScrapeOptions) run() error {
 		return err
 	}
 	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
-	in := make([]diag.MetricsInput, len(results))
+	in := make([]metrics.Input, len(results))
 	fetches := make([]report.ScrapeFetch, len(results))
 	for i, r := range results {
-		in[i] = diag.MetricsInput{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
+		in[i] = metrics.Input{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
 		fetches[i] = report.ScrapeFetch{Reachable: r.Reachable, Status: r.Status, Bytes: r.Bytes, FetchTime: r.FetchTime}
 	}
-	a := diag.AnalyzeMetricsPayloads(in, opt)
+	a := metrics.AnalyzePayloads(in, opt)
 	if o.Save != "" {
 		if err := savePayloads(snap, scrape.Payloads(results, start), o.Save); err != nil {
 			return err
@@ -164,7 +165,7 @@ func (o *metricsScrapeOptions) runStored(s *snapshot.Snapshot, kind string) erro
 	if err != nil {
 		return err
 	}
-	a := diag.AnalyzeMetrics(s, opt)
+	a := metrics.Analyze(s, opt)
 	if err := g.emit(report.NewMetricsScrapeDoc(a, nil, kind)); err != nil {
 		return err
 	}

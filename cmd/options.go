@@ -10,6 +10,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
@@ -68,7 +70,7 @@ type globalOptions struct {
 	// linted: the /metrics of the latest live snapshot, linted as each body
 	// streamed in (no body is kept: check's memory does not grow with the
 	// number of nodes).
-	linted map[*snapshot.Snapshot][]diag.MetricsInput
+	linted map[*snapshot.Snapshot][]metrics.Input
 	// watch is the current --watch round, set while a round renders: emit
 	// adds it to the document ("watch" field).
 	watch *report.WatchRound

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -84,7 +85,7 @@ func snapshotRun(g *globalOptions, opts *snapshotOptions) error {
 			return err
 		}
 	}
-	return g.emit(report.SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)})
+	return g.emit(report.SnapshotSummaryDoc{Summary: sources.Summarize(s)})
 }
 
 // writeSnapshot writes to w when path is "" or "-", else replaces path

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -178,17 +179,17 @@ func (g *globalOptions) attachMetrics(s *snapshot.Snapshot) error {
 		return err
 	}
 	res := scrape.AttachMetrics(context.Background(), s, g.metricsTargets, fallback, fo)
-	in := make([]diag.MetricsInput, len(res))
+	in := make([]metrics.Input, len(res))
 	for i, r := range res {
-		in[i] = diag.MetricsInput{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
+		in[i] = metrics.Input{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
 	}
-	g.linted = map[*snapshot.Snapshot][]diag.MetricsInput{s: in}
+	g.linted = map[*snapshot.Snapshot][]metrics.Input{s: in}
 	return nil
 }
 
 // lintedFor is the /metrics analysis input of a live snapshot whose bodies
 // were linted as they streamed in (attachMetrics), nil otherwise.
-func (g *globalOptions) lintedFor(s *snapshot.Snapshot) []diag.MetricsInput {
+func (g *globalOptions) lintedFor(s *snapshot.Snapshot) []metrics.Input {
 	return g.linted[s]
 }
 

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
+
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -70,8 +71,8 @@ func tsoDecodeRun(g *globalOptions, o *tsoDecodeOptions, args []string) error {
 			return fmt.Errorf("reading TSOs from stdin: %w", err)
 		}
 	}
-	res := diag.TSODecode(inputs, loc)
-	if err := g.emit(report.TSODecodeDoc{TSODecodeResult: res, Local: o.Local}); err != nil {
+	res := tsotool.Decode(inputs, loc)
+	if err := g.emit(report.TSODecodeDoc{DecodeResult: res, Local: o.Local}); err != nil {
 		return err
 	}
 	// A bad value is reported on stderr after the good ones are printed, and
@@ -165,7 +166,7 @@ func tsoDiffRun(g *globalOptions, a, b string) error {
 		}
 		ts[i] = p.TSO
 	}
-	return g.emit(report.TSODiffDoc{TSODiffResult: diag.TSODiff(ts[0], ts[1])})
+	return g.emit(report.TSODiffDoc{DiffResult: tsotool.Diff(ts[0], ts[1])})
 }
 
 // ---- lag ----
@@ -194,9 +195,9 @@ func tsoLagRun(g *globalOptions, o *tsoLagOptions, raw string) error {
 	if err := g.checkFormat(report.TSOLagDoc{}.Kind()); err != nil {
 		return err
 	}
-	res, err := diag.TSOLag(raw, o.Offset)
+	res, err := tsotool.Lag(raw, o.Offset)
 	if err != nil {
 		return usageError{err}
 	}
-	return g.emit(report.TSOLagDoc{TSOLagResult: res})
+	return g.emit(report.TSOLagDoc{LagResult: res})
 }

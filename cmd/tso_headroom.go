@@ -5,9 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
+
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -74,8 +75,8 @@ func tsoHeadroomRun(g *globalOptions, o *tsoHeadroomOptions) error {
 	if err != nil {
 		return usageErrorf("--offset: %v", err)
 	}
-	res, err := diag.TSOHeadroom(diag.TSOHeadroomInput{OffsetText: o.Offset, Offset: off, Now: ref, TTLSeconds: o.TTL, MinHeadroom: o.MinHeadroom})
-	var bad *diag.TSOHeadroomError
+	res, err := tsotool.Headroom(tsotool.HeadroomInput{OffsetText: o.Offset, Offset: off, Now: ref, TTLSeconds: o.TTL, MinHeadroom: o.MinHeadroom})
+	var bad *tsotool.HeadroomError
 	switch {
 	case errors.As(err, &bad) && bad.Input == "ttl":
 		return usageErrorf("--ttl %d with now %s: %v", o.TTL, ref, bad.Err)
@@ -84,7 +85,7 @@ func tsoHeadroomRun(g *globalOptions, o *tsoHeadroomOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := g.emit(report.TSOHeadroomDoc{TSOHeadroomResult: res}); err != nil {
+	if err := g.emit(report.TSOHeadroomDoc{HeadroomResult: res}); err != nil {
 		return err
 	}
 	return g.gate(res.Findings, "none")

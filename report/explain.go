@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 )
 
@@ -139,7 +141,7 @@ func FindingsDoc(w io.Writer, codes []diag.Declaration) error {
 	b.WriteString("fallback superseded (`could_not_read[].superseded`) is no finding, whatever the source. A source not\n")
 	b.WriteString("listed (from a snapshot of another version) is critical.\n\n")
 	b.WriteString("| source | severity | not diagnosed without it | why |\n|---|---|---|---|\n")
-	for _, c := range diag.SourceCosts() {
+	for _, c := range sources.Costs() {
 		sev := c.Severity.String()
 		if c.IfMVs != 0 {
 			sev = c.IfMVs.String() + " when MVs exist, else " + sev

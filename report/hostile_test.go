@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
+
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 
 	"github.com/dorisdiag/dorisdiag/diag/mv"
@@ -86,7 +90,7 @@ func hostileDocs(t *testing.T) map[string]Doc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ma := diag.AnalyzeMetricsPayloads([]diag.MetricsInput{{Source: "be\x1b[2J1:8040", Lint: lint}}, diag.MetricsOptions{IncludeStyle: true})
+	ma := metrics.AnalyzePayloads([]metrics.Input{{Source: "be\x1b[2J1:8040", Lint: lint}}, metrics.Options{IncludeStyle: true})
 	var fixed bytes.Buffer
 	rep, err := exposition.Fix(strings.NewReader(hostileMetrics), &fixed, exposition.Options{})
 	if err != nil {
@@ -102,14 +106,14 @@ func hostileDocs(t *testing.T) map[string]Doc {
 		"mv_explain":            MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)},
 		"headroom":              HeadroomDoc{HeadroomPlan: streams.PlanHeadroom(series, streams.Options{}, res.Now.Add(20*time.Hour)), All: true},
 		"explain":               ExplainDoc{Codes: diag.Codes()},
-		"snapshot_summary":      SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)},
-		"tso.decode":            TSODecodeDoc{TSODecodeResult: diag.TSODecode([]string{"470819222323200000", evil}, time.UTC)},
+		"snapshot_summary":      SnapshotSummaryDoc{Summary: sources.Summarize(s)},
+		"tso.decode":            TSODecodeDoc{DecodeResult: tsotool.Decode([]string{"470819222323200000", evil}, time.UTC)},
 		"tso.headroom":          TSOHeadroomDoc{},
 		"tso.encode":            TSOEncodeDoc{Input: evil},
 		"tso.diff":              TSODiffDoc{},
-		"tso.lag":               TSOLagDoc{TSOLagResult: diag.TSOLagResult{Lag: evil, Note: evil}},
+		"tso.lag":               TSOLagDoc{LagResult: tsotool.LagResult{Lag: evil, Note: evil}},
 		"metrics.lint":          NewMetricsLintDoc(ma.Payloads[0], 10),
-		"metrics.lint.snapshot": NewMetricsLintSnapshotDoc(diag.AnalyzeMetrics(s, diag.MetricsOptions{IncludeStyle: true}), 10),
+		"metrics.lint.snapshot": NewMetricsLintSnapshotDoc(metrics.Analyze(s, metrics.Options{IncludeStyle: true}), 10),
 		"metrics.scrape":        NewMetricsScrapeDoc(ma, []ScrapeFetch{{Reachable: true, Status: 200}}, "targets"),
 		"metrics.fix":           MetricsFixDoc{Source: evil, Fix: rep, Findings: ma.Findings},
 		"watch_error":           WatchErrorDoc{Error: evil},

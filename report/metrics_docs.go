@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
 )
@@ -42,7 +44,7 @@ func (MetricsLintDoc) Kind() string { return "metrics.lint" }
 
 // NewMetricsLintDoc is the view of one analysed payload that was linted
 // (p.Lint set).
-func NewMetricsLintDoc(p diag.MetricsPayloadResult, top int) MetricsLintDoc {
+func NewMetricsLintDoc(p metrics.PayloadResult, top int) MetricsLintDoc {
 	res := p.Lint
 	d := MetricsLintDoc{Source: p.Target, Parseable: res.Parseable, Lines: res.Lines, Series: res.Series, Bytes: res.Bytes,
 		Errors: res.Errors, Warnings: res.Warnings, Infos: res.Infos, Problems: res.Problems, Suppressed: res.Suppressed,
@@ -95,7 +97,7 @@ type NotFetchedDetail struct {
 func (MetricsLintSnapshotDoc) Kind() string { return "metrics.lint.snapshot" }
 
 // NewMetricsLintSnapshotDoc is the view of a snapshot's analysed payloads.
-func NewMetricsLintSnapshotDoc(res *diag.MetricsResult, top int) MetricsLintSnapshotDoc {
+func NewMetricsLintSnapshotDoc(res *metrics.Result, top int) MetricsLintSnapshotDoc {
 	d := MetricsLintSnapshotDoc{Now: res.Now, Payloads: []MetricsLintDoc{}, Findings: res.Findings}
 	for _, p := range res.Payloads {
 		if p.Lint == nil {
@@ -190,7 +192,7 @@ type ScrapeTarget struct {
 
 // NewMetricsScrapeDoc zips the analysis with the fetches (one per payload,
 // same order; nil for stored payloads).
-func NewMetricsScrapeDoc(res *diag.MetricsResult, fetches []ScrapeFetch, discovery string) MetricsScrapeDoc {
+func NewMetricsScrapeDoc(res *metrics.Result, fetches []ScrapeFetch, discovery string) MetricsScrapeDoc {
 	d := MetricsScrapeDoc{Targets: []ScrapeTarget{}, Findings: res.Findings, Discovery: discovery, Stored: fetches == nil}
 	for i, p := range res.Payloads {
 		t := ScrapeTarget{Target: TargetRef{Kind: p.Kind, Host: p.Target}, URL: p.URL, Error: p.Error, Reachable: p.Lint != nil}

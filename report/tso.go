@@ -5,7 +5,8 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
+
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -17,7 +18,7 @@ import (
 // TSODecodeDoc is `tso decode` (kind "tso.decode"); Local adds the LOCAL
 // TIME column to the tables.
 type TSODecodeDoc struct {
-	diag.TSODecodeResult
+	tsotool.DecodeResult
 	Local bool `json:"-"`
 }
 
@@ -39,13 +40,13 @@ func NewTSOEncodeDoc(input string, v tso.TSO) TSOEncodeDoc {
 }
 
 // TSODiffDoc is `tso diff` (kind "tso.diff").
-type TSODiffDoc struct{ diag.TSODiffResult }
+type TSODiffDoc struct{ tsotool.DiffResult }
 
 // TSOLagDoc is `tso lag` (kind "tso.lag").
-type TSOLagDoc struct{ diag.TSOLagResult }
+type TSOLagDoc struct{ tsotool.LagResult }
 
 // TSOHeadroomDoc is `tso headroom` (kind "tso.headroom").
-type TSOHeadroomDoc struct{ diag.TSOHeadroomResult }
+type TSOHeadroomDoc struct{ tsotool.HeadroomResult }
 
 // Kind implements Doc.
 func (TSODecodeDoc) Kind() string { return "tso.decode" }
@@ -166,7 +167,7 @@ func kvMarkdown(w io.Writer, kv [][2]string) error {
 // tsoHeadroom writes the retention computation, what each read mode does
 // next, and the findings (none printed when there are none).
 func tsoHeadroom(w io.Writer, st Style, d TSOHeadroomDoc, writeKV func(io.Writer, [][2]string) error) error {
-	res := d.TSOHeadroomResult
+	res := d.HeadroomResult
 	kv := [][2]string{
 		{"now (reference)", res.ReferenceTSO.String() + "  " + res.ReferenceTime},
 		{"ttl_seconds", strconv.FormatInt(res.TTLSeconds, 10) + "  (" + tso.FormatDuration(res.TTLSeconds*1000) + ")"},

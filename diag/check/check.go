@@ -2,7 +2,9 @@ package check
 
 import (
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/diag/space"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -17,7 +19,7 @@ import (
 type Options struct {
 	Streams streams.Options
 	MVs     mv.Options
-	Metrics diag.MetricsOptions
+	Metrics metrics.Options
 	Policy  diag.Policy
 }
 
@@ -35,9 +37,9 @@ type Result struct {
 	// Suppressed are findings the config file's ignores removed, with why.
 	Suppressed []diag.Suppressed `json:"suppressed"`
 
-	Streams *streams.Result     `json:"-"`
-	MVs     *mv.Result          `json:"-"`
-	Metrics *diag.MetricsResult `json:"-"`
+	Streams *streams.Result `json:"-"`
+	MVs     *mv.Result      `json:"-"`
+	Metrics *metrics.Result `json:"-"`
 }
 
 // Overview is the compact summary check prints before the findings.
@@ -134,13 +136,13 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	last := series[len(series)-1]
 	sa := streams.Analyze(series, opt.Streams)
 	mvs := mv.Analyze(series, sa, opt.MVs)
-	metrics := diag.AnalyzeMetrics(last, opt.Metrics)
+	mr := metrics.Analyze(last, opt.Metrics)
 
 	var all []diag.Finding
-	all = append(all, diag.SourceFindings(last)...)
+	all = append(all, sources.Findings(last)...)
 	all = append(all, sa.Findings...)
 	all = append(all, mvs.Findings...)
-	all = append(all, metrics.Findings...)
+	all = append(all, mr.Findings...)
 	all = dedupe(all)
 	kept, suppressed := opt.Policy.Apply(all)
 	diag.SortFindings(kept)
@@ -155,9 +157,9 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 		Now: last.Cluster.Now, CurrentTSO: last.Cluster.CurrentTSO, Source: last.Source,
 		DorisVersion: last.Cluster.DorisVersion, Snapshots: len(series),
 		Findings: kept, Suppressed: suppressed,
-		Streams: sa, MVs: mvs, Metrics: metrics,
+		Streams: sa, MVs: mvs, Metrics: mr,
 	}
-	r.Overview = overview(last, sa, mvs, metrics, opt)
+	r.Overview = overview(last, sa, mvs, mr, opt)
 	for _, f := range kept {
 		switch f.Severity {
 		case diag.SeverityCritical:
@@ -196,7 +198,7 @@ var (
 	mvStates     = []string{"fresh", "lagging", "rebuild_required", "initializing", "unknown"}
 )
 
-func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, metrics *diag.MetricsResult, opt Options) Overview {
+func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *metrics.Result, opt Options) Overview {
 	var o Overview
 	now := last.Cluster.Now
 
@@ -280,7 +282,7 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, metri
 		}
 	}
 
-	o.Space = space.Summarize(last, metrics)
+	o.Space = space.Summarize(last, mr)
 
 	// Monitor health: the oldest sample time any sampled row reports.
 	var oldest *int64
@@ -292,7 +294,7 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, metri
 	}
 	// A NULL MONITOR_SAMPLE_TIME while the columns exist is stale too (seed:
 	// "NULL before the first one"), as MONITOR_STALE judges it.
-	cols := diag.SourceHasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorSampleTime) || diag.SourceHasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorState)
+	cols := sources.HasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorSampleTime) || sources.HasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorState)
 	nullSample := false
 	for _, s := range last.Streams {
 		if s.MonitorState != nil || s.MonitorSampleTimeMs != nil {
@@ -320,7 +322,7 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, metri
 	}
 
 	for _, g := range last.CouldNotRead {
-		if by := diag.SupersededBy(last, g); by != "" {
+		if by := sources.SupersededBy(last, g); by != "" {
 			o.Sources.Superseded = append(o.Sources.Superseded, SupersededSource{Source: g.Source, By: by})
 			continue
 		}

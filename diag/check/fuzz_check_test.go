@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
@@ -93,6 +94,6 @@ func checkSnapshotPipeline(t *testing.T, data []byte) {
 		emitAll(report.MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings})
 		plan := streams.PlanHeadroom(series, streams.Options{}, s.Cluster.Now.Add(time.Hour))
 		emitAll(report.HeadroomDoc{HeadroomPlan: plan, All: true})
-		emitAll(report.SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)})
+		emitAll(report.SnapshotSummaryDoc{Summary: sources.Summarize(s)})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 
 	"github.com/dorisdiag/dorisdiag/diag/mv"
@@ -120,10 +122,10 @@ func TestCheckOrdersByImpactNotCodeName(t *testing.T) {
 	if fs[0].Code != streams.CodeCannotResumeClipped {
 		t.Errorf("first finding %s %s, want STREAM_CANNOT_RESUME_CLIPPED (changes silently skipped)", fs[0].Code, fs[0].Object)
 	}
-	metrics := indexOf(fs, diag.CodeMetricsUnparseable, "")
+	unparseable := indexOf(fs, metrics.CodeUnparseable, "")
 	for _, loss := range []diag.Code{streams.CodeCannotResumeClipped, streams.CodeNoOffsetRowsSkipped, streams.CodeCannotResumeRejected, mv.CodeChangelogBroken} {
-		if i := indexOf(fs, loss, ""); i < 0 || metrics < i {
-			t.Errorf("%s at %d, METRICS_UNPARSEABLE at %d: a /metrics problem is listed before it", loss, i, metrics)
+		if i := indexOf(fs, loss, ""); i < 0 || unparseable < i {
+			t.Errorf("%s at %d, METRICS_UNPARSEABLE at %d: a /metrics problem is listed before it", loss, i, unparseable)
 		}
 	}
 	// Impact classes never go back up.

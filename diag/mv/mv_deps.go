@@ -2,6 +2,7 @@ package mv
 
 import (
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
 
@@ -52,8 +53,8 @@ func newMVAnalyzer(last *snapshot.Snapshot, sa *streams.Result, opt Options) *mv
 		tables: make(map[string]*snapshot.Table, len(last.Tables)), partsByTbl: make(map[string][]*snapshot.Partition, len(last.Tables)),
 		claimedIVM: make(map[int64]bool, len(sa.Streams)), mvIDs: make(map[int64]bool, len(last.MVs)),
 		statusByKey: make(map[string]*snapshot.MVStatus, len(last.MVStatus))}
-	a.streamsUnreadable = diag.Unreadable(last, snapshot.SourceTableStreams)
-	a.mvInfosUnreadable = diag.Unreadable(last, snapshot.SourceMVInfos)
+	a.streamsUnreadable = sources.Unreadable(last, snapshot.SourceTableStreams)
+	a.mvInfosUnreadable = sources.Unreadable(last, snapshot.SourceMVInfos)
 	for i := range last.MVs {
 		a.mvIDs[last.MVs[i].ID] = true
 	}
@@ -96,8 +97,8 @@ func newMVAnalyzer(last *snapshot.Snapshot, sa *streams.Result, opt Options) *mv
 		a.partsByTbl[k] = append(a.partsByTbl[k], p)
 	}
 	a.caps = Capabilities{
-		IvmMVStatus:     len(last.MVStatus) > 0 || diag.SourcePresent(last, "ivm_mv_status"),
-		IvmDependencies: len(last.Dependencies) > 0 || diag.SourcePresent(last, "ivm_dependencies"),
+		IvmMVStatus:     len(last.MVStatus) > 0 || sources.Present(last, "ivm_mv_status"),
+		IvmDependencies: len(last.Dependencies) > 0 || sources.Present(last, "ivm_dependencies"),
 	}
 	for _, t := range last.Tasks {
 		if t.IvmRefreshMethod != nil {
@@ -106,7 +107,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, sa *streams.Result, opt Options) *mv
 		}
 	}
 	if !a.caps.IvmRefreshMethod {
-		a.caps.IvmRefreshMethod = diag.SourceHasColumn(last, doris.Tasks.Rel(), doris.Tasks.IvmRefreshMethod)
+		a.caps.IvmRefreshMethod = sources.HasColumn(last, doris.Tasks.Rel(), doris.Tasks.IvmRefreshMethod)
 	}
 	for _, c := range last.Consumption {
 		if c.PendingAgePrecision != nil || c.OffsetState != nil {
@@ -115,7 +116,7 @@ func newMVAnalyzer(last *snapshot.Snapshot, sa *streams.Result, opt Options) *mv
 		}
 	}
 	if !a.caps.ConsumptionT2 {
-		a.caps.ConsumptionT2 = diag.SourceHasColumn(last, doris.TableStreamConsumption.Rel(), doris.TableStreamConsumption.PendingAgeSeconds)
+		a.caps.ConsumptionT2 = sources.HasColumn(last, doris.TableStreamConsumption.Rel(), doris.TableStreamConsumption.PendingAgeSeconds)
 	}
 	return a
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+
 	"github.com/dorisdiag/dorisdiag/diag/changepoints"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 
@@ -368,7 +370,7 @@ func formatInt(v int64) string {
 // When tasks() could not be read, nothing is counted or forgotten.
 func (st *State) countTasks(s *snapshot.Snapshot, mvs *mv.Result, r *Result) {
 	for _, g := range s.CouldNotRead {
-		if g.Source == snapshot.SourceTasks && diag.SupersededBy(s, g) == "" {
+		if g.Source == snapshot.SourceTasks && sources.SupersededBy(s, g) == "" {
 			return
 		}
 	}

@@ -3,7 +3,7 @@ package space
 import (
 	"sort"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -51,7 +51,7 @@ type DatabaseSize struct {
 // SummarizeSpace is S5 for one snapshot: the sizes SHOW DATA reported,
 // largest first, and the /metrics signals of the payloads analysed (m may
 // be nil).
-func Summarize(last *snapshot.Snapshot, m *diag.MetricsResult) Overview {
+func Summarize(last *snapshot.Snapshot, m *metrics.Result) Overview {
 	var o Overview
 	o.Tables = len(last.Tables)
 	for _, t := range last.Tables {
@@ -83,7 +83,7 @@ func Summarize(last *snapshot.Snapshot, m *diag.MetricsResult) Overview {
 }
 
 // fillSpace copies the S5 picture into the check overview.
-func fromMetrics(o *Overview, r *diag.MetricsResult) {
+func fromMetrics(o *Overview, r *metrics.Result) {
 	if r == nil {
 		return
 	}

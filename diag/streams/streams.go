@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/changepoints"
 
@@ -392,7 +394,7 @@ func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 	}
 	// table_streams unreadable: the streams other sources name are listed,
 	// UNKNOWN, with the reason (partial.go); nothing is silently dropped.
-	if why := diag.Unreadable(last, snapshot.SourceTableStreams); why != "" {
+	if why := sources.Unreadable(last, snapshot.SourceTableStreams); why != "" {
 		for id, k := range streamsNamedElsewhere(last) {
 			if known[id] {
 				continue

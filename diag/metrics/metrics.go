@@ -1,9 +1,11 @@
-package diag
+package metrics
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/shellquote"
@@ -15,42 +17,42 @@ import (
 // lines still gives a readable gate.
 
 // conformanceCode maps a design rule to its finding code.
-func conformanceCode(rule string) Code {
+func conformanceCode(rule string) diag.Code {
 	switch rule {
 	case exposition.RuleDesignMonitorStale:
-		return CodeMetricsMonitorStale
+		return CodeMonitorStale
 	case exposition.RuleDesignStateOnFollower:
-		return CodeMetricsStateOnFollower
+		return CodeStateOnFollower
 	case exposition.RuleTTLCleanupFailed, exposition.RuleTTLCleanupStale:
 		return CodeChangelogTTLCleanupFailed
 	}
-	return CodeMetricsNonconforming
+	return CodeNonconforming
 }
 
-func lintSeverity(s string) Severity {
+func lintSeverity(s string) diag.Severity {
 	switch s {
 	case exposition.SeverityError:
-		return SeverityCritical
+		return diag.SeverityCritical
 	case exposition.SeverityWarning:
-		return SeverityWarning
+		return diag.SeverityWarning
 	}
-	return SeverityInfo
+	return diag.SeverityInfo
 }
 
 // MetricsFindings turns the problems of one payload into findings. source
 // names the payload (a file, a URL or a host).
-func MetricsFindings(source string, res *exposition.Result, conformance []exposition.Problem) []Finding {
-	var out []Finding
-	obj := Object{Kind: "metrics", Name: source}
+func Findings(source string, res *exposition.Result, conformance []exposition.Problem) []diag.Finding {
+	var out []diag.Finding
+	obj := diag.Object{Kind: "metrics", Name: source}
 	type group struct {
-		code  Code
-		sev   Severity
+		code  diag.Code
+		sev   diag.Severity
 		first exposition.Problem
 		n     int
 	}
 	groups := map[string]*group{}
 	var order []string
-	addGroup := func(code Code, sev Severity, p exposition.Problem) {
+	addGroup := func(code diag.Code, sev diag.Severity, p exposition.Problem) {
 		key := code.String() + "\x00" + p.Rule
 		g := groups[key]
 		if g == nil {
@@ -65,9 +67,9 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 			if p.Rule == exposition.RuleProblemsSuppressed {
 				continue
 			}
-			code := CodeMetricsLint
+			code := CodeLint
 			if p.Severity == exposition.SeverityError {
-				code = CodeMetricsUnparseable
+				code = CodeUnparseable
 			}
 			addGroup(code, lintSeverity(p.Severity), p)
 		}
@@ -80,8 +82,8 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 	for _, p := range conformance {
 		code := conformanceCode(p.Rule)
 		sev := lintSeverity(p.Severity)
-		if code == CodeMetricsMonitorStale {
-			sev = SeverityCritical
+		if code == CodeMonitorStale {
+			sev = diag.SeverityCritical
 		}
 		addGroup(code, sev, p)
 	}
@@ -110,7 +112,7 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 			input = "- < payload.prom"
 		}
 		next := "dorisdiag metrics lint " + input
-		if g.code == CodeMetricsUnparseable {
+		if g.code == CodeUnparseable {
 			next = "dorisdiag metrics lint --fix -w fixed.prom " + input
 		}
 		detail := p.Fix
@@ -118,24 +120,24 @@ func MetricsFindings(source string, res *exposition.Result, conformance []exposi
 			detail = "fix: " + detail
 		}
 		n := float64(g.n)
-		out = append(out, Finding{Code: g.code, Severity: g.sev, Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next, Magnitude: &n})
+		out = append(out, diag.Finding{Code: g.code, Severity: g.sev, Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next, Magnitude: &n})
 	}
 	return out
 }
 
-func codeForRule(rule string) Code {
+func codeForRule(rule string) diag.Code {
 	if r, ok := exposition.RuleByName(rule); ok && r.Severity == exposition.SeverityError {
-		return CodeMetricsUnparseable
+		return CodeUnparseable
 	}
-	return CodeMetricsLint
+	return CodeLint
 }
 
 // UnreachableFinding is a target whose /metrics could not be fetched.
-func UnreachableFinding(kind, host string, err error) Finding {
-	return Finding{
-		Code:     CodeMetricsTargetUnreachable,
-		Severity: CodeMetricsTargetUnreachable.Severity(),
-		Object:   Object{Kind: "node", Name: strings.TrimSpace(kind + " " + host)},
+func UnreachableFinding(kind, host string, err error) diag.Finding {
+	return diag.Finding{
+		Code:     CodeTargetUnreachable,
+		Severity: CodeTargetUnreachable.Severity(),
+		Object:   diag.Object{Kind: "node", Name: strings.TrimSpace(kind + " " + host)},
 		Summary:  fmt.Sprintf("%s %s: %v", kind, host, err),
 		Evidence: map[string]string{"host": host, "error": err.Error()},
 		Next:     "curl -sv --max-time 5 " + shellquote.Quote("http://"+host+"/metrics") + " -o /dev/null",
@@ -144,17 +146,17 @@ func UnreachableFinding(kind, host string, err error) Finding {
 
 // masterOnlyFindings words MasterOnlyFindings: exporters are the FEs with
 // state series, masters those with node_info{type="is_master"} 1 (sorted).
-func masterOnlyFindings(exporters, masters []string) []Finding {
-	var out []Finding
+func masterOnlyFindings(exporters, masters []string) []diag.Finding {
+	var out []diag.Finding
 	isMaster := map[string]bool{}
 	for _, m := range masters {
 		isMaster[m] = true
 	}
 	for _, e := range exporters {
 		if !isMaster[e] {
-			out = append(out, Finding{
-				Code: CodeMetricsStateOnFollower, Severity: CodeMetricsStateOnFollower.Severity(),
-				Object:  Object{Kind: "node", Name: "fe " + e},
+			out = append(out, diag.Finding{
+				Code: CodeStateOnFollower, Severity: CodeStateOnFollower.Severity(),
+				Object:  diag.Object{Kind: "node", Name: "fe " + e},
 				Summary: "fe " + e + " exports changelog/IVM state series but is not the Master (no node_info{type=\"is_master\"} 1)",
 				Next:    "curl -s " + shellquote.Quote("http://"+e+"/metrics") + " | grep -E '^(node_info|doris_fe_ivm_mvs|doris_fe_changelog_streams)'",
 			})
@@ -163,9 +165,9 @@ func masterOnlyFindings(exporters, masters []string) []Finding {
 	if len(exporters) > 1 {
 		sorted := append([]string(nil), exporters...)
 		sort.Strings(sorted)
-		out = append(out, Finding{
-			Code: CodeMetricsStateOnFollower, Severity: CodeMetricsStateOnFollower.Severity(),
-			Object:   Object{Kind: "cluster", Name: "fe"},
+		out = append(out, diag.Finding{
+			Code: CodeStateOnFollower, Severity: CodeStateOnFollower.Severity(),
+			Object:   diag.Object{Kind: "cluster", Name: "fe"},
 			Summary:  fmt.Sprintf("%d FEs export state series (%s); only the Master may", len(exporters), strings.Join(sorted, ", ")),
 			Evidence: map[string]string{"exporters": strings.Join(sorted, ","), "masters": strings.Join(masters, ",")},
 		})

@@ -1,9 +1,11 @@
-package diag
+package tsotool
 
 import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -14,27 +16,61 @@ import (
 // TSOTimestamp.nextTso, as implemented and cited in tso/retention.go); what
 // is decided here is only the verdict and its findings.
 
+// The codes of `dorisdiag tso headroom`.
+var (
+	// CodeTSOOffsetExpired: The offset given to `tso headroom` is past the retention
+	CodeOffsetExpired = diag.Declare(diag.Declaration{
+		Code:      "TSO_OFFSET_EXPIRED",
+		Severity:  diag.SeverityCritical,
+		Impact:    diag.ImpactLoss,
+		Place:     4,
+		Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+		Title:     "The offset given to `tso headroom` is past the retention",
+		Spec:      "apache/doris#69907 §3 Definitions (can_resume); docs/tso.md",
+		Meaning:   "nextTso(C) is below the retention floor nextTso(calculateCutoff(now, ttl)): the next change this consumer needs has expired.",
+		Matters:   "A MIN_DELTA read from this offset is rejected; a DETAIL or APPEND_ONLY read succeeds and silently skips the expired changes (apache/doris#69907 §1 S4).",
+		Confirm:   "SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_NAME = '<stream>';\nSELECT CURRENT_TSO FROM information_schema.tso_status;",
+		Fix:       "Find the consumer (dorisdiag streams), then reset the stream or rebuild the target from the base table; raise changelog.ttl_seconds so it does not recur.",
+		Related:   []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_CANNOT_RESUME_CLIPPED", "TSO_HEADROOM_LOW"},
+	})
+	// CodeTSOHeadroomLow: The offset given to `tso headroom` is close to leaving the retention
+	CodeHeadroomLow = diag.Declare(diag.Declaration{
+		Code:      "TSO_HEADROOM_LOW",
+		Severity:  diag.SeverityWarning,
+		Impact:    diag.ImpactLoss,
+		Place:     7,
+		Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
+		Title:     "The offset given to `tso headroom` is close to leaving the retention",
+		Spec:      "apache/doris#69907 §3 Definitions (headroom_seconds)",
+		Meaning:   "The headroom — physical(next_required) − physical(retention_floor) — is under --min-headroom (default 30m).",
+		Matters:   "When it reaches 0, the consumer can no longer resume: MIN_DELTA reads are rejected and DETAIL/APPEND_ONLY reads skip changes.",
+		Confirm:   "dorisdiag tso headroom --offset C --ttl SECONDS --now CURRENT_TSO",
+		Fix:       "Consume the stream before the headroom runs out, or raise changelog.ttl_seconds on the base table.",
+		Related:   []string{"TSO_OFFSET_EXPIRED", "STREAM_HEADROOM_LOW"},
+	})
+)
+
 // TSODecodeResult is `tso decode`: every input taken apart, and the inputs
 // that are not TSO text at all (each with its error, in input order).
-type TSODecodeResult struct {
-	TSOs   []tso.Decoded   `json:"tsos"`
-	Errors []TSOInputError `json:"errors"`
+type DecodeResult struct {
+	TSOs   []tso.Decoded `json:"tsos"`
+	Errors []InputError  `json:"errors"`
 }
 
 // TSOInputError is one input `tso decode` could not read.
-type TSOInputError struct {
+type InputError struct {
 	Input string `json:"input"`
 	Error string `json:"error"`
 }
 
 // TSODecode parses and decodes each input; loc, when not nil, adds the time
 // in that zone. Nothing is dropped: a bad input is in Errors.
-func TSODecode(inputs []string, loc *time.Location) TSODecodeResult {
-	res := TSODecodeResult{TSOs: []tso.Decoded{}, Errors: []TSOInputError{}}
+func Decode(inputs []string, loc *time.Location) DecodeResult {
+	res := DecodeResult{TSOs: []tso.Decoded{}, Errors: []InputError{}}
 	for _, in := range inputs {
 		p, err := tso.Parse(in)
 		if err != nil {
-			res.Errors = append(res.Errors, TSOInputError{Input: in, Error: err.Error()})
+			res.Errors = append(res.Errors, InputError{Input: in, Error: err.Error()})
 			continue
 		}
 		res.TSOs = append(res.TSOs, tso.Decode(p, loc))
@@ -44,7 +80,7 @@ func TSODecode(inputs []string, loc *time.Location) TSODecodeResult {
 
 // TSOLagResult is `tso lag`: a raw LAG of table_stream_consumption turned
 // into milliseconds, or the reason it is not.
-type TSOLagResult struct {
+type LagResult struct {
 	Lag              string   `json:"lag"`
 	HasValue         bool     `json:"has_value"`
 	Milliseconds     *float64 `json:"milliseconds,omitempty"`
@@ -59,12 +95,12 @@ type TSOLagResult struct {
 // to a real offset, a LAG under 2^18 is probably a count of partition
 // versions (older builds), not a TSO difference (tso.LooksLikeVersionCount).
 // A LAG or offset that is not Doris text is an error.
-func TSOLag(raw, offset string) (TSOLagResult, error) {
+func Lag(raw, offset string) (LagResult, error) {
 	lag, ok, err := tso.ParseLag(raw)
 	if err != nil {
-		return TSOLagResult{}, err
+		return LagResult{}, err
 	}
-	res := TSOLagResult{Lag: raw, HasValue: ok}
+	res := LagResult{Lag: raw, HasValue: ok}
 	if !ok {
 		res.Note = "no LAG: the partition has data and no offset (N/A); see `dorisdiag streams show`"
 		return res, nil
@@ -73,7 +109,7 @@ func TSOLag(raw, offset string) (TSOLagResult, error) {
 	if offset != "" {
 		p, err := tso.ParseOffset(offset)
 		if err != nil {
-			return TSOLagResult{}, err
+			return LagResult{}, err
 		}
 		off = p.TSO
 	}
@@ -90,7 +126,7 @@ func TSOLag(raw, offset string) (TSOLagResult, error) {
 
 // TSOHeadroomInput is one `tso headroom` question: offset C at reference
 // TSO Now under TTLSeconds.
-type TSOHeadroomInput struct {
+type HeadroomInput struct {
 	OffsetText  string     // as given: a TSO or CONSUMPTION_STATUS text
 	Offset      tso.Parsed // its parse: tso.KindTSO or tso.KindNoOffset
 	Now         tso.TSO    // the cluster's current TSO
@@ -101,7 +137,7 @@ type TSOHeadroomInput struct {
 // TSOHeadroomResult is the retention computation for one offset (the
 // definitions of docs/tso.md: cutoff, retention floor, next required,
 // can_resume, headroom), what each read mode does next, and the findings.
-type TSOHeadroomResult struct {
+type HeadroomResult struct {
 	Offset            string           `json:"offset"`
 	HasOffset         bool             `json:"has_offset"`
 	TTLSeconds        int64            `json:"ttl_seconds"`
@@ -118,42 +154,42 @@ type TSOHeadroomResult struct {
 	Headroom          string           `json:"headroom,omitempty"`
 	LostSeconds       *float64         `json:"lost_seconds,omitempty"`
 	ReadEffects       []tso.ReadEffect `json:"read_effects"`
-	Findings          []Finding        `json:"findings"`
+	Findings          []diag.Finding   `json:"findings"`
 }
 
 // TSOHeadroomError says which input of TSOHeadroom was unusable: "ttl"
 // (at that reference TSO) or "offset" (Err names the offset text).
-type TSOHeadroomError struct {
+type HeadroomError struct {
 	Input string
 	Err   error
 }
 
-func (e *TSOHeadroomError) Error() string { return e.Input + ": " + e.Err.Error() }
-func (e *TSOHeadroomError) Unwrap() error { return e.Err }
+func (e *HeadroomError) Error() string { return e.Input + ": " + e.Err.Error() }
+func (e *HeadroomError) Unwrap() error { return e.Err }
 
 // TSOHeadroom computes the retention of one offset and raises
 // TSO_OFFSET_EXPIRED (cannot resume) or TSO_HEADROOM_LOW (headroom under
 // in.MinHeadroom). A TTL the arithmetic cannot apply, or an offset that is
 // not one (UNBOUNDED_TSO), is a *TSOHeadroomError.
-func TSOHeadroom(in TSOHeadroomInput) (TSOHeadroomResult, error) {
+func Headroom(in HeadroomInput) (HeadroomResult, error) {
 	switch in.Offset.Kind {
 	case tso.KindTSO, tso.KindNoOffset:
 	default:
-		return TSOHeadroomResult{}, &TSOHeadroomError{"offset", fmt.Errorf("%s is UNBOUNDED_TSO, a sentinel, not an offset", in.OffsetText)}
+		return HeadroomResult{}, &HeadroomError{"offset", fmt.Errorf("%s is UNBOUNDED_TSO, a sentinel, not an offset", in.OffsetText)}
 	}
 	cutoff, err := tso.Cutoff(in.Now, in.TTLSeconds)
 	if err != nil {
-		return TSOHeadroomResult{}, &TSOHeadroomError{"ttl", err}
+		return HeadroomResult{}, &HeadroomError{"ttl", err}
 	}
 	floor, err := tso.Next(cutoff)
 	if err != nil { // cutoff <= now < MaxReal: unreachable, but never a panic
-		return TSOHeadroomResult{}, fmt.Errorf("retention floor: %w", err)
+		return HeadroomResult{}, fmt.Errorf("retention floor: %w", err)
 	}
-	res := TSOHeadroomResult{
+	res := HeadroomResult{
 		Offset: in.OffsetText, TTLSeconds: in.TTLSeconds,
 		ReferenceTSO: in.Now, ReferenceTime: in.Now.Time().Format(tso.TimeLayout),
 		CutoffTSO: cutoff, RetentionFloorTSO: floor, RetentionFloor: floor.Time().Format(tso.TimeLayout),
-		Findings: []Finding{},
+		Findings: []diag.Finding{},
 	}
 	if in.Offset.Kind == tso.KindNoOffset {
 		res.ReadEffects = tso.NoOffsetReadEffects()
@@ -161,7 +197,7 @@ func TSOHeadroom(in TSOHeadroomInput) (TSOHeadroomResult, error) {
 	}
 	r, err := tso.ComputeRetention(in.Now, in.TTLSeconds, in.Offset.TSO)
 	if err != nil {
-		return TSOHeadroomResult{}, &TSOHeadroomError{"offset", fmt.Errorf("%s: %w", in.OffsetText, err)}
+		return HeadroomResult{}, &HeadroomError{"offset", fmt.Errorf("%s: %w", in.OffsetText, err)}
 	}
 	c, n := r.ConsumedTSO, r.NextRequiredTSO
 	hs := r.HeadroomSeconds()
@@ -178,8 +214,8 @@ func TSOHeadroom(in TSOHeadroomInput) (TSOHeadroomResult, error) {
 }
 
 // tsoHeadroomFindings: at most one, the worse of expired and low.
-func tsoHeadroomFindings(in TSOHeadroomInput, r tso.Retention, headroom string) []Finding {
-	obj := Object{Kind: "offset", Name: in.OffsetText}
+func tsoHeadroomFindings(in HeadroomInput, r tso.Retention, headroom string) []diag.Finding {
+	obj := diag.Object{Kind: "offset", Name: in.OffsetText}
 	headroomSeconds := r.HeadroomSeconds()
 	ev := map[string]string{
 		"headroom_seconds": strconv.FormatFloat(r.HeadroomSeconds(), 'f', 3, 64),
@@ -187,24 +223,24 @@ func tsoHeadroomFindings(in TSOHeadroomInput, r tso.Retention, headroom string) 
 	}
 	switch {
 	case !r.CanResume:
-		return []Finding{{
-			Code: CodeTSOOffsetExpired, Severity: CodeTSOOffsetExpired.Severity(), Object: obj, Evidence: ev, Magnitude: &headroomSeconds,
+		return []diag.Finding{{
+			Code: CodeOffsetExpired, Severity: CodeOffsetExpired.Severity(), Object: obj, Evidence: ev, Magnitude: &headroomSeconds,
 			Summary: "offset is past the retention: MIN_DELTA reads are rejected, DETAIL/APPEND_ONLY reads skip " + tso.FormatDuration(r.ExpiredWindowMs) + " of changes",
 			Next:    "dorisdiag streams show DB.STREAM  # find the consumer; then reset it or rebuild its target",
 		}}
 	case time.Duration(r.HeadroomMs)*time.Millisecond < in.MinHeadroom:
-		return []Finding{{
-			Code: CodeTSOHeadroomLow, Severity: CodeTSOHeadroomLow.Severity(), Object: obj, Evidence: ev, Magnitude: &headroomSeconds,
+		return []diag.Finding{{
+			Code: CodeHeadroomLow, Severity: CodeHeadroomLow.Severity(), Object: obj, Evidence: ev, Magnitude: &headroomSeconds,
 			Summary: "only " + headroom + " before the TTL expires the next change this offset needs (under --min-headroom " + in.MinHeadroom.String() + ")",
 			Next:    "consume the stream now, or raise changelog.ttl_seconds on the base table",
 		}}
 	}
-	return []Finding{}
+	return []diag.Finding{}
 }
 
 // TSODiffResult is `tso diff`: A − B in physical milliseconds and logical
 // steps.
-type TSODiffResult struct {
+type DiffResult struct {
 	A          tso.TSO `json:"a"`
 	B          tso.TSO `json:"b"`
 	PhysicalMs int64   `json:"physical_ms"` // physical(A) - physical(B)
@@ -213,7 +249,7 @@ type TSODiffResult struct {
 }
 
 // TSODiff subtracts b from a.
-func TSODiff(a, b tso.TSO) TSODiffResult {
+func Diff(a, b tso.TSO) DiffResult {
 	ms, lg := tso.Diff(a, b)
-	return TSODiffResult{A: a, B: b, PhysicalMs: ms, Logical: lg, Duration: tso.FormatDuration(ms)}
+	return DiffResult{A: a, B: b, PhysicalMs: ms, Logical: lg, Duration: tso.FormatDuration(ms)}
 }

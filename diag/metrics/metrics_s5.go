@@ -1,4 +1,4 @@
-package diag
+package metrics
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package diag
+package metrics
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/shellquote"
@@ -21,7 +23,7 @@ import (
 // MetricsInput is one /metrics payload to analyse, already linted (by scrape
 // while fetching, by cmd for a file, or by AnalyzeMetrics for a snapshot's
 // stored bodies), or not fetched at all (Lint nil, Err why).
-type MetricsInput struct {
+type Input struct {
 	Kind   string // "fe", "be" or "" when unknown
 	Source string // the name findings use: host:port, a file, a URL, "stdin"
 	// URL is where `dorisdiag metrics lint` can fetch the payload again; the
@@ -32,7 +34,7 @@ type MetricsInput struct {
 }
 
 // MetricsOptions is the policy of one analysis.
-type MetricsOptions struct {
+type Options struct {
 	// Conform's Now is the instant staleness is judged against; zero means
 	// the snapshot's cluster time in AnalyzeMetrics and "not judged" in
 	// AnalyzeMetricsPayloads. Diag never reads the clock.
@@ -48,17 +50,17 @@ type MetricsOptions struct {
 	// Linted, when set, are the snapshot's payloads already linted (a live
 	// check lints each body as it streams in and stores none):
 	// AnalyzeMetrics analyses them instead of linting s.Metrics.
-	Linted []MetricsInput
+	Linted []Input
 }
 
 // MetricsResult is the analysis of a set of payloads (one per node, or one
 // file).
-type MetricsResult struct {
-	Now         time.Time              `json:"now"`
-	Payloads    []MetricsPayloadResult `json:"payloads"`
-	Findings    []Finding              `json:"findings"`
-	S5          exposition.S5          `json:"s5"`
-	Unparseable int                    `json:"unparseable"`
+type Result struct {
+	Now         time.Time       `json:"now"`
+	Payloads    []PayloadResult `json:"payloads"`
+	Findings    []diag.Finding  `json:"findings"`
+	S5          exposition.S5   `json:"s5"`
+	Unparseable int             `json:"unparseable"`
 	// StyleProblems counts the linter's warnings and infos not turned into
 	// findings (IncludeStyle off); `dorisdiag metrics lint` lists them.
 	StyleProblems int `json:"style_problems"`
@@ -69,7 +71,7 @@ type MetricsResult struct {
 }
 
 // MetricsPayloadResult is one payload's verdict.
-type MetricsPayloadResult struct {
+type PayloadResult struct {
 	Kind        string `json:"kind"`
 	Target      string `json:"target"`
 	URL         string `json:"url,omitempty"`
@@ -85,15 +87,15 @@ type MetricsPayloadResult struct {
 	Lint        *exposition.Result   `json:"-"`
 	Conformance []exposition.Problem `json:"-"`
 	S5          exposition.S5        `json:"-"`
-	Findings    []Finding            `json:"-"`
+	Findings    []diag.Finding       `json:"-"`
 }
 
 // AnalyzeMetricsPayloads is the /metrics analysis. Findings come back
 // sorted, worst first.
-func AnalyzeMetricsPayloads(in []MetricsInput, opt MetricsOptions) *MetricsResult {
-	r := &MetricsResult{Now: opt.Conform.Now, Findings: []Finding{}}
+func AnalyzePayloads(in []Input, opt Options) *Result {
+	r := &Result{Now: opt.Conform.Now, Findings: []diag.Finding{}}
 	for _, p := range in {
-		pr := MetricsPayloadResult{Kind: p.Kind, Target: p.Source, URL: p.URL}
+		pr := PayloadResult{Kind: p.Kind, Target: p.Source, URL: p.URL}
 		if p.Err != nil {
 			pr.Error = p.Err.Error()
 		}
@@ -103,7 +105,7 @@ func AnalyzeMetricsPayloads(in []MetricsInput, opt MetricsOptions) *MetricsResul
 				why = errors.New("no body stored")
 			}
 			r.NotFetched++
-			pr.Findings = []Finding{UnreachableFinding(p.Kind, p.Source, why)}
+			pr.Findings = []diag.Finding{UnreachableFinding(p.Kind, p.Source, why)}
 			r.Findings = append(r.Findings, pr.Findings...)
 			r.Payloads = append(r.Payloads, pr)
 			continue
@@ -124,7 +126,7 @@ func AnalyzeMetricsPayloads(in []MetricsInput, opt MetricsOptions) *MetricsResul
 		if !opt.IncludeStyle {
 			lintRes, r.StyleProblems = errorsOnly(res, r.StyleProblems)
 		}
-		pr.Findings = MetricsFindings(p.Source, lintRes, pr.Conformance)
+		pr.Findings = Findings(p.Source, lintRes, pr.Conformance)
 		if p.URL != "" && p.URL != p.Source {
 			// `metrics lint` can fetch the URL; a bare host:port it cannot.
 			for i, f := range pr.Findings {
@@ -133,12 +135,12 @@ func AnalyzeMetricsPayloads(in []MetricsInput, opt MetricsOptions) *MetricsResul
 				}
 			}
 		}
-		SortFindings(pr.Findings)
+		diag.SortFindings(pr.Findings)
 		r.Findings = append(r.Findings, pr.Findings...)
 		r.Payloads = append(r.Payloads, pr)
 	}
 	r.Findings = append(r.Findings, MasterOnlyFindings(r.Payloads)...)
-	SortFindings(r.Findings)
+	diag.SortFindings(r.Findings)
 	if ts := r.S5.TTLLastSuccessTimestamp; ts != nil && !r.Now.IsZero() {
 		age := float64(r.Now.UnixMilli())/1000 - *ts
 		r.TTLLastSuccessAgeSeconds = &age
@@ -150,22 +152,22 @@ func AnalyzeMetricsPayloads(in []MetricsInput, opt MetricsOptions) *MetricsResul
 // analyses them. It is pure: the exposition linter only parses bytes, and
 // "now" for the monitor and cleanup ages is the snapshot's cluster time
 // unless opt.Conform.Now says otherwise.
-func AnalyzeMetrics(s *snapshot.Snapshot, opt MetricsOptions) *MetricsResult {
+func Analyze(s *snapshot.Snapshot, opt Options) *Result {
 	if opt.Conform.Now.IsZero() {
 		opt.Conform.Now = s.Cluster.Now
 	}
 	if opt.Linted != nil {
-		return AnalyzeMetricsPayloads(opt.Linted, opt)
+		return AnalyzePayloads(opt.Linted, opt)
 	}
-	return AnalyzeMetricsPayloads(MetricsInputs(s, opt.Lint), opt)
+	return AnalyzePayloads(Inputs(s, opt.Lint), opt)
 }
 
 // MetricsInputs lints the payloads a snapshot stores. A payload the snapshot
 // says was not fetched, or whose body cannot be linted, is an input with Err.
-func MetricsInputs(s *snapshot.Snapshot, lo exposition.Options) []MetricsInput {
-	var in []MetricsInput
+func Inputs(s *snapshot.Snapshot, lo exposition.Options) []Input {
+	var in []Input
 	for i, p := range s.Metrics {
-		mi := MetricsInput{Kind: p.Kind, Source: p.Target, URL: payloadURL(p)}
+		mi := Input{Kind: p.Kind, Source: p.Target, URL: payloadURL(p)}
 		if mi.Source == "" {
 			mi.Source = "payload " + strconv.Itoa(i+1)
 		}
@@ -196,7 +198,7 @@ func MetricsInputs(s *snapshot.Snapshot, lo exposition.Options) []MetricsInput {
 // a --targets entry of unknown kind that exports FE state series is an FE.
 // An exporter that does not say node_info{type="is_master"} 1 is a finding,
 // and so is more than one exporter.
-func MasterOnlyFindings(payloads []MetricsPayloadResult) []Finding {
+func MasterOnlyFindings(payloads []PayloadResult) []diag.Finding {
 	var exporters, masters []string
 	for _, p := range payloads {
 		if p.Lint == nil || p.Kind == "be" {

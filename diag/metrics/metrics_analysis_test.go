@@ -1,4 +1,4 @@
-package diag
+package metrics
 
 import (
 	"os"
@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisdiag/dorisdiag/diag"
+
 	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 func lintFixture(t *testing.T, name string) *exposition.Result {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "fixtures", "metrics", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "metrics", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,16 +30,16 @@ func lintFixture(t *testing.T, name string) *exposition.Result {
 func TestMasterOnlyOneRule(t *testing.T) {
 	master := lintFixture(t, "fe_master.prom")
 	follower := lintFixture(t, "fe_follower.prom")
-	in := []MetricsInput{
+	in := []Input{
 		{Kind: "fe", Source: "fe1:8030", Lint: master},
 		{Kind: "", Source: "10.0.0.9:18030", Lint: master}, // --targets without fe=
 		{Kind: "fe", Source: "fe2:8030", Lint: follower},
 		{Kind: "be", Source: "be1:8040", Lint: master}, // a BE is never an exporter
 	}
-	res := AnalyzeMetricsPayloads(in, MetricsOptions{NoConform: true})
-	var cluster []Finding
+	res := AnalyzePayloads(in, Options{NoConform: true})
+	var cluster []diag.Finding
 	for _, f := range res.Findings {
-		if f.Code == CodeMetricsStateOnFollower && f.Object.Kind == "cluster" {
+		if f.Code == CodeStateOnFollower && f.Object.Kind == "cluster" {
 			cluster = append(cluster, f)
 		}
 	}
@@ -53,8 +55,8 @@ func TestMasterOnlyOneRule(t *testing.T) {
 // TestAnalyzeMetricsPayloadsNotFetched: a payload without a body is a
 // METRICS_TARGET_UNREACHABLE finding naming the error, never dropped.
 func TestAnalyzeMetricsPayloadsNotFetched(t *testing.T) {
-	res := AnalyzeMetricsPayloads([]MetricsInput{{Kind: "be", Source: "be1:8040"}}, MetricsOptions{})
-	if res.NotFetched != 1 || len(res.Findings) != 1 || res.Findings[0].Code != CodeMetricsTargetUnreachable || !strings.Contains(res.Findings[0].Summary, "no body stored") {
+	res := AnalyzePayloads([]Input{{Kind: "be", Source: "be1:8040"}}, Options{})
+	if res.NotFetched != 1 || len(res.Findings) != 1 || res.Findings[0].Code != CodeTargetUnreachable || !strings.Contains(res.Findings[0].Summary, "no body stored") {
 		t.Fatalf("%+v", res.Findings)
 	}
 }

@@ -1,4 +1,4 @@
-package diag
+package sources
 
 import (
 	"sort"
@@ -9,7 +9,7 @@ import (
 
 // SnapshotSummary is what a snapshot holds, source by source: the document
 // of `snapshot --summary` (docs/snapshot.md).
-type SnapshotSummary struct {
+type Summary struct {
 	Source       snapshot.Source    `json:"source"`
 	TakenAt      string             `json:"taken_at,omitempty"`
 	ClusterNow   string             `json:"cluster_now"`
@@ -35,7 +35,7 @@ type SummarySource struct {
 
 // SummarizeSnapshot counts the rows of every source of s, its capabilities
 // and its gaps (a gap a fallback superseded is marked as such).
-func SummarizeSnapshot(s *snapshot.Snapshot) *SnapshotSummary {
+func Summarize(s *snapshot.Snapshot) *Summary {
 	withProps, withModel, withID, withSize := 0, 0, 0, 0
 	for _, t := range s.Tables {
 		if len(t.Properties) > 0 {
@@ -76,7 +76,7 @@ func SummarizeSnapshot(s *snapshot.Snapshot) *SnapshotSummary {
 		{snapshot.SourceShowData, withSize},
 		{snapshot.SourceMetrics, len(s.Metrics)},
 	}
-	sum := SnapshotSummary{
+	sum := Summary{
 		Source: s.Source, ClusterNow: s.Cluster.Now.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 		CurrentTSO: strconv.FormatInt(int64(s.Cluster.CurrentTSO), 10), ClockSource: s.Cluster.ClockSource,
 		DorisVersion: s.Cluster.DorisVersion, Naming: s.Cluster.Naming, CloudMode: s.Cluster.CloudMode,

@@ -1,8 +1,10 @@
-package diag
+package sources
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
 
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -25,27 +27,27 @@ func TestSourceSeverityFollowsCost(t *testing.T) {
 		gap      snapshot.ReadGap
 		clock    string // Cluster.ClockSource; "" keeps tso_status
 		setup    func(*snapshot.Snapshot)
-		want     Severity // 0: no finding
-		mentions string   // the summary names what is not diagnosed
+		want     diag.Severity // 0: no finding
+		mentions string        // the summary names what is not diagnosed
 	}{
 		// Needed.
-		{name: "table_streams", gap: snapshot.ReadGap{Source: snapshot.SourceTableStreams, Error: "denied"}, want: SeverityCritical, mentions: "stream state not diagnosed"},
-		{name: "table_stream_consumption", gap: snapshot.ReadGap{Source: snapshot.SourceTableStreamConsumption, Error: "timeout"}, want: SeverityCritical, mentions: "the next read not diagnosed"},
-		{name: "clock not replaced", gap: snapshot.ReadGap{Source: snapshot.SourceHTTPTSO, Error: "refused"}, clock: snapshot.SourceHTTPTSO, want: SeverityCritical, mentions: "clock"},
-		{name: "unknown source", gap: snapshot.ReadGap{Source: "SHOW SOMETHING NEW", Error: "x"}, want: SeverityCritical},
+		{name: "table_streams", gap: snapshot.ReadGap{Source: snapshot.SourceTableStreams, Error: "denied"}, want: diag.SeverityCritical, mentions: "stream state not diagnosed"},
+		{name: "table_stream_consumption", gap: snapshot.ReadGap{Source: snapshot.SourceTableStreamConsumption, Error: "timeout"}, want: diag.SeverityCritical, mentions: "the next read not diagnosed"},
+		{name: "clock not replaced", gap: snapshot.ReadGap{Source: snapshot.SourceHTTPTSO, Error: "refused"}, clock: snapshot.SourceHTTPTSO, want: diag.SeverityCritical, mentions: "clock"},
+		{name: "unknown source", gap: snapshot.ReadGap{Source: "SHOW SOMETHING NEW", Error: "x"}, want: diag.SeverityCritical},
 		// MV sources: needed when MVs exist.
-		{name: "tasks no MV known", gap: snapshot.ReadGap{Source: snapshot.SourceTasks, Error: "x"}, want: SeverityWarning, mentions: "fallback refreshes not diagnosed"},
-		{name: "tasks with MVs", gap: snapshot.ReadGap{Source: snapshot.SourceTasks, Error: "x"}, setup: withMV, want: SeverityCritical, mentions: "fallback refreshes not diagnosed"},
-		{name: "mv_infos with an IVM stream", gap: snapshot.ReadGap{Source: snapshot.SourceMVInfos, Error: "x"}, setup: withIVMStream, want: SeverityCritical},
-		{name: "jobs no MV known", gap: snapshot.ReadGap{Source: snapshot.SourceJobs, Error: "x"}, want: SeverityWarning},
+		{name: "tasks no MV known", gap: snapshot.ReadGap{Source: snapshot.SourceTasks, Error: "x"}, want: diag.SeverityWarning, mentions: "fallback refreshes not diagnosed"},
+		{name: "tasks with MVs", gap: snapshot.ReadGap{Source: snapshot.SourceTasks, Error: "x"}, setup: withMV, want: diag.SeverityCritical, mentions: "fallback refreshes not diagnosed"},
+		{name: "mv_infos with an IVM stream", gap: snapshot.ReadGap{Source: snapshot.SourceMVInfos, Error: "x"}, setup: withIVMStream, want: diag.SeverityCritical},
+		{name: "jobs no MV known", gap: snapshot.ReadGap{Source: snapshot.SourceJobs, Error: "x"}, want: diag.SeverityWarning},
 		// Optional.
-		{name: "SHOW DATA", gap: snapshot.ReadGap{Source: snapshot.SourceShowData, Error: "No database selected"}, want: SeverityWarning, mentions: "changelog size not diagnosed"},
-		{name: "partitions", gap: snapshot.ReadGap{Source: snapshot.SourcePartitions, Error: "x"}, want: SeverityWarning, mentions: "no offset"},
-		{name: "one node's metrics", gap: snapshot.ReadGap{Source: snapshot.SourceMetrics, Error: "401"}, want: SeverityWarning, mentions: "exposition lint"},
-		{name: "SHOW FRONTENDS denied", gap: snapshot.ReadGap{Source: snapshot.SourceFrontends, Error: "Access denied"}, want: SeverityWarning},
-		{name: "SHOW BACKENDS denied", gap: snapshot.ReadGap{Source: snapshot.SourceBackends, Error: "Access denied"}, want: SeverityWarning},
-		{name: "table_properties not replaced", gap: snapshot.ReadGap{Source: snapshot.SourceTableProperties, Error: "x"}, want: SeverityWarning, mentions: "TTL"},
-		{name: "metadata_name_ids", gap: snapshot.ReadGap{Source: snapshot.SourceMetadataNameIDs, Error: "x"}, want: SeverityInfo},
+		{name: "SHOW DATA", gap: snapshot.ReadGap{Source: snapshot.SourceShowData, Error: "No database selected"}, want: diag.SeverityWarning, mentions: "changelog size not diagnosed"},
+		{name: "partitions", gap: snapshot.ReadGap{Source: snapshot.SourcePartitions, Error: "x"}, want: diag.SeverityWarning, mentions: "no offset"},
+		{name: "one node's metrics", gap: snapshot.ReadGap{Source: snapshot.SourceMetrics, Error: "401"}, want: diag.SeverityWarning, mentions: "exposition lint"},
+		{name: "SHOW FRONTENDS denied", gap: snapshot.ReadGap{Source: snapshot.SourceFrontends, Error: "Access denied"}, want: diag.SeverityWarning},
+		{name: "SHOW BACKENDS denied", gap: snapshot.ReadGap{Source: snapshot.SourceBackends, Error: "Access denied"}, want: diag.SeverityWarning},
+		{name: "table_properties not replaced", gap: snapshot.ReadGap{Source: snapshot.SourceTableProperties, Error: "x"}, want: diag.SeverityWarning, mentions: "TTL"},
+		{name: "metadata_name_ids", gap: snapshot.ReadGap{Source: snapshot.SourceMetadataNameIDs, Error: "x"}, want: diag.SeverityInfo},
 		// Superseded: no finding.
 		{name: "SHOW TSO STATUS replaced by /api/tso", gap: snapshot.ReadGap{Source: snapshot.SourceShowTSOStatus, Error: "disabled", Superseded: snapshot.SourceHTTPTSO}, clock: snapshot.SourceHTTPTSO},
 		{name: "old snapshot: clock gap, other clock", gap: snapshot.ReadGap{Source: snapshot.SourceShowTSOStatus, Error: "disabled"}, clock: snapshot.SourceHTTPTSO},
@@ -61,14 +63,14 @@ func TestSourceSeverityFollowsCost(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(s)
 			}
-			fs := SourceFindings(s)
+			fs := Findings(s)
 			if tc.want == 0 {
 				if len(fs) != 0 {
 					t.Fatalf("a superseded gap is no finding: got %+v", fs)
 				}
 				return
 			}
-			if len(fs) != 1 || fs[0].Code != CodeSourceUnreachable {
+			if len(fs) != 1 || fs[0].Code != CodeUnreachable {
 				t.Fatalf("want one SOURCE_UNREACHABLE, got %+v", fs)
 			}
 			if fs[0].Severity != tc.want {
@@ -96,7 +98,7 @@ func TestEverySourceHasACost(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, c := range SourceCosts() {
+	for _, c := range Costs() {
 		if seen[c.Source] {
 			t.Errorf("%s: two rows", c.Source)
 		}

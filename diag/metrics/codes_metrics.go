@@ -1,14 +1,18 @@
-package diag
+package metrics
+
+import (
+	"github.com/dorisdiag/dorisdiag/diag"
+)
 
 // The codes of the findings of `metrics lint` and `metrics scrape` (areaMetrics).
 var (
 	// CodeMetricsUnparseable: A /metrics payload is not valid exposition format: Prometheus drops the whole scrape
-	CodeMetricsUnparseable = Declare(Declaration{
+	CodeUnparseable = diag.Declare(diag.Declaration{
 		Code:      "METRICS_UNPARSEABLE",
-		Severity:  SeverityCritical,
-		Impact:    ImpactVisibility,
+		Severity:  diag.SeverityCritical,
+		Impact:    diag.ImpactVisibility,
 		Place:     3,
-		Magnitude: Measure{Name: "count"},
+		Magnitude: diag.Measure{Name: "count"},
 		Title:     "A /metrics payload is not valid exposition format: Prometheus drops the whole scrape",
 		Spec:      "apache/doris#69907 §1 T8; docs/metrics.md",
 		Meaning:   "The payload has at least one error that makes expfmt (and so Prometheus and promtool) reject it: an unescaped backslash, quote or line feed in a label value, a Go %q escape such as \\t or \\x41, a bad name, value or timestamp, a second HELP or TYPE, a missing final line feed. Each is listed with file:line:col, the family and the label.",
@@ -18,12 +22,12 @@ var (
 		Related:   []string{"METRICS_LINT"},
 	})
 	// CodeMetricsLint: A /metrics payload parses but breaks a convention that hurts
-	CodeMetricsLint = Declare(Declaration{
+	CodeLint = diag.Declare(diag.Declaration{
 		Code:      "METRICS_LINT",
-		Severity:  SeverityWarning,
-		Impact:    ImpactHygiene,
+		Severity:  diag.SeverityWarning,
+		Impact:    diag.ImpactHygiene,
 		Place:     4,
-		Magnitude: Measure{Name: "count"},
+		Magnitude: diag.Measure{Name: "count"},
 		Title:     "A /metrics payload parses but breaks a convention that hurts",
 		Spec:      "docs/metrics.md; promlint",
 		Meaning:   "Duplicate series, a family split by another, NaN in a changelog/IVM series, an empty HELP, or a promlint naming rule (counter without _total, camelCase, _ms units, ...). Known Doris quirks are said to be so.",
@@ -33,12 +37,12 @@ var (
 		Related:   []string{"METRICS_UNPARSEABLE"},
 	})
 	// CodeMetricsNonconforming: The changelog/IVM series differ from the monitoring design
-	CodeMetricsNonconforming = Declare(Declaration{
+	CodeNonconforming = diag.Declare(diag.Declaration{
 		Code:      "METRICS_NONCONFORMING",
-		Severity:  SeverityWarning,
-		Impact:    ImpactHygiene,
+		Severity:  diag.SeverityWarning,
+		Impact:    diag.ImpactHygiene,
 		Place:     3,
-		Magnitude: Measure{Name: "count"},
+		Magnitude: diag.Measure{Name: "count"},
 		Title:     "The changelog/IVM series differ from the monitoring design",
 		Spec:      "apache/doris#69907 §2 Reference (metrics tables), §3 \"A bounded number of series\", \"Unknown values\"",
 		Meaning:   "A changelog/IVM series has another type, label set or label value than the reference tables of apache/doris#69907, per-object series exceed the quota or disagree with objects_not_exported, a cluster-level series is missing beside per-object ones, a value is negative or NaN where the design allows none, or the series exceed the budget.",
@@ -48,10 +52,10 @@ var (
 		Related:   []string{"METRICS_STATE_ON_FOLLOWER", "METRICS_MONITOR_STALE"},
 	})
 	// CodeMetricsTargetUnreachable: An FE or BE /metrics could not be fetched
-	CodeMetricsTargetUnreachable = Declare(Declaration{
+	CodeTargetUnreachable = diag.Declare(diag.Declaration{
 		Code:     "METRICS_TARGET_UNREACHABLE",
-		Severity: SeverityCritical,
-		Impact:   ImpactVisibility,
+		Severity: diag.SeverityCritical,
+		Impact:   diag.ImpactVisibility,
 		Place:    4,
 		Title:    "An FE or BE /metrics could not be fetched",
 		Spec:     "docs/architecture.md \"Reliability\" (timeouts named with the host); the Stream Load field report (silent hang)",
@@ -62,10 +66,10 @@ var (
 		Related:  []string{"SOURCE_UNREACHABLE"},
 	})
 	// CodeMetricsMonitorStale: The changelog/IVM monitor on the Master FE is stale
-	CodeMetricsMonitorStale = Declare(Declaration{
+	CodeMonitorStale = diag.Declare(diag.Declaration{
 		Code:     "METRICS_MONITOR_STALE",
-		Severity: SeverityCritical,
-		Impact:   ImpactVisibility,
+		Severity: diag.SeverityCritical,
+		Impact:   diag.ImpactVisibility,
 		Place:    8,
 		Series:   "doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds",
 		Alert:    "DorisChangelogMonitorStale",
@@ -78,10 +82,10 @@ var (
 		Related:  []string{"METRICS_NONCONFORMING"},
 	})
 	// CodeMetricsStateOnFollower: State series come from an FE that is not the Master, or from more than one FE
-	CodeMetricsStateOnFollower = Declare(Declaration{
+	CodeStateOnFollower = diag.Declare(diag.Declaration{
 		Code:     "METRICS_STATE_ON_FOLLOWER",
-		Severity: SeverityWarning,
-		Impact:   ImpactHygiene,
+		Severity: diag.SeverityWarning,
+		Impact:   diag.ImpactHygiene,
 		Place:    2,
 		Title:    "State series come from an FE that is not the Master, or from more than one FE",
 		Spec:     "apache/doris#69907 §2 \"Only the Master FE exports the state series\"; §3 \"One sampler on the Master FE\"",
@@ -92,10 +96,10 @@ var (
 		Related:  []string{"METRICS_NONCONFORMING"},
 	})
 	// CodeChangelogTTLCleanupFailed: A BE's changelog TTL cleanup failed, or has not succeeded for too long
-	CodeChangelogTTLCleanupFailed = Declare(Declaration{
+	CodeChangelogTTLCleanupFailed = diag.Declare(diag.Declaration{
 		Code:     "CHANGELOG_TTL_CLEANUP_FAILED",
-		Severity: SeverityWarning,
-		Impact:   ImpactFreshness,
+		Severity: diag.SeverityWarning,
+		Impact:   diag.ImpactFreshness,
 		Place:    5,
 		Series:   "doris_be_changelog_ttl_cleanup_total{result=\"failed\"}",
 		Alert:    "DorisChangelogTtlCleanupFailed",
