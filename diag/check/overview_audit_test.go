@@ -7,7 +7,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 
-	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
+	"github.com/dorisdiag/dorisdiag/diag/internal/diagtest"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -28,16 +28,16 @@ func TestOverviewTasksNotBoundedByDisplayLimit(t *testing.T) {
 		{"server summary wins", 2, new(int64(7)), 2, 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
-			b.MV(1, "mv", snaptest.IncrCommit, "orders", 7, 0)
+			b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
+			b.MV(1, "mv", diagtest.IncrCommit, "orders", 7, 0)
 			for i := 0; i < tc.failed; i++ {
 				b.Task(1, "mv", int64(100+i), "FAILED", time.Duration(50-i)*time.Minute)
 			}
 			if tc.serverCF != nil {
 				b.S.MVStatus = append(b.S.MVStatus, snapshot.MVStatus{DB: "demo", MVName: "mv", MVID: 1, FreshnessState: "FRESH",
-					DataDelaySeconds: new(float64(0)), DelayPrecision: "PRECISE", LaggingReason: "NONE", ConsecutiveFailures: tc.serverCF, SampleTimeMs: snaptest.MsAgo(5 * time.Second)})
+					DataDelaySeconds: new(float64(0)), DelayPrecision: "PRECISE", LaggingReason: "NONE", ConsecutiveFailures: tc.serverCF, SampleTimeMs: diagtest.MsAgo(5 * time.Second)})
 			}
-			o := Run([]*snapshot.Snapshot{snaptest.Norm(b.S)}, Options{}).Overview
+			o := Run([]*snapshot.Snapshot{diagtest.Norm(b.S)}, Options{}).Overview
 			if o.Tasks.FailedInWindow != tc.wantFailed {
 				t.Errorf("failed in window %d, want %d", o.Tasks.FailedInWindow, tc.wantFailed)
 			}
@@ -60,13 +60,13 @@ func TestOverviewMonitorStaleAgreesWithFinding(t *testing.T) {
 		stale   bool
 	}{
 		{"no columns", false, []*int64{nil}, false, false},
-		{"fresh", true, []*int64{snaptest.MsAgo(10 * time.Second)}, true, false},
-		{"old", true, []*int64{snaptest.MsAgo(time.Minute)}, true, true},
+		{"fresh", true, []*int64{diagtest.MsAgo(10 * time.Second)}, true, false},
+		{"old", true, []*int64{diagtest.MsAgo(time.Minute)}, true, true},
 		{"NULL while the columns exist", true, []*int64{nil}, true, true},
-		{"one NULL among fresh", true, []*int64{snaptest.MsAgo(10 * time.Second), nil}, true, true},
+		{"one NULL among fresh", true, []*int64{diagtest.MsAgo(10 * time.Second), nil}, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+			b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
 			for i, ms := range tc.samples {
 				st := b.Stream(int64(100+i), "s"+strconv.Itoa(i), "DETAIL", "orders")
 				st.MonitorSampleTimeMs = ms
@@ -74,7 +74,7 @@ func TestOverviewMonitorStaleAgreesWithFinding(t *testing.T) {
 			if tc.cols {
 				b.S.Capabilities.Sources = map[string]snapshot.SourceCapability{"information_schema.table_streams": {Present: true, Columns: []string{"STREAM_NAME", "MONITOR_STATE", "MONITOR_SAMPLE_TIME"}}}
 			}
-			c := Run([]*snapshot.Snapshot{snaptest.Norm(b.S)}, Options{})
+			c := Run([]*snapshot.Snapshot{diagtest.Norm(b.S)}, Options{})
 			finding := false
 			for _, f := range c.Findings {
 				finding = finding || f.Code == streams.CodeMonitorStale

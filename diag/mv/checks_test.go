@@ -11,7 +11,7 @@ import (
 func TestCheckListListsEachCheckOnce(t *testing.T) {
 	seen := map[uintptr]bool{}
 	for i, c := range mvChecks {
-		v := reflect.ValueOf(c)
+		v := reflect.ValueOf(c.run)
 		if v.IsNil() {
 			t.Errorf("check #%d is nil", i)
 			continue

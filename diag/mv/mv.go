@@ -1,15 +1,12 @@
 package mv
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
 	"github.com/dorisdiag/dorisdiag/diag"
-
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -267,121 +264,6 @@ type WorstPartition struct {
 	NextRead        string     `json:"next_read,omitempty"`
 }
 
-// AnalyzeMVs diagnoses every IVM MV of the last snapshot of series. streams
-// is the stream analysis of the same series (AnalyzeStreams); nil computes it.
-func Analyze(series []*snapshot.Snapshot, sa *streams.Result, opt Options) *Result {
-	opt = opt.WithDefaults()
-	res := &Result{MVs: []MV{}, Findings: []diag.Finding{}, Thresholds: Thresholds{
-		MaxDelaySeconds: opt.MaxDelay.Seconds(), MaxFailures: opt.MaxFailures, MaxRunningSeconds: opt.MaxRunning.Seconds(),
-		MaxQueuedSeconds: opt.MaxQueued.Seconds(), FallbackWindowSeconds: opt.FallbackWindow.Seconds(), MinFallbacks: opt.MinFallbacks,
-	}}
-	var last *snapshot.Snapshot
-	for _, s := range series {
-		if s != nil {
-			last = s
-		}
-	}
-	if last == nil {
-		return res
-	}
-	if sa == nil {
-		sa = streams.Analyze(series, streams.Options{})
-	}
-	a := newMVAnalyzer(last, sa, opt)
-	res.Now = a.now
-	res.Capabilities = a.caps
-	res.MVs = make([]MV, 0, len(last.MVs))
-	for i := range last.MVs {
-		mv := &last.MVs[i]
-		if !a.isIVM(mv) {
-			res.NotIVM++
-			continue
-		}
-		r, fs := a.analyzeMV(mv)
-		res.MVs = append(res.MVs, r)
-		res.Findings = append(res.Findings, fs...)
-	}
-	// mv_infos() unreadable: the MVs other sources name are listed, their
-	// state unknown, with the reason (partial.go); never "no MVs".
-	if a.mvInfosUnreadable != "" {
-		known := make(map[int64]bool, len(last.MVs))
-		for i := range last.MVs {
-			known[last.MVs[i].ID] = true
-		}
-		for _, mv := range mvsNamedElsewhere(last, sa, known) {
-			r, fs := a.analyzeMV(&mv)
-			res.MVs = append(res.MVs, r)
-			res.Findings = append(res.Findings, fs...)
-		}
-	}
-	res.UnmatchedInternalStreams = a.unmatchedInternalStreams()
-	Sort(res.MVs)
-	diag.SortFindings(res.Findings)
-	return res
-}
-
-// SortMVs orders MVs worst first: severity, state, delay, then name. It
-// sorts indices and permutes once: an MVResult is large, and swapping it in
-// place dominated the sort at 2,000 MVs.
-func Sort(ms []MV) {
-	rank := map[string]int{FreshUnknown: 1, FreshRebuildRequired: 0, FreshLagging: 2, FreshInitializing: 3, FreshFresh: 4}
-	idx := make([]int, len(ms))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := &ms[idx[i]], &ms[idx[j]]
-		if a.severity != b.severity {
-			return a.severity > b.severity
-		}
-		ra, okA := rank[a.FreshnessState]
-		rb, okB := rank[b.FreshnessState]
-		if !okA {
-			ra = 1
-		}
-		if !okB {
-			rb = 1
-		}
-		if ra != rb {
-			return ra < rb
-		}
-		if da, db := a.DataDelay.Get(-1), b.DataDelay.Get(-1); da != db {
-			return da > db
-		}
-		if a.DB != b.DB {
-			return a.DB < b.DB
-		}
-		return a.Name < b.Name
-	})
-	sorted := make([]MV, len(ms))
-	for i, j := range idx {
-		sorted[i] = ms[j]
-	}
-	copy(ms, sorted)
-}
-
-// MVListItem is one row of `mv list` (JSON field names are stable; see
-// docs/mv.md).
-type ListItem struct {
-	DB                         string     `json:"db"`
-	Name                       string     `json:"name"`
-	ID                         int64      `json:"id"`
-	FreshnessState             string     `json:"freshness_state"`
-	StateSource                string     `json:"state_source"`
-	DataDelay                  diag.Value `json:"data_delay"`
-	LaggingReason              string     `json:"lagging_reason"`
-	ConsecutiveFailures        int        `json:"consecutive_failures"`
-	ConsecutiveFailuresAtLeast bool       `json:"consecutive_failures_at_least"`
-	LastMethod                 string     `json:"last_method,omitempty"`
-	LastMethodInferred         bool       `json:"last_method_inferred,omitempty"`
-	FallbacksInWindow          int        `json:"fallbacks_in_window"`
-	MinHeadroomSeconds         *float64   `json:"min_headroom_seconds,omitempty"`
-	JobStatus                  string     `json:"job_status,omitempty"`
-	Severity                   string     `json:"severity,omitempty"`
-	Codes                      []string   `json:"codes"`
-	Headline                   string     `json:"headline"`
-}
-
 // HasExcludedOutdated: an excluded trigger table changed since the MV
 // covered it, by name or (server count) by number.
 func (r *MV) HasExcludedOutdated() bool {
@@ -397,25 +279,6 @@ func (r *MV) dirtyText() string {
 		return strconv.FormatInt(*r.DirtyPartitionCount, 10)
 	}
 	return ""
-}
-
-// ListItem projects an MV onto a `mv list` row; codes are its findings' codes
-// in cause order.
-func (r *MV) ListItem(fs []diag.Finding) ListItem {
-	it := ListItem{DB: r.DB, Name: r.Name, ID: r.ID, FreshnessState: r.FreshnessState, StateSource: r.StateSource, DataDelay: r.DataDelay,
-		LaggingReason: r.LaggingReason, ConsecutiveFailures: r.History.ConsecutiveFailures, ConsecutiveFailuresAtLeast: r.History.ConsecutiveFailuresAtLeast,
-		LastMethod: r.History.LastMethod, LastMethodInferred: r.History.LastMethodInferred, FallbacksInWindow: r.History.FallbacksInWindow,
-		MinHeadroomSeconds: r.MinHeadroomSeconds, JobStatus: r.JobStatus, Severity: r.Severity, Codes: []string{}, Headline: r.Headline}
-	if r.Server != nil && r.Server.ConsecutiveFailures != nil {
-		it.ConsecutiveFailures, it.ConsecutiveFailuresAtLeast = int(*r.Server.ConsecutiveFailures), false
-	}
-	if r.Server != nil && r.Server.LastRefreshMethod != "" {
-		it.LastMethod, it.LastMethodInferred = strings.ToLower(r.Server.LastRefreshMethod), false
-	}
-	for _, f := range fs {
-		it.Codes = append(it.Codes, f.Code.String())
-	}
-	return it
 }
 
 // The values of DependencyResult.RowsMayBeMissed: why rows of a base
@@ -444,6 +307,14 @@ var StateNumbers = map[string]float64{FreshFresh: 0, FreshLagging: 1, FreshRebui
 // MVStates lists the five freshness states in the order of their numbers.
 var StatesByNumber = []string{FreshFresh, FreshLagging, FreshRebuildRequired, FreshInitializing, FreshUnknown}
 
-func f64(v float64) *float64 { return &v }
-func i64(v int64) *int64     { return &v }
-func bptr(v bool) *bool      { return &v }
+// The Doris texts diag reads are parsed once, in the snapshot package, when
+// the snapshot is built or loaded (snapshot.Normalize); diag reads only the
+// typed fields. These aliases keep diag's result types' names.
+type (
+	// RefreshInfo is mv_infos().RefreshInfo parsed (snapshot.ParseRefreshInfo).
+	RefreshInfo = snapshot.RefreshInfo
+	// TableRef names a table "[ctl.][db.]name".
+	TableRef = snapshot.TableRef
+	// MvProperties is mv_infos().MvProperties parsed (snapshot.ParseMvProperties).
+	MvProperties = snapshot.MvProperties
+)

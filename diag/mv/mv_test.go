@@ -7,7 +7,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 
-	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
+	"github.com/dorisdiag/dorisdiag/diag/internal/diagtest"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -25,29 +25,29 @@ func mvCodesOf(r *Result, name string) map[string]diag.Finding {
 
 func analyzeMVs(t *testing.T, s *snapshot.Snapshot) *Result {
 	t.Helper()
-	return Analyze([]*snapshot.Snapshot{snaptest.Norm(s)}, nil, Options{})
+	return Analyze([]*snapshot.Snapshot{diagtest.Norm(s)}, nil, Options{})
 }
 
 func TestMVFreshnessStates(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day).Table("demo", "customers", "UNIQUE_KEYS", &snaptest.Day)
-	b.MV(1, "mv_fresh", snaptest.IncrCommit, "orders", 7, 0)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day).Table("demo", "customers", "UNIQUE_KEYS", &diagtest.Day)
+	b.MV(1, "mv_fresh", diagtest.IncrCommit, "orders", 7, 0)
 	b.Task(1, "mv_fresh", 11, "SUCCESS", 10*time.Minute)
-	b.MV(2, "mv_lag", snaptest.IncrCommit, "orders", 7, 12*time.Minute)
+	b.MV(2, "mv_lag", diagtest.IncrCommit, "orders", 7, 12*time.Minute)
 	b.Task(2, "mv_lag", 21, "SUCCESS", 20*time.Minute)
 	// unknown: IvmBaseTableStreams names customers, no stream follows it.
-	m := b.MV(3, "mv_missing", snaptest.IncrCommit, "orders", 7, 0)
+	m := b.MV(3, "mv_missing", diagtest.IncrCommit, "orders", 7, 0)
 	m.IvmBaseTableStreams = `{"demo.orders":"` + doris.IvmStreamName("mv_missing", 3, 7) + `","demo.customers":"` + doris.IvmStreamName("mv_missing", 3, 8) + `"}`
 	// unknown: an offset that cannot be read.
-	b.MV(4, "mv_unreadable", snaptest.IncrCommit, "", 0, 0)
+	b.MV(4, "mv_unreadable", diagtest.IncrCommit, "", 0, 0)
 	b.Stream(49, doris.IvmStreamName("mv_unreadable", 4, 7), "DETAIL", "orders")
 	b.Cons(49, doris.IvmStreamName("mv_unreadable", 4, 7), "p1", nil, "N/A").ConsumptionStatus = "garbage"
 	// initializing.
 	mi := b.MV(5, "mv_init", "BUILD DEFERRED REFRESH INCREMENTAL ON MANUAL", "orders", 7, 0)
 	mi.RefreshState = "INIT"
 	// rebuild_required, from the server.
-	b.MV(6, "mv_dirty", snaptest.IncrCommit, "orders", 7, 0)
+	b.MV(6, "mv_dirty", diagtest.IncrCommit, "orders", 7, 0)
 	b.S.MVStatus = append(b.S.MVStatus, snapshot.MVStatus{DB: "demo", MVName: "mv_dirty", MVID: 6, FreshnessState: "REBUILD_REQUIRED",
-		DataDelaySeconds: f64(900), DelayPrecision: "PRECISE", LaggingReason: "REBUILD_REQUIRED", DirtyPartitions: "p20261130", SampleTimeMs: snaptest.MsAgo(10 * time.Second)})
+		DataDelaySeconds: f64(900), DelayPrecision: "PRECISE", LaggingReason: "REBUILD_REQUIRED", DirtyPartitions: "p20261130", SampleTimeMs: diagtest.MsAgo(10 * time.Second)})
 	// not an IVM MV: left out and counted.
 	b.S.MVs = append(b.S.MVs, snapshot.MVInfo{ID: 9, DB: "demo", Name: "mv_async", RefreshInfo: "BUILD IMMEDIATE REFRESH COMPLETE ON MANUAL"})
 
@@ -98,19 +98,19 @@ func TestMVFreshnessStates(t *testing.T) {
 }
 
 func TestMVLaggingReasons(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
-	b.MV(1, "mv_running", snaptest.IncrCommit, "orders", 7, 10*time.Minute)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
+	b.MV(1, "mv_running", diagtest.IncrCommit, "orders", 7, 10*time.Minute)
 	b.Task(1, "mv_running", 11, "RUNNING", 2*time.Hour)
-	b.MV(2, "mv_queued", snaptest.IncrCommit, "orders", 7, 10*time.Minute)
+	b.MV(2, "mv_queued", diagtest.IncrCommit, "orders", 7, 10*time.Minute)
 	b.Task(2, "mv_queued", 21, "PENDING", 20*time.Minute)
-	b.MV(3, "mv_failed", snaptest.IncrCommit, "orders", 7, 10*time.Minute)
+	b.MV(3, "mv_failed", diagtest.IncrCommit, "orders", 7, 10*time.Minute)
 	b.Task(3, "mv_failed", 31, "FAILED", 5*time.Minute)
-	b.MV(4, "mv_paused", snaptest.IncrCommit, "orders", 7, 10*time.Minute)
+	b.MV(4, "mv_paused", diagtest.IncrCommit, "orders", 7, 10*time.Minute)
 	b.S.Jobs[len(b.S.Jobs)-1].Status = "PAUSED"
 	b.MV(5, "mv_sched", "BUILD IMMEDIATE REFRESH INCREMENTAL ON SCHEDULE EVERY 1 HOUR", "orders", 7, 10*time.Minute)
-	b.MV(6, "mv_trigger", snaptest.IncrCommit, "orders", 7, 10*time.Minute)
-	b.MV(7, "mv_fresh", snaptest.IncrCommit, "orders", 7, 0)
-	b.MV(8, "mv_publishing", snaptest.IncrCommit, "orders", 7, 0)
+	b.MV(6, "mv_trigger", diagtest.IncrCommit, "orders", 7, 10*time.Minute)
+	b.MV(7, "mv_fresh", diagtest.IncrCommit, "orders", 7, 0)
+	b.MV(8, "mv_publishing", diagtest.IncrCommit, "orders", 7, 0)
 	b.S.MVStatus = append(b.S.MVStatus, snapshot.MVStatus{DB: "demo", MVName: "mv_publishing", MVID: 8, FreshnessState: "LAGGING",
 		DataDelaySeconds: f64(20), DelayPrecision: "PRECISE", LaggingReason: "PUBLISHING"})
 	r := analyzeMVs(t, b.S)
@@ -132,38 +132,38 @@ func TestMVLaggingReasons(t *testing.T) {
 }
 
 func TestMVCauses(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day).Table("demo", "customers", "UNIQUE_KEYS", &snaptest.Day).
-		Table("demo", "payments", "UNIQUE_KEYS", &snaptest.Day).Table("demo", "events", "DUP_KEYS", i64(3600)).Table("demo", "products", "UNIQUE_KEYS", &snaptest.Day)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day).Table("demo", "customers", "UNIQUE_KEYS", &diagtest.Day).
+		Table("demo", "payments", "UNIQUE_KEYS", &diagtest.Day).Table("demo", "events", "DUP_KEYS", i64(3600)).Table("demo", "products", "UNIQUE_KEYS", &diagtest.Day)
 	// Four failures in a row, 12 minutes behind.
-	b.MV(1, "mv_orders_daily", snaptest.IncrCommit, "orders", 7, 12*time.Minute)
+	b.MV(1, "mv_orders_daily", diagtest.IncrCommit, "orders", 7, 12*time.Minute)
 	b.Task(1, "mv_orders_daily", 10, "SUCCESS", 30*time.Minute)
 	for i := 1; i <= 4; i++ {
 		b.Task(1, "mv_orders_daily", int64(10+i), "FAILED", time.Duration(25-5*i)*time.Minute).ErrorMsg = "errCode = 2, detailMessage = execution failed: Memory limit exceeded"
 	}
 	// Idle internal stream out of the retention: the next refresh recomputes.
-	b.MV(2, "mv_customer_ltv", snaptest.IncrCommit, "", 0, 0)
+	b.MV(2, "mv_customer_ltv", diagtest.IncrCommit, "", 0, 0)
 	b.Stream(28, doris.IvmStreamName("mv_customer_ltv", 2, 8), "DETAIL", "customers")
-	b.Cons(28, doris.IvmStreamName("mv_customer_ltv", 2, 8), "p1", snaptest.TP(snaptest.TSOAgo(30*time.Hour)), "0")
+	b.Cons(28, doris.IvmStreamName("mv_customer_ltv", 2, 8), "p1", diagtest.TP(diagtest.TSOAgo(30*time.Hour)), "0")
 	// Expired internal stream, refreshes fail with CHANGELOG_BROKEN.
-	b.MV(3, "mv_payments_rollup", snaptest.IncrCommit, "payments", 9, 26*time.Hour)
+	b.MV(3, "mv_payments_rollup", diagtest.IncrCommit, "payments", 9, 26*time.Hour)
 	for i := 1; i <= 3; i++ {
 		b.Task(3, "mv_payments_rollup", int64(30+i), "FAILED", time.Duration(40-10*i)*time.Minute).ErrorMsg = "Row changelog offset has expired according to changelog.ttl_seconds"
 	}
 	// Five fallbacks in the hour.
-	b.MV(4, "mv_revenue", snaptest.IncrCommit, "orders", 7, 0)
+	b.MV(4, "mv_revenue", diagtest.IncrCommit, "orders", 7, 0)
 	for i := 1; i <= 5; i++ {
 		tk := b.Task(4, "mv_revenue", int64(40+i), "SUCCESS", time.Duration(55-10*i)*time.Minute)
 		tk.RefreshMode, tk.IvmFallbackReason = "COMPLETE", "AGG_UNSUPPORTED"
 	}
 	// Excluded trigger table changed after the last refresh.
-	pm := b.MV(5, "mv_product_sales", snaptest.IncrCommit, "orders", 7, 0)
+	pm := b.MV(5, "mv_product_sales", diagtest.IncrCommit, "orders", 7, 0)
 	pm.MvProperties = "{excluded_trigger_tables=products}"
 	b.Task(5, "mv_product_sales", 51, "SUCCESS", time.Hour)
-	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "products", Name: "products", VisibleTimeMs: snaptest.MsAgo(20 * time.Minute)})
+	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "products", Name: "products", VisibleTimeMs: diagtest.MsAgo(20 * time.Minute)})
 	// T11: a no-offset partition of a duplicate-key table with old rows.
-	b.MV(6, "mv_events_hourly", snaptest.IncrCommit, "events", 5, 0)
+	b.MV(6, "mv_events_hourly", diagtest.IncrCommit, "events", 5, 0)
 	b.Cons(65, doris.IvmStreamName("mv_events_hourly", 6, 5), "p_old", nil, "N/A")
-	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_old", VisibleTimeMs: snaptest.MsAgo(3 * time.Hour), CreateTimeMs: snaptest.MsAgo(5 * time.Hour)})
+	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_old", VisibleTimeMs: diagtest.MsAgo(3 * time.Hour), CreateTimeMs: diagtest.MsAgo(5 * time.Hour)})
 
 	r := analyzeMVs(t, b.S)
 	for n, code := range map[string]string{"mv_orders_daily": "MV_CONSECUTIVE_FAILURES", "mv_customer_ltv": "MV_NEXT_REFRESH_RECOMPUTES",
@@ -206,12 +206,12 @@ func TestMVCauses(t *testing.T) {
 }
 
 func TestMVServerCrossCheck(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
-	b.MV(1, "mv_a", snaptest.IncrCommit, "orders", 7, 12*time.Minute)
-	b.MV(2, "mv_b", snaptest.IncrCommit, "orders", 7, 12*time.Minute)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
+	b.MV(1, "mv_a", diagtest.IncrCommit, "orders", 7, 12*time.Minute)
+	b.MV(2, "mv_b", diagtest.IncrCommit, "orders", 7, 12*time.Minute)
 	b.S.MVStatus = []snapshot.MVStatus{
-		{DB: "demo", MVName: "mv_a", MVID: 1, FreshnessState: "LAGGING", DataDelaySeconds: f64(700), DelayPrecision: "PRECISE", LaggingReason: "WAITING_TRIGGER", SampleTimeMs: snaptest.MsAgo(5 * time.Second)},
-		{DB: "demo", MVName: "mv_b", MVID: 2, FreshnessState: "LAGGING", DataDelaySeconds: f64(3 * 3600), DelayPrecision: "PRECISE", LaggingReason: "WAITING_TRIGGER", SampleTimeMs: snaptest.MsAgo(5 * time.Second)},
+		{DB: "demo", MVName: "mv_a", MVID: 1, FreshnessState: "LAGGING", DataDelaySeconds: f64(700), DelayPrecision: "PRECISE", LaggingReason: "WAITING_TRIGGER", SampleTimeMs: diagtest.MsAgo(5 * time.Second)},
+		{DB: "demo", MVName: "mv_b", MVID: 2, FreshnessState: "LAGGING", DataDelaySeconds: f64(3 * 3600), DelayPrecision: "PRECISE", LaggingReason: "WAITING_TRIGGER", SampleTimeMs: diagtest.MsAgo(5 * time.Second)},
 	}
 	r := analyzeMVs(t, b.S)
 	if _, ok := mvCodesOf(r, "mv_a")["SERVER_CLIENT_MISMATCH"]; ok {
@@ -229,7 +229,7 @@ func TestMVEmptyAndNullInput(t *testing.T) {
 	if r := Analyze(nil, nil, Options{}); len(r.MVs) != 0 {
 		t.Error("empty series")
 	}
-	b := snaptest.New()
+	b := diagtest.New()
 	b.S.MVs = []snapshot.MVInfo{{ID: 1, DB: "demo", Name: "m", RefreshInfo: `\N`, MvProperties: `\N`, IvmBaseTableStreams: `\N`, RefreshState: `\N`}}
 	b.S.Tasks = []snapshot.Task{{TaskID: 1, MVID: 1, Status: `\N`, RefreshMode: `\N`, IvmFallbackReason: `\N`, ErrorMsg: `\N`, IvmRefreshMethod: sp(`\N`)}}
 	b.S.MVStatus = []snapshot.MVStatus{{DB: "demo", MVName: "m", MVID: 1, FreshnessState: "SOMETHING_NEW", DelayPrecision: `\N`, LaggingReason: `\N`}}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
+	"github.com/dorisdiag/dorisdiag/diag/internal/diagtest"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -13,8 +13,8 @@ func ip64(v int64) *int64 { return &v }
 func sp(s string) *string { return &s }
 
 func TestClassifyTask(t *testing.T) {
-	incr := snaptest.RefreshOf("BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT")
-	fb := snaptest.RefreshOf("BUILD DEFERRED REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	incr := diagtest.RefreshOf("BUILD DEFERRED REFRESH INCREMENTAL ON COMMIT")
+	fb := diagtest.RefreshOf("BUILD DEFERRED REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	for _, tc := range []struct {
 		name        string
 		task        snapshot.Task
@@ -51,11 +51,11 @@ func TestClassifyTask(t *testing.T) {
 		{name: "failure without a message is OTHER", task: snapshot.Task{Status: "FAILED", ErrorMsg: `\N`}, refresh: fb, result: ResultFailed, method: MethodNone, inferred: true, reason: FailureOther},
 		{name: "unknown status kept as data", task: snapshot.Task{Status: "WAITING_FOR_GODOT"}, refresh: fb, result: "waiting_for_godot"},
 		{name: "empty status", task: snapshot.Task{Status: `\N`}, refresh: fb, result: "unknown"},
-		{name: "running", task: snapshot.Task{Status: "RUNNING", StartTimeMs: snaptest.MsAgo(2 * time.Hour)}, refresh: fb, result: ResultRunning},
-		{name: "pending", task: snapshot.Task{Status: "PENDING", CreateTimeMs: snaptest.MsAgo(20 * time.Minute)}, refresh: fb, result: ResultPending},
+		{name: "running", task: snapshot.Task{Status: "RUNNING", StartTimeMs: diagtest.MsAgo(2 * time.Hour)}, refresh: fb, result: ResultRunning},
+		{name: "pending", task: snapshot.Task{Status: "PENDING", CreateTimeMs: diagtest.MsAgo(20 * time.Minute)}, refresh: fb, result: ResultPending},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := ClassifyTask(snaptest.NormTask(tc.task), tc.refresh, snaptest.Now)
+			c := ClassifyTask(diagtest.NormTask(tc.task), tc.refresh, diagtest.Now)
 			if c.Result != tc.result || c.Method != tc.method || c.MethodInferred != tc.inferred || c.Fallback != tc.fallback {
 				t.Fatalf("got result=%s method=%s inferred=%v fallback=%v, want %s %s %v %v", c.Result, c.Method, c.MethodInferred, c.Fallback, tc.result, tc.method, tc.inferred, tc.fallback)
 			}
@@ -71,21 +71,21 @@ func TestClassifyTask(t *testing.T) {
 			}
 		})
 	}
-	if c := ClassifyTask(snapshot.Task{Status: "RUNNING", StartTimeMs: snaptest.MsAgo(2 * time.Hour)}, fb, snaptest.Now); c.AgeSeconds == nil || *c.AgeSeconds != 7200 {
+	if c := ClassifyTask(snapshot.Task{Status: "RUNNING", StartTimeMs: diagtest.MsAgo(2 * time.Hour)}, fb, diagtest.Now); c.AgeSeconds == nil || *c.AgeSeconds != 7200 {
 		t.Errorf("running age %v, want 7200", c.AgeSeconds)
 	}
-	if c := ClassifyTask(snapshot.Task{Status: "PENDING", CreateTimeMs: snaptest.MsAgo(20 * time.Minute)}, fb, snaptest.Now); c.AgeSeconds == nil || *c.AgeSeconds != 1200 {
+	if c := ClassifyTask(snapshot.Task{Status: "PENDING", CreateTimeMs: diagtest.MsAgo(20 * time.Minute)}, fb, diagtest.Now); c.AgeSeconds == nil || *c.AgeSeconds != 1200 {
 		t.Errorf("pending age %v, want 1200", c.AgeSeconds)
 	}
 }
 
 func mvTask(id int64, status string, ago time.Duration) snapshot.Task {
 	d := int64(1000)
-	return snapshot.Task{TaskID: id, Status: status, CreateTimeMs: snaptest.MsAgo(ago), FinishTimeMs: snaptest.MsAgo(ago - time.Second), DurationMs: &d}
+	return snapshot.Task{TaskID: id, Status: status, CreateTimeMs: diagtest.MsAgo(ago), FinishTimeMs: diagtest.MsAgo(ago - time.Second), DurationMs: &d}
 }
 
 func TestConsecutiveFailures(t *testing.T) {
-	fb := snaptest.RefreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	fb := diagtest.RefreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	for _, tc := range []struct {
 		name    string
 		tasks   []snapshot.Task
@@ -95,12 +95,12 @@ func TestConsecutiveFailures(t *testing.T) {
 		{"none", nil, 0, false},
 		{"up on failed", []snapshot.Task{mvTask(1, "SUCCESS", 50*time.Minute), mvTask(2, "FAILED", 40*time.Minute), mvTask(3, "FAILED", 30*time.Minute)}, 2, false},
 		{"reset on success", []snapshot.Task{mvTask(1, "FAILED", 50*time.Minute), mvTask(2, "SUCCESS", 40*time.Minute)}, 0, false},
-		{"reset on no_change", []snapshot.Task{mvTask(1, "FAILED", 50*time.Minute), {TaskID: 2, Status: "SUCCESS", RefreshMode: "NOT_REFRESH", CreateTimeMs: snaptest.MsAgo(40 * time.Minute)}}, 0, false},
+		{"reset on no_change", []snapshot.Task{mvTask(1, "FAILED", 50*time.Minute), {TaskID: 2, Status: "SUCCESS", RefreshMode: "NOT_REFRESH", CreateTimeMs: diagtest.MsAgo(40 * time.Minute)}}, 0, false},
 		{"canceled leaves it unchanged", []snapshot.Task{mvTask(1, "SUCCESS", 50*time.Minute), mvTask(2, "FAILED", 40*time.Minute), mvTask(3, "CANCELED", 30*time.Minute), mvTask(4, "FAILED", 20*time.Minute)}, 2, false},
 		{"all failed: at least", []snapshot.Task{mvTask(1, "FAILED", 50*time.Minute), mvTask(2, "FAILED", 40*time.Minute), mvTask(3, "FAILED", 30*time.Minute), mvTask(4, "FAILED", 20*time.Minute)}, 4, true},
 		{"unordered input", []snapshot.Task{mvTask(4, "FAILED", 20*time.Minute), mvTask(1, "SUCCESS", 50*time.Minute), mvTask(3, "FAILED", 30*time.Minute)}, 2, false},
 	} {
-		h := AnalyzeHistory(snaptest.NormTasks(tc.tasks), fb, snaptest.Now, HistoryOptions{})
+		h := AnalyzeHistory(diagtest.NormTasks(tc.tasks), fb, diagtest.Now, HistoryOptions{})
 		if h.ConsecutiveFailures != tc.want || h.ConsecutiveFailuresAtLeast != tc.atLeast {
 			t.Errorf("%s: %d (at least %v), want %d (%v)", tc.name, h.ConsecutiveFailures, h.ConsecutiveFailuresAtLeast, tc.want, tc.atLeast)
 		}
@@ -108,7 +108,7 @@ func TestConsecutiveFailures(t *testing.T) {
 }
 
 func TestHistoryFallbacksShareTrend(t *testing.T) {
-	fb := snaptest.RefreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	fb := diagtest.RefreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	var tasks []snapshot.Task
 	for i := 0; i < 8; i++ {
 		tk := mvTask(int64(i+1), "SUCCESS", time.Duration(100-i*10)*time.Minute)
@@ -120,7 +120,7 @@ func TestHistoryFallbacksShareTrend(t *testing.T) {
 		tk.DurationMs = &d
 		tasks = append(tasks, tk)
 	}
-	h := AnalyzeHistory(snaptest.NormTasks(tasks), fb, snaptest.Now, HistoryOptions{Limit: 5})
+	h := AnalyzeHistory(diagtest.NormTasks(tasks), fb, diagtest.Now, HistoryOptions{Limit: 5})
 	// Tasks 5..8 fell back and finished 59m59s to 29m59s ago: all within the hour.
 	if h.FallbacksInWindow != 4 || h.FallbackReasons["AGG_UNSUPPORTED"] != 4 {
 		t.Errorf("fallbacks in window %d %v, want 4", h.FallbacksInWindow, h.FallbackReasons)
@@ -145,7 +145,7 @@ func TestHistoryFallbacksShareTrend(t *testing.T) {
 // building the first baseline is not a fallback, while rebuilding a snapshot
 // invalidated later is.
 func TestFirstBaselineIsNotAFallback(t *testing.T) {
-	fb := snaptest.RefreshOf("BUILD IMMEDIATE REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	fb := diagtest.RefreshOf("BUILD IMMEDIATE REFRESH INCREMENTAL FALLBACK ON COMMIT")
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	at := func(ago time.Duration) *int64 { v := now.Add(-ago).UnixMilli(); return &v }
 	complete := func(id int64, ago time.Duration) snapshot.Task {
@@ -153,7 +153,7 @@ func TestFirstBaselineIsNotAFallback(t *testing.T) {
 			CreateTimeMs: at(ago), FinishTimeMs: at(ago - time.Minute), TaskContext: `{"triggerMode":"SYSTEM"}`}
 	}
 	incr := snapshot.Task{TaskID: 2, Status: "SUCCESS", RefreshMode: `\N`, CreateTimeMs: at(40 * time.Minute), FinishTimeMs: at(39 * time.Minute)}
-	h := AnalyzeHistory(snaptest.NormTasks([]snapshot.Task{complete(1, 50*time.Minute), incr, complete(3, 20*time.Minute)}), fb, now, HistoryOptions{})
+	h := AnalyzeHistory(diagtest.NormTasks([]snapshot.Task{complete(1, 50*time.Minute), incr, complete(3, 20*time.Minute)}), fb, now, HistoryOptions{})
 	byID := map[int64]TaskClass{}
 	for _, c := range h.Tasks {
 		byID[c.TaskID] = c

@@ -6,7 +6,6 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/changepoints"
-
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 

@@ -8,14 +8,14 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 
-	"github.com/dorisdiag/dorisdiag/diag/internal/snaptest"
+	"github.com/dorisdiag/dorisdiag/diag/internal/diagtest"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
 func analyze(t *testing.T, snaps ...*snapshot.Snapshot) *Result {
 	t.Helper()
-	return Analyze(snaptest.NormAll(snaps), Options{})
+	return Analyze(diagtest.NormAll(snaps), Options{})
 }
 
 func codes(r *Result, name string) map[string]diag.Finding {
@@ -29,16 +29,16 @@ func codes(r *Result, name string) map[string]diag.Finding {
 }
 
 func TestStreamStates(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day).Table("demo", "events", "DUP_KEYS", &snaptest.Day)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day).Table("demo", "events", "DUP_KEYS", &diagtest.Day)
 	b.Stream(1, "s_ok", "MIN_DELTA", "orders")
-	b.Cons(1, "s_ok", "p1", snaptest.TP(snaptest.TSOAgo(time.Minute)), "0")
+	b.Cons(1, "s_ok", "p1", diagtest.TP(diagtest.TSOAgo(time.Minute)), "0")
 	b.Stream(2, "s_lag", "DETAIL", "orders")
-	b.Cons(2, "s_lag", "p1", snaptest.TP(snaptest.TSOAgo(5*time.Minute)), snaptest.LagOf(4*time.Minute))
+	b.Cons(2, "s_lag", "p1", diagtest.TP(diagtest.TSOAgo(5*time.Minute)), diagtest.LagOf(4*time.Minute))
 	b.Stream(3, "s_cdc", "MIN_DELTA", "orders")
-	b.Cons(3, "s_cdc", "p1", snaptest.TP(snaptest.TSOAgo(26*time.Hour)), snaptest.LagOf(26*time.Hour-time.Minute))
+	b.Cons(3, "s_cdc", "p1", diagtest.TP(diagtest.TSOAgo(26*time.Hour)), diagtest.LagOf(26*time.Hour-time.Minute))
 	d := b.Stream(4, "s_off", "DETAIL", "orders")
 	d.Enabled = false
-	b.Cons(4, "s_off", "p1", snaptest.TP(snaptest.TSOAgo(26*time.Hour)), snaptest.LagOf(time.Hour))
+	b.Cons(4, "s_off", "p1", diagtest.TP(diagtest.TSOAgo(26*time.Hour)), diagtest.LagOf(time.Hour))
 	dr := b.Stream(5, "s_drop", "DETAIL", "N/A")
 	dr.BaseTableDB, dr.IsStale, dr.BaseTableDropped = "N/A", true, true
 	b.Cons(5, "s_drop", "t", nil, "N/A")
@@ -89,9 +89,9 @@ func TestStreamStates(t *testing.T) {
 }
 
 func TestHeadroomBoundary(t *testing.T) {
-	// TTL 1 snaptest.Day. Offset C whose next_required is exactly the retention floor:
+	// TTL 1 diagtest.Day. Offset C whose next_required is exactly the retention floor:
 	// floor = (X+1)<<18 with X = now - ttl; C = floor - 1 → next = floor → can resume, headroom 0.
-	x := snaptest.NowMs() - snaptest.Day*1000
+	x := diagtest.NowMs() - diagtest.Day*1000
 	floor := tso.TSO((x + 1) << 18)
 	for _, tc := range []struct {
 		name   string
@@ -103,9 +103,9 @@ func TestHeadroomBoundary(t *testing.T) {
 		{"boundary millisecond", tso.TSO(x<<18 | 5), false, -0.001},
 		{"one ms inside", floor + (1 << 18) - 1, true, 0.001},
 	} {
-		b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+		b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
 		b.Stream(1, "s", "DETAIL", "orders")
-		b.Cons(1, "s", "p1", snaptest.TP(tc.c), snaptest.LagOf(time.Minute))
+		b.Cons(1, "s", "p1", diagtest.TP(tc.c), diagtest.LagOf(time.Minute))
 		r := analyze(t, b.S)
 		p := r.Streams[0].Partitions[0]
 		if p.CanResume == nil || *p.CanResume != tc.resume || p.HeadroomSeconds == nil || *p.HeadroomSeconds != tc.head {
@@ -123,11 +123,11 @@ func TestHeadroomBoundary(t *testing.T) {
 
 func TestTTLAbsentAndOff(t *testing.T) {
 	zero := int64(0)
-	b := snaptest.New().Table("demo", "t_off", "UNIQUE_KEYS", &zero)
+	b := diagtest.New().Table("demo", "t_off", "UNIQUE_KEYS", &zero)
 	b.Stream(1, "s_nottl", "MIN_DELTA", "t_missing")
-	b.Cons(1, "s_nottl", "p1", snaptest.TP(snaptest.TSOAgo(48*time.Hour)), snaptest.LagOf(time.Hour))
+	b.Cons(1, "s_nottl", "p1", diagtest.TP(diagtest.TSOAgo(48*time.Hour)), diagtest.LagOf(time.Hour))
 	b.Stream(2, "s_ttloff", "MIN_DELTA", "t_off")
-	b.Cons(2, "s_ttloff", "p1", snaptest.TP(snaptest.TSOAgo(48*time.Hour)), snaptest.LagOf(time.Hour))
+	b.Cons(2, "s_ttloff", "p1", diagtest.TP(diagtest.TSOAgo(48*time.Hour)), diagtest.LagOf(time.Hour))
 	r := analyze(t, b.S)
 	a := r.ByName("demo", "s_nottl")
 	if a.Partitions[0].RetentionApplicable || a.CanResume != nil || a.Partitions[0].NextRead != NextReadUnknown || a.TTLNote == "" {
@@ -144,14 +144,14 @@ func TestTTLAbsentAndOff(t *testing.T) {
 
 func TestOffsetMinusOneAndNA(t *testing.T) {
 	one := int64(3600)
-	b := snaptest.New().Table("demo", "events", "DUP_KEYS", &one)
+	b := diagtest.New().Table("demo", "events", "DUP_KEYS", &one)
 	b.Stream(1, "s_dup", "APPEND_ONLY", "events")
-	b.Cons(1, "s_dup", "p1", snaptest.TP(snaptest.TSOAgo(time.Minute)), "0")
+	b.Cons(1, "s_dup", "p1", diagtest.TP(diagtest.TSOAgo(time.Minute)), "0")
 	m := b.Cons(1, "s_dup", "p_empty", nil, "0")
 	m.ConsumptionStatus = "-1"
 	b.Cons(1, "s_dup", "p_data", nil, "N/A")
-	ct := snaptest.NowMs() - 5*3600*1000
-	vt := snaptest.NowMs() - 2*3600*1000
+	ct := diagtest.NowMs() - 5*3600*1000
+	vt := diagtest.NowMs() - 2*3600*1000
 	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &ct, VisibleTimeMs: &vt})
 	r := analyze(t, b.S)
 	s := r.ByName("demo", "s_dup")
@@ -190,11 +190,11 @@ func TestOffsetMinusOneAndNA(t *testing.T) {
 }
 
 func TestIdleAndIVM(t *testing.T) {
-	b := snaptest.New().Table("demo", "customers", "UNIQUE_KEYS", &snaptest.Day)
+	b := diagtest.New().Table("demo", "customers", "UNIQUE_KEYS", &diagtest.Day)
 	b.Stream(1, "s_customers_idle", "MIN_DELTA", "customers")
-	b.Cons(1, "s_customers_idle", "customers", snaptest.TP(snaptest.TSOAgo(30*time.Hour)), "0")
+	b.Cons(1, "s_customers_idle", "customers", diagtest.TP(diagtest.TSOAgo(30*time.Hour)), "0")
 	b.Stream(2, "__doris_ivm_stream_mv_customer_ltv_"+strconv.FormatInt(12345, 36)+"_"+strconv.FormatInt(777, 36), "MIN_DELTA", "customers")
-	b.Cons(2, "__doris_ivm_stream_mv_customer_ltv_9ix_lm", "customers", snaptest.TP(snaptest.TSOAgo(30*time.Hour)), "0")
+	b.Cons(2, "__doris_ivm_stream_mv_customer_ltv_9ix_lm", "customers", diagtest.TP(diagtest.TSOAgo(30*time.Hour)), "0")
 	r := analyze(t, b.S)
 	u := codes(r, "s_customers_idle")
 	if _, ok := u["STREAM_IDLE_OUT_OF_RETENTION"]; !ok || len(u) != 1 {
@@ -210,9 +210,9 @@ func TestIdleAndIVM(t *testing.T) {
 }
 
 func TestLagInVersions(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
 	b.Stream(1, "s", "DETAIL", "orders")
-	b.Cons(1, "s", "p1", snaptest.TP(snaptest.TSOAgo(20*time.Minute)), "3")
+	b.Cons(1, "s", "p1", diagtest.TP(diagtest.TSOAgo(20*time.Minute)), "3")
 	r := analyze(t, b.S)
 	p := r.Streams[0].Partitions[0]
 	if !p.LagInVersions || p.SourceEndTSO != nil || p.PositionGapSeconds != nil || p.CaughtUp == nil || *p.CaughtUp {
@@ -228,19 +228,19 @@ func TestLagInVersions(t *testing.T) {
 
 func TestPendingAgeSeries(t *testing.T) {
 	mk := func(at time.Duration, end tso.TSO) *snapshot.Snapshot {
-		b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
-		b.S.Cluster.CurrentTSO = tso.TSO((snaptest.NowMs() - at.Milliseconds()) << 18)
-		b.S.Cluster.Now = snaptest.Now.Add(-at)
+		b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
+		b.S.Cluster.CurrentTSO = tso.TSO((diagtest.NowMs() - at.Milliseconds()) << 18)
+		b.S.Cluster.Now = diagtest.Now.Add(-at)
 		b.Stream(1, "s", "DETAIL", "orders")
-		c := snaptest.TSOAgo(time.Hour)
-		b.Cons(1, "s", "p1", snaptest.TP(c), strconv.FormatInt(int64(end-c), 10))
+		c := diagtest.TSOAgo(time.Hour)
+		b.Cons(1, "s", "p1", diagtest.TP(c), strconv.FormatInt(int64(end-c), 10))
 		return b.S
 	}
-	c := snaptest.TSOAgo(time.Hour)
+	c := diagtest.TSOAgo(time.Hour)
 	s1 := mk(60*time.Second, c)                               // caught up 60 s ago
 	s2 := mk(45*time.Second, c)                               // still caught up
-	s3 := mk(30*time.Second, snaptest.TSOAgo(35*time.Second)) // moved past C
-	s4 := mk(0, snaptest.TSOAgo(5*time.Second))
+	s3 := mk(30*time.Second, diagtest.TSOAgo(35*time.Second)) // moved past C
+	s4 := mk(0, diagtest.TSOAgo(5*time.Second))
 	one := analyze(t, s4).Streams[0].Partitions[0].PendingAge
 	if one.Precision != diag.PrecisionUpperBound || *one.Seconds != 3600 || *one.Lower != 5 {
 		t.Errorf("one snapshot: %+v", one)
@@ -256,13 +256,13 @@ func TestPendingAgeSeries(t *testing.T) {
 }
 
 func TestServerMismatch(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
 	st := b.Stream(1, "s", "DETAIL", "orders")
 	state := "CAUGHT_UP"
 	st.MonitorState = &state
-	sample := snaptest.NowMs() - 5000
+	sample := diagtest.NowMs() - 5000
 	st.MonitorSampleTimeMs = &sample
-	c := b.Cons(1, "s", "p1", snaptest.TP(snaptest.TSOAgo(time.Hour)), snaptest.LagOf(30*time.Minute))
+	c := b.Cons(1, "s", "p1", diagtest.TP(diagtest.TSOAgo(time.Hour)), diagtest.LagOf(30*time.Minute))
 	age := 10.0
 	c.PendingAgeSeconds = &age
 	r := analyze(t, b.S)
@@ -290,13 +290,13 @@ func TestServerMismatch(t *testing.T) {
 }
 
 func TestMonitorStale(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
 	st := b.Stream(1, "s", "DETAIL", "orders")
 	state := "CAUGHT_UP"
 	st.MonitorState = &state
-	sample := snaptest.NowMs() - 120000
+	sample := diagtest.NowMs() - 120000
 	st.MonitorSampleTimeMs = &sample
-	b.Cons(1, "s", "p1", snaptest.TP(snaptest.TSOAgo(time.Hour)), "0")
+	b.Cons(1, "s", "p1", diagtest.TP(diagtest.TSOAgo(time.Hour)), "0")
 	r := analyze(t, b.S)
 	found := false
 	for _, f := range r.Findings {
@@ -310,24 +310,24 @@ func TestMonitorStale(t *testing.T) {
 }
 
 func TestWhatIfAt(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
 	b.Stream(1, "s", "DETAIL", "orders")
-	b.Cons(1, "s", "p1", snaptest.TP(snaptest.TSOAgo(4*time.Hour)), "0")
-	at := snaptest.Now.Add(21 * time.Hour)
-	r := Analyze([]*snapshot.Snapshot{snaptest.Norm(b.S)}, Options{At: &at})
+	b.Cons(1, "s", "p1", diagtest.TP(diagtest.TSOAgo(4*time.Hour)), "0")
+	at := diagtest.Now.Add(21 * time.Hour)
+	r := Analyze([]*snapshot.Snapshot{diagtest.Norm(b.S)}, Options{At: &at})
 	p := r.Streams[0].Partitions[0]
 	if p.CanResume == nil || *p.CanResume || *p.HeadroomSeconds != -3600.001 {
 		t.Errorf("at +20h: %+v", p)
 	}
 	ttl := int64(2 * 86400)
-	r = Analyze([]*snapshot.Snapshot{snaptest.Norm(b.S)}, Options{At: &at, TTLOverride: &ttl})
+	r = Analyze([]*snapshot.Snapshot{diagtest.Norm(b.S)}, Options{At: &at, TTLOverride: &ttl})
 	if p := r.Streams[0].Partitions[0]; !*p.CanResume {
 		t.Errorf("ttl 2d: %+v", p)
 	}
 }
 
 func TestEveryStreamCodeDocumented(t *testing.T) {
-	for _, c := range StreamCodes() {
+	for _, c := range streamCodes(t) {
 		if c.Code == "" || c.Title == "" || c.Spec == "" || c.Meaning == "" || c.Matters == "" || c.Confirm == "" || c.Fix == "" || len(c.Related) == 0 || c.Severity == 0 {
 			t.Errorf("%s: a field is empty", c.Code)
 		}
@@ -372,12 +372,12 @@ func TestPermuteStable(t *testing.T) {
 // up, headroom 4416d" before. Now the offset state is unknown and no
 // headroom, gap or resume verdict is made up from it.
 func TestOffsetAfterClockIsUnknown(t *testing.T) {
-	b := snaptest.New().Table("demo", "orders", "UNIQUE_KEYS", &snaptest.Day)
+	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", &diagtest.Day)
 	b.Stream(1, "s_future", "MIN_DELTA", "orders")
-	b.Cons(1, "s_future", "p1", snaptest.TP(snaptest.TSOAgo(-12*365*24*time.Hour)), "0")
+	b.Cons(1, "s_future", "p1", diagtest.TP(diagtest.TSOAgo(-12*365*24*time.Hour)), "0")
 	b.Stream(2, "s_end", "DETAIL", "orders")
-	c := b.Cons(2, "s_end", "p1", snaptest.TP(snaptest.TSOAgo(time.Hour)), "N/A")
-	c.SourceEndTSO = snaptest.TP(tso.TSO(int64(tso.MaxReal)))
+	c := b.Cons(2, "s_end", "p1", diagtest.TP(diagtest.TSOAgo(time.Hour)), "N/A")
+	c.SourceEndTSO = diagtest.TP(tso.TSO(int64(tso.MaxReal)))
 	r := analyze(t, b.S)
 	for _, s := range r.Streams {
 		p := s.Partitions[0]
@@ -400,11 +400,11 @@ func TestOffsetAfterClockIsUnknown(t *testing.T) {
 // its lower bound (UPDATE_TIME) kept, and the bound sources named.
 func TestCreateTimeZeroIsNoBound(t *testing.T) {
 	one := int64(3600)
-	b := snaptest.New().Table("demo", "events", "DUP_KEYS", &one)
+	b := diagtest.New().Table("demo", "events", "DUP_KEYS", &one)
 	b.Stream(1, "s_dup", "APPEND_ONLY", "events")
-	b.Cons(1, "s_dup", "p1", snaptest.TP(snaptest.TSOAgo(time.Minute)), "0") // an offset elsewhere: not initializing
+	b.Cons(1, "s_dup", "p1", diagtest.TP(diagtest.TSOAgo(time.Minute)), "0") // an offset elsewhere: not initializing
 	b.Cons(1, "s_dup", "p_data", nil, "N/A")
-	zero, vt, v2 := int64(0), snaptest.NowMs()-2*3600*1000, int64(2)
+	zero, vt, v2 := int64(0), diagtest.NowMs()-2*3600*1000, int64(2)
 	b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "events", Name: "p_data", CreateTimeMs: &zero, VisibleTimeMs: &vt, VisibleVersion: &v2})
 	pd := unit(analyze(t, b.S), "p_data")
 	v := pd.PendingAge
@@ -426,7 +426,7 @@ func TestCreateTimeZeroIsNoBound(t *testing.T) {
 		t.Errorf("visible version 1: want no data, pending 0; got has_data %v, %+v", pd.HasData, pd.PendingAge)
 	}
 	// A real creation time still bounds it, and says so.
-	ct := snaptest.NowMs() - 5*3600*1000
+	ct := diagtest.NowMs() - 5*3600*1000
 	b.S.Partitions[0].VisibleVersion, b.S.Partitions[0].CreateTimeMs = &v2, &ct
 	pd = unit(analyze(t, b.S), "p_data")
 	if pd.PendingAge.Seconds == nil || *pd.PendingAge.Seconds != 5*3600 || pd.PendingAge.BoundSource != "partition_create_time" {
