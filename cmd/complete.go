@@ -191,9 +191,9 @@ func fixedValues(c *cobra.Command, flag string) ([]string, bool) {
 		return []string{"UTC", "Local"}, true
 	case "state":
 		if underMV(c) {
-			return mv.FreshnessStates, true
+			return names(mv.FreshnessStates), true
 		}
-		return streams.States, true
+		return names(streams.States), true
 	case "output":
 		var out []string
 		for _, f := range commandFormats(c) {

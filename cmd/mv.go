@@ -56,12 +56,12 @@ func (o *mvOptions) validate() error {
 	if o.State != "" {
 		ok := false
 		for _, s := range mv.FreshnessStates {
-			if strings.EqualFold(o.State, s) {
-				o.State, ok = s, true
+			if strings.EqualFold(o.State, string(s)) {
+				o.State, ok = string(s), true
 			}
 		}
 		if !ok {
-			return usageErrorf("--state %q: want one of %s", o.State, strings.Join(mv.FreshnessStates, ", "))
+			return usageErrorf("--state %q: want one of %s", o.State, strings.Join(names(mv.FreshnessStates), ", "))
 		}
 	}
 	return nil
@@ -111,7 +111,7 @@ func newMVListCmd(o *mvOptions) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&o.DB, "db", "", "only MVs of this database")
-	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(mv.FreshnessStates, ", "))
+	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(names(mv.FreshnessStates), ", "))
 	addWatchFlags(c, &o.Watch)
 	return c
 }
@@ -139,7 +139,7 @@ func mvListRun(o *mvOptions) error {
 			if o.DB != "" && !strings.EqualFold(m.DB, o.DB) {
 				continue
 			}
-			if o.State != "" && m.FreshnessState != o.State {
+			if o.State != "" && string(m.FreshnessState) != o.State {
 				continue
 			}
 			fs := res.FindingsFor(m.DB, m.Name)

@@ -59,7 +59,7 @@ Findings follow the table. Give several --snapshot files (oldest first) or
 	}
 	c.Flags().StringVar(&o.DB, "db", "", "only streams of this database")
 	c.Flags().StringVar(&o.Kind, "kind", "", "only streams of this kind: user or ivm")
-	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(streams.States, ", "))
+	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(names(streams.States), ", "))
 	addStreamThresholds(c, o)
 	addWatchFlags(c, &o.Watch)
 	c.AddCommand(newStreamsShowCmd(g))
@@ -72,8 +72,8 @@ func (o *streamsOptions) validate() error {
 	default:
 		return usageErrorf("--kind %q: want user or ivm", o.Kind)
 	}
-	if o.State != "" && streams.StateNumber(o.State) < 0 {
-		return usageErrorf("--state %q: want one of %s", o.State, strings.Join(streams.States, ", "))
+	if o.State != "" && streams.StateNumber(streams.State(o.State)) < 0 {
+		return usageErrorf("--state %q: want one of %s", o.State, strings.Join(names(streams.States), ", "))
 	}
 	if o.MinHeadroom < 0 || o.MaxPending < 0 {
 		return usageErrorf("--min-headroom and --max-pending must not be negative")
@@ -105,7 +105,7 @@ func (o *streamsOptions) filter(res *streams.Result) ([]streams.Stream, []diag.F
 	keep := map[string]bool{}
 	var ss []streams.Stream
 	for _, s := range res.Streams {
-		if (o.DB != "" && s.DB != o.DB) || (o.Kind != "" && s.Kind != o.Kind) || (o.State != "" && s.State != o.State) {
+		if (o.DB != "" && s.DB != o.DB) || (o.Kind != "" && s.Kind != o.Kind) || (o.State != "" && string(s.State) != o.State) {
 			continue
 		}
 		ss = append(ss, s)

@@ -160,7 +160,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 
 	for _, kind := range []string{streams.KindUser, streams.KindIVM} {
 		for _, st := range streams.States {
-			g(d.streams, float64(r.StreamsByKindState[kind][st]), kind, st)
+			g(d.streams, float64(r.StreamsByKindState[kind][st]), kind, string(st))
 		}
 		if v, ok := r.MaxPendingAge[kind]; ok {
 			g(d.maxPending, v, kind)
@@ -174,7 +174,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		g(d.retained, *r.RetainedBytes, "single_replica")
 	}
 	for _, st := range mv.StatesByNumber {
-		g(d.mvs, float64(r.MVsByState[st]), st)
+		g(d.mvs, float64(r.MVsByState[st]), string(st))
 	}
 	if r.MaxDataDelay != nil {
 		g(d.maxDelay, *r.MaxDataDelay)
@@ -184,11 +184,11 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	g(d.byDelay, float64(r.DelayBucketCounts[len(round.DelayBuckets)]), "+Inf")
 	g(d.excludedOutdated, float64(r.ExcludedOutdated))
-	for _, k := range sortedPairs(r.Counters.RefreshTasks) {
-		cnt(d.refreshTasks, r.Counters.RefreshTasks[k], k[0], k[1])
+	for _, k := range sortedTaskKeys(r.Counters.RefreshTasks) {
+		cnt(d.refreshTasks, r.Counters.RefreshTasks[k], string(k.Result), string(k.Method))
 	}
 	for _, k := range sortedKeys(r.Counters.DurationSeconds) {
-		cnt(d.refreshDuration, r.Counters.DurationSeconds[k], k)
+		cnt(d.refreshDuration, r.Counters.DurationSeconds[k], string(k))
 	}
 	for _, k := range sortedKeys(r.Counters.Fallbacks) {
 		cnt(d.fallbacks, r.Counters.Fallbacks[k], k)
@@ -226,12 +226,12 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
 
@@ -245,6 +245,20 @@ func sortedPairs[V any](m map[[2]string]V) [][2]string {
 			return out[i][0] < out[j][0]
 		}
 		return out[i][1] < out[j][1]
+	})
+	return out
+}
+
+func sortedTaskKeys[V any](m map[round.TaskKey]V) []round.TaskKey {
+	out := make([]round.TaskKey, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Result != out[j].Result {
+			return out[i].Result < out[j].Result
+		}
+		return out[i].Method < out[j].Method
 	})
 	return out
 }

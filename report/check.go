@@ -421,7 +421,7 @@ func CheckProm(r *check.Result) []PromFamily {
 	streams := g("dorisdiag_streams", "Table streams by kind (user, ivm) and state (the 7 stream states of apache/doris#69907).")
 	for _, kind := range sortedKeys(o.Streams.ByKind) {
 		for _, st := range sortedKeys(o.Streams.ByKind[kind]) {
-			streams.Samples = append(streams.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", st))
+			streams.Samples = append(streams.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", string(st)))
 		}
 	}
 	pend := g("dorisdiag_stream_max_pending_age_seconds", "Largest known pending age by stream kind (upper bound; never too small).")
@@ -436,7 +436,7 @@ func CheckProm(r *check.Result) []PromFamily {
 	}
 	mvs := g("dorisdiag_mvs", "IVM MVs by freshness state.")
 	for _, st := range sortedKeys(o.MVs.ByState) {
-		mvs.Samples = append(mvs.Samples, lab(float64(o.MVs.ByState[st]), "state", st))
+		mvs.Samples = append(mvs.Samples, lab(float64(o.MVs.ByState[st]), "state", string(st)))
 	}
 	// An unknown delay stays unknown: no sample when no MV's delay is known
 	// (a 0 would read as "nobody behind" and its alert could never fire;
@@ -466,25 +466,25 @@ func ageOr0(v *check.ObjectValue) float64 {
 	return v.Seconds
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
 
 // stateCounts renders "lagging 3, cannot_resume 2" for the non-zero states,
 // worst first as the seed orders them.
-func stateCounts(st Style, m map[string]int) string {
-	order := []string{"unknown", "stale", "cannot_resume", "rebuild_required", "disabled", "initializing", "lagging", "caught_up", "fresh"}
+func stateCounts[K ~string](st Style, m map[K]int) string {
+	order := []K{"unknown", "stale", "cannot_resume", "rebuild_required", "disabled", "initializing", "lagging", "caught_up", "fresh"}
 	var parts []string
-	seen := map[string]bool{}
+	seen := map[K]bool{}
 	for _, s := range order {
 		seen[s] = true
 		if n := m[s]; n > 0 {
-			parts = append(parts, st.Severity(s, fmt.Sprintf("%s %d", s, n)))
+			parts = append(parts, st.Severity(string(s), fmt.Sprintf("%s %d", s, n)))
 		}
 	}
 	for _, s := range sortedKeys(m) {

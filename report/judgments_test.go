@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
 
 	"github.com/dorisdiag/dorisdiag/diag"
 )
@@ -16,7 +17,7 @@ import (
 func TestCheckPromUnknownMVDelayHasNoSample(t *testing.T) {
 	res := &check.Result{}
 	res.Overview.MVs.Total = 3
-	res.Overview.MVs.ByState = map[string]int{"unknown": 3}
+	res.Overview.MVs.ByState = map[mv.FreshnessState]int{mv.FreshUnknown: 3}
 	var buf bytes.Buffer
 	if err := Emit(&buf, Style{}, FormatProm, CheckDoc{Result: res}); err != nil {
 		t.Fatal(err)

@@ -86,11 +86,11 @@ func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, [
 		if it.ConsecutiveFailuresAtLeast {
 			fails = "≥" + fails
 		}
-		method := mvDash(it.LastMethod)
+		method := mvDash(string(it.LastMethod))
 		if it.LastMethodInferred {
 			method += " (inferred)"
 		}
-		rows = append(rows, []string{it.DB + "." + it.Name, st.Severity(it.FreshnessState, it.FreshnessState), diag.ValueText(it.DataDelay), it.LaggingReason,
+		rows = append(rows, []string{it.DB + "." + it.Name, st.Severity(string(it.FreshnessState), string(it.FreshnessState)), diag.ValueText(it.DataDelay), string(it.LaggingReason),
 			fails, method, strconv.Itoa(it.FallbacksInWindow), it.StateSource, mvHeadroomText(it.MinHeadroomSeconds), mvDash(it.JobStatus), mvDash(strings.Join(it.Codes, ","))})
 	}
 	headers, rows = firstColumns(cols, headers, rows)
@@ -118,7 +118,7 @@ func (st Style) mvListTable(w io.Writer, headers []string, rows [][]string) erro
 }
 
 func mvStateCounts(items []mv.ListItem) string {
-	n := map[string]int{}
+	n := map[mv.FreshnessState]int{}
 	for _, it := range items {
 		n[it.FreshnessState]++
 	}
@@ -225,7 +225,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	if hist.DurationTrend.Ratio > 0 {
 		trend += fmt.Sprintf(" (×%.2f, %s → %s)", hist.DurationTrend.Ratio, tso.FormatDuration(hist.DurationTrend.OlderAvgMs), tso.FormatDuration(hist.DurationTrend.NewerAvgMs))
 	}
-	freshness := fmt.Sprintf("%s (%s: %s)", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason)
+	freshness := fmt.Sprintf("%s (%s: %s)", st.Severity(string(m.FreshnessState), string(m.FreshnessState)), m.StateSource, m.StateReason)
 	delay := fmt.Sprintf("%s%s", diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note))
 	reason := fmt.Sprintf("%s (%s)", m.LaggingReason, m.LaggingReasonSource)
 	client := ""
@@ -328,7 +328,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	h(fmt.Sprintf("Recent tasks (%d of %d in tasks())", len(tasks), hist.TasksSeen))
 	trows := make([][]string, 0, len(tasks))
 	for _, t := range tasks {
-		method := mvDash(t.Method)
+		method := mvDash(string(t.Method))
 		if t.MethodInferred && t.Method != "" {
 			method += "*"
 		}
@@ -352,7 +352,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 		}
 		// The error in full (one line): the table cuts it to the width,
 		// -o wide and --details show all of it.
-		trows = append(trows, []string{strconv.FormatInt(t.TaskID, 10), t.Result, mvAgo(now, t.CreateTimeMs), dur, method, mvDash(strings.ReplaceAll(errText, "\n", " ")), fb, mvDash(t.LastQueryID)})
+		trows = append(trows, []string{strconv.FormatInt(t.TaskID, 10), string(t.Result), mvAgo(now, t.CreateTimeMs), dur, method, mvDash(strings.ReplaceAll(errText, "\n", " ")), fb, mvDash(t.LastQueryID)})
 	}
 	if err := mvTable(&b, f.grid, []string{"TASK", "RESULT", "CREATED", "DURATION", "METHOD", "ERROR", "FALLBACK", "QUERY ID"}, trows); err != nil {
 		return err

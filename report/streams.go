@@ -176,7 +176,7 @@ func streamsRows(st Style, ss []streams.Stream) ([]string, [][]string) {
 		if s.TTLSeconds != nil {
 			ttl = tso.FormatDuration(*s.TTLSeconds * 1000)
 		}
-		rows = append(rows, []string{s.DB + "." + s.Name, st.Severity(s.State, s.State), AgeValue(s.MaxPendingAge),
+		rows = append(rows, []string{s.DB + "." + s.Name, st.Severity(string(s.State), string(s.State)), AgeValue(s.MaxPendingAge),
 			headroomCell(st, s.MinHeadroomSeconds, streamFraction(s), s.Severity), boolCell(s.CanResume), strconv.Itoa(s.PendingPartitions),
 			s.Kind, mode(s), prec, s.NextRead, ttl, base, strings.TrimSpace(mv)})
 	}
@@ -267,7 +267,7 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 	s, fs := d.Stream, d.Findings
 	// The name whole (cut in the middle only when wider than the terminal),
 	// what it is after it, or on the next line when both do not fit.
-	rest := fmt.Sprintf("%s stream, %s, state %s", s.Kind, orDash(mode(s)), st.Severity(s.State, s.State))
+	rest := fmt.Sprintf("%s stream, %s, state %s", s.Kind, orDash(mode(s)), st.Severity(string(s.State), string(s.State)))
 	name := Sanitize(s.DB + "." + s.Name)
 	if st.width > 0 {
 		name = Truncate(name, st.width)

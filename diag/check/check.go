@@ -55,8 +55,8 @@ type Overview struct {
 
 // StreamsOverview counts streams by kind and state (seed's doris_fe_changelog_streams).
 type StreamsOverview struct {
-	Total  int                       `json:"total"`
-	ByKind map[string]map[string]int `json:"by_kind_state"` // kind → state → count; every state present
+	Total  int                              `json:"total"`
+	ByKind map[string]map[streams.State]int `json:"by_kind_state"` // kind → state → count; every state present
 	// MaxPendingAge is the worst known pending age per kind (upper bound).
 	MaxPendingAge map[string]*ObjectValue `json:"max_pending_age"`
 	// MinHeadroom is the smallest known retention headroom per kind; may be negative.
@@ -77,11 +77,11 @@ type ObjectValue struct {
 
 // MVsOverview counts IVM MVs by freshness state (seed's doris_fe_ivm_mvs).
 type MVsOverview struct {
-	Total                  int            `json:"total"`
-	ByState                map[string]int `json:"by_state"` // every state present
-	MaxDelay               *ObjectValue   `json:"max_delay,omitempty"`
-	ExcludedOutdated       int            `json:"excluded_dependency_outdated"`
-	MaxConsecutiveFailures int            `json:"max_consecutive_failures"`
+	Total                  int                       `json:"total"`
+	ByState                map[mv.FreshnessState]int `json:"by_state"` // every state present
+	MaxDelay               *ObjectValue              `json:"max_delay,omitempty"`
+	ExcludedOutdated       int                       `json:"excluded_dependency_outdated"`
+	MaxConsecutiveFailures int                       `json:"max_consecutive_failures"`
 }
 
 // TasksOverview summarises refresh tasks over the window (S2, S3).
@@ -191,23 +191,16 @@ func dedupe(fs []diag.Finding) []diag.Finding {
 	return out
 }
 
-// Every stream and MV state, so that counts print as zero rather than vanish
-// (the seed exports every state, not only the non-zero ones).
-var (
-	streamStates = []string{"caught_up", "lagging", "initializing", "cannot_resume", "unknown", "stale", "disabled"}
-	mvStates     = []string{"fresh", "lagging", "rebuild_required", "initializing", "unknown"}
-)
-
 func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *metrics.Result, opt Options) Overview {
 	var o Overview
 	now := last.Cluster.Now
 
-	o.Streams.ByKind = map[string]map[string]int{}
+	o.Streams.ByKind = map[string]map[streams.State]int{}
 	o.Streams.MaxPendingAge = map[string]*ObjectValue{}
 	o.Streams.MinHeadroom = map[string]*ObjectValue{}
 	for _, kind := range []string{"user", "ivm"} {
-		o.Streams.ByKind[kind] = map[string]int{}
-		for _, st := range streamStates {
+		o.Streams.ByKind[kind] = map[streams.State]int{}
+		for _, st := range streams.States {
 			o.Streams.ByKind[kind][st] = 0
 		}
 	}
@@ -216,7 +209,7 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *m
 		s := &sa.Streams[i]
 		o.Streams.Total++
 		if o.Streams.ByKind[s.Kind] == nil {
-			o.Streams.ByKind[s.Kind] = map[string]int{}
+			o.Streams.ByKind[s.Kind] = map[streams.State]int{}
 		}
 		o.Streams.ByKind[s.Kind][s.State]++
 		name := s.DB + "." + s.Name
@@ -232,8 +225,8 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *m
 		}
 	}
 
-	o.MVs.ByState = map[string]int{}
-	for _, st := range mvStates {
+	o.MVs.ByState = map[mv.FreshnessState]int{}
+	for _, st := range mv.FreshnessStates {
 		o.MVs.ByState[st] = 0
 	}
 	window := opt.MVs.WithDefaults().FallbackWindow

@@ -69,7 +69,7 @@ func Analyze(series []*snapshot.Snapshot, sa *streams.Result, opt Options) *Resu
 // sorts indices and permutes once: an MVResult is large, and swapping it in
 // place dominated the sort at 2,000 MVs.
 func Sort(ms []MV) {
-	rank := map[string]int{FreshUnknown: 1, FreshRebuildRequired: 0, FreshLagging: 2, FreshInitializing: 3, FreshFresh: 4}
+	rank := map[FreshnessState]int{FreshUnknown: 1, FreshRebuildRequired: 0, FreshLagging: 2, FreshInitializing: 3, FreshFresh: 4}
 	idx := make([]int, len(ms))
 	for i := range idx {
 		idx[i] = i

@@ -17,7 +17,7 @@ func TestCanceledAfterFailureKeepsFailureState(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		statuses []string // oldest first, 10 minutes apart
-		reason   string
+		reason   LaggingReason
 		broken   bool
 	}{
 		{"failed then canceled", []string{"SUCCESS", "FAILED", "CANCELED"}, ReasonRefreshFailed, true},

@@ -118,7 +118,7 @@ func (m *mvFacts) measured(v *float64, fs []diag.Finding) []diag.Finding {
 
 // ev is the evidence every MV finding carries plus the non-empty pairs kv.
 func (m *mvFacts) ev(kv ...string) map[string]string {
-	out := map[string]string{"freshness_state": m.r.FreshnessState, "state_source": m.r.StateSource}
+	out := map[string]string{"freshness_state": string(m.r.FreshnessState), "state_source": m.r.StateSource}
 	for i := 0; i+1 < len(kv); i += 2 {
 		if kv[i+1] != "" {
 			out[kv[i]] = kv[i+1]

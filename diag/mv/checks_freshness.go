@@ -123,7 +123,7 @@ func checkMVStateUnknown(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	case knownState(r.FreshnessState):
 		return nil
 	}
-	return m.one(CodeStateUnknown, "the server reports an unknown freshness state "+strconv.Quote(r.FreshnessState),
+	return m.one(CodeStateUnknown, "the server reports an unknown freshness state "+strconv.Quote(string(r.FreshnessState)),
 		"ivm_mv_status.FRESHNESS_STATE holds a value this dorisdiag does not know; it is kept as data.", m.ev(), diag.MVExplainCommand(r.DB, r.Name))
 }
 
@@ -137,7 +137,7 @@ func checkMVInitializing(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 		m.ev("refresh_state", r.RefreshState), doris.RefreshMV(r.DB, r.Name, "COMPLETE"))
 }
 
-func knownState(s string) bool {
+func knownState(s FreshnessState) bool {
 	for _, k := range FreshnessStates {
 		if s == k {
 			return true
@@ -277,8 +277,8 @@ var CodeDelayHigh = diag.Declare(diag.Declaration{
 
 // laggingReason: the cause applies when the MV's lagging reason
 // (apache/doris#69907, "Lagging reason") is r.
-func laggingReason(r string) func(*diag.Finding) bool {
-	return func(f *diag.Finding) bool { return f.Evidence["lagging_reason"] == r }
+func laggingReason(r LaggingReason) func(*diag.Finding) bool {
+	return func(f *diag.Finding) bool { return f.Evidence["lagging_reason"] == string(r) }
 }
 
 // checkMVDelayAtLeast (S1): an unknown delay whose proven lower bound is
@@ -290,8 +290,8 @@ func checkMVDelayAtLeast(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		return nil
 	}
 	f := m.finding(CodeDelayHigh, fmt.Sprintf("at least %s behind (target %s)%s", diag.DurationText(*v.Lower), diag.DurationText(a.opt.MaxDelay.Seconds()), depText(w)),
-		"The data delay has no upper bound ("+v.Note+"), but it is at least "+diag.DurationText(*v.Lower)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+").",
-		m.ev("data_delay_lower_seconds", fmtFloat(*v.Lower), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(w), "worst_partition", depPart(w)),
+		"The data delay has no upper bound ("+v.Note+"), but it is at least "+diag.DurationText(*v.Lower)+"; lagging reason "+string(r.LaggingReason)+" ("+r.LaggingReasonSource+").",
+		m.ev("data_delay_lower_seconds", fmtFloat(*v.Lower), "delay_precision", string(v.Precision), "lagging_reason", string(r.LaggingReason), "worst_dependency", depName(w), "worst_partition", depPart(w)),
 		"")
 	a.criticalAt3x(&f, *v.Lower)
 	if w != nil && w.StreamID != nil {
@@ -308,8 +308,8 @@ func checkMVDelayHigh(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		return nil
 	}
 	f := m.finding(CodeDelayHigh, fmt.Sprintf("%s behind (target %s)%s", diag.ValueText(v), diag.DurationText(a.opt.MaxDelay.Seconds()), depText(w)),
-		"Data delay "+diag.ValueText(v)+"; lagging reason "+r.LaggingReason+" ("+r.LaggingReasonSource+")."+ifText(v.Note != "", " "+v.Note+"."),
-		m.ev("data_delay_seconds", fmtFloat(*v.Seconds), "delay_precision", string(v.Precision), "lagging_reason", r.LaggingReason, "worst_dependency", depName(w), "worst_partition", depPart(w)),
+		"Data delay "+diag.ValueText(v)+"; lagging reason "+string(r.LaggingReason)+" ("+r.LaggingReasonSource+")."+ifText(v.Note != "", " "+v.Note+"."),
+		m.ev("data_delay_seconds", fmtFloat(*v.Seconds), "delay_precision", string(v.Precision), "lagging_reason", string(r.LaggingReason), "worst_dependency", depName(w), "worst_partition", depPart(w)),
 		diag.MVExplainCommand(r.DB, r.Name))
 	f.Magnitude = f64(*v.Seconds)
 	a.criticalAt3x(&f, *v.Seconds)

@@ -112,7 +112,7 @@ func (a *mvAnalyzer) clientFreshness(r *MV, mv *snapshot.MVInfo) {
 
 // clientLaggingReason is the first that matches of the seed's list; the
 // client cannot see REBUILD_REQUIRED or PUBLISHING.
-func (a *mvAnalyzer) clientLaggingReason(r *MV) string {
+func (a *mvAnalyzer) clientLaggingReason(r *MV) LaggingReason {
 	if r.FreshnessState == FreshFresh {
 		return ReasonNone
 	}
@@ -142,7 +142,7 @@ func (a *mvAnalyzer) clientLaggingReason(r *MV) string {
 func (a *mvAnalyzer) serverFreshness(r *MV, st *snapshot.MVStatus) {
 	r.Server = st
 	clientState, clientDelay := r.FreshnessState, r.DataDelay
-	state := strings.ToLower(strings.TrimSpace(st.FreshnessState))
+	state := FreshnessState(strings.ToLower(strings.TrimSpace(st.FreshnessState)))
 	if state == "" {
 		return // the server has no value: keep the client's
 	}
@@ -154,7 +154,7 @@ func (a *mvAnalyzer) serverFreshness(r *MV, st *snapshot.MVStatus) {
 		prec = diag.PrecisionUnknown
 	}
 	r.DataDelay = diag.Value{Seconds: st.DataDelaySeconds, Precision: prec, Source: diag.SourceServer}
-	if reason := strings.ToUpper(strings.TrimSpace(st.LaggingReason)); reason != "" {
+	if reason := LaggingReason(strings.ToUpper(strings.TrimSpace(st.LaggingReason))); reason != "" {
 		r.LaggingReason, r.LaggingReasonSource = reason, diag.SourceServer
 	} else if state == FreshFresh {
 		r.LaggingReason, r.LaggingReasonSource = ReasonNone, diag.SourceServer

@@ -48,7 +48,7 @@ func (a *mvAnalyzer) headline(r *MV, fs []diag.Finding) string {
 	case FreshInitializing:
 		parts = append(parts, "never refreshed successfully")
 	default:
-		parts = append(parts, "freshness "+r.FreshnessState+": "+r.StateReason)
+		parts = append(parts, "freshness "+string(r.FreshnessState)+": "+r.StateReason)
 	}
 	var cause *diag.Finding
 	for i := range fs {
@@ -61,7 +61,7 @@ func (a *mvAnalyzer) headline(r *MV, fs []diag.Finding) string {
 	case cause != nil:
 		parts = append(parts, cause.Summary)
 	case r.FreshnessState == FreshLagging:
-		parts = append(parts, "lagging reason "+r.LaggingReason)
+		parts = append(parts, "lagging reason "+string(r.LaggingReason))
 	}
 	if len(fs) > 0 && fs[0].Next != "" {
 		first := fs[0].Next

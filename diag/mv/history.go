@@ -40,7 +40,7 @@ type History struct {
 	LastFailure                *TaskClass `json:"last_failure,omitempty"`
 	LastFinished               *TaskClass `json:"last_finished,omitempty"`
 	// LastMethod is the method of the latest task that succeeded or failed.
-	LastMethod         string         `json:"last_method,omitempty"`
+	LastMethod         RefreshMethod  `json:"last_method,omitempty"`
 	LastMethodInferred bool           `json:"last_method_inferred,omitempty"`
 	Running            *TaskClass     `json:"running,omitempty"` // the longest running
 	OldestPending      *TaskClass     `json:"oldest_pending,omitempty"`

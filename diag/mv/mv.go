@@ -10,33 +10,42 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// MV freshness states (seed §3 "States"): the first that matches wins.
+// FreshnessState is an MV's freshness state (apache/doris#69907 §3
+// "States"), written as its name. A state the server reports that is not
+// one of these is kept as data (and raises MV_STATE_UNKNOWN).
+type FreshnessState string
+
+// The freshness states: the first that matches wins.
 const (
-	FreshUnknown         = "unknown"          // 4: an internal stream is missing, or an offset cannot be read
-	FreshInitializing    = "initializing"     // 3: never refreshed successfully
-	FreshRebuildRequired = "rebuild_required" // 2: a dirty partition in the maintained range
-	FreshLagging         = "lagging"          // 1: changes not covered yet, including a refresh being published
-	FreshFresh           = "fresh"            // 0
+	FreshUnknown         FreshnessState = "unknown"          // 4: an internal stream is missing, or an offset cannot be read
+	FreshInitializing    FreshnessState = "initializing"     // 3: never refreshed successfully
+	FreshRebuildRequired FreshnessState = "rebuild_required" // 2: a dirty partition in the maintained range
+	FreshLagging         FreshnessState = "lagging"          // 1: changes not covered yet, including a refresh being published
+	FreshFresh           FreshnessState = "fresh"            // 0
 )
 
 // FreshnessStates lists the five states in precedence order.
-var FreshnessStates = []string{FreshUnknown, FreshInitializing, FreshRebuildRequired, FreshLagging, FreshFresh}
+var FreshnessStates = []FreshnessState{FreshUnknown, FreshInitializing, FreshRebuildRequired, FreshLagging, FreshFresh}
 
-// LAGGING_REASON values, in the seed's order: the first that matches.
+// LaggingReason is why an MV is behind (apache/doris#69907 §3
+// LAGGING_REASON), written as its name.
+type LaggingReason string
+
+// The lagging reasons, in the design's order: the first that matches.
 const (
-	ReasonRebuildRequired = "REBUILD_REQUIRED"
-	ReasonPublishing      = "PUBLISHING"
-	ReasonRunning         = "RUNNING"
-	ReasonQueued          = "QUEUED"
-	ReasonRefreshFailed   = "REFRESH_FAILED"
-	ReasonJobPaused       = "JOB_PAUSED"
-	ReasonWaitingSchedule = "WAITING_SCHEDULE"
-	ReasonWaitingTrigger  = "WAITING_TRIGGER"
-	ReasonNone            = "NONE"
+	ReasonRebuildRequired LaggingReason = "REBUILD_REQUIRED"
+	ReasonPublishing      LaggingReason = "PUBLISHING"
+	ReasonRunning         LaggingReason = "RUNNING"
+	ReasonQueued          LaggingReason = "QUEUED"
+	ReasonRefreshFailed   LaggingReason = "REFRESH_FAILED"
+	ReasonJobPaused       LaggingReason = "JOB_PAUSED"
+	ReasonWaitingSchedule LaggingReason = "WAITING_SCHEDULE"
+	ReasonWaitingTrigger  LaggingReason = "WAITING_TRIGGER"
+	ReasonNone            LaggingReason = "NONE"
 )
 
-// LaggingReasons lists the reasons in the seed's order.
-var LaggingReasons = []string{ReasonRebuildRequired, ReasonPublishing, ReasonRunning, ReasonQueued, ReasonRefreshFailed,
+// LaggingReasons lists the reasons in the design's order.
+var LaggingReasons = []LaggingReason{ReasonRebuildRequired, ReasonPublishing, ReasonRunning, ReasonQueued, ReasonRefreshFailed,
 	ReasonJobPaused, ReasonWaitingSchedule, ReasonWaitingTrigger, ReasonNone}
 
 // Dependency states (seed ivm_dependencies.DEPENDENCY_STATE), plus UNKNOWN
@@ -171,17 +180,17 @@ type MV struct {
 
 	// FreshnessState is the seed state; StateSource says whether it is the
 	// server's (ivm_mv_status) or the client's; StateReason why.
-	FreshnessState string `json:"freshness_state"`
-	StateReason    string `json:"state_reason"`
-	StateSource    string `json:"state_source"`
+	FreshnessState FreshnessState `json:"freshness_state"`
+	StateReason    string         `json:"state_reason"`
+	StateSource    string         `json:"state_source"`
 	// ClientState is the client's own state when the server's was used.
-	ClientState string `json:"client_state,omitempty"`
+	ClientState FreshnessState `json:"client_state,omitempty"`
 	// DataDelay: the largest trigger-dependency delay and dirty-partition
 	// age, with its precision (seed §3 "MV data delay").
 	DataDelay diag.Value `json:"data_delay"`
 	// ClientDelay is the client's own delay when the server's was used.
-	ClientDelay   *diag.Value `json:"client_delay,omitempty"`
-	LaggingReason string      `json:"lagging_reason"`
+	ClientDelay   *diag.Value   `json:"client_delay,omitempty"`
+	LaggingReason LaggingReason `json:"lagging_reason"`
 	// LaggingReasonSource is "server" or "client"; the client cannot see
 	// PUBLISHING or REBUILD_REQUIRED (they need the server's sampler).
 	LaggingReasonSource string `json:"lagging_reason_source"`
@@ -227,8 +236,8 @@ type Dependency struct {
 	StreamName    string `json:"stream_name,omitempty"`
 	StreamID      *int64 `json:"stream_id,omitempty"`
 	// StreamState is the internal stream's state from the stream analysis.
-	StreamState     string `json:"stream_state,omitempty"`
-	DependencyState string `json:"dependency_state"`
+	StreamState     streams.State `json:"stream_state,omitempty"`
+	DependencyState string        `json:"dependency_state"`
 	// Covered: the MV's visible data covers every change of this table.
 	Covered           *bool      `json:"covered,omitempty"`
 	LaggingPartitions []string   `json:"lagging_partitions,omitempty"`
@@ -302,10 +311,10 @@ var rowsMissedFix = map[string]string{
 
 // MVStateNumber is the number the design's per-MV freshness gauge exports
 // (§3 "States"; StateNumber is the streams').
-var StateNumbers = map[string]float64{FreshFresh: 0, FreshLagging: 1, FreshRebuildRequired: 2, FreshInitializing: 3, FreshUnknown: 4}
+var StateNumbers = map[FreshnessState]float64{FreshFresh: 0, FreshLagging: 1, FreshRebuildRequired: 2, FreshInitializing: 3, FreshUnknown: 4}
 
 // MVStates lists the five freshness states in the order of their numbers.
-var StatesByNumber = []string{FreshFresh, FreshLagging, FreshRebuildRequired, FreshInitializing, FreshUnknown}
+var StatesByNumber = []FreshnessState{FreshFresh, FreshLagging, FreshRebuildRequired, FreshInitializing, FreshUnknown}
 
 // The Doris texts diag reads are parsed once, in the snapshot package, when
 // the snapshot is built or loaded (snapshot.Normalize); diag reads only the

@@ -52,7 +52,7 @@ func TestMVFreshnessStates(t *testing.T) {
 	b.S.MVs = append(b.S.MVs, snapshot.MVInfo{ID: 9, DB: "demo", Name: "mv_async", RefreshInfo: "BUILD IMMEDIATE REFRESH COMPLETE ON MANUAL"})
 
 	r := analyzeMVs(t, b.S)
-	want := map[string]string{"mv_fresh": FreshFresh, "mv_lag": FreshLagging, "mv_missing": FreshUnknown, "mv_unreadable": FreshUnknown,
+	want := map[string]FreshnessState{"mv_fresh": FreshFresh, "mv_lag": FreshLagging, "mv_missing": FreshUnknown, "mv_unreadable": FreshUnknown,
 		"mv_init": FreshInitializing, "mv_dirty": FreshRebuildRequired}
 	for n, st := range want {
 		m := r.ByName("demo", n)
@@ -114,7 +114,7 @@ func TestMVLaggingReasons(t *testing.T) {
 	b.S.MVStatus = append(b.S.MVStatus, snapshot.MVStatus{DB: "demo", MVName: "mv_publishing", MVID: 8, FreshnessState: "LAGGING",
 		DataDelaySeconds: f64(20), DelayPrecision: "PRECISE", LaggingReason: "PUBLISHING"})
 	r := analyzeMVs(t, b.S)
-	for n, want := range map[string]string{"mv_running": ReasonRunning, "mv_queued": ReasonQueued, "mv_failed": ReasonRefreshFailed,
+	for n, want := range map[string]LaggingReason{"mv_running": ReasonRunning, "mv_queued": ReasonQueued, "mv_failed": ReasonRefreshFailed,
 		"mv_paused": ReasonJobPaused, "mv_sched": ReasonWaitingSchedule, "mv_trigger": ReasonWaitingTrigger, "mv_fresh": ReasonNone,
 		"mv_publishing": ReasonPublishing} {
 		if got := r.ByName("demo", n).LaggingReason; got != want {

@@ -7,26 +7,34 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// Refresh results (seed §3 "Refresh result, method and fallback"). A task
-// that has not finished has the result "running" or "pending"; any other
-// status the server writes is kept, lower-cased, as data.
+// RefreshResult is how a refresh task ended (apache/doris#69907 §3
+// "Refresh result, method and fallback"). A task that has not finished has
+// the result "running" or "pending"; any other status the server writes is
+// kept, lower-cased, as data.
+type RefreshResult string
+
+// The refresh results.
 const (
-	ResultSuccess  = "success"
-	ResultNoChange = "no_change"
-	ResultFailed   = "failed"
-	ResultCanceled = "canceled"
-	ResultRunning  = "running"
-	ResultPending  = "pending"
+	ResultSuccess  RefreshResult = "success"
+	ResultNoChange RefreshResult = "no_change"
+	ResultFailed   RefreshResult = "failed"
+	ResultCanceled RefreshResult = "canceled"
+	ResultRunning  RefreshResult = "running"
+	ResultPending  RefreshResult = "pending"
 )
 
-// Refresh methods: how a task refreshed, from the attempts that committed
-// data. A different dimension from RefreshMode (seed §1 S3).
+// RefreshMethod is how a task refreshed, from the attempts that committed
+// data: a different dimension from RefreshMode (apache/doris#69907 §1 S3).
+// An IvmRefreshMethod the design does not name is kept, lower-cased.
+type RefreshMethod string
+
+// The refresh methods.
 const (
-	MethodNone             = "none"
-	MethodIncremental      = "incremental"
-	MethodPartitionRebuild = "partition_rebuild"
-	MethodComplete         = "complete"
-	MethodMixed            = "mixed"
+	MethodNone             RefreshMethod = "none"
+	MethodIncremental      RefreshMethod = "incremental"
+	MethodPartitionRebuild RefreshMethod = "partition_rebuild"
+	MethodComplete         RefreshMethod = "complete"
+	MethodMixed            RefreshMethod = "mixed"
 )
 
 // Failure reasons of the stage that threw (seed §3); an IVM reason
@@ -61,11 +69,11 @@ type TaskClass struct {
 	Status string `json:"status"` // as the server wrote it
 	// Result is success | no_change | failed | canceled for a finished task,
 	// running | pending otherwise; an unknown status is kept lower-cased.
-	Result   string `json:"result"`
-	Finished bool   `json:"finished"`
+	Result   RefreshResult `json:"result"`
+	Finished bool          `json:"finished"`
 	// Method is none | incremental | partition_rebuild | complete | mixed
 	// (an unknown IvmRefreshMethod is kept lower-cased); "" while unfinished.
-	Method string `json:"method,omitempty"`
+	Method RefreshMethod `json:"method,omitempty"`
 	// MethodInferred is true when the build has no IvmRefreshMethod and the
 	// method was inferred from RefreshMode, IvmFallbackReason and
 	// IvmRebuiltPartitions; MethodBasis says how.
@@ -133,7 +141,7 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 		c.Finished = true
 	default:
 		// Unknown status: kept as data, never guessed at.
-		c.Result = strings.ToLower(status)
+		c.Result = RefreshResult(strings.ToLower(status))
 		if status == "" {
 			c.Result = "unknown"
 		}
@@ -172,7 +180,7 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 		case len(ctx.Partitions) > 0 || strings.EqualFold(ctx.RefreshMode, "PARTITIONS"):
 			c.NotFallback = "explicit PARTITIONS request"
 		case c.Method == MethodMixed || c.Method == MethodIncremental:
-			c.NotFallback = "the delta was applied (" + c.Method + ")"
+			c.NotFallback = "the delta was applied (" + string(c.Method) + ")"
 		default:
 			c.Fallback = true
 			c.FallbackReason = fallbackReason
@@ -183,9 +191,9 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 
 // taskMethod is IvmRefreshMethod when the build has it (seed T3), else
 // inferred. It returns the method, whether it was inferred, and how.
-func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, explicitPartitions bool) (string, bool, string) {
+func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, explicitPartitions bool) (RefreshMethod, bool, string) {
 	if t.IvmRefreshMethod != nil && strings.TrimSpace(*t.IvmRefreshMethod) != "" {
-		return strings.ToLower(strings.TrimSpace(*t.IvmRefreshMethod)), false, "IvmRefreshMethod"
+		return RefreshMethod(strings.ToLower(strings.TrimSpace(*t.IvmRefreshMethod))), false, "IvmRefreshMethod"
 	}
 	if status != "SUCCESS" {
 		// Inference cannot see partial commits of a failed or canceled task:
@@ -214,7 +222,7 @@ func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, exp
 		return MethodIncremental, true, "RefreshMode \\N (incremental only)"
 	}
 	// An unknown RefreshMode is kept as data.
-	return strings.ToLower(c.RefreshMode), true, "unknown RefreshMode " + c.RefreshMode
+	return RefreshMethod(strings.ToLower(c.RefreshMode)), true, "unknown RefreshMode " + c.RefreshMode
 }
 
 // failureReason applies the seed's rule: the IVM reason when falling back is
@@ -294,8 +302,8 @@ func firstNonNil(ps ...*int64) *int64 {
 // RefreshResults and RefreshMethods are the label values of
 // doris_fe_ivm_refresh_tasks_total (every combination is exported from 0).
 var (
-	RefreshResults = []string{ResultSuccess, ResultNoChange, ResultFailed, ResultCanceled}
-	RefreshMethods = []string{MethodNone, MethodIncremental, MethodPartitionRebuild, MethodComplete, MethodMixed}
+	RefreshResults = []RefreshResult{ResultSuccess, ResultNoChange, ResultFailed, ResultCanceled}
+	RefreshMethods = []RefreshMethod{MethodNone, MethodIncremental, MethodPartitionRebuild, MethodComplete, MethodMixed}
 )
 
 // FallbackReasons and FailureReasons are the known reason label values

@@ -19,8 +19,8 @@ func TestClassifyTask(t *testing.T) {
 		name        string
 		task        snapshot.Task
 		refresh     RefreshInfo
-		result      string
-		method      string
+		result      RefreshResult
+		method      RefreshMethod
 		inferred    bool
 		fallback    bool
 		reason      string // fallback reason or failure reason

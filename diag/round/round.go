@@ -78,19 +78,25 @@ type prevPartition struct {
 	clipped   bool // the next read would be clipped (an expired offset, DETAIL / APPEND_ONLY)
 }
 
+// TaskKey is one series of doris_fe_ivm_refresh_tasks_total.
+type TaskKey struct {
+	Result mv.RefreshResult
+	Method mv.RefreshMethod
+}
+
 // ExporterCounters are the design's event counters, counted since the
 // exporter's start (each finished task once, by task ID).
 type Counters struct {
-	RefreshTasks    map[[2]string]float64 // {result, method}
-	DurationSeconds map[string]float64    // method
-	Fallbacks       map[string]float64    // reason (lower case)
-	Failures        map[string]float64    // reason (lower case)
+	RefreshTasks    map[TaskKey]float64
+	DurationSeconds map[mv.RefreshMethod]float64
+	Fallbacks       map[string]float64 // reason (lower case)
+	Failures        map[string]float64 // reason (lower case)
 	GapCommits      float64
 }
 
 func (c Counters) clone() Counters {
-	out := Counters{RefreshTasks: make(map[[2]string]float64, len(c.RefreshTasks)),
-		DurationSeconds: make(map[string]float64, len(c.DurationSeconds)),
+	out := Counters{RefreshTasks: make(map[TaskKey]float64, len(c.RefreshTasks)),
+		DurationSeconds: make(map[mv.RefreshMethod]float64, len(c.DurationSeconds)),
 		Fallbacks:       make(map[string]float64, len(c.Fallbacks)), Failures: make(map[string]float64, len(c.Failures)),
 		GapCommits: c.GapCommits}
 	for k, v := range c.RefreshTasks {
@@ -122,11 +128,11 @@ func NewState(opt Options) *State {
 	st := &State{opt: opt, points: changepoints.New(opt.MaxPointsPerPartition, opt.MaxPoints),
 		counted: map[int64]bool{}, mvFalls: map[int64]float64{}, gapEvents: map[int64]float64{},
 		prevParts: map[partKey]prevPartition{}}
-	c := Counters{RefreshTasks: map[[2]string]float64{}, DurationSeconds: map[string]float64{},
+	c := Counters{RefreshTasks: map[TaskKey]float64{}, DurationSeconds: map[mv.RefreshMethod]float64{},
 		Fallbacks: map[string]float64{}, Failures: map[string]float64{}}
 	for _, r := range mv.RefreshResults {
 		for _, m := range mv.RefreshMethods {
-			c.RefreshTasks[[2]string{r, m}] = 0
+			c.RefreshTasks[TaskKey{r, m}] = 0
 		}
 	}
 	for _, m := range mv.RefreshMethods {
@@ -153,10 +159,10 @@ type Result struct {
 	// found them): the FE exports the design's series itself.
 	ServerMonitor bool
 
-	StreamsByKindState map[string]map[string]int // kind → state → count, every state
-	MaxPendingAge      map[string]float64        // kind → the largest known pending age (absent: none known)
-	MinHeadroom        map[string]float64        // kind → the smallest known headroom
-	MVsByState         map[string]int
+	StreamsByKindState map[string]map[streams.State]int // kind → state → count, every state
+	MaxPendingAge      map[string]float64               // kind → the largest known pending age (absent: none known)
+	MinHeadroom        map[string]float64               // kind → the smallest known headroom
+	MVsByState         map[mv.FreshnessState]int
 	MaxDataDelay       *float64
 	DelayBucketCounts  []int // per DelayBuckets, then +Inf (every known delay)
 	ExcludedOutdated   int
@@ -196,7 +202,7 @@ type ExportedMV struct {
 	ID             int64
 	DataDelay      float64 // -1 when unknown
 	Precision      diag.Precision
-	State          string
+	State          mv.FreshnessState
 	StateNumber    float64
 	// ConsecutiveFailures from the server's persisted summary when present,
 	// else the bounded task history (a lower bound).
@@ -213,7 +219,7 @@ type ExportedMV struct {
 type ExportedStream struct {
 	DBID, DB, Name string
 	ID             int64
-	State          string
+	State          streams.State
 	StateNumber    float64
 	PendingAge     float64 // -1 when unknown
 	Precision      diag.Precision
@@ -397,7 +403,7 @@ func (st *State) countTasks(s *snapshot.Snapshot, mvs *mv.Result, r *Result) {
 				method = mv.MethodNone
 			}
 			result := t.Result
-			st.counters.RefreshTasks[[2]string{result, method}]++
+			st.counters.RefreshTasks[TaskKey{result, method}]++
 			if (result == mv.ResultSuccess || result == mv.ResultNoChange || result == mv.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
 				st.counters.DurationSeconds[method] += float64(*t.DurationMs) / 1000
 			}
@@ -543,14 +549,14 @@ func (st *State) perObject(res *check.Result, dbIDs map[string]int64, r *Result)
 	}
 }
 
-func stateNumber(m map[string]float64, state, unknown string) float64 {
+func stateNumber(m map[mv.FreshnessState]float64, state, unknown mv.FreshnessState) float64 {
 	if v, ok := m[state]; ok {
 		return v
 	}
 	return m[unknown]
 }
 
-func streamStateNumber(state string) float64 {
+func streamStateNumber(state streams.State) float64 {
 	if n := streams.StateNumber(state); n >= 0 {
 		return float64(n)
 	}

@@ -98,7 +98,7 @@ func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 // (cannot_resume, stale, unknown, lagging, initializing, disabled,
 // caught_up), then smallest headroom, largest pending age, then name.
 func Sort(ss []Stream) {
-	rank := map[string]int{StateCannotResume: 0, StateStale: 1, StateUnknown: 2, StateLagging: 3, StateInitializing: 4, StateDisabled: 5, StateCaughtUp: 6}
+	rank := map[State]int{StateCannotResume: 0, StateStale: 1, StateUnknown: 2, StateLagging: 3, StateInitializing: 4, StateDisabled: 5, StateCaughtUp: 6}
 	// Sort indices, then move each (large) struct once: swapping the structs
 	// themselves dominated the 7,000-stream benchmark.
 	permute(ss, func(i, j int) bool {
@@ -328,7 +328,7 @@ func (a *streamAnalyzer) serverStream(sr *Stream, st *snapshot.Stream) {
 	}
 	sr.Server = sv
 	if sr.Kind == KindIVM && !a.whatIf() && st.MonitorState != nil && sr.State == StateCannotResume {
-		if s := strings.ToLower(*st.MonitorState); StateNumber(s) >= 0 && s != StateCannotResume {
+		if s := State(strings.ToLower(*st.MonitorState)); StateNumber(s) >= 0 && s != StateCannotResume {
 			sr.State, sr.StateSource = s, diag.SourceServer
 			sr.StateReason = "MONITOR_STATE from the server, which sees the keep-alive TSO of idle IVM partitions that SQL does not show; the client computes cannot_resume from the offset alone"
 		}

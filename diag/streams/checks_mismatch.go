@@ -120,13 +120,13 @@ func (a *streamAnalyzer) streamDiffs(sr *Stream) diffs {
 	sv := sr.Server
 	tol := a.tolerance(sv.SampleAgeSeconds)
 	if sv.MonitorState != nil && sr.StateSource == diag.SourceClient {
-		s := strings.ToLower(*sv.MonitorState)
+		s := State(strings.ToLower(*sv.MonitorState))
 		// The round is up to tol old: a headroom that crossed 0 since then
 		// explains cannot_resume on one side only, as for CAN_RESUME below.
 		crossed := (s == StateCannotResume) != (sr.State == StateCannotResume) &&
 			sr.MinHeadroomSeconds != nil && math.Abs(*sr.MinHeadroomSeconds) <= tol
 		if s != sr.State && !crossed && !(sr.Kind == KindIVM && sr.State == StateCannotResume) {
-			d.note("monitor_state", s, sr.State)
+			d.note("monitor_state", string(s), string(sr.State))
 		}
 	}
 	if sv.MinRetentionHeadroomSeconds != nil && sr.MinHeadroomSeconds != nil && sr.Kind == KindUser &&

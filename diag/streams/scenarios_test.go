@@ -64,7 +64,7 @@ func TestScenarioStreamExpectations(t *testing.T) {
 
 // TestScenarioStates pins the state of each planted stream.
 func TestScenarioStates(t *testing.T) {
-	want := map[string]string{
+	want := map[string]streams.State{
 		"s_orders_cdc": streams.StateCannotResume, "s_orders_audit": streams.StateCannotResume, "s_payments_etl": streams.StateLagging,
 		"s_events_dup": streams.StateLagging, "s_customers_idle": streams.StateCannotResume, "s_items_slow": streams.StateLagging,
 		"s_dropped": streams.StateStale, "s_paused": streams.StateDisabled, "s_orders_ok": streams.StateCaughtUp,

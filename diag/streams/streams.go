@@ -8,23 +8,27 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// Stream states (seed §3 "States"): the first one that matches wins, in this
-// order. The numbers are the seed's per-object gauge values.
+// State is a stream's state (apache/doris#69907 §3 "States"); it is written
+// in JSON and in the design's series as its name.
+type State string
+
+// The stream states: the first one that matches wins, in this order. The
+// numbers are the design's per-object gauge values.
 const (
-	StateDisabled     = "disabled"      // 6: ENABLED = false
-	StateStale        = "stale"         // 5: IS_STALE, including a dropped base table
-	StateUnknown      = "unknown"       // 4: an offset cannot be read
-	StateCannotResume = "cannot_resume" // 3: a partition with a TTL cannot resume
-	StateInitializing = "initializing"  // 2: the initial snapshot is not consumed yet
-	StateLagging      = "lagging"       // 1: changes beyond an offset, or data and no offset
-	StateCaughtUp     = "caught_up"     // 0: otherwise
+	StateDisabled     State = "disabled"      // 6: ENABLED = false
+	StateStale        State = "stale"         // 5: IS_STALE, including a dropped base table
+	StateUnknown      State = "unknown"       // 4: an offset cannot be read
+	StateCannotResume State = "cannot_resume" // 3: a partition with a TTL cannot resume
+	StateInitializing State = "initializing"  // 2: the initial snapshot is not consumed yet
+	StateLagging      State = "lagging"       // 1: changes beyond an offset, or data and no offset
+	StateCaughtUp     State = "caught_up"     // 0: otherwise
 )
 
-// StreamStates lists the seven states in precedence order.
-var States = []string{StateDisabled, StateStale, StateUnknown, StateCannotResume, StateInitializing, StateLagging, StateCaughtUp}
+// States lists the seven states in precedence order.
+var States = []State{StateDisabled, StateStale, StateUnknown, StateCannotResume, StateInitializing, StateLagging, StateCaughtUp}
 
-// StateNumber is the seed's gauge number of a state, -1 when not a state.
-func StateNumber(state string) int {
+// StateNumber is the design's gauge number of a state, -1 when not a state.
+func StateNumber(state State) int {
 	switch state {
 	case StateDisabled:
 		return 6
@@ -197,7 +201,7 @@ type Stream struct {
 	StaleReason string `json:"stale_reason,omitempty"`
 
 	// State is the client's state (seed §3 precedence); StateReason says why.
-	State       string `json:"state"`
+	State       State  `json:"state"`
 	StateReason string `json:"state_reason"`
 	// StateSource is "client", or "server" when the server's MONITOR_STATE
 	// was taken instead (an IVM stream whose keep-alive TSO is invisible).

@@ -49,7 +49,7 @@ func TestStreamStates(t *testing.T) {
 	b.Cons(7, "s_init", "p2", nil, "0")
 
 	r := analyze(t, b.S)
-	want := map[string]string{"s_ok": StateCaughtUp, "s_lag": StateLagging, "s_cdc": StateCannotResume, "s_off": StateDisabled,
+	want := map[string]State{"s_ok": StateCaughtUp, "s_lag": StateLagging, "s_cdc": StateCannotResume, "s_off": StateDisabled,
 		"s_drop": StateStale, "s_unk": StateUnknown, "s_init": StateInitializing}
 	for n, st := range want {
 		s := r.ByName("demo", n)
