@@ -380,7 +380,7 @@ func commandFormats(c *cobra.Command) []report.Format {
 			}
 		}
 		var out []report.Format
-		for _, f := range []report.Format{report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown, report.FormatProm} {
+		for _, f := range report.AllFormats() {
 			if seen[f] {
 				out = append(out, f)
 			}

@@ -115,7 +115,7 @@ func (o *metricsLintOptions) open() (io.ReadCloser, string, time.Time, error) {
 
 func (o *metricsLintOptions) run() error {
 	g := o.g
-	if err := g.checkFormat("metrics.lint"); err != nil {
+	if err := g.checkFormat("metrics_lint"); err != nil {
 		return err
 	}
 	if _, err := g.failOn(metricsLintFailOn); err != nil {
@@ -145,7 +145,7 @@ func (o *metricsLintOptions) run() error {
 // changes goes to stdout when the payload goes to a file, else stderr.
 func (o *metricsLintOptions) runFix() error {
 	g := o.g
-	f, err := g.format(report.Formats("metrics.fix")...)
+	f, err := g.format(report.Formats("metrics_fix")...)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (o *metricsLintOptions) runFix() error {
 // snapshot lints the same way tomorrow.
 func (o *metricsLintOptions) runSnapshot() error {
 	g := o.g
-	if err := g.checkFormat("metrics.lint.snapshot"); err != nil {
+	if err := g.checkFormat("metrics_lint_snapshot"); err != nil {
 		return err
 	}
 	if _, err := g.failOn(metricsLintFailOn); err != nil {

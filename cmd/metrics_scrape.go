@@ -68,7 +68,7 @@ says otherwise.`,
 
 func (o *metricsScrapeOptions) run() error {
 	g := o.g
-	if err := g.checkFormat("metrics.scrape"); err != nil {
+	if err := g.checkFormat("metrics_scrape"); err != nil {
 		return err
 	}
 	if _, err := g.failOn(metricsScrapeFailOn); err != nil {

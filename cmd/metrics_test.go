@@ -64,7 +64,7 @@ func TestMetricsLintJSONAndStdin(t *testing.T) {
 			t.Errorf("JSON lacks %q", k)
 		}
 	}
-	if doc["kind"] != "metrics.lint" || doc["parseable"] != false || doc["source"] != "stdin" {
+	if doc["kind"] != "metrics_lint" || doc["parseable"] != false || doc["source"] != "stdin" {
 		t.Errorf("%v %v %v", doc["kind"], doc["parseable"], doc["source"])
 	}
 	golden(t, "metrics_lint_user_backslash.json", out)

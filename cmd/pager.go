@@ -54,7 +54,7 @@ func (g *globalOptions) pagerWanted(f report.Format) bool {
 	if g.pager.NoPager || !g.ios.IsTTY || g.ios.TermSize == nil || g.watch != nil || g.ios.Out != g.pager.stdout {
 		return false
 	}
-	if f != report.FormatTable && f != report.FormatWide && f != report.FormatMarkdown {
+	if !f.Human() {
 		return false
 	}
 	return g.pagerCommand() != ""

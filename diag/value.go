@@ -83,10 +83,6 @@ func WorstPrecision(a, b Precision) Precision {
 	return b
 }
 
-func f64(v float64) *float64 { return &v }
-func i64(v int64) *int64     { return &v }
-func bptr(v bool) *bool      { return &v }
-
 // DurationText renders seconds for people, rounded to the millisecond.
 func DurationText(sec float64) string { return tso.FormatDuration(int64(math.Round(sec * 1000))) }
 

@@ -114,7 +114,7 @@ func codeList(w io.Writer, st Style, codes []diag.Declaration) error {
 func FindingsDoc(w io.Writer, codes []diag.Declaration) error {
 	var b strings.Builder
 	b.WriteString("# Finding codes\n\n")
-	b.WriteString("Generated from the code registry (`diag/codes_*.go`) by `go test ./cmd -run TestFindingsDoc -update`;\n")
+	b.WriteString("Generated from the finding declarations (`diag.Declare`, next to each check) by `go test ./cmd -run TestFindingsDoc -update`;\n")
 	b.WriteString("`dorisdiag explain CODE` prints the same text. Severities are defaults: a finding may be raised or\n")
 	b.WriteString("lowered (its detail says why), and a config file may override them (see docs/check.md).\n\n")
 	b.WriteString("| code | default severity | title |\n|---|---|---|\n")
@@ -137,7 +137,7 @@ func FindingsDoc(w io.Writer, codes []diag.Declaration) error {
 		}
 	}
 	b.WriteString("\n## What an unreadable source costs\n\n")
-	b.WriteString("The severity of `SOURCE_UNREACHABLE` per source (`diag/sources.go`, generated here). A gap that a\n")
+	b.WriteString("The severity of `SOURCE_UNREACHABLE` per source (`diag/sources`, generated here). A gap that a\n")
 	b.WriteString("fallback superseded (`could_not_read[].superseded`) is no finding, whatever the source. A source not\n")
 	b.WriteString("listed (from a snapshot of another version) is critical.\n\n")
 	b.WriteString("| source | severity | not diagnosed without it | why |\n|---|---|---|---|\n")

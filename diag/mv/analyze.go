@@ -309,7 +309,6 @@ func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MV, []diag.Finding) {
 }
 
 func f64(v float64) *float64 { return &v }
-func i64(v int64) *int64     { return &v }
 func bptr(v bool) *bool      { return &v }
 
 func ip(v int64) *int64 { return &v }

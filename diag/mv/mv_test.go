@@ -246,3 +246,5 @@ func TestMVEmptyAndNullInput(t *testing.T) {
 	}
 	_ = tso.TSO(0)
 }
+
+func i64(v int64) *int64 { return &v }
