@@ -1,24 +1,21 @@
 package cmd
 
 import (
-	"fmt"
-	"io"
-	"time"
-
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
-	"github.com/dorisdiag/dorisdiag/scenario"
-	"github.com/dorisdiag/dorisdiag/snapshot"
-	"github.com/dorisdiag/dorisdiag/tso"
-
 	"bytes"
 	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/scenario"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")

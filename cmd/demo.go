@@ -1,9 +1,9 @@
 package cmd
 
 import (
-	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"

@@ -9,10 +9,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/round"
-
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/scenario"
 )

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/diag/check"
-
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )

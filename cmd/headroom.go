@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/tso"
 )

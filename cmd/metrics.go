@@ -4,10 +4,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/metrics"
-
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 )
 

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/internal/testnet"
-
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )

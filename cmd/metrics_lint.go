@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/metrics"
-
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"

@@ -6,10 +6,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/metrics"
-
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"

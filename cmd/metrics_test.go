@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/internal/testnet"
-
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 )
 
 const fixtureNow = "1796083200" // the fixtures' last_sample_timestamp is 10 s before

@@ -10,9 +10,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/metrics"
-
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/dorisdiag/dorisdiag/diag/sources"
-
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/snapshot"

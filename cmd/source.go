@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
-
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/tsotool"
-
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/tso"
 )

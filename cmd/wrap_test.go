@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
-
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"

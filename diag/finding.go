@@ -1,7 +1,16 @@
-// Package diag holds the pure diagnoses: functions over snapshots that return
-// states, values with their precision, and findings. No SQL, no HTTP, no
-// printing, no wall clock: "now" is the snapshot's cluster time
-// (design.md "The pipeline").
+// Package diag is the core every diagnosis speaks: the Finding a check
+// raises (its Code, Object, Severity, Magnitude), each code's Declaration
+// (severity, impact class and place, magnitude, causes, explain text, the
+// series and alert rule that carry it) and the one order of findings read
+// from them (SortFindings), Value and Precision, the Policy of a config file,
+// and the helpers every printed command goes through.
+//
+// The diagnoses themselves live in one package per concept, each readable
+// on its own (docs/architecture.md "diag by concept"): streams (S4), mv
+// (S1–S3), space (S5), metrics (/metrics), sources (what could not be read),
+// tsotool, changepoints, and check and round, which compose them. All of
+// diag is pure: no SQL, no HTTP, no printing, no wall clock — "now" is the
+// snapshot's cluster time (design.md "The pipeline").
 package diag
 
 import (

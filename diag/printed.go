@@ -16,12 +16,12 @@ import (
 // nothing else. SQL goes through doris.QuoteIdent / QuoteLiteral /
 // LikeEscape.
 
-// cliMVExplain is the command that explains one MV.
+// MVExplainCommand is the command that explains one MV.
 func MVExplainCommand(db, name string) string {
 	return shellquote.Join("dorisdiag", "mv", "explain", doris.FormatName(db, name))
 }
 
-// shellComment makes s safe after a shell '#': a comment ends at a line
+// ShellComment makes s safe after a shell '#': a comment ends at a line
 // break, so a line break (or any control character) in an object name would
 // turn the rest of the comment into a command when pasted.
 func ShellComment(s string) string {

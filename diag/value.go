@@ -60,12 +60,12 @@ func (v Value) Get(def float64) float64 {
 	return *v.Seconds
 }
 
-// unknownValue is a value with no number, and why.
+// UnknownValue is a value with no number, and why.
 func UnknownValue(source, note string) Value {
 	return Value{Precision: PrecisionUnknown, Source: source, Note: note}
 }
 
-// worstPrecision orders precisions: UNKNOWN is worse than UPPER_BOUND, which
+// WorstPrecision orders precisions: UNKNOWN is worse than UPPER_BOUND, which
 // is worse than PRECISE (the seed: "its precision is the worst of its parts").
 func WorstPrecision(a, b Precision) Precision {
 	rank := func(p Precision) int {

@@ -10,13 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/changepoints"
-
-	"github.com/dorisdiag/dorisdiag/diag/check"
-	"github.com/dorisdiag/dorisdiag/diag/round"
-
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/dorisdiag/dorisdiag/diag/changepoints"
+	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"

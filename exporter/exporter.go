@@ -24,13 +24,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/round"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 

@@ -4,13 +4,11 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dorisdiag/dorisdiag/diag/mv"
-
 	"github.com/dorisdiag/dorisdiag/diag/round"
-
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 )
 
 // The series, under the names and labels of apache/doris#69907 §2

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/diag/check"
-
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/report"

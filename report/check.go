@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/check"
-
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 

@@ -5,9 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/dorisdiag/dorisdiag/diag/sources"
-
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
 )
 
 // ExplainDoc is the document of `explain` (kind "explain"): one code

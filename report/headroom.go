@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag/streams"
-
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 

@@ -9,17 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/metrics"
-	"github.com/dorisdiag/dorisdiag/diag/sources"
-	"github.com/dorisdiag/dorisdiag/diag/tsotool"
-
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
-	"github.com/dorisdiag/dorisdiag/diag/mv"
-
-	"github.com/dorisdiag/dorisdiag/diag/check"
-
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"

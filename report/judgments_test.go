@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
-
-	"github.com/dorisdiag/dorisdiag/diag"
 )
 
 // An MV delay nobody knows stays unknown in -o prom: with MVs and no known

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag/sources"
-
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 

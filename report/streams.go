@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/dorisdiag/dorisdiag/diag/tsotool"
-
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 

@@ -35,7 +35,7 @@ const (
 	DefaultMaxPoints             = 1_000_000
 )
 
-// ChangePoint is one observed advance of a partition's visible end.
+// Point is one observed advance of a partition's visible end.
 type Point struct {
 	PrevEnd tso.TSO // the end before the advance (at or below it nothing is pending from this point)
 	End     tso.TSO // the new end
@@ -45,7 +45,7 @@ type Point struct {
 	Exact        bool
 }
 
-// PointKey names one consumer partition: the stream and the partition.
+// Key names one consumer partition: the stream and the partition.
 type Key struct {
 	Stream int64
 	Unit   string
@@ -59,7 +59,7 @@ type trackedPartition struct {
 	points  []Point
 }
 
-// ChangePoints is the change-point memory of a long-running exporter. Not
+// Tracker is the change-point memory of a long-running exporter. Not
 // safe for concurrent use: one round at a time.
 type Tracker struct {
 	MaxPerPartition int
@@ -74,7 +74,7 @@ type Tracker struct {
 	dropped int64
 }
 
-// NewChangePoints returns an empty tracker with the given caps (0: the
+// New returns an empty tracker with the given caps (0: the
 // design's defaults).
 func New(maxPerPartition, maxTotal int) *Tracker {
 	if maxPerPartition <= 1 {

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"time"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
@@ -8,14 +10,11 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/space"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
-
-	"time"
-
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// CheckOptions are the thresholds of a whole-cluster check (issue 7).
+// Options are the thresholds of a whole-cluster check (issue 7).
 type Options struct {
 	Streams streams.Options
 	MVs     mv.Options
@@ -23,7 +22,7 @@ type Options struct {
 	Policy  diag.Policy
 }
 
-// CheckResult is the whole-cluster health report: an overview, then every
+// Result is the whole-cluster health report: an overview, then every
 // finding of every area, worst first. Streams and MVs hold the full analyses
 // for renderers that drill down (demo); they are not part of check's JSON.
 type Result struct {
@@ -130,7 +129,7 @@ type FindingsOverview struct {
 	Suppressed int `json:"suppressed"`
 }
 
-// Check runs every diagnosis over a series of snapshots (oldest first; the
+// Run runs every diagnosis over a series of snapshots (oldest first; the
 // last is "now") and returns the overview and all findings, worst first.
 func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	last := series[len(series)-1]

@@ -6,13 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/sources"
-
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
-	"github.com/dorisdiag/dorisdiag/diag/mv"
-
 	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"

@@ -6,14 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/diag/metrics"
-
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
-	"github.com/dorisdiag/dorisdiag/diag/mv"
-
 	"github.com/dorisdiag/dorisdiag/diag"
-
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )

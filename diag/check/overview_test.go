@@ -4,11 +4,8 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
-
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
 	"github.com/dorisdiag/dorisdiag/diag/mv"
-
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"

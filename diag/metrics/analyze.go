@@ -15,11 +15,11 @@ import (
 // The one /metrics analysis (docs/metrics.md): lint results → conformance to
 // the monitoring design → S5 signals → findings, then the Master-only rule
 // across the FEs. `metrics lint` (a file, a URL, stdin, or a snapshot's
-// payloads), `metrics scrape` and `check` all call AnalyzeMetricsPayloads;
+// payloads), `metrics scrape` and `check` all call AnalyzePayloads;
 // only the policy (MetricsOptions) differs.
 
-// MetricsInput is one /metrics payload to analyse, already linted (by scrape
-// while fetching, by cmd for a file, or by AnalyzeMetrics for a snapshot's
+// Input is one /metrics payload to analyse, already linted (by scrape
+// while fetching, by cmd for a file, or by Analyze for a snapshot's
 // stored bodies), or not fetched at all (Lint nil, Err why).
 type Input struct {
 	Kind   string // "fe", "be" or "" when unknown
@@ -31,11 +31,11 @@ type Input struct {
 	Err  error
 }
 
-// MetricsOptions is the policy of one analysis.
+// Options is the policy of one analysis.
 type Options struct {
 	// Conform's Now is the instant staleness is judged against; zero means
-	// the snapshot's cluster time in AnalyzeMetrics and "not judged" in
-	// AnalyzeMetricsPayloads. Diag never reads the clock.
+	// the snapshot's cluster time in Analyze and "not judged" in
+	// AnalyzePayloads. Diag never reads the clock.
 	Conform   exposition.ConformOptions
 	NoConform bool // skip the design checks and S5 (metrics --no-conform)
 	// IncludeStyle also turns the linter's warning/info problems (naming
@@ -43,15 +43,15 @@ type Options struct {
 	// findings. check leaves it off: they fire on every healthy cluster and
 	// belong to `metrics lint`; they are still counted in StyleProblems.
 	IncludeStyle bool
-	// Lint bounds AnalyzeMetrics' linting of stored bodies.
+	// Lint bounds Analyze's linting of stored bodies.
 	Lint exposition.Options
 	// Linted, when set, are the snapshot's payloads already linted (a live
 	// check lints each body as it streams in and stores none):
-	// AnalyzeMetrics analyses them instead of linting s.Metrics.
+	// Analyze analyses them instead of linting s.Metrics.
 	Linted []Input
 }
 
-// MetricsResult is the analysis of a set of payloads (one per node, or one
+// Result is the analysis of a set of payloads (one per node, or one
 // file).
 type Result struct {
 	Now         time.Time       `json:"now"`
@@ -68,7 +68,7 @@ type Result struct {
 	TTLLastSuccessAgeSeconds *float64 `json:"ttl_last_success_age_seconds,omitempty"`
 }
 
-// MetricsPayloadResult is one payload's verdict.
+// PayloadResult is one payload's verdict.
 type PayloadResult struct {
 	Kind        string `json:"kind"`
 	Target      string `json:"target"`
@@ -88,7 +88,7 @@ type PayloadResult struct {
 	Findings    []diag.Finding       `json:"-"`
 }
 
-// AnalyzeMetricsPayloads is the /metrics analysis. Findings come back
+// AnalyzePayloads is the /metrics analysis. Findings come back
 // sorted, worst first.
 func AnalyzePayloads(in []Input, opt Options) *Result {
 	r := &Result{Now: opt.Conform.Now, Findings: []diag.Finding{}}
@@ -146,7 +146,7 @@ func AnalyzePayloads(in []Input, opt Options) *Result {
 	return r
 }
 
-// AnalyzeMetrics lints the /metrics payloads stored in a snapshot and
+// Analyze lints the /metrics payloads stored in a snapshot and
 // analyses them. It is pure: the exposition linter only parses bytes, and
 // "now" for the monitor and cleanup ages is the snapshot's cluster time
 // unless opt.Conform.Now says otherwise.
@@ -160,7 +160,7 @@ func Analyze(s *snapshot.Snapshot, opt Options) *Result {
 	return AnalyzePayloads(Inputs(s, opt.Lint), opt)
 }
 
-// MetricsInputs lints the payloads a snapshot stores. A payload the snapshot
+// Inputs lints the payloads a snapshot stores. A payload the snapshot
 // says was not fetched, or whose body cannot be linted, is an input with Err.
 func Inputs(s *snapshot.Snapshot, lo exposition.Options) []Input {
 	var in []Input

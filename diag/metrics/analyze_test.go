@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-
 	"github.com/dorisdiag/dorisdiag/exposition"
 )
 

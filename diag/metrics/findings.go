@@ -15,7 +15,7 @@ import (
 // with a count and the first place), so a payload with thousands of broken
 // lines still gives a readable gate.
 
-// CodeMetricsUnparseable: A /metrics payload is not valid exposition format: Prometheus drops the whole scrape
+// CodeUnparseable: A /metrics payload is not valid exposition format: Prometheus drops the whole scrape
 var CodeUnparseable = diag.Declare(diag.Declaration{
 	Code:      "METRICS_UNPARSEABLE",
 	Severity:  diag.SeverityCritical,
@@ -31,7 +31,7 @@ var CodeUnparseable = diag.Declare(diag.Declaration{
 	Related:   []string{"METRICS_LINT"},
 })
 
-// CodeMetricsLint: A /metrics payload parses but breaks a convention that hurts
+// CodeLint: A /metrics payload parses but breaks a convention that hurts
 var CodeLint = diag.Declare(diag.Declaration{
 	Code:      "METRICS_LINT",
 	Severity:  diag.SeverityWarning,
@@ -47,7 +47,7 @@ var CodeLint = diag.Declare(diag.Declaration{
 	Related:   []string{"METRICS_UNPARSEABLE"},
 })
 
-// CodeMetricsNonconforming: The changelog/IVM series differ from the monitoring design
+// CodeNonconforming: The changelog/IVM series differ from the monitoring design
 var CodeNonconforming = diag.Declare(diag.Declaration{
 	Code:      "METRICS_NONCONFORMING",
 	Severity:  diag.SeverityWarning,
@@ -63,7 +63,7 @@ var CodeNonconforming = diag.Declare(diag.Declaration{
 	Related:   []string{"METRICS_STATE_ON_FOLLOWER", "METRICS_MONITOR_STALE"},
 })
 
-// CodeMetricsMonitorStale: The changelog/IVM monitor on the Master FE is stale
+// CodeMonitorStale: The changelog/IVM monitor on the Master FE is stale
 var CodeMonitorStale = diag.Declare(diag.Declaration{
 	Code:     "METRICS_MONITOR_STALE",
 	Severity: diag.SeverityCritical,
@@ -80,7 +80,7 @@ var CodeMonitorStale = diag.Declare(diag.Declaration{
 	Related:  []string{"METRICS_NONCONFORMING"},
 })
 
-// CodeMetricsStateOnFollower: State series come from an FE that is not the Master, or from more than one FE
+// CodeStateOnFollower: State series come from an FE that is not the Master, or from more than one FE
 var CodeStateOnFollower = diag.Declare(diag.Declaration{
 	Code:     "METRICS_STATE_ON_FOLLOWER",
 	Severity: diag.SeverityWarning,
@@ -135,7 +135,7 @@ func lintSeverity(s string) diag.Severity {
 	return diag.SeverityInfo
 }
 
-// MetricsFindings turns the problems of one payload into findings. source
+// Findings turns the problems of one payload into findings. source
 // names the payload (a file, a URL or a host).
 func Findings(source string, res *exposition.Result, conformance []exposition.Problem) []diag.Finding {
 	var out []diag.Finding
@@ -228,7 +228,7 @@ func codeForRule(rule string) diag.Code {
 	return CodeLint
 }
 
-// CodeMetricsTargetUnreachable: An FE or BE /metrics could not be fetched
+// CodeTargetUnreachable: An FE or BE /metrics could not be fetched
 var CodeTargetUnreachable = diag.Declare(diag.Declaration{
 	Code:     "METRICS_TARGET_UNREACHABLE",
 	Severity: diag.SeverityCritical,

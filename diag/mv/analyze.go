@@ -12,8 +12,8 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// AnalyzeMVs diagnoses every IVM MV of the last snapshot of series. streams
-// is the stream analysis of the same series (AnalyzeStreams); nil computes it.
+// Analyze diagnoses every IVM MV of the last snapshot of series. streams
+// is the stream analysis of the same series (streams.Analyze); nil computes it.
 func Analyze(series []*snapshot.Snapshot, sa *streams.Result, opt Options) *Result {
 	opt = opt.WithDefaults()
 	res := &Result{MVs: []MV{}, Findings: []diag.Finding{}, Thresholds: Thresholds{
@@ -65,8 +65,8 @@ func Analyze(series []*snapshot.Snapshot, sa *streams.Result, opt Options) *Resu
 	return res
 }
 
-// SortMVs orders MVs worst first: severity, state, delay, then name. It
-// sorts indices and permutes once: an MVResult is large, and swapping it in
+// Sort orders MVs worst first: severity, state, delay, then name. It
+// sorts indices and permutes once: an MV is large, and swapping it in
 // place dominated the sort at 2,000 MVs.
 func Sort(ms []MV) {
 	rank := map[FreshnessState]int{FreshUnknown: 1, FreshRebuildRequired: 0, FreshLagging: 2, FreshInitializing: 3, FreshFresh: 4}

@@ -1,12 +1,11 @@
 package mv
 
 import (
-	"github.com/dorisdiag/dorisdiag/diag/internal/diagtest"
-
-	"github.com/dorisdiag/dorisdiag/snapshot"
-
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag/internal/diagtest"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // Seed §3: consecutive failures "stay on canceled", and a canceled task

@@ -14,7 +14,7 @@ import (
 // delay against the target, its dependencies, rows it may miss, and the
 // server's values against the client's.
 
-// CodeMVInternalStreamMissing: A trigger dependency of an IVM MV has no internal stream
+// CodeInternalStreamMissing: A trigger dependency of an IVM MV has no internal stream
 var CodeInternalStreamMissing = diag.Declare(diag.Declaration{
 	Code:     "MV_INTERNAL_STREAM_MISSING",
 	Severity: diag.SeverityCritical,
@@ -46,7 +46,7 @@ func checkMVInternalStreamMissing(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	return fs
 }
 
-// CodeMVRebuildRequired: An MV partition in the maintained range is dirty and needs a rebuild
+// CodeRebuildRequired: An MV partition in the maintained range is dirty and needs a rebuild
 var CodeRebuildRequired = diag.Declare(diag.Declaration{
 	Code:     "MV_REBUILD_REQUIRED",
 	Severity: diag.SeverityCritical,
@@ -64,7 +64,7 @@ var CodeRebuildRequired = diag.Declare(diag.Declaration{
 	Related: []string{"MV_DELAY_HIGH"},
 })
 
-// CodeMVStateUnknown: The MV's freshness cannot be determined
+// CodeStateUnknown: The MV's freshness cannot be determined
 var CodeStateUnknown = diag.Declare(diag.Declaration{
 	Code:     "MV_STATE_UNKNOWN",
 	Severity: diag.SeverityWarning,
@@ -82,7 +82,7 @@ var CodeStateUnknown = diag.Declare(diag.Declaration{
 	Related: []string{"MV_INTERNAL_STREAM_MISSING", "SOURCE_UNREACHABLE"},
 })
 
-// CodeMVInitializing: The MV has never refreshed successfully
+// CodeInitializing: The MV has never refreshed successfully
 var CodeInitializing = diag.Declare(diag.Declaration{
 	Code:     "MV_INITIALIZING",
 	Severity: diag.SeverityInfo,
@@ -146,7 +146,7 @@ func knownState(s FreshnessState) bool {
 	return false
 }
 
-// CodeMVRowsMayBeMissed: Rows of a base partition may be missing from the MV (T10/T11)
+// CodeRowsMayBeMissed: Rows of a base partition may be missing from the MV (T10/T11)
 var CodeRowsMayBeMissed = diag.Declare(diag.Declaration{
 	Code:     "MV_ROWS_MAY_BE_MISSED",
 	Severity: diag.SeverityWarning,
@@ -186,7 +186,7 @@ func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	return fs
 }
 
-// CodeMVExcludedDependencyOutdated: A table in excluded_trigger_tables changed since the MV covered it
+// CodeExcludedDependencyOutdated: A table in excluded_trigger_tables changed since the MV covered it
 var CodeExcludedDependencyOutdated = diag.Declare(diag.Declaration{
 	Code:     "MV_EXCLUDED_DEPENDENCY_OUTDATED",
 	Severity: diag.SeverityInfo,
@@ -244,7 +244,7 @@ func (r *MV) excludedOutdatedBasis() string {
 	return "information_schema.ivm_mv_status EXCLUDED_OUTDATED_DEPENDENCIES"
 }
 
-// CodeMVDelayHigh: An IVM MV is further behind its base tables than its freshness target
+// CodeDelayHigh: An IVM MV is further behind its base tables than its freshness target
 var CodeDelayHigh = diag.Declare(diag.Declaration{
 	Code:      "MV_DELAY_HIGH",
 	Severity:  diag.SeverityWarning,

@@ -12,7 +12,7 @@ import (
 // The checks of an MV's refreshes (apache/doris#69907 §1 S2, S3): failing,
 // paused, stuck or queued, falling back to a rebuild, or about to.
 
-// CodeMVChangelogBroken: Refreshes fail because an internal stream's offset has expired (T0)
+// CodeChangelogBroken: Refreshes fail because an internal stream's offset has expired (T0)
 var CodeChangelogBroken = diag.Declare(diag.Declaration{
 	Code:      "MV_CHANGELOG_BROKEN",
 	Severity:  diag.SeverityCritical,
@@ -63,7 +63,7 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 		evd, doris.RefreshMV(r.DB, r.Name, "COMPLETE")))
 }
 
-// CodeMVJobPaused: The MV's refresh job is paused
+// CodeJobPaused: The MV's refresh job is paused
 var CodeJobPaused = diag.Declare(diag.Declaration{
 	Code:     "MV_JOB_PAUSED",
 	Severity: diag.SeverityWarning,
@@ -88,7 +88,7 @@ func checkMVJobPaused(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 		doris.ResumeMVJob(r.DB, r.Name))
 }
 
-// CodeMVTaskStuckRunning: A refresh task has been running longer than --max-running
+// CodeTaskStuckRunning: A refresh task has been running longer than --max-running
 var CodeTaskStuckRunning = diag.Declare(diag.Declaration{
 	Code:      "MV_TASK_STUCK_RUNNING",
 	Severity:  diag.SeverityWarning,
@@ -118,7 +118,7 @@ func checkMVTaskStuckRunning(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		doris.ShowQueryProfile(t.LastQueryID)+"  -- then, if stuck: "+doris.CancelMVTask(t.TaskID, m.r.DB, m.r.Name)))
 }
 
-// CodeMVTaskQueuedLong: A refresh task has waited in the queue longer than --max-queued
+// CodeTaskQueuedLong: A refresh task has waited in the queue longer than --max-queued
 var CodeTaskQueuedLong = diag.Declare(diag.Declaration{
 	Code:      "MV_TASK_QUEUED_LONG",
 	Severity:  diag.SeverityWarning,
@@ -147,7 +147,7 @@ func checkMVTaskQueuedLong(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		doris.SuggestTaskQueue()))
 }
 
-// CodeMVConsecutiveFailures: The MV's refresh failed several times in a row
+// CodeConsecutiveFailures: The MV's refresh failed several times in a row
 var CodeConsecutiveFailures = diag.Declare(diag.Declaration{
 	Code:      "MV_CONSECUTIVE_FAILURES",
 	Severity:  diag.SeverityCritical,
@@ -202,7 +202,7 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		doris.SuggestMVTasks(r.DB, r.Name, a.caps.IvmRefreshMethod)))
 }
 
-// CodeMVNextRefreshRecomputes: The next refresh can only recompute: an internal stream is out of the retention (T9)
+// CodeNextRefreshRecomputes: The next refresh can only recompute: an internal stream is out of the retention (T9)
 var CodeNextRefreshRecomputes = diag.Declare(diag.Declaration{
 	Code:      "MV_NEXT_REFRESH_RECOMPUTES",
 	Severity:  diag.SeverityWarning,
@@ -240,7 +240,7 @@ func checkMVNextRefreshRecomputes(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		streamNext(d, a.caps.ConsumptionT2)+"\n"+doris.RefreshMV(m.r.DB, m.r.Name, "AUTO")+"  -- recompute now, at a time you choose"))
 }
 
-// CodeMVFallbacksRepeated: Incremental refresh keeps falling back to a rebuild
+// CodeFallbacksRepeated: Incremental refresh keeps falling back to a rebuild
 var CodeFallbacksRepeated = diag.Declare(diag.Declaration{
 	Code:      "MV_FALLBACKS_REPEATED",
 	Severity:  diag.SeverityWarning,

@@ -8,7 +8,7 @@ import (
 
 // One row of `mv list`.
 
-// MVListItem is one row of `mv list` (JSON field names are stable; see
+// ListItem is one row of `mv list` (JSON field names are stable; see
 // docs/mv.md).
 type ListItem struct {
 	DB                         string         `json:"db"`

@@ -71,7 +71,7 @@ const (
 	DefaultHistoryLimit   = 20
 )
 
-// MVOptions are the thresholds of the MV analysis.
+// Options are the thresholds of the MV analysis.
 type Options struct {
 	MaxDelay       time.Duration // MV_DELAY_HIGH above this (critical at 3×)
 	MaxFailures    int           // MV_CONSECUTIVE_FAILURES at or above this
@@ -107,7 +107,7 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
-// MVThresholds echoes the thresholds used, in seconds, for JSON readers.
+// Thresholds echoes the thresholds used, in seconds, for JSON readers.
 type Thresholds struct {
 	MaxDelaySeconds       float64 `json:"max_delay_seconds"`
 	MaxFailures           int     `json:"max_failures"`
@@ -117,7 +117,7 @@ type Thresholds struct {
 	MinFallbacks          int     `json:"min_fallbacks"`
 }
 
-// MVCapabilities says which server sources the analysis could use.
+// Capabilities says which server sources the analysis could use.
 type Capabilities struct {
 	IvmMVStatus      bool `json:"ivm_mv_status"`      // information_schema.ivm_mv_status (seed T4)
 	IvmDependencies  bool `json:"ivm_dependencies"`   // information_schema.ivm_dependencies (seed T4)
@@ -125,7 +125,7 @@ type Capabilities struct {
 	ConsumptionT2    bool `json:"consumption_t2"`     // table_stream_consumption seed T2 columns
 }
 
-// MVsResult is the MV analysis of a cluster at one time.
+// Result is the MV analysis of a cluster at one time.
 type Result struct {
 	Now          time.Time    `json:"now"`
 	Thresholds   Thresholds   `json:"thresholds"`
@@ -165,7 +165,7 @@ func (r *Result) FindingsFor(db, name string) []diag.Finding {
 	return out
 }
 
-// MVResult is one IVM MV's diagnosis.
+// MV is one IVM MV's diagnosis.
 type MV struct {
 	DB           string       `json:"db"`
 	Name         string       `json:"name"`
@@ -227,7 +227,7 @@ type MV struct {
 	severity diag.Severity
 }
 
-// DependencyResult is one base table of an MV (seed ivm_dependencies).
+// Dependency is one base table of an MV (seed ivm_dependencies).
 type Dependency struct {
 	BaseTableDB   string `json:"base_table_db"`
 	BaseTableName string `json:"base_table_name"`
@@ -309,11 +309,11 @@ var rowsMissedFix = map[string]string{
 	RowsMissedNoOffset:       "the fix that reads a base partition with no offset from the base table in an IVM refresh (apache/doris#69907 T11)",
 }
 
-// MVStateNumber is the number the design's per-MV freshness gauge exports
+// StateNumbers is the number the design's per-MV freshness gauge exports
 // (§3 "States"; StateNumber is the streams').
 var StateNumbers = map[FreshnessState]float64{FreshFresh: 0, FreshLagging: 1, FreshRebuildRequired: 2, FreshInitializing: 3, FreshUnknown: 4}
 
-// MVStates lists the five freshness states in the order of their numbers.
+// StatesByNumber lists the five freshness states in the order of their numbers.
 var StatesByNumber = []FreshnessState{FreshFresh, FreshLagging, FreshRebuildRequired, FreshInitializing, FreshUnknown}
 
 // The Doris texts diag reads are parsed once, in the snapshot package, when

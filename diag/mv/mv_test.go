@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-
 	"github.com/dorisdiag/dorisdiag/diag/internal/diagtest"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"

@@ -6,10 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
 	"github.com/dorisdiag/dorisdiag/diag"
-
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"

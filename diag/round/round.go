@@ -6,16 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag/sources"
-
-	"github.com/dorisdiag/dorisdiag/diag/changepoints"
-	"github.com/dorisdiag/dorisdiag/diag/streams"
-
-	"github.com/dorisdiag/dorisdiag/diag/mv"
-
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/changepoints"
 	"github.com/dorisdiag/dorisdiag/diag/check"
-
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -35,7 +31,7 @@ const DefaultObjectQuota = 1000
 // the last bucket, +Inf, counts every known delay).
 var DelayBuckets = []float64{60, 300, 900, 3600}
 
-// ExporterOptions configure the per-round computation.
+// Options configure the per-round computation.
 type Options struct {
 	Check check.Options
 	// MVQuota and StreamQuota: objects with per-object series, lowest IDs
@@ -43,14 +39,14 @@ type Options struct {
 	MVQuota, StreamQuota int
 	// Change-point caps; 0 = the design's defaults.
 	MaxPointsPerPartition, MaxPoints int
-	// KeepCheck keeps the round's full analysis in ExporterResult.Check
+	// KeepCheck keeps the round's full analysis in Result.Check
 	// (tests, debugging). Off, a published result holds only the values it
 	// serves, so the analysis of a 50,000-partition round is garbage as soon
 	// as the round ends.
 	KeepCheck bool
 }
 
-// ExporterState is what the exporter keeps between rounds: the change
+// State is what the exporter keeps between rounds: the change
 // points, the finished tasks already counted, and the counters since start.
 // One round at a time.
 type State struct {
@@ -84,7 +80,7 @@ type TaskKey struct {
 	Method mv.RefreshMethod
 }
 
-// ExporterCounters are the design's event counters, counted since the
+// Counters are the design's event counters, counted since the
 // exporter's start (each finished task once, by task ID).
 type Counters struct {
 	RefreshTasks    map[TaskKey]float64
@@ -114,7 +110,7 @@ func (c Counters) clone() Counters {
 	return out
 }
 
-// NewExporterState starts the memory of a long-running exporter; every
+// NewState starts the memory of a long-running exporter; every
 // counter series exists from 0.
 func NewState(opt Options) *State {
 	if opt.MVQuota == 0 {
@@ -151,7 +147,7 @@ func NewState(opt Options) *State {
 // Points is the change-point memory (for the self-series and tests).
 func (st *State) Points() *changepoints.Tracker { return st.points }
 
-// ExporterResult is one round's values, immutable once returned.
+// Result is one round's values, immutable once returned.
 type Result struct {
 	ClusterTime time.Time
 	Round       int

@@ -6,7 +6,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// SourceCost is what an unreadable source costs the diagnosis (design.md
+// Cost is what an unreadable source costs the diagnosis (design.md
 // "Partial failures": a source the diagnosis needs is critical, an optional
 // one a warning naming what is not diagnosed, a superseded fallback no
 // finding). sourceCosts is the one table; docs/findings.md is generated
@@ -96,7 +96,7 @@ var sourceCosts = []Cost{
 		Why:          "the values are still read; only their zone is assumed"},
 }
 
-// SourceCosts returns the table, in its documented order.
+// Costs returns the table, in its documented order.
 func Costs() []Cost { return append([]Cost(nil), sourceCosts...) }
 
 // unknownSourceCost is the cost of a source this build does not know (a

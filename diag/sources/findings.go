@@ -7,7 +7,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// CodeSourceUnreachable: A source could not be read; the report is partial
+// CodeUnreachable: A source could not be read; the report is partial
 var CodeUnreachable = diag.Declare(diag.Declaration{
 	Code:     "SOURCE_UNREACHABLE",
 	Severity: diag.SeverityCritical,
@@ -24,7 +24,7 @@ var CodeUnreachable = diag.Declare(diag.Declaration{
 	Related:  []string{"SOURCE_MALFORMED_VALUE"},
 })
 
-// CodeSourceMalformedValue: A value in a system table could not be interpreted
+// CodeMalformedValue: A value in a system table could not be interpreted
 var CodeMalformedValue = diag.Declare(diag.Declaration{
 	Code:     "SOURCE_MALFORMED_VALUE",
 	Severity: diag.SeverityWarning,
@@ -39,7 +39,7 @@ var CodeMalformedValue = diag.Declare(diag.Declaration{
 	Related:  []string{"SOURCE_UNREACHABLE"},
 })
 
-// SourceFindings turns what the snapshot could not read or interpret into
+// Findings turns what the snapshot could not read or interpret into
 // findings, so that a partial view takes part in --fail-on instead of passing
 // silently (design.md "Partial failures", "nothing is silently dropped").
 // The severity of an unreadable source follows what it costs (sourceCosts):

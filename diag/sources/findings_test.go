@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 

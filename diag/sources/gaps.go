@@ -26,7 +26,7 @@ func SupersededBy(s *snapshot.Snapshot, g snapshot.ReadGap) string {
 	return ""
 }
 
-// unreadable returns why source could not be read, when it could not and
+// Unreadable returns why source could not be read, when it could not and
 // nothing took over ("" when it was read, or a fallback replaced it).
 func Unreadable(s *snapshot.Snapshot, source string) string {
 	var why []string
@@ -38,7 +38,7 @@ func Unreadable(s *snapshot.Snapshot, source string) string {
 	return strings.Join(why, "; ")
 }
 
-// sourcePresent looks for a capability whose source name contains name.
+// Present looks for a capability whose source name contains name.
 func Present(s *snapshot.Snapshot, name string) bool {
 	for k, v := range s.Capabilities.Sources {
 		if strings.Contains(strings.ToLower(k), name) && v.Present {

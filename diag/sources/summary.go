@@ -7,7 +7,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// SnapshotSummary is what a snapshot holds, source by source: the document
+// Summary is what a snapshot holds, source by source: the document
 // of `snapshot --summary` (docs/snapshot.md).
 type Summary struct {
 	Source       snapshot.Source    `json:"source"`
@@ -33,7 +33,7 @@ type SummarySource struct {
 	Columns []string `json:"columns,omitempty"`
 }
 
-// SummarizeSnapshot counts the rows of every source of s, its capabilities
+// Summarize counts the rows of every source of s, its capabilities
 // and its gaps (a gap a fallback superseded is marked as such).
 func Summarize(s *snapshot.Snapshot) *Summary {
 	withProps, withModel, withID, withSize := 0, 0, 0, 0
@@ -98,7 +98,7 @@ func Summarize(s *snapshot.Snapshot) *Summary {
 		n := r.n
 		ss := SummarySource{Source: r.source, Rows: &n}
 		if Unreadable(s, r.source) != "" {
-			// Not "0 rows": nothing was read (partial.go); could_not_read
+			// Not "0 rows": nothing was read (Unreadable); could_not_read
 			// says why.
 			ss.Rows = nil
 		}

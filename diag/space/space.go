@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
-
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -12,7 +11,7 @@ import (
 // base tables keep, from SHOW DATA, and whether the BEs' TTL cleanup works,
 // from their /metrics.
 
-// SpaceOverview is S5: how much changelog is kept and whether TTL cleanup works.
+// Overview is S5: how much changelog is kept and whether TTL cleanup works.
 type Overview struct {
 	ChangelogBytes *int64 `json:"changelog_bytes,omitempty"` // sum of SHOW DATA BinlogSize over the tables that report it
 	TablesWithSize int    `json:"tables_with_size"`
@@ -48,7 +47,7 @@ type DatabaseSize struct {
 	Bytes int64  `json:"bytes"`
 }
 
-// SummarizeSpace is S5 for one snapshot: the sizes SHOW DATA reported,
+// Summarize is S5 for one snapshot: the sizes SHOW DATA reported,
 // largest first, and the /metrics signals of the payloads analysed (m may
 // be nil).
 func Summarize(last *snapshot.Snapshot, m *metrics.Result) Overview {
@@ -82,7 +81,7 @@ func Summarize(last *snapshot.Snapshot, m *metrics.Result) Overview {
 	return o
 }
 
-// fillSpace copies the S5 picture into the check overview.
+// fromMetrics copies the S5 picture into the check overview.
 func fromMetrics(o *Overview, r *metrics.Result) {
 	if r == nil {
 		return

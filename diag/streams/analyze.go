@@ -13,7 +13,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// AnalyzeStreams diagnoses every stream of the last snapshot of series (the
+// Analyze diagnoses every stream of the last snapshot of series (the
 // "now"); the earlier snapshots, oldest first, narrow the pending ages with
 // the seed's change-point rule and give the rates. An empty series gives an
 // empty result.
@@ -94,7 +94,7 @@ func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 	return res
 }
 
-// SortStreams orders streams worst first: finding severity, then state
+// Sort orders streams worst first: finding severity, then state
 // (cannot_resume, stale, unknown, lagging, initializing, disabled,
 // caught_up), then smallest headroom, largest pending age, then name.
 func Sort(ss []Stream) {

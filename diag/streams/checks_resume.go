@@ -54,7 +54,7 @@ func checkIVMStreamRecomputeOnly(_ *streamAnalyzer, s *streamFacts) []diag.Findi
 		ivmRecomputeNext(sr)))
 }
 
-// CodeStreamCannotResumeRejected: The next read of the stream will be rejected: its offset expired
+// CodeCannotResumeRejected: The next read of the stream will be rejected: its offset expired
 var CodeCannotResumeRejected = diag.Declare(diag.Declaration{
 	Code: "STREAM_CANNOT_RESUME_REJECTED", Severity: diag.SeverityCritical,
 	Impact: diag.ImpactLoss, Place: 5,
@@ -70,7 +70,7 @@ var CodeCannotResumeRejected = diag.Declare(diag.Declaration{
 	Related:   []string{"STREAM_CANNOT_RESUME_CLIPPED", "STREAM_HEADROOM_LOW", "STREAM_IDLE_OUT_OF_RETENTION"},
 })
 
-// CodeStreamCannotResumeClipped: The next read of the stream will silently skip changes: its offset expired
+// CodeCannotResumeClipped: The next read of the stream will silently skip changes: its offset expired
 var CodeCannotResumeClipped = diag.Declare(diag.Declaration{
 	Code: "STREAM_CANNOT_RESUME_CLIPPED", Severity: diag.SeverityCritical,
 	Impact: diag.ImpactLoss, Place: 1,
@@ -111,7 +111,7 @@ func checkStreamCannotResume(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 		ev, "Raise "+sr.TTLProperty+" before the next read if the changelog is not compacted yet ("+doris.SetTableProperty(sr.BaseTableDB, sr.BaseTableName, sr.TTLProperty)+"); otherwise re-sync the consumer from the base table and "+doris.ResetStream(sr.DB, sr.Name)+" to start again."))
 }
 
-// CodeStreamIdleOutOfRetention: An idle, caught-up user stream drifted out of the retention
+// CodeIdleOutOfRetention: An idle, caught-up user stream drifted out of the retention
 var CodeIdleOutOfRetention = diag.Declare(diag.Declaration{
 	Code: "STREAM_IDLE_OUT_OF_RETENTION", Severity: diag.SeverityWarning,
 	Impact: diag.ImpactBroken, Place: 12,
@@ -136,7 +136,7 @@ func checkStreamIdleOutOfRetention(_ *streamAnalyzer, s *streamFacts) []diag.Fin
 		doris.ResetStream(s.sr.DB, s.sr.Name)+";  -- nothing is pending, so resetting the offset to now loses nothing"))
 }
 
-// CodeStreamHeadroomLow: The TTL will reach a stream's offset soon
+// CodeHeadroomLow: The TTL will reach a stream's offset soon
 var CodeHeadroomLow = diag.Declare(diag.Declaration{
 	Code: "STREAM_HEADROOM_LOW", Severity: diag.SeverityWarning,
 	Impact: diag.ImpactLoss, Place: 6,
@@ -178,7 +178,7 @@ func checkStreamHeadroomLow(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 		"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+sr.BaseTableDB+"."+sr.BaseTableName+"."))
 }
 
-// CodeStreamPendingAgeHigh: A change has waited too long in a user stream
+// CodePendingAgeHigh: A change has waited too long in a user stream
 var CodePendingAgeHigh = diag.Declare(diag.Declaration{
 	Code: "STREAM_PENDING_AGE_HIGH", Severity: diag.SeverityWarning,
 	Impact: diag.ImpactFreshness, Place: 2,
@@ -245,7 +245,7 @@ func checkStreamPendingAgeLowerBound(a *streamAnalyzer, s *streamFacts) []diag.F
 		"Check the consuming job of "+doris.FormatName(sr.DB, sr.Name)+"; "+s.consQ)
 }
 
-// CodeStreamNoOffsetRowsSkipped: Rows of a partition with no offset are older than the TTL and silently skipped (T12)
+// CodeNoOffsetRowsSkipped: Rows of a partition with no offset are older than the TTL and silently skipped (T12)
 var CodeNoOffsetRowsSkipped = diag.Declare(diag.Declaration{
 	Code: "STREAM_NO_OFFSET_ROWS_SKIPPED", Severity: diag.SeverityCritical,
 	Impact: diag.ImpactLoss, Place: 2,

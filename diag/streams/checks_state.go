@@ -12,7 +12,7 @@ import (
 // The checks of what table_streams says of a stream: enabled, stale, its
 // base table, its state, how its build counts LAG. They run on every stream.
 
-// CodeStreamDisabled: The stream is disabled (ENABLED = 0)
+// CodeDisabled: The stream is disabled (ENABLED = 0)
 var CodeDisabled = diag.Declare(diag.Declaration{
 	Code: "STREAM_DISABLED", Severity: diag.SeverityWarning,
 	Impact: diag.ImpactHygiene, Place: 1,
@@ -35,7 +35,7 @@ func checkStreamDisabled(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 		doris.SuggestStreamColumns(s.sr.ID, doris.TableStreams.Enabled))
 }
 
-// CodeStreamBaseTableDropped: The stream's base table is dropped
+// CodeBaseTableDropped: The stream's base table is dropped
 var CodeBaseTableDropped = diag.Declare(diag.Declaration{
 	Code: "STREAM_BASE_TABLE_DROPPED", Severity: diag.SeverityCritical,
 	Impact: diag.ImpactBroken, Place: 5,
@@ -57,7 +57,7 @@ func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []diag.Findi
 		doris.DropStream(s.sr.DB, s.sr.Name)+";  -- after checking no job still reads it")
 }
 
-// CodeStreamStale: The stream is stale (IS_STALE)
+// CodeStale: The stream is stale (IS_STALE)
 var CodeStale = diag.Declare(diag.Declaration{
 	Code: "STREAM_STALE", Severity: diag.SeverityCritical,
 	Impact: diag.ImpactBroken, Place: 6,
@@ -86,7 +86,7 @@ func checkStreamStale(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 		doris.SuggestStreamColumns(s.sr.ID, doris.TableStreams.IsStale, doris.TableStreams.StaleReason))
 }
 
-// CodeStreamStateUnknown: The stream's state cannot be determined
+// CodeStateUnknown: The stream's state cannot be determined
 var CodeStateUnknown = diag.Declare(diag.Declaration{
 	Code: "STREAM_STATE_UNKNOWN", Severity: diag.SeverityWarning,
 	Impact: diag.ImpactVisibility, Place: 6,
@@ -108,7 +108,7 @@ func checkStreamStateUnknown(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 		"Without a readable offset the tool cannot tell resume, headroom or pending age.", s.ev(), s.consQ)
 }
 
-// CodeStreamLagInVersions: The build counts LAG in partition versions, not TSO
+// CodeLagInVersions: The build counts LAG in partition versions, not TSO
 var CodeLagInVersions = diag.Declare(diag.Declaration{
 	Code: "STREAM_LAG_IN_VERSIONS", Severity: diag.SeverityInfo,
 	Impact: diag.ImpactFreshness, Place: 4,

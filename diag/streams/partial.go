@@ -16,7 +16,7 @@ import (
 // refresh may be incremental is still listed, UNKNOWN, instead of being
 // taken for a non-IVM MV.
 
-// streamsUnreadableReason is the state reason of a stream or an MV when
+// StreamsUnreadableReason is the state reason of a stream or an MV when
 // table_streams could not be read.
 func StreamsUnreadableReason(why string) string {
 	return snapshot.SourceTableStreams + " could not be read (" + why + "): the stream list, states and offsets are unknown"

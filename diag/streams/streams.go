@@ -87,7 +87,7 @@ const (
 	MonitorInterval = 15 * time.Second
 )
 
-// StreamOptions are the thresholds and what-ifs of a stream analysis.
+// Options are the thresholds and what-ifs of a stream analysis.
 type Options struct {
 	MinHeadroom time.Duration // STREAM_HEADROOM_LOW below this; 0 = DefaultMinHeadroom
 	MaxPending  time.Duration // STREAM_PENDING_AGE_HIGH above this; 0 = DefaultMaxPending
@@ -97,9 +97,9 @@ type Options struct {
 	// `headroom --at/--in`); nil = the last snapshot's cluster time.
 	At *time.Time
 	// Points, when set, is the change-point memory of a long-running
-	// exporter (diag/changepoints.go): the analysis records this round's
+	// exporter (diag/changepoints): the analysis records this round's
 	// ends in it and narrows the pending ages from it. One analysis per
-	// round (ExporterState.Round).
+	// round (round.State.Round).
 	Points *changepoints.Tracker
 }
 
@@ -113,7 +113,7 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
-// StreamsResult is the stream analysis of a cluster at one time.
+// Result is the stream analysis of a cluster at one time.
 type Result struct {
 	Now        time.Time `json:"now"`         // the last snapshot's cluster time
 	CurrentTSO tso.TSO   `json:"current_tso"` // the last snapshot's current TSO
@@ -171,7 +171,7 @@ func (r *Result) FindingsFor(db, name string) []diag.Finding {
 	return out
 }
 
-// StreamResult is one stream's diagnosis.
+// Stream is one stream's diagnosis.
 type Stream struct {
 	DB   string `json:"db"`
 	Name string `json:"name"`
@@ -242,7 +242,7 @@ type Stream struct {
 	ttlOff   bool // the TTL is known to be off (or the table dropped): no retention, not "unknown"
 }
 
-// ServerStreamValues are the seed T2 columns of table_streams, as the server
+// ServerStream are the seed T2 columns of table_streams, as the server
 // filled them.
 type ServerStream struct {
 	MonitorState                *string  `json:"monitor_state,omitempty"`
@@ -258,7 +258,7 @@ type ServerStream struct {
 	SampleAgeSeconds *float64 `json:"sample_age_seconds,omitempty"`
 }
 
-// PartitionResult is one stream partition's diagnosis (one row of
+// Partition is one stream partition's diagnosis (one row of
 // table_stream_consumption).
 type Partition struct {
 	Unit              string `json:"unit"`
@@ -313,7 +313,7 @@ type Partition struct {
 	severity diag.Severity
 }
 
-// ServerPartitionValues are the seed T2/T5 columns of table_stream_consumption.
+// ServerPartition are the seed T2/T5 columns of table_stream_consumption.
 type ServerPartition struct {
 	OffsetState              *string  `json:"offset_state,omitempty"`
 	CaughtUp                 *bool    `json:"caught_up,omitempty"`

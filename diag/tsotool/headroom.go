@@ -9,7 +9,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// CodeTSOOffsetExpired: The offset given to `tso headroom` is past the retention
+// CodeOffsetExpired: The offset given to `tso headroom` is past the retention
 var CodeOffsetExpired = diag.Declare(diag.Declaration{
 	Code:      "TSO_OFFSET_EXPIRED",
 	Severity:  diag.SeverityCritical,
@@ -25,7 +25,7 @@ var CodeOffsetExpired = diag.Declare(diag.Declaration{
 	Related:   []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_CANNOT_RESUME_CLIPPED", "TSO_HEADROOM_LOW"},
 })
 
-// CodeTSOHeadroomLow: The offset given to `tso headroom` is close to leaving the retention
+// CodeHeadroomLow: The offset given to `tso headroom` is close to leaving the retention
 var CodeHeadroomLow = diag.Declare(diag.Declaration{
 	Code:      "TSO_HEADROOM_LOW",
 	Severity:  diag.SeverityWarning,
@@ -41,7 +41,7 @@ var CodeHeadroomLow = diag.Declare(diag.Declaration{
 	Related:   []string{"TSO_OFFSET_EXPIRED", "STREAM_HEADROOM_LOW"},
 })
 
-// TSOHeadroomInput is one `tso headroom` question: offset C at reference
+// HeadroomInput is one `tso headroom` question: offset C at reference
 // TSO Now under TTLSeconds.
 type HeadroomInput struct {
 	OffsetText  string     // as given: a TSO or CONSUMPTION_STATUS text
@@ -51,7 +51,7 @@ type HeadroomInput struct {
 	MinHeadroom time.Duration
 }
 
-// TSOHeadroomResult is the retention computation for one offset (the
+// HeadroomResult is the retention computation for one offset (the
 // definitions of docs/tso.md: cutoff, retention floor, next required,
 // can_resume, headroom), what each read mode does next, and the findings.
 type HeadroomResult struct {
@@ -74,7 +74,7 @@ type HeadroomResult struct {
 	Findings          []diag.Finding   `json:"findings"`
 }
 
-// TSOHeadroomError says which input of TSOHeadroom was unusable: "ttl"
+// HeadroomError says which input of Headroom was unusable: "ttl"
 // (at that reference TSO) or "offset" (Err names the offset text).
 type HeadroomError struct {
 	Input string
@@ -84,7 +84,7 @@ type HeadroomError struct {
 func (e *HeadroomError) Error() string { return e.Input + ": " + e.Err.Error() }
 func (e *HeadroomError) Unwrap() error { return e.Err }
 
-// TSOHeadroom computes the retention of one offset and raises
+// Headroom computes the retention of one offset and raises
 // TSO_OFFSET_EXPIRED (cannot resume) or TSO_HEADROOM_LOW (headroom under
 // in.MinHeadroom). A TTL the arithmetic cannot apply, or an offset that is
 // not one (UNBOUNDED_TSO), is a *TSOHeadroomError.

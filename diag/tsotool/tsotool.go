@@ -12,20 +12,20 @@ import (
 // TSOTimestamp.nextTso, as implemented and cited in tso/retention.go); what
 // is decided here is only the verdict and its findings.
 
-// TSODecodeResult is `tso decode`: every input taken apart, and the inputs
+// DecodeResult is `tso decode`: every input taken apart, and the inputs
 // that are not TSO text at all (each with its error, in input order).
 type DecodeResult struct {
 	TSOs   []tso.Decoded `json:"tsos"`
 	Errors []InputError  `json:"errors"`
 }
 
-// TSOInputError is one input `tso decode` could not read.
+// InputError is one input `tso decode` could not read.
 type InputError struct {
 	Input string `json:"input"`
 	Error string `json:"error"`
 }
 
-// TSODecode parses and decodes each input; loc, when not nil, adds the time
+// Decode parses and decodes each input; loc, when not nil, adds the time
 // in that zone. Nothing is dropped: a bad input is in Errors.
 func Decode(inputs []string, loc *time.Location) DecodeResult {
 	res := DecodeResult{TSOs: []tso.Decoded{}, Errors: []InputError{}}
@@ -40,7 +40,7 @@ func Decode(inputs []string, loc *time.Location) DecodeResult {
 	return res
 }
 
-// TSOLagResult is `tso lag`: a raw LAG of table_stream_consumption turned
+// LagResult is `tso lag`: a raw LAG of table_stream_consumption turned
 // into milliseconds, or the reason it is not.
 type LagResult struct {
 	Lag              string   `json:"lag"`
@@ -52,7 +52,7 @@ type LagResult struct {
 	Note             string   `json:"note,omitempty"`
 }
 
-// TSOLag judges one raw LAG text. offset is the CONSUMPTION_STATUS text of
+// Lag judges one raw LAG text. offset is the CONSUMPTION_STATUS text of
 // the same row ("" when not given), read only when the LAG has a value: next
 // to a real offset, a LAG under 2^18 is probably a count of partition
 // versions (older builds), not a TSO difference (tso.LooksLikeVersionCount).
@@ -86,7 +86,7 @@ func Lag(raw, offset string) (LagResult, error) {
 	return res, nil
 }
 
-// TSODiffResult is `tso diff`: A − B in physical milliseconds and logical
+// DiffResult is `tso diff`: A − B in physical milliseconds and logical
 // steps.
 type DiffResult struct {
 	A          tso.TSO `json:"a"`
@@ -96,7 +96,7 @@ type DiffResult struct {
 	Duration   string  `json:"duration"`
 }
 
-// TSODiff subtracts b from a.
+// Diff subtracts b from a.
 func Diff(a, b tso.TSO) DiffResult {
 	ms, lg := tso.Diff(a, b)
 	return DiffResult{A: a, B: b, PhysicalMs: ms, Logical: lg, Duration: tso.FormatDuration(ms)}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
