@@ -40,9 +40,15 @@ func (col *collector) tables(ctx context.Context) {
 	// ivm_dependencies only the MV's properties name them.
 	// snapshot.ParseMvProperties is the one parser of MvProperties (Java
 	// Map.toString, JSON fallback); Normalize records what it cannot read.
+	//
+	// A name written without its database matches a base table of that
+	// name in any database (MTMVPartitionUtil.isTableNamelike), not the
+	// MV's: the collector cannot tell which, so it reads only the names
+	// written with their database (a bare name bound to the MV's database
+	// asked for a table that may not exist there).
 	for _, m := range col.snap.MVs {
 		props, _ := snapshot.ParseMvProperties(m.MvProperties, m.DB)
-		for _, ref := range props.ExcludedTriggerTables {
+		for _, ref := range props.ExcludedAsWritten {
 			add(ref.Catalog, ref.DB, ref.Name)
 		}
 	}
