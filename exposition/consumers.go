@@ -103,7 +103,7 @@ var ServerOnlyProblems = []string{
 	"a negative timestamp (the server's lexer reads digits only)",
 	"TYPE gaugehistogram or gauge_histogram (the server knows counter, gauge, histogram, summary and untyped only)",
 	"HELP text that is not valid UTF-8",
-	"a TYPE text with a backslash or with more than one blank before it",
+	"a TYPE text with a backslash, more than one blank before it or a blank after it",
 	"a metric name inside braces that is not quoted",
 }
 

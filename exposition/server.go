@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -47,7 +48,7 @@ func PrometheusServer(data []byte) ServerOutcome {
 	if len(data) == 0 {
 		return ServerOutcome{Verdict: ServerKept}
 	}
-	p := &promServer{l: promLexer{b: data}, seen: map[string]struct{}{}}
+	p := &promServer{l: promLexer{b: data}, seen: map[uint64]struct{}{}, seed: maphash.MakeSeed()}
 	if data[len(data)-1] != '\n' {
 		// ensureEndsWithNewline copies; only the bounds matter here.
 		p.l.b = append(append(make([]byte, 0, len(data)+1), data...), '\n')
@@ -56,9 +57,20 @@ func PrometheusServer(data []byte) ServerOutcome {
 	if err == nil {
 		return ServerOutcome{Verdict: ServerKept, DuplicateSamples: p.dups}
 	}
+	reason := err.Error()
+	if len(reason) > maxReason { // the parser quotes from the entry's start: a value can span lines
+		cut := maxReason
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut] + "…"
+	}
 	return ServerOutcome{Verdict: ServerDropped, Line: 1 + bytes.Count(p.l.b[:min(p.start, len(p.l.b))], []byte{'\n'}),
-		Reason: err.Error(), DuplicateSamples: p.dups}
+		Reason: reason, DuplicateSamples: p.dups}
 }
+
+// maxReason bounds ServerOutcome.Reason.
+const maxReason = 240
 
 // Tokens and lexer states of promlex.l.
 type promTok int
@@ -133,23 +145,30 @@ func (l *promLexer) adv(j int) int {
 // quoted matches "(\\.|[^\\"])*" at i: the end after the closing quote, or
 // -1. `.` is any byte but a line feed, so a backslash cannot escape one.
 func (l *promLexer) quoted(i int) int {
-	if i >= len(l.b) || l.b[i] != '"' {
+	b := l.b
+	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	for j := l.adv(i); j < len(l.b); j = l.adv(j) {
-		switch l.b[j] {
+	skip := l.skipsNUL()
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			return j + 1
 		case '\\':
-			k := l.adv(j)
-			if k >= len(l.b) || l.b[k] == '\n' {
+			k := j + 1
+			for skip && k < len(b) && b[k] == 0 {
+				k++
+			}
+			if k >= len(b) || b[k] == '\n' {
 				return -1
 			}
 			j = k
-		case '"':
-			return l.adv(j)
 		case 0:
 			// golex's classes never match NUL (its end-of-input byte);
 			// only the NUL-skipping states get past one.
-			return -1
+			if !skip {
+				return -1
+			}
 		}
 	}
 	return -1
@@ -159,6 +178,11 @@ func (l *promLexer) quoted(i int) int {
 // when first is false).
 func (l *promLexer) span(i int, f func(byte) bool) int {
 	if i >= len(l.b) || !f(l.b[i]) {
+		return i
+	}
+	if !l.skipsNUL() {
+		for i++; i < len(l.b) && f(l.b[i]); i++ {
+		}
 		return i
 	}
 	j := l.adv(i)
@@ -366,12 +390,13 @@ func (l *promLexer) buf() []byte { return l.b[l.start:l.i] }
 type promServer struct {
 	l     promLexer
 	start int
-	seen  map[string]struct{}
+	seen  map[uint64]struct{} // series seen, by hash (a collision only miscounts DuplicateSamples)
+	seed  maphash.Seed
 	dups  int
 
-	name      string
-	labels    [][2]string
-	seriesEnd int // where PromParser.series ends: after the name or the '}'
+	name      []byte      // raw, as in the payload (escapes not yet read)
+	labels    [][2][]byte // raw name, raw value
+	seriesEnd int         // where PromParser.series ends: after the name or the '}'
 }
 
 func (p *promServer) next() promTok {
@@ -406,7 +431,7 @@ func (p *promServer) run() error {
 func (p *promServer) entry() error {
 	for {
 		p.start = p.l.i
-		p.name, p.labels = "", p.labels[:0]
+		p.name, p.labels = nil, p.labels[:0]
 		switch t := p.next(); t {
 		case ptEOF:
 			return errPromEOF
@@ -452,7 +477,7 @@ func (p *promServer) entry() error {
 			p.seriesEnd = p.l.i
 			return p.suffix(p.next())
 		case ptMName:
-			p.name = string(p.l.buf())
+			p.name = p.l.buf()
 			p.seriesEnd = p.l.i
 			nameSet := true
 			t2 := p.next()
@@ -491,7 +516,7 @@ func (p *promServer) labelSet(nameSet *bool) error {
 				return fmt.Errorf("metric name already set while parsing: %q", p.l.b[p.start:p.l.i])
 			}
 			*nameSet = true
-			p.name = string(tok[1 : len(tok)-1])
+			p.name = tok[1 : len(tok)-1]
 			if t == ptBraceClose {
 				return nil
 			}
@@ -512,7 +537,7 @@ func (p *promServer) labelSet(nameSet *bool) error {
 		if !utf8.Valid(v) {
 			return fmt.Errorf("invalid UTF-8 label value: %q", v)
 		}
-		p.labels = append(p.labels, [2]string{string(name), string(v[1 : len(v)-1])})
+		p.labels = append(p.labels, [2][]byte{name, v[1 : len(v)-1]})
 		if t = p.next(); t == ptComma {
 			t = p.next()
 		}
@@ -564,26 +589,37 @@ func unreplace(s string) string {
 // duplicate label names as the TSDB head refuses them) and counts a series
 // seen before (tolerated).
 func (p *promServer) series(key []byte, hasTS bool) error {
-	name := unreplace(p.name)
-	if name == "" || !utf8.ValidString(name) {
+	name := unreplaceBytes(p.name)
+	if len(name) == 0 || !utf8.Valid(name) {
 		return fmt.Errorf("invalid metric name or label names: %q", name)
 	}
-	names := map[string]struct{}{"__name__": {}}
-	for _, lv := range p.labels {
-		n, v := unreplace(lv[0]), unreplace(lv[1])
-		if n == "" || !utf8.ValidString(n) || !utf8.ValidString(v) {
+	for i, lv := range p.labels {
+		n := unreplaceBytes(lv[0])
+		if len(n) == 0 || !utf8.Valid(n) || !utf8.Valid(unreplaceBytes(lv[1])) {
 			return fmt.Errorf("invalid metric name or label names: label %q", n)
 		}
-		if _, dup := names[n]; dup {
+		if string(n) == "__name__" {
 			return fmt.Errorf(`label name %q is not unique: invalid sample`, n)
 		}
-		names[n] = struct{}{}
+		for _, prev := range p.labels[:i] {
+			if bytes.Equal(unreplaceBytes(prev[0]), n) {
+				return fmt.Errorf(`label name %q is not unique: invalid sample`, n)
+			}
+		}
 	}
-	k := string(key)
+	k := maphash.Bytes(p.seed, key)
 	if _, ok := p.seen[k]; ok && !hasTS {
 		p.dups++
 		return nil
 	}
 	p.seen[k] = struct{}{}
 	return nil
+}
+
+// unreplaceBytes is unreplace without a copy when there is nothing to read.
+func unreplaceBytes(b []byte) []byte {
+	if bytes.IndexByte(b, '\\') < 0 {
+		return b
+	}
+	return []byte(unreplace(string(b)))
 }
