@@ -41,11 +41,12 @@ type Snapshot struct {
 	Cluster       Cluster      `json:"cluster"`
 	Capabilities  Capabilities `json:"capabilities"`
 	// TTLEnforcement says whether this build enforces the changelog TTL
-	// (yes, no or unknown) and the evidence (ttl_enforcement.go). Normalize
-	// recomputes the cluster's evidence from the rows on every build and
-	// load, and keeps the user's word (AssumeTTLEnforced); nil, written as
-	// nothing, when there is no evidence at all: unknown (TTL()).
-	TTLEnforcement *TTLEnforcement `json:"ttl_enforcement,omitempty"`
+	// (yes, no or unknown) and the evidence (ttl_enforcement.go). Derived by
+	// Normalize from the rows on every build and load, never written (as
+	// every parse, docs/snapshot.md "Parsed once"), plus the user's word
+	// (AssumeTTLEnforced, applied to the loaded snapshot); nil when there
+	// is no evidence at all: unknown (TTL()).
+	TTLEnforcement *TTLEnforcement `json:"-"`
 
 	Frontends []Node `json:"frontends"` // SHOW FRONTENDS
 	Backends  []Node `json:"backends"`  // SHOW BACKENDS

@@ -207,6 +207,8 @@ func IsExpiredOffsetError(msg string) bool {
 }
 
 func list(items []string) string {
+	items = append([]string(nil), items...)
+	sort.Strings(items)
 	const show = 3
 	if len(items) <= show {
 		return strings.Join(items, ", ")
