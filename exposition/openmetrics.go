@@ -21,7 +21,7 @@ type OpenMetricsError struct{ Sign OpenMetricsSign }
 
 func (e *OpenMetricsError) Error() string {
 	return fmt.Sprintf("line %d: %s: this is an OpenMetrics payload (application/openmetrics-text), "+
-		"and dorisdiag lints and fixes Prometheus text only (text/plain; version=0.0.4)", e.Sign.Line, e.Sign.What)
+		"and only Prometheus text (text/plain; version=0.0.4) is linted and fixed", e.Sign.Line, e.Sign.What)
 }
 
 // openMetricsLine says what makes one line OpenMetrics, or "".

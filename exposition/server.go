@@ -12,7 +12,7 @@ import (
 
 // ServerOutcome is what a Prometheus server's scrape does with a payload
 // served as Prometheus text (Content-Type text/plain, with or without
-// version=0.0.4, as the Doris FE and BE send it).
+// version=0.0.4).
 type ServerOutcome struct {
 	// Verdict is ServerKept or ServerDropped.
 	Verdict string `json:"prometheus_server"`
