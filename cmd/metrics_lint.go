@@ -80,8 +80,10 @@ does not parse) unless --fail-on says otherwise.`,
 	return c
 }
 
+// lintOptions lint a Doris payload: the bounds of the flags, the Doris
+// profile (the samples the analysis reads, the known quirks).
 func (o *metricsLintOptions) lintOptions() exposition.Options {
-	return exposition.Options{MaxBytes: o.MaxBytes, MaxProblems: o.MaxProblems}
+	return metrics.LintOptions(exposition.Options{MaxBytes: o.MaxBytes, MaxProblems: o.MaxProblems})
 }
 
 // open returns the payload reader (stdin, a file, or an HTTP GET), its name

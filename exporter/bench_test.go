@@ -218,7 +218,7 @@ func TestMemoryBoundedOverRounds(t *testing.T) {
 	}
 }
 
-// BenchmarkCheckSameSnapshotScale: diag.Check alone over the same snapshots
+// BenchmarkCheckSameSnapshotScale: check.Run alone over the same snapshots
 // as BenchmarkExporterRoundScale: the difference is the exporter's own cost
 // (change points, counters, per-object values).
 func BenchmarkCheckSameSnapshotScale(b *testing.B) {
@@ -234,7 +234,7 @@ func BenchmarkCheckSameSnapshotScale(b *testing.B) {
 	}
 }
 
-// BenchmarkExporterRoundVsCheckScale: each iteration runs diag.Check and the
+// BenchmarkExporterRoundVsCheckScale: each iteration runs check.Run and the
 // exporter's round on the same snapshot, one after the other, and reports
 // both times and their ratio: interleaved, a shared machine's load affects
 // both alike (docs/performance.md "dorisdiag exporter").

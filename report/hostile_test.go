@@ -82,13 +82,13 @@ func hostileDocs(t *testing.T) map[string]Doc {
 		x := &res.MVs.MVs[i]
 		items = append(items, x.ListItem(res.MVs.FindingsFor(x.DB, x.Name)))
 	}
-	lint, err := exposition.Lint(strings.NewReader(hostileMetrics), exposition.Options{})
+	lint, err := exposition.Lint(strings.NewReader(hostileMetrics), metrics.LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ma := metrics.AnalyzePayloads([]metrics.Input{{Source: "be\x1b[2J1:8040", Lint: lint}}, metrics.Options{IncludeStyle: true})
 	var fixed bytes.Buffer
-	rep, err := exposition.Fix(strings.NewReader(hostileMetrics), &fixed, exposition.Options{})
+	rep, err := exposition.Fix(strings.NewReader(hostileMetrics), &fixed, metrics.LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

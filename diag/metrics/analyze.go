@@ -18,9 +18,9 @@ import (
 // payloads), `metrics scrape` and `check` all call AnalyzePayloads;
 // only the policy (MetricsOptions) differs.
 
-// Input is one /metrics payload to analyse, already linted (by scrape
-// while fetching, by cmd for a file, or by Analyze for a snapshot's
-// stored bodies), or not fetched at all (Lint nil, Err why).
+// Input is one /metrics payload to analyse, already linted with
+// LintOptions (by scrape while fetching, by cmd for a file, or by Analyze
+// for a snapshot's stored bodies), or not fetched at all (Lint nil, Err why).
 type Input struct {
 	Kind   string // "fe", "be" or "" when unknown
 	Source string // the name findings use: host:port, a file, a URL, "stdin"
@@ -36,7 +36,7 @@ type Options struct {
 	// Conform's Now is the instant staleness is judged against; zero means
 	// the snapshot's cluster time in Analyze and "not judged" in
 	// AnalyzePayloads. Diag never reads the clock.
-	Conform   exposition.ConformOptions
+	Conform   ConformOptions
 	NoConform bool // skip the design checks and S5 (metrics --no-conform)
 	// IncludeStyle also turns the linter's warning/info problems (naming
 	// rules, missing HELP — mostly known Doris quirks) into METRICS_LINT
@@ -57,7 +57,7 @@ type Result struct {
 	Now         time.Time       `json:"now"`
 	Payloads    []PayloadResult `json:"payloads"`
 	Findings    []diag.Finding  `json:"findings"`
-	S5          exposition.S5   `json:"s5"`
+	S5          S5              `json:"s5"`
 	Unparseable int             `json:"unparseable"`
 	// StyleProblems counts the linter's warnings and infos not turned into
 	// findings (IncludeStyle off); `dorisdiag metrics lint` lists them.
@@ -84,7 +84,7 @@ type PayloadResult struct {
 	// Findings are its own findings (the cross-FE Master rule excluded).
 	Lint        *exposition.Result   `json:"-"`
 	Conformance []exposition.Problem `json:"-"`
-	S5          exposition.S5        `json:"-"`
+	S5          S5                   `json:"-"`
 	Findings    []diag.Finding       `json:"-"`
 }
 
@@ -111,13 +111,13 @@ func AnalyzePayloads(in []Input, opt Options) *Result {
 		res := p.Lint
 		pr.Fetched, pr.Lint = true, res
 		pr.Parseable, pr.Series, pr.Problems = res.Parseable, res.Series, len(res.Problems)
-		pr.IsMaster, pr.StateSeries = exposition.IsMaster(res), exposition.StateSeries(res)
+		pr.IsMaster, pr.StateSeries = IsMaster(res), StateSeries(res)
 		if !res.Parseable {
 			r.Unparseable++
 		}
 		if !opt.NoConform {
-			pr.Conformance = exposition.Conform(res, opt.Conform)
-			pr.S5 = exposition.SpaceSignals(res)
+			pr.Conformance = Conform(res, opt.Conform)
+			pr.S5 = SpaceSignals(res)
 			MergeS5(&r.S5, pr.S5)
 		}
 		lintRes := res
@@ -160,7 +160,8 @@ func Analyze(s *snapshot.Snapshot, opt Options) *Result {
 	return AnalyzePayloads(Inputs(s, opt.Lint), opt)
 }
 
-// Inputs lints the payloads a snapshot stores. A payload the snapshot
+// Inputs lints the payloads a snapshot stores, with the Doris profile
+// (LintOptions) over the bounds lo. A payload the snapshot
 // says was not fetched, or whose body cannot be linted, is an input with Err.
 func Inputs(s *snapshot.Snapshot, lo exposition.Options) []Input {
 	var in []Input
@@ -178,7 +179,7 @@ func Inputs(s *snapshot.Snapshot, lo exposition.Options) []Input {
 			// it were the payload.
 			mi.Err = errors.New("no body stored")
 		default:
-			res, err := exposition.Lint(strings.NewReader(p.Body), lo)
+			res, err := exposition.Lint(strings.NewReader(p.Body), LintOptions(lo))
 			if err != nil {
 				mi.Err = err
 			} else {
@@ -230,7 +231,7 @@ func errorsOnly(res *exposition.Result, count int) (*exposition.Result, int) {
 // cleanup counters add up; the last successful cleanup keeps the OLDEST over
 // the BEs, so one BE whose cleanup stopped is not hidden by the others (the
 // overview shows worst values); retained bytes come from the Master only.
-func MergeS5(dst *exposition.S5, src exposition.S5) {
+func MergeS5(dst *S5, src S5) {
 	add := func(d **float64, v *float64) {
 		if v == nil {
 			return

@@ -16,7 +16,7 @@ func lintFixture(t *testing.T, name string) *exposition.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := exposition.Lint(strings.NewReader(string(b)), exposition.Options{})
+	res, err := exposition.Lint(strings.NewReader(string(b)), LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

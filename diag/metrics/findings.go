@@ -115,11 +115,11 @@ var CodeChangelogTTLCleanupFailed = diag.Declare(diag.Declaration{
 // conformanceCode maps a design rule to its finding code.
 func conformanceCode(rule string) diag.Code {
 	switch rule {
-	case exposition.RuleDesignMonitorStale:
+	case RuleDesignMonitorStale:
 		return CodeMonitorStale
-	case exposition.RuleDesignStateOnFollower:
+	case RuleDesignStateOnFollower:
 		return CodeStateOnFollower
-	case exposition.RuleTTLCleanupFailed, exposition.RuleTTLCleanupStale:
+	case RuleTTLCleanupFailed, RuleTTLCleanupStale:
 		return CodeChangelogTTLCleanupFailed
 	}
 	return CodeNonconforming
@@ -140,21 +140,32 @@ func lintSeverity(s string) diag.Severity {
 func Findings(source string, res *exposition.Result, conformance []exposition.Problem) []diag.Finding {
 	var out []diag.Finding
 	obj := diag.Object{Kind: "metrics", Name: source}
-	type group struct {
-		code  diag.Code
-		sev   diag.Severity
-		first exposition.Problem
-		n     int
+	for _, g := range groupProblems(res, conformance) {
+		out = append(out, g.finding(source, obj))
 	}
-	groups := map[string]*group{}
-	var order []string
-	addGroup := func(code diag.Code, sev diag.Severity, p exposition.Problem) {
+	return out
+}
+
+// problemGroup is the problems of one rule, raised as one finding of code.
+type problemGroup struct {
+	code  diag.Code
+	sev   diag.Severity
+	first exposition.Problem
+	n     int
+}
+
+// groupProblems groups the lint problems and the conformance problems by
+// code and rule, in the order each group first appears.
+func groupProblems(res *exposition.Result, conformance []exposition.Problem) []*problemGroup {
+	groups := map[string]*problemGroup{}
+	var order []*problemGroup
+	add := func(code diag.Code, sev diag.Severity, p exposition.Problem) {
 		key := code.String() + "\x00" + p.Rule
 		g := groups[key]
 		if g == nil {
-			g = &group{code: code, sev: sev, first: p}
+			g = &problemGroup{code: code, sev: sev, first: p}
 			groups[key] = g
-			order = append(order, key)
+			order = append(order, g)
 		}
 		g.n++
 	}
@@ -167,7 +178,7 @@ func Findings(source string, res *exposition.Result, conformance []exposition.Pr
 			if p.Severity == exposition.SeverityError {
 				code = CodeUnparseable
 			}
-			addGroup(code, lintSeverity(p.Severity), p)
+			add(code, lintSeverity(p.Severity), p)
 		}
 		for rule, n := range res.Suppressed {
 			if g := groups[codeForRule(rule).String()+"\x00"+rule]; g != nil {
@@ -181,44 +192,46 @@ func Findings(source string, res *exposition.Result, conformance []exposition.Pr
 		if code == CodeMonitorStale {
 			sev = diag.SeverityCritical
 		}
-		addGroup(code, sev, p)
+		add(code, sev, p)
 	}
-	for _, key := range order {
-		g := groups[key]
-		p := g.first
-		where := fmt.Sprintf("%s:%d:%d", source, p.Line, p.Col)
-		summary := p.Rule + ": " + p.Message
-		if g.n > 1 {
-			summary = fmt.Sprintf("%d × %s, first at %s: %s", g.n, p.Rule, where, p.Message)
-		} else {
-			summary = where + ": " + summary
-		}
-		ev := map[string]string{"rule": p.Rule, "count": fmt.Sprint(g.n), "first": where}
-		if p.Family != "" {
-			ev["family"] = p.Family
-		}
-		if p.Label != "" {
-			ev["label"] = p.Label
-		}
-		if p.Value != "" {
-			ev["value"] = p.Value
-		}
-		input := shellquote.Quote(source)
-		if source == "stdin" {
-			input = "- < payload.prom"
-		}
-		next := "dorisdiag metrics lint " + input
-		if g.code == CodeUnparseable {
-			next = "dorisdiag metrics lint --fix -w fixed.prom " + input
-		}
-		detail := p.Fix
-		if detail != "" {
-			detail = "fix: " + detail
-		}
-		n := float64(g.n)
-		out = append(out, diag.Finding{Code: g.code, Severity: g.sev, Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next, Magnitude: &n})
+	return order
+}
+
+// finding is one group's finding: the count and the first place, the
+// command that shows them all. Its magnitude is the count.
+func (g *problemGroup) finding(source string, obj diag.Object) diag.Finding {
+	p := g.first
+	where := fmt.Sprintf("%s:%d:%d", source, p.Line, p.Col)
+	summary := p.Rule + ": " + p.Message
+	if g.n > 1 {
+		summary = fmt.Sprintf("%d × %s, first at %s: %s", g.n, p.Rule, where, p.Message)
+	} else {
+		summary = where + ": " + summary
 	}
-	return out
+	ev := map[string]string{"rule": p.Rule, "count": fmt.Sprint(g.n), "first": where}
+	if p.Family != "" {
+		ev["family"] = p.Family
+	}
+	if p.Label != "" {
+		ev["label"] = p.Label
+	}
+	if p.Value != "" {
+		ev["value"] = p.Value
+	}
+	input := shellquote.Quote(source)
+	if source == "stdin" {
+		input = "- < payload.prom"
+	}
+	next := "dorisdiag metrics lint " + input
+	if g.code == CodeUnparseable {
+		next = "dorisdiag metrics lint --fix -w fixed.prom " + input
+	}
+	detail := p.Fix
+	if detail != "" {
+		detail = "fix: " + detail
+	}
+	n := float64(g.n)
+	return diag.Finding{Code: g.code, Severity: g.sev, Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next, Magnitude: &n}
 }
 
 func codeForRule(rule string) diag.Code {
