@@ -6,6 +6,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
 )
@@ -185,8 +186,13 @@ func (c common) watched(src *Source, o watch.Options, run watch.Func) error {
 // shares (docs/security.md "Credentials", "Network"): the credentials for a
 // Basic challenge, the scheme and CA of --tls/--tls-ca/--http-scheme, the
 // refusal of a cleartext challenge under --tls unless
-// --allow-http-credentials, and the test dialer.
+// --allow-http-credentials, the test dialer, and the Doris lint profile
+// (diag/metrics) for the /metrics bodies it lints.
 func httpFetch(ios *IOStreams, cfg Config, fo scrape.FetchOptions) (scrape.FetchOptions, error) {
+	// Every /metrics body is a Doris payload: linted with the Doris
+	// profile as it streams in, its Master marker read from that lint.
+	fo.Lint = metrics.LintOptions(fo.Lint)
+	fo.Master = metrics.IsMaster
 	conn := cfg.Conn
 	tlsOn := conn.TLS || conn.TLSCA != ""
 	fo.Credentials = httpCredentials(conn, ios.password())

@@ -36,7 +36,7 @@ type FixReport struct {
 // HELP) and everything else byte for byte. A raw line feed that split a
 // sample is rejoined as \n inside the value; a missing final line feed is
 // added. A value is read literally: a backslash that starts no valid escape
-// is a backslash (Doris writes values raw), so Go %q text such as \t becomes
+// is a backslash (producers that write values raw mean it so), so Go %q text such as \t becomes
 // \\t, not a tab. A line that still does not parse after the repair is
 // copied unchanged and reported in Unrepaired.
 func Fix(r io.Reader, w io.Writer, opts Options) (FixReport, error) {
