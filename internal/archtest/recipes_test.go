@@ -219,8 +219,7 @@ func formatFiles(t *testing.T, pkgs []pkg) int {
 	for _, f := range files {
 		ast.Inspect(f.file, func(n ast.Node) bool {
 			seen := map[string]bool{}
-			var count func(e ast.Node)
-			count = func(e ast.Node) {
+			count := func(e ast.Node) {
 				ast.Inspect(e, func(m ast.Node) bool {
 					if ex, ok := m.(ast.Expr); ok {
 						if _, ok := consts[name(ex)]; ok {
