@@ -71,14 +71,6 @@ func ConfigKeyNamed(node NodeKind, name string) (ConfigKey, bool) {
 // ExperimentalPrefix is VariableAnnotation.EXPERIMENTAL's display prefix.
 const ExperimentalPrefix = "experimental_"
 
-// DisplayName is the name SHOW FRONTEND CONFIG prints for the key.
-func (k ConfigKey) DisplayName() string {
-	if k.Node == FE && k.Experimental {
-		return ExperimentalPrefix + k.Name
-	}
-	return k.Name
-}
-
 // Matches reports whether a name a node printed is this key: the bare name,
 // or on an FE the experimental_ spelling (ConfigBase registers both for every
 // field; which one SHOW FRONTEND CONFIG prints depends on the annotation).

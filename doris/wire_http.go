@@ -46,18 +46,6 @@ var ForbiddenEndpoints = []ForbiddenEndpoint{
 	{Path: "/api/{db}/{table}/_load", Node: FE, Method: "PUT", What: "the older mini load", Source: "LoadAction.java"},
 }
 
-// HTTPEndpoints lists the paths of the contract's HTTP endpoints: the only
-// paths dorisdiag asks a Doris node for ("{db}" a segment).
-func HTTPEndpoints() []string {
-	var out []string
-	for _, r := range All() {
-		if r.Kind == HTTP {
-			out = append(out, r.Name)
-		}
-	}
-	return out
-}
-
 // MatchPath reports whether a request path matches an endpoint pattern:
 // compared after cleaning ("//", "/./", "/../"), case-insensitively, "{x}"
 // standing for one segment, and a pattern ending in "/" for itself and

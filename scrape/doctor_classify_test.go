@@ -78,6 +78,9 @@ func TestHopOutcomes(t *testing.T) {
 		{"TLS handshake never answered", "https", false, silent, "/api/health", snapshot.OutcomeReadTimeout, false},
 		{"black hole", "http", false, hole, "/api/health", snapshot.OutcomeConnectTimeout, false},
 		{"reserved name", "http", false, "be1.demo.invalid:8040", "/api/health", snapshot.OutcomeUnresolvable, false},
+		// Never sent: a mutating endpoint, or any path outside the contract.
+		{"mutating endpoint", "http", false, host(plain.URL), "/api/_set_config", snapshot.OutcomeSkipped, false},
+		{"not in the contract", "http", false, host(plain.URL), "/api/other", snapshot.OutcomeSkipped, false},
 	} {
 		// A hop that must time out gets a short bound; one that must
 		// answer a long one, so a loaded machine cannot turn it into a

@@ -7,10 +7,12 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -211,6 +213,13 @@ func (r *doctorRun) get(ctx context.Context, rawURL string, ask authAsk) httpHop
 		},
 		GotConn: func(httptrace.GotConnInfo) { mark() },
 	}
+	// The doctor asks Doris for the contract's endpoints only: a URL whose
+	// path is none of them is refused here (CheckHTTPRead then refuses any
+	// method but GET and every mutating endpoint, on redirects too).
+	if u, err := url.Parse(rawURL); err != nil || !isContractEndpoint(u.Path) {
+		h.err = fmt.Errorf("%w: %s is no endpoint of the wire contract", ErrNotReadOnlyHTTP, rawURL)
+		return h
+	}
 	hctx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, trace), r.t)
 	defer cancel()
 	client := NewClient(r.fo)
@@ -226,6 +235,11 @@ func (r *doctorRun) get(ctx context.Context, rawURL string, ask authAsk) httpHop
 }
 
 func (r *doctorRun) url(addr, path string) string { return r.o.httpScheme() + "://" + addr + path }
+
+func isContractEndpoint(p string) bool {
+	_, ok := doris.Endpoint(p)
+	return ok
+}
 
 // feHTTPHop probes GET /api/health on an FE.
 func (r *doctorRun) feHTTPHop(ctx context.Context, fe snapshot.DoctorNode, addr, via string) {
