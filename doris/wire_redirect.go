@@ -51,7 +51,7 @@ func ParseBackendTag(tag string) (public, private string, err error) {
 	}
 	var m map[string]any
 	if err := json.Unmarshal([]byte(tag), &m); err != nil {
-		return "", "", fmt.Errorf("Tag is not a JSON object: %w", err)
+		return "", "", fmt.Errorf("the Tag column is not a JSON object: %w", err)
 	}
 	str := func(k string) string {
 		if s, ok := m[k].(string); ok {
@@ -124,11 +124,11 @@ func StreamLoadRedirect(be BackendEndpoints, policy, reqHost string) Redirect {
 	privHost, privPort, privErr := splitEndpoint(be.Private)
 	// LoadAction parses both endpoints before it looks at the policy: a
 	// malformed one fails every Stream Load to this BE.
-	if pubErr != nil {
-		return Redirect{Rule: "public_endpoint " + strconv.Quote(be.Public), Err: pubErr.Error()}
+	if pubErr != "" {
+		return Redirect{Rule: "public_endpoint " + strconv.Quote(be.Public), Err: pubErr}
 	}
-	if privErr != nil {
-		return Redirect{Rule: "private_endpoint " + strconv.Quote(be.Private), Err: privErr.Error()}
+	if privErr != "" {
+		return Redirect{Rule: "private_endpoint " + strconv.Quote(be.Private), Err: privErr}
 	}
 	hasPub, hasPriv := be.Public != "", be.Private != ""
 	public := Redirect{Host: pubHost, Port: pubPort}
@@ -189,24 +189,24 @@ func StreamLoadRedirect(be BackendEndpoints, policy, reqHost string) Redirect {
 }
 
 // splitEndpoint mirrors LoadAction.splitHostAndPort: whitespace removed,
-// HostAndPort with a port in 1..65535.
-func splitEndpoint(ep string) (string, int, error) {
+// HostAndPort with a port in 1..65535; the failure is the FE's own text.
+func splitEndpoint(ep string) (string, int, string) {
 	ep = strings.Join(strings.Fields(ep), "")
 	if ep == "" {
-		return "", 0, nil
+		return "", 0, ""
 	}
 	h, p, err := splitHostPort(ep)
 	if err != nil {
-		return "", 0, fmt.Errorf("Invalid endpoint: %s", ep)
+		return "", 0, "Invalid endpoint: " + ep
 	}
 	port, err := strconv.Atoi(p)
 	if err != nil {
-		return "", 0, fmt.Errorf("Invalid endpoint: %s", ep)
+		return "", 0, "Invalid endpoint: " + ep
 	}
 	if port <= 0 || port >= 65536 {
-		return "", 0, fmt.Errorf("Invalid endpoint port: %d", port)
+		return "", 0, "Invalid endpoint port: " + strconv.Itoa(port)
 	}
-	return h, port, nil
+	return h, port, ""
 }
 
 // siteLocal is Java's InetAddress.isSiteLocalAddress: 10/8, 172.16/12,
