@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 )
 
 func newMetricsCmd(g *globalOptions) *cobra.Command {
@@ -44,7 +44,7 @@ func (f *conformFlags) add(c *cobra.Command) {
 	c.Flags().BoolVar(&f.NoConform, "no-conform", false, "skip the checks against the monitoring design")
 }
 
-func (f *conformFlags) options(defaultNow time.Time) (exposition.ConformOptions, error) {
+func (f *conformFlags) options(defaultNow time.Time) (metrics.ConformOptions, error) {
 	now := defaultNow
 	if f.Now != "" {
 		if secs, err := strconv.ParseFloat(f.Now, 64); err == nil {
@@ -52,7 +52,7 @@ func (f *conformFlags) options(defaultNow time.Time) (exposition.ConformOptions,
 		} else if t, err := parseTimeArg(f.Now, "UTC"); err == nil {
 			now = t
 		} else {
-			return exposition.ConformOptions{}, usageErrorf("--now: %v", err)
+			return metrics.ConformOptions{}, usageErrorf("--now: %v", err)
 		}
 	}
 	lim := func(n int) int {
@@ -61,7 +61,7 @@ func (f *conformFlags) options(defaultNow time.Time) (exposition.ConformOptions,
 		}
 		return n
 	}
-	return exposition.ConformOptions{Now: now, MonitorInterval: f.MonitorInterval, MVLimit: lim(f.MVLimit), StreamLimit: lim(f.StreamLimit),
+	return metrics.ConformOptions{Now: now, MonitorInterval: f.MonitorInterval, MVLimit: lim(f.MVLimit), StreamLimit: lim(f.StreamLimit),
 		SeriesBudget: f.SeriesBudget, TTLCleanupMaxAge: f.TTLCleanupAge}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
@@ -80,8 +81,10 @@ does not parse) unless --fail-on says otherwise.`,
 	return c
 }
 
+// lintOptions lint a Doris payload: the bounds of the flags, the Doris
+// profile (the samples the analysis reads, the known quirks).
 func (o *metricsLintOptions) lintOptions() exposition.Options {
-	return exposition.Options{MaxBytes: o.MaxBytes, MaxProblems: o.MaxProblems}
+	return metrics.LintOptions(exposition.Options{MaxBytes: o.MaxBytes, MaxProblems: o.MaxProblems})
 }
 
 // open returns the payload reader (stdin, a file, or an HTTP GET), its name

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -196,8 +197,13 @@ func (g *globalOptions) lintedFor(s *snapshot.Snapshot) []diag.MetricsInput {
 // shares (docs/security.md "Credentials", "Network"): the credentials for a
 // Basic challenge, the scheme and CA of --tls/--tls-ca/--http-scheme, the
 // refusal of a cleartext challenge under --tls unless
-// --allow-http-credentials, and the test dialer.
+// --allow-http-credentials, the test dialer, and the Doris lint profile
+// (diag/metrics) for the /metrics bodies it lints.
 func (g *globalOptions) httpFetch(fo scrape.FetchOptions) (scrape.FetchOptions, error) {
+	// Every /metrics body is a Doris payload: linted with the Doris
+	// profile as it streams in, its Master marker read from that lint.
+	fo.Lint = metrics.LintOptions(fo.Lint)
+	fo.Master = metrics.IsMaster
 	tlsOn := g.Conn.TLS || g.Conn.TLSCA != ""
 	fo.Credentials = g.httpCredentials()
 	fo.DialContext = g.dialContext()

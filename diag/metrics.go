@@ -5,23 +5,24 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/shellquote"
 )
 
 // Findings of `metrics lint` and `metrics scrape`, from what the exposition
-// linter and Conform found. Lint problems are grouped per rule (one finding
+// linter and metrics.Conform found. Lint problems are grouped per rule (one finding
 // with a count and the first place), so a payload with thousands of broken
 // lines still gives a readable gate.
 
 // conformanceCode maps a design rule to its finding code.
 func conformanceCode(rule string) Code {
 	switch rule {
-	case exposition.RuleDesignMonitorStale:
+	case metrics.RuleDesignMonitorStale:
 		return CodeMetricsMonitorStale
-	case exposition.RuleDesignStateOnFollower:
+	case metrics.RuleDesignStateOnFollower:
 		return CodeMetricsStateOnFollower
-	case exposition.RuleTTLCleanupFailed, exposition.RuleTTLCleanupStale:
+	case metrics.RuleTTLCleanupFailed, metrics.RuleTTLCleanupStale:
 		return CodeChangelogTTLCleanupFailed
 	}
 	return CodeMetricsNonconforming

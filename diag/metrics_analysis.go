@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/shellquote"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -18,9 +19,10 @@ import (
 // payloads), `metrics scrape` and `check` all call AnalyzeMetricsPayloads;
 // only the policy (MetricsOptions) differs.
 
-// MetricsInput is one /metrics payload to analyse, already linted (by scrape
-// while fetching, by cmd for a file, or by AnalyzeMetrics for a snapshot's
-// stored bodies), or not fetched at all (Lint nil, Err why).
+// MetricsInput is one /metrics payload to analyse, already linted with
+// metrics.LintOptions (by scrape while fetching, by cmd for a file, or by
+// AnalyzeMetrics for a snapshot's stored bodies), or not fetched at all
+// (Lint nil, Err why).
 type MetricsInput struct {
 	Kind   string // "fe", "be" or "" when unknown
 	Source string // the name findings use: host:port, a file, a URL, "stdin"
@@ -36,7 +38,7 @@ type MetricsOptions struct {
 	// Conform's Now is the instant staleness is judged against; zero means
 	// the snapshot's cluster time in AnalyzeMetrics and "not judged" in
 	// AnalyzeMetricsPayloads. Diag never reads the clock.
-	Conform   exposition.ConformOptions
+	Conform   metrics.ConformOptions
 	NoConform bool // skip the design checks and S5 (metrics --no-conform)
 	// IncludeStyle also turns the linter's warning/info problems (naming
 	// rules, missing HELP — mostly known Doris quirks) into METRICS_LINT
@@ -57,7 +59,7 @@ type MetricsResult struct {
 	Now         time.Time              `json:"now"`
 	Payloads    []MetricsPayloadResult `json:"payloads"`
 	Findings    []Finding              `json:"findings"`
-	S5          exposition.S5          `json:"s5"`
+	S5          metrics.S5             `json:"s5"`
 	Unparseable int                    `json:"unparseable"`
 	// StyleProblems counts the linter's warnings and infos not turned into
 	// findings (IncludeStyle off); `dorisdiag metrics lint` lists them.
@@ -84,7 +86,7 @@ type MetricsPayloadResult struct {
 	// Findings are its own findings (the cross-FE Master rule excluded).
 	Lint        *exposition.Result   `json:"-"`
 	Conformance []exposition.Problem `json:"-"`
-	S5          exposition.S5        `json:"-"`
+	S5          metrics.S5           `json:"-"`
 	Findings    []Finding            `json:"-"`
 }
 
@@ -111,13 +113,13 @@ func AnalyzeMetricsPayloads(in []MetricsInput, opt MetricsOptions) *MetricsResul
 		res := p.Lint
 		pr.Fetched, pr.Lint = true, res
 		pr.Parseable, pr.Series, pr.Problems = res.Parseable, res.Series, len(res.Problems)
-		pr.IsMaster, pr.StateSeries = exposition.IsMaster(res), exposition.StateSeries(res)
+		pr.IsMaster, pr.StateSeries = metrics.IsMaster(res), metrics.StateSeries(res)
 		if !res.Parseable {
 			r.Unparseable++
 		}
 		if !opt.NoConform {
-			pr.Conformance = exposition.Conform(res, opt.Conform)
-			pr.S5 = exposition.SpaceSignals(res)
+			pr.Conformance = metrics.Conform(res, opt.Conform)
+			pr.S5 = metrics.SpaceSignals(res)
 			MergeS5(&r.S5, pr.S5)
 		}
 		lintRes := res
@@ -160,7 +162,8 @@ func AnalyzeMetrics(s *snapshot.Snapshot, opt MetricsOptions) *MetricsResult {
 	return AnalyzeMetricsPayloads(MetricsInputs(s, opt.Lint), opt)
 }
 
-// MetricsInputs lints the payloads a snapshot stores. A payload the snapshot
+// MetricsInputs lints the payloads a snapshot stores, with the Doris profile
+// (metrics.LintOptions) over the bounds lo. A payload the snapshot
 // says was not fetched, or whose body cannot be linted, is an input with Err.
 func MetricsInputs(s *snapshot.Snapshot, lo exposition.Options) []MetricsInput {
 	var in []MetricsInput
@@ -178,7 +181,7 @@ func MetricsInputs(s *snapshot.Snapshot, lo exposition.Options) []MetricsInput {
 			// it were the payload.
 			mi.Err = errors.New("no body stored")
 		default:
-			res, err := exposition.Lint(strings.NewReader(p.Body), lo)
+			res, err := exposition.Lint(strings.NewReader(p.Body), metrics.LintOptions(lo))
 			if err != nil {
 				mi.Err = err
 			} else {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
@@ -15,7 +16,7 @@ func lintFixture(t *testing.T, name string) *exposition.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := exposition.Lint(strings.NewReader(string(b)), exposition.Options{})
+	res, err := exposition.Lint(strings.NewReader(string(b)), metrics.LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package diag
 import (
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -47,7 +48,7 @@ func errorsOnly(res *exposition.Result, count int) (*exposition.Result, int) {
 // cleanup counters add up; the last successful cleanup keeps the OLDEST over
 // the BEs, so one BE whose cleanup stopped is not hidden by the others (the
 // overview shows worst values); retained bytes come from the Master only.
-func MergeS5(dst *exposition.S5, src exposition.S5) {
+func MergeS5(dst *metrics.S5, src metrics.S5) {
 	add := func(d **float64, v *float64) {
 		if v == nil {
 			return

@@ -63,7 +63,9 @@ var Frontends = &FrontendsRel{
 	Relation: Relation{Source: SourceFrontends, Kind: Show, Name: "SHOW FRONTENDS",
 		Mirrors:    "fe/fe-core/.../common/proc/FrontendsProcNode.java @128aced6 (TITLE_NAMES); older @022bac71",
 		Statements: []Statement{{Template: "SHOW FRONTENDS", When: "always"}},
-		Note:       "privilege-checked (ShowFrontendsCommand: global ADMIN or NODE)"},
+		Note: "privilege-checked, and builds differ: older builds need the global ADMIN or OPERATOR privilege (ShowFrontendsCommand: " +
+			"checkGlobalPriv ADMIN, else OPERATOR, else ERR_SPECIFIC_ACCESS_DENIED_ERROR \"ADMIN/OPERATOR\"); newer ones need SELECT on " +
+			"internal.information_schema (ShowFrontendsCommandTest: checkDbPriv(internal, information_schema, SELECT))"},
 	Name:               scol("Name", Text, true),
 	Host:               scol("Host", Text, true),
 	IP:                 older(scol("IP", Text, true), "before Host (e.g. @022bac71)"),

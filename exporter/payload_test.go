@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/scenario"
@@ -59,7 +60,7 @@ func scrapeText(t testing.TB, e *exporter.Exporter) []byte {
 // followers does not apply to it).
 func lintDesign(t testing.TB, body []byte, now time.Time) []exposition.Problem {
 	t.Helper()
-	res, err := exposition.Lint(bytes.NewReader(body), exposition.Options{})
+	res, err := exposition.Lint(bytes.NewReader(body), metrics.LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +68,8 @@ func lintDesign(t testing.TB, body []byte, now time.Time) []exposition.Problem {
 		t.Fatalf("our linter: not parseable (%d errors): %+v", res.Errors, res.Problems)
 	}
 	var out []exposition.Problem
-	for _, p := range exposition.Conform(res, exposition.ConformOptions{Now: now}) {
-		if p.Rule != exposition.RuleDesignStateOnFollower {
+	for _, p := range metrics.Conform(res, metrics.ConformOptions{Now: now}) {
+		if p.Rule != metrics.RuleDesignStateOnFollower {
 			out = append(out, p)
 		}
 	}

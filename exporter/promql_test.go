@@ -13,8 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exporter"
-	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -29,7 +29,7 @@ func knownSeries(t *testing.T) map[string]string {
 	for _, n := range exporter.SeriesNames() {
 		out[n] = "exporter"
 	}
-	for _, n := range exposition.DesignFamilyNames() {
+	for _, n := range metrics.DesignFamilyNames() {
 		if _, ok := out[n]; !ok {
 			out[n] = "FE/BE only"
 		}

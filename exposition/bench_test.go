@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -179,6 +180,20 @@ func TestGenerate50MB(t *testing.T) {
 	}
 }
 
+// callerOptions lint the payload as `dorisdiag metrics lint` does (its
+// profile is diag/metrics.LintOptions): the changelog/IVM families and
+// node_info kept (the first 20,000 samples) and checked for NaN, a note
+// asked of every problem. The hooks cost what the real ones do: one prefix
+// test per family, one call per problem.
+var callerOptions = Options{
+	Family: func(name string) FamilyPolicy {
+		d := strings.HasPrefix(name, "doris_fe_changelog_") || strings.HasPrefix(name, "doris_fe_ivm_") ||
+			strings.HasPrefix(name, "doris_be_changelog_") || name == "node_info"
+		return FamilyPolicy{Keep: d, NoNaN: d}
+	},
+	Note: func(p Problem, _ string) (string, string) { return p.Message, p.Fix },
+}
+
 func BenchmarkLint50MB(b *testing.B) {
 	_, data := payloads(b)
 	b.SetBytes(int64(len(data)))
@@ -186,7 +201,7 @@ func BenchmarkLint50MB(b *testing.B) {
 	var res *Result
 	for b.Loop() {
 		var err error
-		res, err = Lint(bytes.NewReader(data), Options{})
+		res, err = Lint(bytes.NewReader(data), callerOptions)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -195,6 +210,23 @@ func BenchmarkLint50MB(b *testing.B) {
 		b.Fatalf("found %d errors, want the %d planted ones: %s", res.Errors, plantedErrors, errorList(res))
 	}
 	b.ReportMetric(float64(res.Series), "series")
+	if len(res.Samples) != 20000 || res.SamplesNotKept == 0 {
+		b.Fatalf("kept %d samples (%d not kept); the caller's families are the payload's bulk", len(res.Samples), res.SamplesNotKept)
+	}
+}
+
+// BenchmarkLintNoHooks50MB is the linter for a caller with no policy:
+// nothing kept, nothing noted.
+func BenchmarkLintNoHooks50MB(b *testing.B) {
+	_, data := payloads(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Lint(bytes.NewReader(data), Options{})
+		if err != nil || res.Errors != plantedErrors || len(res.Samples) != 0 {
+			b.Fatalf("%v %d %d", err, res.Errors, len(res.Samples))
+		}
+	}
 }
 
 func BenchmarkLintClean50MB(b *testing.B) {
@@ -202,7 +234,7 @@ func BenchmarkLintClean50MB(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := Lint(bytes.NewReader(data), Options{})
+		res, err := Lint(bytes.NewReader(data), callerOptions)
 		if err != nil || res.Errors != 0 {
 			b.Fatalf("%v %d", err, res.Errors)
 		}

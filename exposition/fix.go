@@ -3,6 +3,7 @@ package exposition
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -24,6 +25,11 @@ type FixReport struct {
 	Changes []FixChange `json:"changes"`
 	// Unrepaired are the errors on lines Fix left as they were.
 	Unrepaired []Problem `json:"unrepaired"`
+	// Refused lists the repairs Fix would not make: a rewrite that would
+	// change what a sample says (its value, its timestamp or the text after
+	// them, such as an OpenMetrics exemplar). The line is copied unchanged
+	// and its errors are in Unrepaired.
+	Refused []FixRefusal `json:"refused,omitempty"`
 	// OK: every error was repaired, so expfmt parses the output.
 	OK bool `json:"ok"`
 	// Lines counts input lines; Bytes input bytes.
@@ -36,14 +42,26 @@ type FixReport struct {
 // HELP) and everything else byte for byte. A raw line feed that split a
 // sample is rejoined as \n inside the value; a missing final line feed is
 // added. A value is read literally: a backslash that starts no valid escape
-// is a backslash (Doris writes values raw), so Go %q text such as \t becomes
+// is a backslash (producers that write values raw mean it so), so Go %q text such as \t becomes
 // \\t, not a tab. A line that still does not parse after the repair is
 // copied unchanged and reported in Unrepaired.
+//
+// Fix never changes a sample's value, timestamp or what follows them: a
+// repair that would (a quote that, escaped, would swallow an OpenMetrics
+// exemplar into the label value) is refused and listed in Refused. An
+// OpenMetrics payload is refused as a whole with an *OpenMetricsError: its
+// rules are not Prometheus text's, and what is written to w before the first
+// sign of it must be discarded.
 func Fix(r io.Reader, w io.Writer, opts Options) (FixReport, error) {
 	e := newEngine(opts)
 	bw := bufio.NewWriterSize(w, 256<<10)
 	e.fix = &fixer{w: bw}
-	err := e.run(r, bw)
+	sniff := &openMetricsSniffer{r: r}
+	err := e.run(sniff, bw)
+	var om *OpenMetricsError
+	if errors.As(err, &om) || errors.As(sniff.err, &om) {
+		err = om
+	}
 	if ferr := bw.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("writing fixed payload: %w", ferr)
 	}
@@ -60,6 +78,16 @@ func Fix(r io.Reader, w io.Writer, opts Options) (FixReport, error) {
 		rep.Unrepaired = []Problem{}
 	}
 	return rep, err
+}
+
+// FixRefusal is one repair Fix refused, and why.
+type FixRefusal struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+	// Before and After are the sample's value, timestamp and trailing text as
+	// the line reads now and as the repair would make it read.
+	Before string `json:"before"`
+	After  string `json:"after"`
 }
 
 type fixer struct {
@@ -192,12 +220,27 @@ func (f *fixer) repair(e *engine, st0 savedState, st status) {
 		changes = append(changes, FixChange{Line: line + nlines - 1, What: "added the final line feed"})
 	}
 
+	// A repair rewrites label values and HELP text only; one that moves
+	// where the label set ends would change the sample's value, timestamp
+	// or what follows them (an OpenMetrics exemplar "# {...} v" swallowed
+	// into a label value, its value taken for the sample's): refuse it.
+	refused := false
+	if len(changes) > 0 {
+		if before, after, changed := sampleTailChanged(orig, out); changed {
+			refused = true
+			f.report.Refused = append(f.report.Refused, FixRefusal{Line: line,
+				Reason: "escaping the quotes would change the sample's value, timestamp or the text after them " +
+					"(an exemplar is OpenMetrics, not Prometheus text): the line is left as it is",
+				Before: before, After: after})
+		}
+	}
+
 	// Does the repaired line parse, from the state before the line?
 	e.restore(st0)
 	e.noMutate = false
 	e.strict = true
 	e.setRecord(out, true, line, 1)
-	if len(changes) > 0 && e.parseRecord() == stOK && !e.failed {
+	if len(changes) > 0 && !refused && e.parseRecord() == stOK && !e.failed {
 		e.commit()
 		f.write(out, true)
 		f.report.Changes = append(f.report.Changes, changes...)

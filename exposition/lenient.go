@@ -10,13 +10,13 @@ import (
 const maxQuoteTries = 64
 
 // readValueLenient reads a label value after its opening quote, deciding
-// which double quote closes it. expfmt takes the first one; a Doris FE that
+// which double quote closes it. expfmt takes the first one; a producer that
 // writes values raw can put a quote inside the value, as in {a="x"y", b="z"}.
 // The heuristic: an unescaped quote closes the value only when it is
 // followed by optional blanks, then ',' or '}', and the rest of the line
 // still parses (restParses). When no quote passes, the first one followed by
 // ',' or '}' closes it; failing that, a quote right after a backslash that
-// passes (Doris user "a\" written raw as "a\"). With none of these, the
+// passes (user "a\" written raw as "a\"). With none of these, the
 // value is open to the end of the record (stOpenValue), which may be a
 // sample a raw line feed split.
 func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byte, st status) {

@@ -1,5 +1,5 @@
-// Package exposition tokenizes and lints the Prometheus text exposition
-// format as Doris FEs and BEs render it on /metrics (doris.md §7, §8).
+// Package exposition tokenizes, lints and fixes the Prometheus text
+// exposition format, for any producer.
 //
 // Lint streams over the payload once, with one reused buffer and no
 // allocation per line on the hot path, and reports every problem with its
@@ -7,10 +7,14 @@
 // verdict agrees with expfmt.NewTextParser(model.UTF8Validation): a payload
 // without error-level problems parses, and a payload expfmt rejects has an
 // error at the line expfmt names (FuzzLintAgreesWithExpfmt). Fix rewrites
-// the label values and HELP texts that break the format. Conform checks the
-// changelog/IVM series against the monitoring design (seed §2 "Reference").
+// the label values and HELP texts that break the format.
 //
-// Nothing here reads the wall clock: Conform takes "now" as an argument.
+// What a caller knows of one producer stays with the caller and reaches
+// Lint through two hooks: Options.Family asks, once per family, which
+// samples to keep for the caller's own analysis (and where NaN is a
+// problem); Options.Note rewords a problem with a producer's known quirk.
+// Without them Lint keeps no sample and says only what the format and
+// promlint's conventions say.
 package exposition
 
 import (
@@ -33,9 +37,21 @@ type Options struct {
 	// counted per rule in Result.Suppressed and one problems-suppressed
 	// problem says so.
 	MaxProblems int
-	// MaxDesignSamples caps the changelog/IVM samples kept for Conform
-	// (default 20000); beyond it they are only counted.
-	MaxDesignSamples int
+	// Family, when set, is asked what the caller wants of a metric family:
+	// its samples kept in Result.Samples, NaN reported as value-nan. Lint
+	// asks once per family, when it first meets the family, and keeps the
+	// answer: never a call per sample. nil keeps nothing and allows NaN.
+	Family func(name string) FamilyPolicy
+	// MaxSamples caps the samples kept (default 20000); beyond it they are
+	// only counted, in Result.SamplesNotKept.
+	MaxSamples int
+	// Note, when set, may reword a problem with what the caller knows of the
+	// software that wrote the payload (a known quirk, a convention of its
+	// own). Lint calls it as it records each problem, with the TYPE of the
+	// problem's family ("" when it has none), and takes back the message
+	// and the fix; the rule, severity and place stay Lint's. A clean line
+	// never calls it.
+	Note func(p Problem, familyType string) (message, fix string)
 	// MaxLineBytes caps one line (default DefaultMaxLineBytes): a longer
 	// line is reported as line-too-long and skipped without being buffered,
 	// so memory never depends on what one line holds.
@@ -45,10 +61,10 @@ type Options struct {
 	MaxLabels int
 }
 
-// Defaults of the per-line bounds, far above any real payload (the widest
-// series of the monitoring design, doris_fe_ivm_mv_refresh_tasks_total, has 7
-// labels on a line of about 200 bytes); a payload beyond them is hostile or
-// broken, and it must not cost memory in proportion to one line.
+// Defaults of the per-line bounds, far above any real payload (real series
+// carry a handful of labels on lines of a few hundred bytes); a payload
+// beyond them is hostile or broken, and it must not cost memory in
+// proportion to one line.
 const (
 	DefaultMaxLineBytes = 1 << 20
 	DefaultMaxLabels    = 256
@@ -65,8 +81,8 @@ func (o Options) withDefaults() Options {
 	if o.MaxProblems <= 0 {
 		o.MaxProblems = 10000
 	}
-	if o.MaxDesignSamples <= 0 {
-		o.MaxDesignSamples = 20000
+	if o.MaxSamples <= 0 {
+		o.MaxSamples = 20000
 	}
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes
@@ -93,7 +109,15 @@ type FamilyStat struct {
 	Labels []string `json:"labels,omitempty"`
 }
 
-// Sample is one changelog/IVM sample kept for Conform.
+// FamilyPolicy is what a caller wants of one metric family (Options.Family).
+type FamilyPolicy struct {
+	// Keep: keep the family's samples in Result.Samples.
+	Keep bool
+	// NoNaN: a NaN sample of the family is a value-nan warning, at the value.
+	NoNaN bool
+}
+
+// Sample is one sample of a family the caller asked to keep.
 type Sample struct {
 	Name   string            `json:"name"`
 	Labels map[string]string `json:"labels,omitempty"`
@@ -117,11 +141,11 @@ type Result struct {
 	Infos    int `json:"infos"`
 	// Suppressed counts, per rule, the problems beyond Options.MaxProblems.
 	Suppressed map[string]int `json:"suppressed,omitempty"`
-	// DesignSamples are the samples of doris_fe_changelog_*, doris_fe_ivm_*,
-	// doris_be_changelog_* and node_info, up to Options.MaxDesignSamples;
-	// DesignSamplesDropped counts the others.
-	DesignSamples        []Sample `json:"-"`
-	DesignSamplesDropped int      `json:"design_samples_not_kept,omitempty"`
+	// Samples are the samples of the families Options.Family keeps, in
+	// payload order, up to Options.MaxSamples; SamplesNotKept counts the
+	// others.
+	Samples        []Sample `json:"-"`
+	SamplesNotKept int      `json:"samples_not_kept,omitempty"`
 }
 
 // Lint reads the payload and reports every problem. The error is only for
@@ -144,7 +168,8 @@ type famState struct {
 	samples     int
 	touched     bool
 	nonContig   bool
-	design      bool
+	keep        bool
+	noNaN       bool
 	hasLe       bool
 	spaceWarned bool
 	labels      []string
@@ -211,8 +236,8 @@ type engine struct {
 	series, lines int
 	bytes         int64
 
-	design        []Sample
-	designDropped int
+	kept        []Sample
+	keptDropped int
 
 	joinBuf []byte
 
@@ -426,6 +451,7 @@ func (e *engine) tooLong(lr *lineReader, lineNo int) {
 		Value:   DisplayValue(lr.bytes(0, min(maxDisplay, max))),
 		Message: "line is longer than " + itoa(max) + " bytes, the limit; it is skipped, not checked",
 		Fix:     defaultFix(RuleLineTooLong)}
+	e.note(&p, typeNone)
 	e.add(p)
 	var w io.Writer
 	if e.fix != nil {
@@ -461,6 +487,7 @@ func (e *engine) problem(rule string, pos int, lbl, value []byte, msg, fix strin
 	if p.Fix == "" {
 		p.Fix = defaultFix(rule)
 	}
+	e.note(&p, e.curType())
 	e.pend = append(e.pend, p)
 }
 
@@ -477,7 +504,23 @@ func (e *engine) warn(rule string, pos int, family, lbl string, value []byte, ms
 	if value != nil {
 		p.Value = DisplayValue(value)
 	}
+	if e.opts.Note != nil {
+		typ := typeNone
+		if i, ok := e.famIdx[family]; ok {
+			typ = e.fams[i].typ
+		}
+		e.note(&p, typ)
+	}
 	e.pend = append(e.pend, p)
+}
+
+// note lets Options.Note reword p with what the caller knows of the
+// producer; typ is the TYPE of p's family. Only the message and the fix
+// change.
+func (e *engine) note(p *Problem, typ mtype) {
+	if e.opts.Note != nil {
+		p.Message, p.Fix = e.opts.Note(*p, typ.String())
+	}
 }
 
 func (e *engine) flushPending() {
@@ -537,12 +580,12 @@ func itoa(i int) string {
 func (e *engine) result() *Result {
 	e.finalizeFamilies()
 	res := &Result{
-		Series:               e.series,
-		Lines:                e.lines,
-		Bytes:                e.bytes,
-		Suppressed:           e.suppr,
-		DesignSamples:        e.design,
-		DesignSamplesDropped: e.designDropped,
+		Series:         e.series,
+		Lines:          e.lines,
+		Bytes:          e.bytes,
+		Suppressed:     e.suppr,
+		Samples:        e.kept,
+		SamplesNotKept: e.keptDropped,
 	}
 	if len(e.suppr) > 0 {
 		total := 0
@@ -551,9 +594,10 @@ func (e *engine) result() *Result {
 		}
 		e.problems = append(e.problems, Problem{Rule: RuleProblemsSuppressed, Severity: SeverityWarning, Line: e.lines, Col: 1,
 			Message: itoa(total) + " more problems are not listed (at most Options.MaxProblems = " + itoa(e.opts.MaxProblems) + " in all, " + itoa(maxLineProblems) + " per line, one duplicate label name per line); see suppressed counts per rule"})
+		e.note(&e.problems[len(e.problems)-1], typeNone)
 		e.counts[1]++
 	}
-	sortProblems(e.problems)
+	SortProblems(e.problems)
 	res.Problems = e.problems
 	if res.Problems == nil {
 		res.Problems = []Problem{}

@@ -2,26 +2,9 @@ package exposition
 
 import "strings"
 
-// Naming rules after prometheus/client_golang promlint, as warnings, with
-// the Doris quirks of doris.md §7 recognised: the same warning, plus
-// "known Doris quirk" and what Doris does.
-
-// dorisLegacy: a family Doris renders today (not one of the seed's new
-// changelog/IVM families, which are designed to follow the conventions).
-func dorisLegacy(name string) bool {
-	if isDesignFamily(name) {
-		return false
-	}
-	return strings.HasPrefix(name, "doris_fe_") || strings.HasPrefix(name, "doris_be_") ||
-		strings.HasPrefix(name, "jvm_") || strings.HasPrefix(name, "system_")
-}
-
-func quirk(name, what string) string {
-	if !dorisLegacy(name) {
-		return ""
-	}
-	return " (known Doris quirk: " + what + ")"
-}
+// Naming rules after prometheus/client_golang promlint, as warnings. What a
+// producer is known to do differently is the caller's to say (Options.Note),
+// not an exception here.
 
 var unitAbbreviations = map[string]bool{"s": true, "ms": true, "us": true, "ns": true, "sec": true, "b": true,
 	"kb": true, "mb": true, "gb": true, "tb": true, "pb": true, "m": true, "h": true, "d": true}
@@ -54,17 +37,19 @@ func (e *engine) finalizeFamilies() {
 			line = f.typeLine
 		}
 		add := func(rule, msg, fix string) {
-			e.add(Problem{Rule: rule, Severity: severityOf(rule), Line: line, Col: 1, Family: f.name, Message: msg, Fix: fix})
+			p := Problem{Rule: rule, Severity: severityOf(rule), Line: line, Col: 1, Family: f.name, Message: msg, Fix: fix}
+			e.note(&p, f.typ)
+			e.add(p)
 		}
 		name := f.name
 		if !f.hasHelp && !f.helpEmpty {
-			add(RuleHelpMissing, "no HELP text"+quirkIf(strings.HasPrefix(name, "doris_be_"), name, "the BE prints TYPE lines only"), "add a # HELP line")
+			add(RuleHelpMissing, "no HELP text", "add a # HELP line")
 		}
 		switch {
 		case f.typ == typeCounter && !strings.HasSuffix(name, "_total"):
-			add(RuleCounterWithoutTotal, `counter metrics should have "_total" suffix`+quirk(name, "Doris counters such as doris_fe_query_err and doris_be_cpu have no _total"), "rename to "+name+"_total")
+			add(RuleCounterWithoutTotal, `counter metrics should have "_total" suffix`, "rename to "+name+"_total")
 		case f.typ != typeCounter && strings.HasSuffix(name, "_total"):
-			add(RuleNonCounterWithTotal, `non-counter metrics should not have "_total" suffix`+quirk(name, "gauges such as doris_fe_connection_total end in _total"), "drop _total or make it a counter")
+			add(RuleNonCounterWithTotal, `non-counter metrics should not have "_total" suffix`, "drop _total or make it a counter")
 		}
 		if !f.typ.isHist() && strings.HasSuffix(name, "_bucket") {
 			add(RuleReservedSuffix, `non-histogram metrics should not have "_bucket" suffix`, "rename")
@@ -72,12 +57,12 @@ func (e *engine) finalizeFamilies() {
 		if !f.typ.isHist() && f.typ != typeSummary {
 			for _, suf := range []string{"_count", "_sum"} {
 				if strings.HasSuffix(name, suf) {
-					add(RuleReservedSuffix, `non-histogram and non-summary metrics should not have "`+suf+`" suffix`+quirk(name, "counters named _count"), "rename")
+					add(RuleReservedSuffix, `non-histogram and non-summary metrics should not have "`+suf+`" suffix`, "rename")
 				}
 			}
 		}
 		if f.typ.isHist() && !f.hasLe {
-			add(RuleHistogramAsQuantiles, "histogram without le buckets"+quirk(name, "the BE prints histogram-typed families as quantiles plus _max/_min/_average"), "print le buckets, or declare the family a summary")
+			add(RuleHistogramAsQuantiles, "histogram without le buckets", "print le buckets, or declare the family a summary")
 		}
 		if isCamelCase(name) {
 			add(RuleCamelCase, "metric names should be written in 'snake_case' not 'camelCase'", "rename in snake_case")
@@ -87,7 +72,7 @@ func (e *engine) finalizeFamilies() {
 		}
 		for _, tok := range strings.Split(name, "_") {
 			if unitAbbreviations[tok] {
-				add(RuleUnitAbbreviation, `metric names should not contain abbreviated units ("_`+tok+`")`+quirk(name, "durations in _ms"), "use the base unit spelled out, e.g. _seconds")
+				add(RuleUnitAbbreviation, `metric names should not contain abbreviated units ("_`+tok+`")`, "use the base unit spelled out, e.g. _seconds")
 			}
 			if base, ok := nonBaseUnits[tok]; ok {
 				add(RuleNonBaseUnit, "use base unit \""+base+"\" instead of \""+tok+"\"", "")
@@ -99,33 +84,24 @@ func (e *engine) finalizeFamilies() {
 	}
 }
 
-func quirkIf(cond bool, name, what string) string {
-	if !cond {
-		return ""
-	}
-	return quirk(name, what)
-}
-
 // labelNameRules runs once per family and label name, where it first appears.
 func (e *engine) labelNameRules(f *famState, name string, off int) {
 	if e.noMutate {
 		return
 	}
 	w := func(rule, msg, fix string) {
-		e.pend = append(e.pend, Problem{Rule: rule, Severity: severityOf(rule), Line: e.lineOf(off), Col: e.colOf(off), Family: f.name, Label: name, Message: msg, Fix: fix})
+		p := Problem{Rule: rule, Severity: severityOf(rule), Line: e.lineOf(off), Col: e.colOf(off), Family: f.name, Label: name, Message: msg, Fix: fix}
+		e.note(&p, f.typ)
+		e.pend = append(e.pend, p)
 	}
 	if isCamelCase(name) {
-		w(RuleCamelCase, "label names should be written in 'snake_case' not 'camelCase'"+quirk(f.name, "MV metrics carry partitionType"), "rename the label in snake_case")
+		w(RuleCamelCase, "label names should be written in 'snake_case' not 'camelCase'", "rename the label in snake_case")
 	}
 	if name == "le" && !f.typ.isHist() {
-		msg := `non-histogram metrics should not have "le" label`
-		if f.name == "doris_fe_ivm_mvs_by_data_delay" {
-			msg += " (as apache/doris#69907 designs it: a gauge of MVs by delay bucket)"
-		}
-		w(RuleReservedLabel, msg, "")
+		w(RuleReservedLabel, `non-histogram metrics should not have "le" label`, "")
 	}
 	if name == "quantile" && f.typ != typeSummary {
-		w(RuleReservedLabel, `non-summary metrics should not have "quantile" label`+quirkIf(f.typ.isHist(), f.name, "the BE prints histograms as quantiles"), "")
+		w(RuleReservedLabel, `non-summary metrics should not have "quantile" label`, "")
 	}
 }
 
@@ -134,8 +110,10 @@ func (e *engine) warnSpaceBefore(f *famState) {
 		return
 	}
 	f.spaceWarned = true
-	e.pend = append(e.pend, Problem{Rule: RuleSpaceBeforeLabels, Severity: severityOf(RuleSpaceBeforeLabels), Line: e.line, Col: 1, Family: f.name,
-		Message: "blank between the metric name and '{'" + quirk(f.name, `summaries print "x_sum {} 1"`), Fix: "write name{labels} without a blank"})
+	p := Problem{Rule: RuleSpaceBeforeLabels, Severity: severityOf(RuleSpaceBeforeLabels), Line: e.line, Col: 1, Family: f.name,
+		Message: "blank between the metric name and '{'", Fix: "write name{labels} without a blank"}
+	e.note(&p, f.typ)
+	e.pend = append(e.pend, p)
 }
 
 // defaultFix is the suggested fix of an error when the site gave none.
@@ -170,9 +148,9 @@ func defaultFix(rule string) string {
 	case RuleLabelNameDuplicate:
 		return "keep each label name once per sample"
 	case RuleLineTooLong:
-		return "end every sample with a line feed; no Doris metric line comes near 1 MiB"
+		return "end every sample with a line feed"
 	case RuleLabelLimit:
-		return "give each sample a handful of labels (the widest series of the monitoring design has 7)"
+		return "give each sample a handful of labels"
 	}
 	return ""
 }

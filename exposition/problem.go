@@ -2,6 +2,7 @@ package exposition
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -83,9 +84,9 @@ const hexDigit = "0123456789abcdef"
 
 var severityRank = map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
 
-// sortProblems orders by line, column, severity, rule and message so that
-// output is deterministic.
-func sortProblems(ps []Problem) {
+// SortProblems orders problems by line, column, severity, rule, family and
+// message, stably, so that output is deterministic.
+func SortProblems(ps []Problem) {
 	sort.SliceStable(ps, func(i, j int) bool {
 		a, b := ps[i], ps[j]
 		if a.Line != b.Line {
@@ -106,3 +107,6 @@ func sortProblems(ps []Problem) {
 		return a.Message < b.Message
 	})
 }
+
+// FormatValue prints a sample value without exponent for ordinary numbers.
+func FormatValue(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -59,8 +59,7 @@ const (
 	RuleProblemsSuppressed   = "problems-suppressed"
 )
 
-// Rules is every lint rule, in documentation order. The design conformance
-// rules are in ConformanceRules.
+// Rules is every lint rule, in documentation order.
 var Rules = []Rule{
 	{RuleLabelValueBadEscape, SeverityError, `a label value holds a backslash escape other than \\, \" and \n (Go %q escapes such as \t, \xNN, \u00e9 included, and a raw backslash as in user "a\b")`},
 	{RuleLabelValueRawQuote, SeverityError, `a label value holds an unescaped double quote`},
@@ -89,11 +88,11 @@ var Rules = []Rule{
 	{RuleLabelLimit, SeverityError, `a sample has more than Options.MaxLabels (256) labels: the rest of its line is not checked`},
 	{RuleParserCrash, SeverityError, `the line makes expfmt v0.73.1 panic (a metric name inside braces switching to a summary or histogram before any summary or histogram was parsed)`},
 
-	{RuleDuplicateSeries, SeverityWarning, `the same name and label set appears twice; Prometheus drops one sample (the Doris FE overwrites registrations with the same name and labels)`},
+	{RuleDuplicateSeries, SeverityWarning, `the same name and label set appears twice; Prometheus drops one sample`},
 	{RuleNonContiguousFamily, SeverityWarning, `a family's lines are split by another family`},
-	{RuleValueNaN, SeverityWarning, `NaN in a changelog/IVM series, which the design forbids (apache/doris#69907 "Unknown values")`},
+	{RuleValueNaN, SeverityWarning, `NaN in a family whose producer allows none (Options.Family says NoNaN)`},
 	{RuleHelpEmpty, SeverityWarning, `a HELP line without text`},
-	{RuleHelpMissing, SeverityInfo, `a family without HELP (the Doris BE prints TYPE lines only)`},
+	{RuleHelpMissing, SeverityInfo, `a family without HELP`},
 	{RuleNonUTF8Text, SeverityWarning, `a comment or HELP text is not valid UTF-8`},
 	{RuleCounterWithoutTotal, SeverityWarning, `promlint: counter metrics should have "_total" suffix`},
 	{RuleNonCounterWithTotal, SeverityWarning, `promlint: non-counter metrics should not have "_total" suffix`},
@@ -104,17 +103,14 @@ var Rules = []Rule{
 	{RuleReservedChars, SeverityWarning, `promlint: metric names should not contain ':' (reserved for recording rules)`},
 	{RuleReservedSuffix, SeverityWarning, `promlint: _count, _sum and _bucket suffixes belong to summaries and histograms`},
 	{RuleReservedLabel, SeverityWarning, `promlint: "le" belongs to histograms and "quantile" to summaries`},
-	{RuleHistogramAsQuantiles, SeverityWarning, `a histogram-typed family has no le buckets (the Doris BE prints histograms as quantiles)`},
-	{RuleSpaceBeforeLabels, SeverityInfo, `a blank between the metric name and '{' (the Doris FE prints summaries as "x_sum {} 1")`},
+	{RuleHistogramAsQuantiles, SeverityWarning, `a histogram-typed family has no le buckets`},
+	{RuleSpaceBeforeLabels, SeverityInfo, `a blank between the metric name and '{'`},
 	{RuleProblemsSuppressed, SeverityWarning, `more problems than Options.MaxProblems; the rest are counted per rule, not listed`},
 }
 
 var ruleIndex = func() map[string]Rule {
-	m := make(map[string]Rule, len(Rules)+len(ConformanceRules))
+	m := make(map[string]Rule, len(Rules))
 	for _, r := range Rules {
-		m[r.Name] = r
-	}
-	for _, r := range ConformanceRules {
 		m[r.Name] = r
 	}
 	return m

@@ -3,14 +3,13 @@ package exposition
 import (
 	"hash/maphash"
 	"math"
-	"strings"
 )
 
 // Booking a parsed sample: cardinality, contiguity, duplicate series (by
-// hash, never by text), NaN, and the changelog/IVM samples kept for Conform.
+// hash, never by text), NaN, and the samples kept for the caller.
 
 // commit books a parsed record: series count, contiguity, duplicates, NaN,
-// label names, changelog/IVM samples.
+// label names, kept samples.
 func (e *engine) commit() {
 	defer e.flushPending()
 	if e.sample.name == nil || e.cur < 0 {
@@ -59,13 +58,13 @@ func (e *engine) commit() {
 	h = mix(h ^ sum)
 	if first, dup := e.dups.insert(h, uint32(e.line)); dup {
 		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+itoa(int(first))+"; Prometheus keeps one of the samples",
-			"make each name and label set unique (the Doris FE overwrites registrations with the same name and labels)")
+			"make each name and label set unique")
 	}
-	if math.IsNaN(e.sample.value) && f.design {
-		e.problem(RuleValueNaN, e.sample.valueOff, nil, e.rec[e.sample.valueOff:], "NaN in a changelog/IVM series; the design exports -1 for an unknown delay or age and nothing for an unknown headroom (apache/doris#69907 \"Unknown values\")", "")
+	if f.noNaN && math.IsNaN(e.sample.value) {
+		e.problem(RuleValueNaN, e.sample.valueOff, nil, e.rec[e.sample.valueOff:], "NaN in a family whose producer allows none", "")
 	}
-	if f.design {
-		if len(e.design) < e.opts.MaxDesignSamples {
+	if f.keep {
+		if len(e.kept) < e.opts.MaxSamples {
 			s := Sample{Name: string(e.sample.name), Value: e.sample.value, Line: e.line}
 			if len(e.labels) > 0 {
 				s.Labels = make(map[string]string, len(e.labels))
@@ -73,9 +72,9 @@ func (e *engine) commit() {
 					s.Labels[string(e.labels[k].name)] = string(e.labels[k].value)
 				}
 			}
-			e.design = append(e.design, s)
+			e.kept = append(e.kept, s)
 		} else {
-			e.designDropped++
+			e.keptDropped++
 		}
 	}
 }
@@ -92,20 +91,22 @@ func (e *engine) touch(idx int32) {
 		if e.lastFam >= 0 {
 			prev = e.fams[e.lastFam].name
 		}
-		e.pend = append(e.pend, Problem{Rule: RuleNonContiguousFamily, Severity: severityOf(RuleNonContiguousFamily), Line: e.line, Col: 1, Family: f.name,
+		p := Problem{Rule: RuleNonContiguousFamily, Severity: severityOf(RuleNonContiguousFamily), Line: e.line, Col: 1, Family: f.name,
 			Message: "family " + f.name + " continues here after " + prev + "; its lines should be contiguous (first seen on line " + itoa(f.firstLine) + ")",
-			Fix:     "print all lines of a family together"})
+			Fix:     "print all lines of a family together"}
+		e.note(&p, f.typ)
+		e.pend = append(e.pend, p)
 	}
 	if !f.touched {
+		// The caller's policy is asked here, once per family: a sample
+		// then costs one bool test, whatever the hook does.
 		f.touched = true
-		f.design = isDesignFamily(f.name)
+		if e.opts.Family != nil {
+			pol := e.opts.Family(f.name)
+			f.keep, f.noNaN = pol.Keep, pol.NoNaN
+		}
 	}
 	e.lastFam = idx
-}
-
-func isDesignFamily(name string) bool {
-	return strings.HasPrefix(name, "doris_fe_changelog_") || strings.HasPrefix(name, "doris_fe_ivm_") ||
-		strings.HasPrefix(name, "doris_be_changelog_") || name == "node_info"
 }
 
 func mix(x uint64) uint64 {

@@ -79,7 +79,7 @@ type valSpan struct {
 	bad   bool
 	label []byte
 	// closeBS: the value's closing quote was preceded by a backslash that
-	// belongs to the value (Doris user "a\").
+	// belongs to the value (user "a\" written raw).
 }
 
 func isBlank(b byte) bool { return b == ' ' || b == '\t' }

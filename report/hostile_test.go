@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -76,13 +77,13 @@ func hostileDocs(t *testing.T) map[string]Doc {
 		x := &res.MVs.MVs[i]
 		items = append(items, x.ListItem(res.MVs.FindingsFor(x.DB, x.Name)))
 	}
-	lint, err := exposition.Lint(strings.NewReader(hostileMetrics), exposition.Options{})
+	lint, err := exposition.Lint(strings.NewReader(hostileMetrics), metrics.LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ma := diag.AnalyzeMetricsPayloads([]diag.MetricsInput{{Source: "be\x1b[2J1:8040", Lint: lint}}, diag.MetricsOptions{IncludeStyle: true})
 	var fixed bytes.Buffer
-	rep, err := exposition.Fix(strings.NewReader(hostileMetrics), &fixed, exposition.Options{})
+	rep, err := exposition.Fix(strings.NewReader(hostileMetrics), &fixed, metrics.LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
@@ -15,7 +16,7 @@ type LintView struct {
 	Source      string
 	Result      *exposition.Result
 	Conformance []exposition.Problem
-	S5          exposition.S5
+	S5          metrics.S5
 	TopFamilies int // families shown by cardinality (0: none)
 }
 
@@ -120,7 +121,7 @@ func writeProblem(b *strings.Builder, st Style, source string, p exposition.Prob
 	}
 }
 
-func writeS5(b *strings.Builder, s exposition.S5) {
+func writeS5(b *strings.Builder, s metrics.S5) {
 	f := func(name string, v *float64) {
 		if v != nil {
 			fmt.Fprintf(b, "  %-38s %s\n", name, exposition.FormatValue(*v))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
@@ -29,7 +30,7 @@ type MetricsLintDoc struct {
 	Suppressed  map[string]int          `json:"suppressed,omitempty"`
 	Conformance []exposition.Problem    `json:"conformance"`
 	Families    []exposition.FamilyStat `json:"families"`
-	S5          *exposition.S5          `json:"s5,omitempty"`
+	S5          *metrics.S5             `json:"s5,omitempty"`
 	// Fix is never set (--fix writes kind metrics.fix); it stays in the
 	// schema until the next schema_version, since removing a field is a bump.
 	Fix      *exposition.FixReport `json:"fix,omitempty"`
@@ -143,7 +144,7 @@ func (MetricsFixDoc) Kind() string { return "metrics.fix" }
 // MetricsScrapeDoc is `metrics scrape` (kind metrics.scrape).
 type MetricsScrapeDoc struct {
 	Targets  []ScrapeTarget `json:"targets"`
-	S5       *exposition.S5 `json:"s5,omitempty"`
+	S5       *metrics.S5    `json:"s5,omitempty"`
 	Findings []diag.Finding `json:"findings"`
 	// Discovery says where the targets came from: "targets" or the source kind.
 	Discovery string `json:"discovery"`

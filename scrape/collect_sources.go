@@ -201,9 +201,11 @@ func (col *collector) streams(ctx context.Context) {
 			MinRetentionHeadroomSeconds: rr.optFloat(doris.TableStreams.MinRetentionHeadroomSeconds), GapEvents: rr.optInt(doris.TableStreams.GapEvents, false),
 			LastGapTimeMs: rr.optTimeMs(doris.TableStreams.LastGapTime), MonitorSampleTimeMs: rr.optTimeMs(doris.TableStreams.MonitorSampleTime),
 		}
-		// A dropped base table shows N/A in all four base columns (doris.md
-		// §3); the raw text is kept.
-		if st.BaseTableName == "N/A" && st.BaseTableDB == "N/A" && st.BaseTableCtl == "N/A" && st.BaseTableType == "N/A" {
+		// A dropped base table shows N/A in BASE_TABLE_TYPE: in all four base
+		// columns on earlier builds, in the type only on later ones
+		// (snapshot.Stream.BaseTableDroppedShape, which Normalize derives);
+		// the raw text is kept.
+		if st.BaseTableType == "N/A" {
 			st.BaseTableDropped = true
 		}
 		col.snap.Streams = append(col.snap.Streams, st)

@@ -40,10 +40,25 @@ func (col *collector) tables(ctx context.Context) {
 	// ivm_dependencies only the MV's properties name them.
 	// snapshot.ParseMvProperties is the one parser of MvProperties (Java
 	// Map.toString, JSON fallback); Normalize records what it cannot read.
+	//
+	// A name written without its database matches a base table of that
+	// name in any database (MTMVPartitionUtil.isTableNamelike), not only
+	// the MV's. The collector cannot tell which: it looks in the MV's
+	// database, the likeliest, and keeps that guess only if the build knows
+	// such a table there (guessed, pruned below) — never a SHOW CREATE
+	// TABLE for a table that may not exist.
+	guessed := map[tableKey]bool{}
 	for _, m := range col.snap.MVs {
 		props, _ := snapshot.ParseMvProperties(m.MvProperties, m.DB)
-		for _, ref := range props.ExcludedTriggerTables {
-			add(ref.Catalog, ref.DB, ref.Name)
+		for _, ref := range props.ExcludedAsWritten {
+			if ref.DB != "" {
+				add(ref.Catalog, ref.DB, ref.Name)
+				continue
+			}
+			if k := (tableKey{m.DB, ref.Name}); byKey[k] == nil {
+				add("", m.DB, ref.Name)
+				guessed[k] = true
+			}
 		}
 	}
 	if len(byKey) == 0 {
@@ -60,6 +75,11 @@ func (col *collector) tables(ctx context.Context) {
 	col.tableOptions(ctx, in, byKey)
 	col.tableIDs(ctx, in, byKey)
 	col.partitions(ctx, in, byKey)
+	for k := range guessed {
+		if t := byKey[k]; t.ID == nil && t.KeyModel == "" && len(t.Properties) == 0 {
+			delete(byKey, k) // not a table of the MV's database: the guess was wrong
+		}
+	}
 	// SHOW CREATE TABLE first: it fills the changelog properties that tell
 	// showData which tables have a changelog worth a per-table statement.
 	gapsBefore := countGaps(col.snap, snapshot.SourceShowCreateTable)

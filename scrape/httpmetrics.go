@@ -89,7 +89,14 @@ type FetchOptions struct {
 	Path           string        // default "/metrics"
 	Concurrency    int           // ScrapeAll workers (default 8)
 	KeepBody       bool          // ScrapeAll keeps the payloads (for a snapshot)
-	Lint           exposition.Options
+	// Lint lints each body as it streams in; the caller gives the profile
+	// of the payloads (cmd: diag/metrics.LintOptions, which keeps the
+	// samples the analysis reads).
+	Lint exposition.Options
+	// Master tells, from a body's lint, whether it is the Master FE's
+	// (cmd: diag/metrics.IsMaster, node_info{type="is_master"} 1); it
+	// sets ScrapeResult.IsMaster. nil: no payload is marked the Master's.
+	Master func(*exposition.Result) bool
 	// DialContext replaces the TCP dialer (tests).
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Credentials answer a Basic challenge from the host:port asked, once
@@ -336,6 +343,8 @@ type ScrapeResult struct {
 	Body      string        `json:"-"` // with FetchOptions.KeepBody
 
 	Lint *exposition.Result `json:"-"`
+	// IsMaster: FetchOptions.Master said the body is the Master FE's.
+	IsMaster bool `json:"-"`
 }
 
 // ScrapeAll fetches and lints every target with a bounded worker pool.
@@ -397,6 +406,9 @@ func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOption
 		r.Err = fmt.Errorf("linting %s: %w", url, lerr)
 	}
 	r.Lint = res
+	if res != nil && o.Master != nil {
+		r.IsMaster = o.Master(res)
+	}
 	r.Body = kept.String()
 	return r
 }
@@ -446,10 +458,7 @@ func (e *ReservedNameError) Error() string {
 func Payloads(results []ScrapeResult, at time.Time) []snapshot.MetricsPayload {
 	var out []snapshot.MetricsPayload
 	for _, r := range results {
-		mp := snapshot.MetricsPayload{Kind: r.Target.Kind, Target: r.Target.Host, URL: r.URL, FetchedAt: at.UTC(), Bytes: r.Bytes, Body: r.Body}
-		if r.Lint != nil {
-			mp.IsMaster = exposition.IsMaster(r.Lint)
-		}
+		mp := snapshot.MetricsPayload{Kind: r.Target.Kind, Target: r.Target.Host, URL: r.URL, FetchedAt: at.UTC(), Bytes: r.Bytes, Body: r.Body, IsMaster: r.IsMaster}
 		if r.Err != nil {
 			mp.Error = r.Err.Error()
 		}

@@ -42,6 +42,13 @@ type Snapshot struct {
 	Source        Source       `json:"source"`
 	Cluster       Cluster      `json:"cluster"`
 	Capabilities  Capabilities `json:"capabilities"`
+	// TTLEnforcement says whether this build enforces the changelog TTL
+	// (yes, no or unknown) and the evidence (ttl_enforcement.go). Derived by
+	// Normalize from the rows on every build and load, never written (as
+	// every parse, docs/snapshot.md "Parsed once"), plus the user's word
+	// (AssumeTTLEnforced, applied to the loaded snapshot); nil when there
+	// is no evidence at all: unknown (TTL()).
+	TTLEnforcement *TTLEnforcement `json:"-"`
 
 	Frontends []Node `json:"frontends"` // SHOW FRONTENDS
 	Backends  []Node `json:"backends"`  // SHOW BACKENDS
@@ -244,11 +251,22 @@ type Stream struct {
 	BaseTableDB   string `json:"base_table_db,omitempty"`
 	BaseTableName string `json:"base_table_name,omitempty"`
 	BaseTableType string `json:"base_table_type,omitempty"`
-	// BaseTableDropped is true when the four base columns read N/A (doris.md §3).
-	BaseTableDropped bool   `json:"base_table_dropped,omitempty"`
-	Enabled          bool   `json:"enabled"`
-	IsStale          bool   `json:"is_stale"`
-	StaleReason      string `json:"stale_reason,omitempty"` // "" for N/A
+	// BaseTableDropped is true when the base table no longer exists:
+	// BASE_TABLE_TYPE reads N/A, with the other three base columns N/A too
+	// on earlier builds, or kept on later ones (BaseTableDroppedShape).
+	BaseTableDropped bool `json:"base_table_dropped,omitempty"`
+	// BaseTableDroppedShape is how the build wrote the dropped base table,
+	// derived by Normalize from the raw columns (never written):
+	// DroppedAllNA (earlier builds: all four BASE_TABLE_* read N/A) or
+	// DroppedTypeNA (later builds: BASE_TABLE_NAME, _DB and _CTL kept, N/A
+	// in BASE_TABLE_TYPE only, ENABLED false, IS_STALE true, STALE_REASON
+	// "Base table does not exist"; regression test
+	// test_ivm_drop_base_table_stream_state); "" when not dropped, or when
+	// the row did not keep its raw columns.
+	BaseTableDroppedShape string `json:"-"`
+	Enabled               bool   `json:"enabled"`
+	IsStale               bool   `json:"is_stale"`
+	StaleReason           string `json:"stale_reason,omitempty"` // "" for N/A
 
 	// Seed T2 columns; nil when the build lacks them or they are NULL.
 	IvmMVID                     *int64   `json:"ivm_mv_id,omitempty"`

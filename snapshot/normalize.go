@@ -24,6 +24,7 @@ import (
 // snapshot file, see docs/snapshot.md "Parsed once").
 func (s *Snapshot) Normalize() {
 	s.normalizeTables()
+	s.normalizeStreams()
 	for i := range s.MVs {
 		m := &s.MVs[i]
 		row := m.DB + "." + m.Name
@@ -106,7 +107,31 @@ func (s *Snapshot) Normalize() {
 			s.bad(SourceIVMDependencies, d.DB+"."+d.MVName+" "+d.BaseTableDB+"."+d.BaseTableName, doris.IVMDependencies.LaggingPartitions.Name, d.LaggingPartitions, err.Error()+": unknown")
 		}
 	}
+	s.deriveTTLEnforcement()
 }
+
+// normalizeStreams recognises a dropped base table in either shape
+// (Stream.BaseTableDroppedShape).
+func (s *Snapshot) normalizeStreams() {
+	for i := range s.Streams {
+		st := &s.Streams[i]
+		na := func(v string) bool { return v == "N/A" } // table_streams' text for "no base table"
+		switch {
+		case na(st.BaseTableType) && na(st.BaseTableName) && na(st.BaseTableDB) && na(st.BaseTableCtl):
+			st.BaseTableDropped, st.BaseTableDroppedShape = true, DroppedAllNA
+		case na(st.BaseTableType) && st.BaseTableName != "":
+			st.BaseTableDropped, st.BaseTableDroppedShape = true, DroppedTypeNA
+		default:
+			st.BaseTableDroppedShape = ""
+		}
+	}
+}
+
+// Shapes of a dropped base table in information_schema.table_streams.
+const (
+	DroppedAllNA  = "all_na"
+	DroppedTypeNA = "type_na"
+)
 
 // normalizeTables derives ChangelogEnabled, TTLSeconds, TTLSource and
 // PropertyNaming from the properties read (one function:

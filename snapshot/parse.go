@@ -197,8 +197,18 @@ type MvProperties struct {
 	Shape      string            `json:"shape,omitempty"`
 	Properties map[string]string `json:"properties,omitempty"`
 	// ExcludedTriggerTables is excluded_trigger_tables, comma-separated
-	// "[db.]table" names (apache/doris#69907 §1 S1: changes to them trigger no refresh).
+	// "[db.]table" names (apache/doris#69907 §1 S1: changes to them trigger no refresh),
+	// a bare name bound to the MV's database.
+	//
+	// Doris does not bind it so: MTMVPartitionUtil.isTableNamelike matches a
+	// bare name against a base table of that name in any database (and
+	// "db.t" in any catalog). ExcludedAsWritten and MatchesExcluded follow
+	// Doris; this field and IsExcluded are kept for the analyses that still
+	// read them.
 	ExcludedTriggerTables []TableRef `json:"excluded_trigger_tables,omitempty"`
+	// ExcludedAsWritten is excluded_trigger_tables as written: DB and
+	// Catalog empty where the name leaves them out.
+	ExcludedAsWritten []TableRef `json:"excluded_as_written,omitempty"`
 	// Unparsed is text no rule could read, kept so nothing is silently dropped.
 	Unparsed string `json:"unparsed,omitempty"`
 }
@@ -209,6 +219,29 @@ func (p MvProperties) IsExcluded(db, name string) bool {
 		if strings.EqualFold(t.DB, db) && strings.EqualFold(t.Name, name) {
 			return true
 		}
+	}
+	return false
+}
+
+// MatchesExcluded reports whether the base table ctl.db.name is excluded as
+// Doris decides it (MTMVPartitionUtil.isTableNamelike, the rule its unit test
+// MTMVPartitionUtilTest.testIsTableNamelike pins): the table names are equal,
+// and the database and catalog are equal where the excluded name gives them
+// ("t1" matches any database's t1, "db1.t1" any catalog's, "ctl1.t1" is
+// database ctl1). Doris compares names exactly; an empty ctl here (a base
+// table whose catalog is unknown) matches any catalog.
+func (p MvProperties) MatchesExcluded(ctl, db, name string) bool {
+	for _, t := range p.ExcludedAsWritten {
+		if t.Name != name {
+			continue
+		}
+		if t.DB != "" && t.DB != db {
+			continue
+		}
+		if t.Catalog != "" && ctl != "" && t.Catalog != ctl {
+			continue
+		}
+		return true
 	}
 	return false
 }
@@ -299,16 +332,21 @@ func (p *MvProperties) fillExcluded(db string) {
 		return
 	}
 	v = strings.Trim(strings.TrimSpace(v), `"'[]`)
-	seen := map[TableRef]bool{}
+	seen, seenW := map[TableRef]bool{}, map[TableRef]bool{}
 	for _, part := range strings.Split(v, ",") {
-		if ref, ok := ParseTableRef(strings.Trim(strings.TrimSpace(part), `"'`), db); ok && !seen[ref] {
+		name := strings.Trim(strings.TrimSpace(part), `"'`)
+		if ref, ok := ParseTableRef(name, db); ok && !seen[ref] {
 			seen[ref] = true
 			p.ExcludedTriggerTables = append(p.ExcludedTriggerTables, ref)
 		}
+		if ref, ok := ParseTableRef(name, ""); ok && !seenW[ref] {
+			seenW[ref] = true
+			p.ExcludedAsWritten = append(p.ExcludedAsWritten, ref)
+		}
 	}
-	sort.Slice(p.ExcludedTriggerTables, func(i, j int) bool {
-		return p.ExcludedTriggerTables[i].String() < p.ExcludedTriggerTables[j].String()
-	})
+	for _, l := range [][]TableRef{p.ExcludedTriggerTables, p.ExcludedAsWritten} {
+		sort.Slice(l, func(i, j int) bool { return l[i].String() < l[j].String() })
+	}
 }
 
 // BaseTableStream is one entry of mv_infos().IvmBaseTableStreams: a base table

@@ -1,8 +1,24 @@
-package exposition
+// Package metrics holds what dorisdiag knows of the Doris /metrics payload:
+// the monitoring design's reference tables (apache/doris#69907, "Reference"
+// and "States"), the lint profile of a Doris FE or BE (which families the
+// generic linter keeps, which known quirks it names), the design's
+// conformance rules, and the changelog space signals of one payload.
+//
+// The exposition package lints any Prometheus text and knows nothing of
+// Doris; LintOptions is how a caller lints a Doris payload, and Conform and
+// SpaceSignals read what that lint kept. Nothing here reads the wall clock:
+// Conform takes "now" in its options.
+package metrics
 
-import "sort"
+import (
+	"sort"
+	"strings"
 
-// The seed's reference tables (§2 "Reference", §3 "States"), as data.
+	"github.com/dorisdiag/dorisdiag/exposition"
+)
+
+// The design's reference tables (apache/doris#69907, "Reference" and
+// "States"), as data.
 
 // negative values a family allows
 const (
@@ -25,7 +41,7 @@ var (
 	streamObjLabels = []string{"db_id", "db_name", "stream_id", "stream_name"}
 )
 
-// DesignFamilyNames lists the families of the seed's reference tables,
+// DesignFamilyNames lists the families of the design's reference tables,
 // sorted: what a Master FE with the monitor (or dorisdiag exporter) serves.
 func DesignFamilyNames() []string {
 	out := make([]string, 0, len(designFamilies))
@@ -36,7 +52,7 @@ func DesignFamilyNames() []string {
 	return out
 }
 
-// designFamilies is the seed's reference tables (§2 "Reference").
+// designFamilies is the design's reference tables ("Reference").
 var designFamilies = map[string]famSpec{
 	"doris_fe_changelog_streams":                                   {typ: "gauge", labels: []string{"kind", "state"}, masterOnly: true},
 	"doris_fe_changelog_stream_max_pending_age_seconds":            {typ: "gauge", labels: []string{"kind"}, masterOnly: true},
@@ -76,23 +92,24 @@ var designFamilies = map[string]famSpec{
 	"doris_be_changelog_ttl_last_success_timestamp_seconds": {typ: "gauge"},
 }
 
-// StreamStates and MVStates are the designed state label values (seed §3
-// "States"), in the order of their numbers.
+// streamStates and mvStates are the designed state label values
+// ("States"), in the order of their numbers; delayBuckets the le values of
+// doris_fe_ivm_mvs_by_data_delay.
 var (
-	StreamStates = []string{"caught_up", "lagging", "initializing", "cannot_resume", "unknown", "stale", "disabled"}
-	MVStates     = []string{"fresh", "lagging", "rebuild_required", "initializing", "unknown"}
-	DelayBuckets = []string{"60", "300", "900", "3600", "+Inf"}
+	streamStates = []string{"caught_up", "lagging", "initializing", "cannot_resume", "unknown", "stale", "disabled"}
+	mvStates     = []string{"fresh", "lagging", "rebuild_required", "initializing", "unknown"}
+	delayBuckets = []string{"60", "300", "900", "3600", "+Inf"}
 )
 
-// allowedValues: family → label → allowed values; "*" family applies to all.
+// allowedValues: family → label → allowed values.
 var allowedValues = map[string]map[string][]string{
-	"doris_fe_changelog_streams":                               {"kind": {"user", "ivm"}, "state": StreamStates},
+	"doris_fe_changelog_streams":                               {"kind": {"user", "ivm"}, "state": streamStates},
 	"doris_fe_changelog_stream_max_pending_age_seconds":        {"kind": {"user", "ivm"}},
 	"doris_fe_changelog_stream_min_retention_headroom_seconds": {"kind": {"user", "ivm"}},
 	"doris_fe_changelog_read_window_events_total":              {"outcome": {"expired_rejected", "expired_clipped"}, "consumer": {"stream", "ivm", "query"}},
 	"doris_fe_changelog_retained_bytes":                        {"scope": {"single_replica", "all_replicas"}},
-	"doris_fe_ivm_mvs":                                         {"state": MVStates},
-	"doris_fe_ivm_mvs_by_data_delay":                           {"le": DelayBuckets},
+	"doris_fe_ivm_mvs":                                         {"state": mvStates},
+	"doris_fe_ivm_mvs_by_data_delay":                           {"le": delayBuckets},
 	"doris_fe_ivm_refresh_tasks_total":                         {"result": {"success", "no_change", "failed", "canceled"}, "method": {"none", "incremental", "partition_rebuild", "complete", "mixed"}},
 	"doris_fe_ivm_refresh_duration_seconds_total":              {"method": {"none", "incremental", "partition_rebuild", "complete", "mixed"}},
 	"doris_fe_changelog_ivm_monitor_objects_not_exported":      {"type": {"mv", "stream"}},
@@ -113,4 +130,45 @@ var clusterFor = map[string][]string{
 	"stream": {"doris_fe_changelog_streams", "doris_fe_changelog_stream_max_pending_age_seconds", "doris_fe_changelog_stream_min_retention_headroom_seconds", "doris_fe_changelog_ivm_monitor_objects_not_exported"},
 }
 
-const lastSampleFamily = "doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds"
+const (
+	lastSampleFamily  = "doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds"
+	notExportedFamily = "doris_fe_changelog_ivm_monitor_objects_not_exported"
+	bucketsFamily     = "doris_fe_ivm_mvs_by_data_delay"
+	mvCountFamily     = "doris_fe_ivm_mvs"
+	streamCountFamily = "doris_fe_changelog_streams"
+	mvDelayFamily     = "doris_fe_ivm_mv_data_delay_seconds"
+	ttlCleanupFamily  = "doris_be_changelog_ttl_cleanup_total"
+	ttlLastSuccess    = "doris_be_changelog_ttl_last_success_timestamp_seconds"
+	// nodeInfoFamily is the FE's node_info; node_info{type="is_master"} 1
+	// marks the Master.
+	nodeInfoFamily = "node_info"
+)
+
+// isDesignFamily: a family of the design's namespaces, or node_info (the
+// Master marker). These are the families LintOptions keeps.
+func isDesignFamily(name string) bool {
+	return strings.HasPrefix(name, "doris_fe_changelog_") || strings.HasPrefix(name, "doris_fe_ivm_") ||
+		strings.HasPrefix(name, "doris_be_changelog_") || name == nodeInfoFamily
+}
+
+// IsMaster reports node_info{type="is_master"} 1 in a payload linted with
+// LintOptions.
+func IsMaster(res *exposition.Result) bool {
+	for _, s := range res.Samples {
+		if s.Name == nodeInfoFamily && s.Labels["type"] == "is_master" && s.Value == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// StateSeries counts the Master-only series in the payload.
+func StateSeries(res *exposition.Result) int {
+	n := 0
+	for _, f := range res.Families {
+		if spec, ok := designFamilies[f.Name]; ok && spec.masterOnly {
+			n += f.Series
+		}
+	}
+	return n
+}

@@ -1,19 +1,22 @@
-package exposition
+package metrics
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 func conformRules(t *testing.T, payload string, opts ConformOptions) map[string]int {
 	t.Helper()
-	res, err := Lint(strings.NewReader(payload), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := lint(t, payload)
 	if !res.Parseable {
-		t.Fatalf("test payload does not parse: %s", errorList(res))
+		t.Fatalf("test payload does not parse: %+v", res.Problems)
 	}
 	got := map[string]int{}
 	for _, p := range Conform(res, opts) {
@@ -92,10 +95,48 @@ func TestConform(t *testing.T) {
 	}
 }
 
-func TestSpaceSignals(t *testing.T) {
-	res, _ := Lint(strings.NewReader("# TYPE doris_fe_changelog_retained_bytes gauge\ndoris_fe_changelog_retained_bytes{scope=\"single_replica\"} 100\n# TYPE doris_be_changelog_ttl_cleanup_total counter\ndoris_be_changelog_ttl_cleanup_total{result=\"failed\"} 2\n"), Options{})
-	s := SpaceSignals(res)
-	if s.RetainedBytesSingleReplica == nil || *s.RetainedBytesSingleReplica != 100 || s.TTLCleanupFailed == nil || *s.TTLCleanupFailed != 2 || s.Empty() {
-		t.Fatalf("%+v", s)
+// TestNotKeptIsNotQuiet: a payload linted without the Doris profile keeps
+// no sample; Conform says so instead of finding nothing.
+func TestNotKeptIsNotQuiet(t *testing.T) {
+	payload := master + "# TYPE doris_fe_ivm_mvs gauge\ndoris_fe_ivm_mvs{state=\"fresh\"} NaN\n"
+	res, err := exposition.Lint(strings.NewReader(payload), exposition.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said bool
+	for _, p := range Conform(res, ConformOptions{}) {
+		said = said || p.Rule == RuleDesignNotChecked && strings.HasPrefix(p.Message, "2 changelog/IVM samples were not kept")
+	}
+	if !said {
+		t.Fatalf("Conform is quiet on a payload whose samples were not kept: %+v", Conform(res, ConformOptions{}))
+	}
+	if got := conformRules(t, payload, ConformOptions{}); got[RuleDesignNotChecked] != 0 || got[RuleDesignNaN] != 1 {
+		t.Fatalf("with the profile: %v", got)
+	}
+}
+
+// TestNoLongFunctions: the rules stay small (Conform was one 221-line
+// function); no function of the package is over 60 lines.
+func TestNoLongFunctions(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > 60 {
+					t.Errorf("%s: %s is %d lines", name, fd.Name.Name, n)
+				}
+			}
+		}
 	}
 }
