@@ -4,15 +4,19 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
-	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// checkOptions are the flags of `dorisdiag check`.
-type checkOptions struct {
+// CheckOptions are the inputs of `dorisdiag check`.
+type CheckOptions struct {
+	common
+	Source func(SourceOptions) *Source
+
 	MaxDelay       time.Duration
 	MinHeadroom    time.Duration
 	MaxPending     time.Duration
@@ -21,14 +25,18 @@ type checkOptions struct {
 	MaxQueued      time.Duration
 	FallbackWindow time.Duration
 	MinFallbacks   int
-	Config         string
+	ConfigFile     string
 	NoMetrics      bool
 	MetricsTargets string
-	Watch          watchOptions
+	Watch          watch.Options
+	// Given: the threshold flags given on the command line (they win over
+	// --config).
+	Given map[string]bool
 }
 
-func newCheckCmd(g *globalOptions) *cobra.Command {
-	o := &checkOptions{}
+// NewCmdCheck builds `dorisdiag check`.
+func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
+	o := &CheckOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "check",
 		Short: "Whole-cluster health report and CI gate: streams, MVs, /metrics and the monitor",
@@ -50,61 +58,71 @@ code's severity and ignore findings by code and object pattern.`,
   T=/var/lib/node_exporter/textfile/dorisdiag.prom; dorisdiag check --host fe1 -o prom --fail-on none > $T.$$ && mv $T.$$ $T
   dorisdiag check --host fe1 --config dorisdiag.yaml --fail-on warning`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return checkRun(g, o, cmd) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.common = f.common()
+			o.Given = map[string]bool{}
+			c.Flags().Visit(func(fl *pflag.Flag) { o.Given[fl.Name] = true })
+			if err := o.checkFormat("check"); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return checkRun(o)
+		},
 	}
-	f := c.Flags()
-	f.DurationVar(&o.MaxDelay, "max-delay", diag.DefaultMaxDelay, "MV freshness target: MV_DELAY_HIGH above it (critical at 3×)")
-	f.DurationVar(&o.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
-	f.DurationVar(&o.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
-	f.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
-	f.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
-	f.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
-	f.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which refresh failures and fallbacks to a rebuild are counted")
-	f.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
-	f.StringVar(&o.Config, "config", "", "YAML file with thresholds, severity overrides and ignores (docs/check.md)")
-	f.BoolVar(&o.NoMetrics, "no-metrics", false, "live mode: do not fetch /metrics from the FEs and BEs")
-	f.StringVar(&o.MetricsTargets, "metrics-targets", "", "live mode: fetch /metrics from these host:port (fe=/be= prefixes allowed) instead of the nodes SHOW FRONTENDS/BACKENDS advertise")
-	addWatchFlags(c, &o.Watch)
+	fl := c.Flags()
+	fl.DurationVar(&o.MaxDelay, "max-delay", diag.DefaultMaxDelay, "MV freshness target: MV_DELAY_HIGH above it (critical at 3×)")
+	fl.DurationVar(&o.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
+	fl.DurationVar(&o.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
+	fl.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
+	fl.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
+	fl.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
+	fl.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which refresh failures and fallbacks to a rebuild are counted")
+	fl.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
+	fl.StringVar(&o.ConfigFile, "config", "", "YAML file with thresholds, severity overrides and ignores (docs/check.md)")
+	fl.BoolVar(&o.NoMetrics, "no-metrics", false, "live mode: do not fetch /metrics from the FEs and BEs")
+	fl.StringVar(&o.MetricsTargets, "metrics-targets", "", "live mode: fetch /metrics from these host:port (fe=/be= prefixes allowed) instead of the nodes SHOW FRONTENDS/BACKENDS advertise")
+	watch.AddFlags(c, &o.Watch)
 	return c
 }
 
-func checkRun(g *globalOptions, o *checkOptions, cmd *cobra.Command) error {
-	if err := g.checkFormat("check"); err != nil {
-		return err
-	}
-	opt, failOnDefault, err := o.resolve(cmd)
+// checkRun runs every diagnosis over each round's series.
+func checkRun(o *CheckOptions) error {
+	opt, failOnDefault, err := o.resolve()
 	if err != nil {
 		return err
 	}
-	if g.FailOn == "" {
-		g.FailOn = failOnDefault
+	// The gate's default: the config file's fail_on, else critical; a
+	// --fail-on flag wins over both.
+	if failOnDefault == "" {
+		failOnDefault = "critical"
 	}
-	threshold, err := g.failOn("critical")
+	threshold, err := o.failOn(failOnDefault)
 	if err != nil {
 		return err
 	}
-	g.withMetrics = !o.NoMetrics
+	sopt := SourceOptions{AttachMetrics: !o.NoMetrics}
 	if o.MetricsTargets != "" {
-		if g.metricsTargets, err = scrape.ParseTargets(o.MetricsTargets); err != nil {
+		if sopt.MetricsTargets, err = scrape.ParseTargets(o.MetricsTargets); err != nil {
 			return usageErrorf("--metrics-targets: %v", err)
 		}
 	}
+	src := o.Source(sopt)
 	var prev []diag.Finding
-	round := 0
-	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
-		round++
+	return o.watched(src, o.Watch, func(r watch.Round) error {
 		ropt := opt
-		ropt.Metrics.Linted = g.lintedFor(series[len(series)-1])
-		res := diag.Check(series, ropt)
+		ropt.Metrics.Linted = src.Linted(r.Series[len(r.Series)-1])
+		res := diag.Check(r.Series, ropt)
 		doc := report.CheckDoc{CheckResult: res, FailOn: threshold.String(), Passed: !diag.AtOrAbove(res.Findings, threshold)}
-		if o.Watch.Interval > 0 && round > 1 {
+		if r.Watch != nil && r.Watch.Round > 1 {
 			doc.Changes = diffFindings(prev, res.Findings)
 		}
 		prev = res.Findings
-		if err := g.emit(doc); err != nil {
+		if err := o.emitRound(r, doc); err != nil {
 			return err
 		}
-		return g.gate(res.Findings, "critical")
+		return o.gate(res.Findings, failOnDefault)
 	})
 }
 
@@ -132,43 +150,46 @@ func diffFindings(prev, cur []diag.Finding) *report.CheckChanges {
 }
 
 // resolve merges the config file under the flags: a flag given on the
-// command line wins, then the file, then the default.
-func (o *checkOptions) resolve(cmd *cobra.Command) (diag.CheckOptions, string, error) {
+// command line wins, then the file, then the default. It returns the
+// diagnosis options and the file's fail_on ("" when it has none); o is
+// not changed.
+func (o *CheckOptions) resolve() (diag.CheckOptions, string, error) {
 	var pol diag.Policy
 	failOn := ""
-	if o.Config != "" {
-		cfg, p, err := loadConfig(o.Config)
+	t := *o // the thresholds, with the file's where no flag was given
+	if o.ConfigFile != "" {
+		cfg, p, err := loadConfig(o.ConfigFile)
 		if err != nil {
 			return diag.CheckOptions{}, "", usageError{err}
 		}
 		pol, failOn = p, cfg.FailOn
 		set := func(flag string, dst *time.Duration, v *duration) {
-			if v != nil && !cmd.Flags().Changed(flag) {
+			if v != nil && !o.Given[flag] {
 				*dst = time.Duration(*v)
 			}
 		}
-		t := cfg.Thresholds
-		set("max-delay", &o.MaxDelay, t.MaxDelay)
-		set("min-headroom", &o.MinHeadroom, t.MinHeadroom)
-		set("max-pending", &o.MaxPending, t.MaxPending)
-		set("max-running", &o.MaxRunning, t.MaxRunning)
-		set("max-queued", &o.MaxQueued, t.MaxQueued)
-		if t.MaxFailures != nil && !cmd.Flags().Changed("max-failures") {
-			o.MaxFailures = *t.MaxFailures
+		ft := cfg.Thresholds
+		set("max-delay", &t.MaxDelay, ft.MaxDelay)
+		set("min-headroom", &t.MinHeadroom, ft.MinHeadroom)
+		set("max-pending", &t.MaxPending, ft.MaxPending)
+		set("max-running", &t.MaxRunning, ft.MaxRunning)
+		set("max-queued", &t.MaxQueued, ft.MaxQueued)
+		if ft.MaxFailures != nil && !o.Given["max-failures"] {
+			t.MaxFailures = *ft.MaxFailures
 		}
 	}
-	for name, d := range map[string]time.Duration{"max-delay": o.MaxDelay, "min-headroom": o.MinHeadroom, "max-pending": o.MaxPending, "max-running": o.MaxRunning, "max-queued": o.MaxQueued, "fallback-window": o.FallbackWindow} {
+	for name, d := range map[string]time.Duration{"max-delay": t.MaxDelay, "min-headroom": t.MinHeadroom, "max-pending": t.MaxPending, "max-running": t.MaxRunning, "max-queued": t.MaxQueued, "fallback-window": t.FallbackWindow} {
 		if d <= 0 {
 			return diag.CheckOptions{}, "", usageErrorf("--%s must be positive, got %s", name, d)
 		}
 	}
-	if o.MaxFailures < 1 || o.MinFallbacks < 1 {
+	if t.MaxFailures < 1 || t.MinFallbacks < 1 {
 		return diag.CheckOptions{}, "", usageErrorf("--max-failures and --min-fallbacks must be at least 1")
 	}
 	return diag.CheckOptions{
-		Streams: diag.StreamOptions{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending},
-		MVs: diag.MVOptions{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
-			FallbackWindow: o.FallbackWindow, MinFallbacks: o.MinFallbacks},
+		Streams: diag.StreamOptions{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending},
+		MVs: diag.MVOptions{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
+			FallbackWindow: t.FallbackWindow, MinFallbacks: t.MinFallbacks},
 		Policy: pol,
 	}, failOn, nil
 }

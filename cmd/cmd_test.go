@@ -82,13 +82,11 @@ func TestExitCodeOK(t *testing.T) {
 }
 
 func TestNoSourceIsExit2(t *testing.T) {
-	g := &globalOptions{ios: &IOStreams{}}
-	if _, err := g.loadSnapshots(); err == nil {
+	if _, err := testFactory(&Config{}).Source(SourceOptions{}).Load(); err == nil {
 		t.Fatal("no source selected: want an error")
 	}
-	g.Source.Demo = "incident"
-	g.Conn.Host = "h"
-	if _, err := g.sourceKind(); err == nil {
+	two := &Config{Demo: "incident", Conn: connOptions{Host: "h"}}
+	if _, err := testFactory(two).Source(SourceOptions{}).Kind(); err == nil {
 		t.Fatal("two sources: want an error")
 	}
 }
@@ -105,8 +103,8 @@ func TestGateFailOn(t *testing.T) {
 		{"critical", "none", ExitOK},
 		{"none", "critical", ExitOK},
 	} {
-		g := &globalOptions{ios: &IOStreams{}, FailOn: tc.failOn}
-		if got := exitCode(g.gate(fs, tc.def), io.Discard); got != tc.want {
+		c := common{IO: &IOStreams{}, Config: Config{FailOn: tc.failOn}}
+		if got := exitCode(c.gate(fs, tc.def), io.Discard); got != tc.want {
 			t.Errorf("--fail-on %q (default %s) with a warning: exit %d, want %d", tc.failOn, tc.def, got, tc.want)
 		}
 	}
@@ -173,9 +171,7 @@ func TestSnapshotSeriesOrderedByClusterTime(t *testing.T) {
 		os.WriteFile(p, buf.Bytes(), 0o644)
 		paths = append(paths, p)
 	}
-	g := &globalOptions{ios: &IOStreams{}}
-	g.Source.Snapshots = paths
-	series, err := g.loadSnapshots()
+	series, err := testFactory(&Config{Snapshots: paths}).Source(SourceOptions{}).Load()
 	if err != nil {
 		t.Fatal(err)
 	}

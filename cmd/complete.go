@@ -22,10 +22,19 @@ import (
 // stream names from the selected source. A TAB never hangs: a live source is
 // read within completionBudget.
 
-// newCompletionCmd replaces cobra's default completion command: its bash
+// CompletionOptions are the inputs of `dorisdiag completion`.
+type CompletionOptions struct {
+	common
+
+	Shell string         // bash, zsh, fish or powershell
+	Root  *cobra.Command // the tree the script completes
+}
+
+// NewCmdCompletion replaces cobra's default completion command: its bash
 // script needs the bash-completion package (_get_comp_words_by_ref,
 // _filedir) and errors on every TAB without it.
-func newCompletionCmd(_ *globalOptions) *cobra.Command {
+func NewCmdCompletion(f *Factory, runF func(*CompletionOptions) error) *cobra.Command {
+	o := &CompletionOptions{}
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script for bash, zsh, fish or PowerShell",
@@ -40,20 +49,32 @@ bash-completion package.`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		RunE: func(c *cobra.Command, args []string) error {
-			w := c.OutOrStdout()
-			switch args[0] {
-			case "bash":
-				return writeBashCompletion(c.Root(), w)
-			case "zsh":
-				return writeZshCompletion(c.Root(), w)
-			case "fish":
-				return c.Root().GenFishCompletion(w, true)
-			case "powershell":
-				return c.Root().GenPowerShellCompletionWithDesc(w)
+			o.common, o.Shell, o.Root = f.common(), args[0], c.Root()
+			switch o.Shell {
+			case "bash", "zsh", "fish", "powershell":
+			default:
+				return usageErrorf("completion %q: want bash, zsh, fish or powershell", o.Shell)
 			}
-			return usageErrorf("completion %q: want bash, zsh, fish or powershell", args[0])
+			if runF != nil {
+				return runF(o)
+			}
+			return completionRun(o)
 		},
 	}
+}
+
+// completionRun writes the shell's completion script.
+func completionRun(o *CompletionOptions) error {
+	w := o.IO.Out
+	switch o.Shell {
+	case "bash":
+		return writeBashCompletion(o.Root, w)
+	case "zsh":
+		return writeZshCompletion(o.Root, w)
+	case "fish":
+		return o.Root.GenFishCompletion(w, true)
+	}
+	return o.Root.GenPowerShellCompletionWithDesc(w)
 }
 
 // bashFallbacks define what cobra's V2 script takes from the bash-completion
@@ -204,31 +225,31 @@ func fixedValues(c *cobra.Command, flag string) ([]string, bool) {
 // registerCompletions attaches value completion to every flag with a fixed
 // set, a file flag or a name from the source, over the whole tree (commands
 // added later get it too).
-func registerCompletions(root *cobra.Command, g *globalOptions) {
+func registerCompletions(root *cobra.Command, f *Factory) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		seen := map[string]bool{}
-		reg := func(f *pflag.Flag) {
-			if seen[f.Name] {
+		reg := func(fl *pflag.Flag) {
+			if seen[fl.Name] {
 				return
 			}
-			seen[f.Name] = true
-			if _, exists := c.GetFlagCompletionFunc(f.Name); exists {
+			seen[fl.Name] = true
+			if _, exists := c.GetFlagCompletionFunc(fl.Name); exists {
 				return
 			}
 			var fn cobra.CompletionFunc
 			switch {
-			case f.Name == "snapshot":
+			case fl.Name == "snapshot":
 				fn = fileExt("json")
-			case f.Name == "config":
+			case fl.Name == "config":
 				fn = fileExt("yaml", "yml")
-			case f.Name == "db":
+			case fl.Name == "db":
 				fn = func(cc *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 					kind := kindStream
 					if underMV(cc) {
 						kind = kindMV
 					}
-					return sourceNames(cc, g, func(series []*snapshot.Snapshot) []string {
+					return sourceNames(cc, f, func(series []*snapshot.Snapshot) []string {
 						var dbs []string
 						for _, r := range objectRefs(series, kind) {
 							dbs = append(dbs, r.DB)
@@ -237,16 +258,16 @@ func registerCompletions(root *cobra.Command, g *globalOptions) {
 					}), cobra.ShellCompDirectiveNoFileComp
 				}
 			default:
-				if _, ok := fixedValues(c, f.Name); !ok {
+				if _, ok := fixedValues(c, fl.Name); !ok {
 					return
 				}
-				name := f.Name
+				name := fl.Name
 				fn = func(cc *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 					vs, _ := fixedValues(cc, name)
 					return vs, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 				}
 			}
-			_ = c.RegisterFlagCompletionFunc(f.Name, fn)
+			_ = c.RegisterFlagCompletionFunc(fl.Name, fn)
 		}
 		c.LocalNonPersistentFlags().VisitAll(reg)
 		c.PersistentFlags().VisitAll(reg)
@@ -255,7 +276,7 @@ func registerCompletions(root *cobra.Command, g *globalOptions) {
 		}
 	}
 	walk(root)
-	for path, fn := range map[string]cobra.CompletionFunc{"mv explain": completeMVNames(g), "streams show": completeStreamNames(g)} {
+	for path, fn := range map[string]cobra.CompletionFunc{"mv explain": completeMVNames(f), "streams show": completeStreamNames(f)} {
 		if c, _, err := root.Find(strings.Fields(path)); err == nil && c.ValidArgsFunction == nil {
 			c.ValidArgsFunction = fn
 		}
@@ -271,21 +292,21 @@ func fileExt(exts ...string) cobra.CompletionFunc {
 // completeMVNames and completeStreamNames are the ValidArgsFunction of
 // mv explain and streams show: DB.NAME from the selected source, written as
 // the argument accepts it (objectNames, names.go).
-func completeMVNames(g *globalOptions) cobra.CompletionFunc {
+func completeMVNames(f *Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return sourceNames(c, g, func(series []*snapshot.Snapshot) []string { return objectNames(series, kindMV) }), cobra.ShellCompDirectiveNoFileComp
+		return sourceNames(c, f, func(series []*snapshot.Snapshot) []string { return objectNames(series, kindMV) }), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
-func completeStreamNames(g *globalOptions) cobra.CompletionFunc {
+func completeStreamNames(f *Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return sourceNames(c, g, func(series []*snapshot.Snapshot) []string { return objectNames(series, kindStream) }), cobra.ShellCompDirectiveNoFileComp
+		return sourceNames(c, f, func(series []*snapshot.Snapshot) []string { return objectNames(series, kindStream) }), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -302,8 +323,8 @@ func underMV(c *cobra.Command) bool {
 // sourceNames reads the selected source for a completion and returns the
 // sorted, distinct names pick finds; nothing when there is no source or it
 // cannot be read within the budget. It never prints.
-func sourceNames(c *cobra.Command, g *globalOptions, pick func([]*snapshot.Snapshot) []string) []string {
-	series := completionSnapshots(c, g)
+func sourceNames(c *cobra.Command, f *Factory, pick func([]*snapshot.Snapshot) []string) []string {
+	series := completionSnapshots(c, f)
 	if len(series) == 0 {
 		return nil
 	}
@@ -319,27 +340,29 @@ func sourceNames(c *cobra.Command, g *globalOptions, pick func([]*snapshot.Snaps
 	return out
 }
 
-func completionSnapshots(c *cobra.Command, g *globalOptions) []*snapshot.Snapshot {
-	kind, err := g.sourceKind()
+func completionSnapshots(c *cobra.Command, f *Factory) []*snapshot.Snapshot {
+	src := f.Source(SourceOptions{})
+	kind, err := src.Kind()
 	if err != nil {
 		return nil
 	}
 	if kind != "live" {
-		series, err := g.loadSnapshots()
+		series, err := src.Load()
 		if err != nil {
 			return nil
 		}
 		return series
 	}
-	conn := g.Conn
+	// Completion runs no pre-run: --host HOST:PORT is split here, on a copy.
+	conn := f.Config().Conn
 	if conn.splitHostPort(false) != nil {
 		return nil
 	}
 	budget := completionBudget
-	if f := c.Flags().Lookup("timeout"); f != nil && f.Changed {
-		budget = g.Timeout
+	if fl := c.Flags().Lookup("timeout"); fl != nil && fl.Changed {
+		budget = f.Config().Timeout
 	}
-	cfg := g.liveConfig()
+	cfg := src.LiveConfig()
 	cfg.Host, cfg.Port = conn.Host, conn.Port
 	if cfg.Timeout > budget {
 		cfg.Timeout = budget

@@ -9,13 +9,17 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-type demoOptions struct {
+// DemoOptions are the inputs of `dorisdiag demo`.
+type DemoOptions struct {
+	common
+
 	Scenario string
 	Width    int
 }
 
-func newDemoCmd(g *globalOptions) *cobra.Command {
-	o := &demoOptions{}
+// NewCmdDemo builds `dorisdiag demo`.
+func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
+	o := &DemoOptions{}
 	c := &cobra.Command{
 		Use:   "demo",
 		Short: "The main job on a bundled scenario, no server needed: check, then the worst MV and stream explained",
@@ -28,32 +32,42 @@ stream, and says which commands to run against a real cluster.`,
   dorisdiag demo --demo healthy --width 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := g.checkFormat("demo"); err != nil {
+			o.common = f.common()
+			if err := o.checkFormat("demo"); err != nil {
 				return err
 			}
 			// demo only ever reads a bundled scenario: a source flag must not
 			// be silently ignored (docs/check.md "dorisdiag demo").
-			if g.Conn.Host != "" || len(g.Source.Snapshots) > 0 {
+			if o.Config.Conn.Host != "" || len(o.Config.Snapshots) > 0 {
 				return usageErrorf("demo runs on a bundled scenario (--scenario); use check, mv explain or streams show with --host or --snapshot")
 			}
-			if d := g.Source.Demo; d != "" {
+			// --demo NAME names the scenario too.
+			if d := o.Config.Demo; d != "" {
 				if cmd.Flags().Changed("scenario") && d != o.Scenario {
 					return usageErrorf("--demo %s and --scenario %s disagree: give one", d, o.Scenario)
 				}
 				o.Scenario = d
 			}
-			snap, err := scenario.Load(o.Scenario)
-			if err != nil {
-				return usageError{err}
+			if runF != nil {
+				return runF(o)
 			}
-			res := diag.Check([]*snapshot.Snapshot{snap}, diag.CheckOptions{})
-			if err := g.emit(report.DemoDoc{Check: res, Width: o.Width}); err != nil {
-				return err
-			}
-			return g.gate(res.Findings, "none")
+			return demoRun(o)
 		},
 	}
 	c.Flags().StringVar(&o.Scenario, "scenario", "incident", "bundled scenario: healthy, incident, legacy, scale")
 	c.Flags().IntVar(&o.Width, "width", 160, "cut finding lines to this many columns (0: never)")
 	return c
+}
+
+// demoRun runs check on the scenario and renders the demo's screen.
+func demoRun(o *DemoOptions) error {
+	snap, err := scenario.Load(o.Scenario)
+	if err != nil {
+		return usageError{err}
+	}
+	res := diag.Check([]*snapshot.Snapshot{snap}, diag.CheckOptions{})
+	if err := o.emit(report.DemoDoc{Check: res, Width: o.Width}); err != nil {
+		return err
+	}
+	return o.gate(res.Findings, "none")
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dorisdiag/dorisdiag/cmd/watch"
 )
 
 // Exit codes, for every command (design.md "Users and their contracts").
@@ -55,11 +57,18 @@ func exitCodeFor(err error, stderr io.Writer, helpCmd string) int {
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.ReplaceAll(msg, "\n", " ")
 	fmt.Fprintf(stderr, "dorisdiag: %s\n", msg)
-	var ue usageError
-	if errors.As(err, &ue) {
+	if isUsage(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", helpCmd)
 	}
 	return ExitError
+}
+
+// isUsage recognises bad usage: a command's usageError, or a misuse of the
+// --watch flags (package cmd/watch's UsageError).
+func isUsage(err error) bool {
+	var ue usageError
+	var we watch.UsageError
+	return errors.As(err, &ue) || errors.As(err, &we)
 }
 
 // helpPath is the command path whose --help a usage error points to: the

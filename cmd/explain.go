@@ -9,7 +9,17 @@ import (
 	"github.com/dorisdiag/dorisdiag/report"
 )
 
-func newExplainCmd(g *globalOptions) *cobra.Command {
+// ExplainOptions are the inputs of `dorisdiag explain`.
+type ExplainOptions struct {
+	common
+
+	// Code is the argument as typed, nil for every code.
+	Code *string
+}
+
+// NewCmdExplain builds `dorisdiag explain`.
+func NewCmdExplain(f *Factory, runF func(*ExplainOptions) error) *cobra.Command {
+	o := &ExplainOptions{}
 	return &cobra.Command{
 		Use:   "explain [CODE]",
 		Short: "Explain a finding code: what it means, why it matters, how to confirm and fix it",
@@ -29,18 +39,30 @@ docs/findings.md.`,
 			return names, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := g.checkFormat("explain"); err != nil {
+			o.common = f.common()
+			if len(args) == 1 {
+				o.Code = &args[0]
+			}
+			if err := o.checkFormat("explain"); err != nil {
 				return err
 			}
-			if len(args) == 0 {
-				return g.emit(report.ExplainDoc{Codes: diag.Codes()})
+			if runF != nil {
+				return runF(o)
 			}
-			code := strings.ToUpper(strings.TrimSpace(args[0]))
-			c, ok := diag.LookupCode(code)
-			if !ok {
-				return usageErrorf("unknown finding code %q: run 'dorisdiag explain' for the list", args[0])
-			}
-			return g.emit(report.ExplainDoc{Codes: []diag.CodeDoc{c}, One: true})
+			return explainRun(o)
 		},
 	}
+}
+
+// explainRun prints one code's documentation, or every code's.
+func explainRun(o *ExplainOptions) error {
+	if o.Code == nil {
+		return o.emit(report.ExplainDoc{Codes: diag.Codes()})
+	}
+	code := strings.ToUpper(strings.TrimSpace(*o.Code))
+	c, ok := diag.LookupCode(code)
+	if !ok {
+		return usageErrorf("unknown finding code %q: run 'dorisdiag explain' for the list", *o.Code)
+	}
+	return o.emit(report.ExplainDoc{Codes: []diag.CodeDoc{c}, One: true})
 }

@@ -16,8 +16,13 @@ import (
 	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
-// exporterOptions are the flags of `dorisdiag exporter` (docs/exporter.md).
-type exporterOptions struct {
+// ExporterOptions are the inputs of `dorisdiag exporter` (docs/exporter.md).
+type ExporterOptions struct {
+	common
+	Source func(SourceOptions) *Source
+	// Context is the command's: the exporter stops when it is done.
+	Context context.Context
+
 	ListenAddresses []string
 	TelemetryPath   string
 	WebConfigFile   string
@@ -27,10 +32,13 @@ type exporterOptions struct {
 	MVQuota         int
 	StreamQuota     int
 	LogLevel        string
+
+	level slog.Level // --log.level, parsed by validate
 }
 
-func newExporterCmd(g *globalOptions) *cobra.Command {
-	o := &exporterOptions{}
+// NewCmdExporter builds `dorisdiag exporter`.
+func NewCmdExporter(f *Factory, runF func(*ExporterOptions) error) *cobra.Command {
+	o := &ExporterOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "exporter",
 		Short: "Long-running Prometheus exporter of the monitoring design's series (doris_fe_changelog_*, doris_fe_ivm_*)",
@@ -54,22 +62,32 @@ lists every series, the flags, and how to run it under systemd and Kubernetes.`,
   DORISDIAG_PASSWORD=... dorisdiag exporter --host fe1 --user monitor
   dorisdiag exporter --host fe1 --web.config.file web.yml --interval 30s`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return exporterRun(cmd.Context(), g, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.common, o.Context = f.common(), cmd.Context()
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return exporterRun(o)
+		},
 	}
-	f := c.Flags()
-	f.StringArrayVar(&o.ListenAddresses, "web.listen-address", []string{exporter.DefaultListenAddress}, "address to listen on for HTTP (repeatable)")
-	f.StringVar(&o.TelemetryPath, "web.telemetry-path", "/metrics", "path under which to expose the metrics")
-	f.StringVar(&o.WebConfigFile, "web.config.file", "", "exporter-toolkit web configuration file (TLS, basic auth): https://github.com/prometheus/exporter-toolkit/blob/master/docs/web-configuration.md")
-	f.DurationVar(&o.Interval, "interval", exporter.DefaultInterval, "time between rounds (the design's changelog_ivm_monitor_interval_seconds)")
-	f.DurationVar(&o.RoundTimeout, "round-timeout", 0, "timeout of one round's collection (default: the interval)")
-	f.StringVar(&o.DesignSeries, "design-series", exporter.ModeAuto, "serve the design's doris_fe_* series: auto (unless the build's own monitor does), on, off")
-	f.IntVar(&o.MVQuota, "mv-quota", diag.DefaultObjectQuota, "IVM MVs with per-object series, lowest IDs first (the design's prom_output_ivm_mv_metrics_limit); 0 for none")
-	f.IntVar(&o.StreamQuota, "stream-quota", diag.DefaultObjectQuota, "user streams with per-object series, lowest IDs first (prom_output_table_stream_metrics_limit); 0 for none")
-	f.StringVar(&o.LogLevel, "log.level", "info", "log level on stderr: debug, info, warn, error")
+	fl := c.Flags()
+	fl.StringArrayVar(&o.ListenAddresses, "web.listen-address", []string{exporter.DefaultListenAddress}, "address to listen on for HTTP (repeatable)")
+	fl.StringVar(&o.TelemetryPath, "web.telemetry-path", "/metrics", "path under which to expose the metrics")
+	fl.StringVar(&o.WebConfigFile, "web.config.file", "", "exporter-toolkit web configuration file (TLS, basic auth): https://github.com/prometheus/exporter-toolkit/blob/master/docs/web-configuration.md")
+	fl.DurationVar(&o.Interval, "interval", exporter.DefaultInterval, "time between rounds (the design's changelog_ivm_monitor_interval_seconds)")
+	fl.DurationVar(&o.RoundTimeout, "round-timeout", 0, "timeout of one round's collection (default: the interval)")
+	fl.StringVar(&o.DesignSeries, "design-series", exporter.ModeAuto, "serve the design's doris_fe_* series: auto (unless the build's own monitor does), on, off")
+	fl.IntVar(&o.MVQuota, "mv-quota", diag.DefaultObjectQuota, "IVM MVs with per-object series, lowest IDs first (the design's prom_output_ivm_mv_metrics_limit); 0 for none")
+	fl.IntVar(&o.StreamQuota, "stream-quota", diag.DefaultObjectQuota, "user streams with per-object series, lowest IDs first (prom_output_table_stream_metrics_limit); 0 for none")
+	fl.StringVar(&o.LogLevel, "log.level", "info", "log level on stderr: debug, info, warn, error")
 	return c
 }
 
-func exporterRun(ctx context.Context, g *globalOptions, o *exporterOptions) error {
+// validate checks the flags before anything is opened.
+func (o *ExporterOptions) validate() error {
 	if o.Interval < time.Second {
 		return usageErrorf("--interval must be at least 1s, got %s", o.Interval)
 	}
@@ -87,15 +105,21 @@ func exporterRun(ctx context.Context, g *globalOptions, o *exporterOptions) erro
 	default:
 		return usageErrorf("--design-series must be auto, on or off, got %q", o.DesignSeries)
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
+	if err := o.level.UnmarshalText([]byte(o.LogLevel)); err != nil {
 		return usageErrorf("--log.level: %v", err)
 	}
-	kind, err := g.sourceKind()
+	return nil
+}
+
+// exporterRun serves the design's series until the context is done or a
+// signal stops it.
+func exporterRun(o *ExporterOptions) error {
+	src := o.Source(SourceOptions{})
+	kind, err := src.Kind()
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(g.ios.Err, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(o.IO.Err, &slog.HandlerOptions{Level: o.level}))
 	opt := exporter.Options{Interval: o.Interval, RoundTimeout: o.RoundTimeout, DesignSeries: o.DesignSeries,
 		TelemetryPath: o.TelemetryPath, Logger: logger,
 		Diag: diag.ExporterOptions{MVQuota: quotaOpt(o.MVQuota), StreamQuota: quotaOpt(o.StreamQuota)}}
@@ -103,13 +127,13 @@ func exporterRun(ctx context.Context, g *globalOptions, o *exporterOptions) erro
 	case "file":
 		return usageErrorf("exporter needs a source that changes: --host HOST (live) or --demo [SCENARIO]; a --snapshot file is analysed by check")
 	case "demo":
-		s, err := scenario.Load(g.Source.Demo)
+		s, err := scenario.Load(src.Demo())
 		if err != nil {
 			return usageErrorf("--demo: %v", err)
 		}
 		opt.Source, opt.Demo = exporter.DemoSource(s, o.Interval), true
 	default:
-		opt.Source = exporter.LiveSource(g.liveConfig())
+		opt.Source = exporter.LiveSource(src.LiveConfig())
 	}
 	e, err := exporter.New(opt)
 	if err != nil {
@@ -120,6 +144,7 @@ func exporterRun(ctx context.Context, g *globalOptions, o *exporterOptions) erro
 			return usageErrorf("--web.config.file: %v", err)
 		}
 	}
+	ctx := o.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}

@@ -13,20 +13,29 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// headroomOptions are the flags of `headroom`, the what-if of a maintenance
-// window: which partitions can still resume if nobody consumes until then.
-type headroomOptions struct {
-	g    *globalOptions
+// HeadroomOptions are the inputs of `headroom`, the what-if of a
+// maintenance window: which partitions can still resume if nobody consumes
+// until then.
+type HeadroomOptions struct {
+	common
+	Source func(SourceOptions) *Source
+
 	At   string
 	In   time.Duration
 	TTL  string
 	DB   string
 	Kind string
 	All  bool
+
+	// Parsed by validate: --at as a time (zero without --at), --ttl in
+	// seconds (nil without --ttl).
+	at  time.Time
+	ttl *int64
 }
 
-func newHeadroomCmd(g *globalOptions) *cobra.Command {
-	o := &headroomOptions{g: g}
+// NewCmdHeadroom builds `headroom`.
+func NewCmdHeadroom(f *Factory, runF func(*HeadroomOptions) error) *cobra.Command {
+	o := &HeadroomOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "headroom",
 		Short: "What-if: which stream partitions can still resume if nobody consumes until a time",
@@ -37,7 +46,14 @@ which are safe. --ttl tries another TTL (seconds or a duration) for both.`,
 		Example: `  dorisdiag headroom --demo healthy --in 20h
   dorisdiag headroom --host fe1 --at 2026-12-01T02:00:00Z --ttl 172800`,
 		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(*cobra.Command, []string) error {
+			o.common = f.common()
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return headroomRun(o)
 		},
 	}
@@ -68,9 +84,9 @@ func parseTTL(s string) (int64, error) {
 	return n, nil
 }
 
-func headroomRun(o *headroomOptions) error {
-	g := o.g
-	if err := g.checkFormat("headroom"); err != nil {
+// validate checks -o and the flags, and parses --at and --ttl.
+func (o *HeadroomOptions) validate() error {
+	if err := o.checkFormat("headroom"); err != nil {
 		return err
 	}
 	if o.At != "" && o.In != 0 {
@@ -84,26 +100,31 @@ func headroomRun(o *headroomOptions) error {
 	default:
 		return usageErrorf("--kind %q: want user or ivm", o.Kind)
 	}
-	var opt diag.StreamOptions
 	if o.TTL != "" {
 		ttl, err := parseTTL(o.TTL)
 		if err != nil {
 			return usageError{err}
 		}
-		opt.TTLOverride = &ttl
+		o.ttl = &ttl
 	}
-	var at time.Time
 	if o.At != "" {
 		var err error
-		at, err = time.Parse(time.RFC3339, o.At)
+		o.at, err = time.Parse(time.RFC3339, o.At)
 		if err != nil {
 			return usageErrorf("--at %q: want an RFC 3339 time like 2026-12-01T02:00:00Z", o.At)
 		}
 	}
-	series, err := g.loadSnapshots()
+	return nil
+}
+
+// headroomRun evaluates the partitions now and at the later time.
+func headroomRun(o *HeadroomOptions) error {
+	series, err := o.Source(SourceOptions{}).Load()
 	if err != nil {
 		return err
 	}
+	opt := diag.StreamOptions{TTLOverride: o.ttl}
+	at := o.at
 	now := series[len(series)-1].Cluster.Now
 	if o.At == "" {
 		at = now.Add(o.In)
@@ -144,8 +165,8 @@ func headroomRun(o *headroomOptions) error {
 			}
 		}
 	}
-	if err := g.emit(report.HeadroomDoc{HeadroomPlan: plan, All: o.All}); err != nil {
+	if err := o.emit(report.HeadroomDoc{HeadroomPlan: plan, All: o.All}); err != nil {
 		return err
 	}
-	return g.gate(fs, "none")
+	return o.gate(fs, "none")
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 )
 
-func newMetricsCmd(g *globalOptions) *cobra.Command {
+// NewCmdMetrics builds the `metrics` group.
+func NewCmdMetrics(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "metrics",
 		Short: "Lint FE/BE /metrics payloads and check them against the monitoring design",
@@ -19,7 +20,7 @@ exposition-format problem with file:line:col, the family, the label and a fix,
 Doris quirks recognised, and the changelog/IVM series checked against the
 monitoring design. metrics scrape fetches /metrics from every FE and BE.`,
 	}
-	c.AddCommand(newMetricsLintCmd(g), newMetricsScrapeCmd(g))
+	c.AddCommand(NewCmdMetricsLint(f, nil), NewCmdMetricsScrape(f, nil))
 	return c
 }
 

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -22,9 +21,17 @@ import (
 // would reject it: METRICS_UNPARSEABLE is critical), as promtool does.
 const metricsLintFailOn = "critical"
 
-type metricsLintOptions struct {
-	g           *globalOptions
-	Input       string
+// MetricsLintOptions are the inputs of `metrics lint`.
+type MetricsLintOptions struct {
+	common
+	Source    func(SourceOptions) *Source
+	HTTPFetch func(scrape.FetchOptions) (scrape.FetchOptions, error)
+
+	// Input is the payload argument: a file, an http(s) URL, or - (stdin).
+	Input string
+	// FromSource: no argument and --snapshot or --demo: lint the payloads
+	// the snapshot stores.
+	FromSource  bool
 	Fix         bool
 	Write       string
 	MaxBytes    int64
@@ -33,8 +40,9 @@ type metricsLintOptions struct {
 	Conform     conformFlags
 }
 
-func newMetricsLintCmd(g *globalOptions) *cobra.Command {
-	o := &metricsLintOptions{g: g}
+// NewCmdMetricsLint builds `metrics lint`.
+func NewCmdMetricsLint(f *Factory, runF func(*MetricsLintOptions) error) *cobra.Command {
+	o := &MetricsLintOptions{Source: f.Source, HTTPFetch: f.HTTPFetch}
 	c := &cobra.Command{
 		Use: "lint [FILE|URL|-]",
 		Long: `lint checks one /metrics payload — a file, an http(s) URL, or stdin — or,
@@ -54,22 +62,20 @@ does not parse) unless --fail-on says otherwise.`,
   dorisdiag metrics lint --snapshot snap.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			o.common = f.common()
 			o.Input = "-"
 			if len(args) == 1 {
 				o.Input = args[0]
-			} else if len(g.Source.Snapshots) > 0 || g.Source.Demo != "" {
-				if o.Fix {
-					return usageErrorf("--fix works on one payload: give FILE, URL or -")
-				}
-				return o.runSnapshot()
+			} else {
+				o.FromSource = len(o.Config.Snapshots) > 0 || o.Config.Demo != ""
 			}
-			if o.Write != "" && !o.Fix {
-				return usageErrorf("-w needs --fix")
+			if err := o.validate(); err != nil {
+				return err
 			}
-			if o.Fix {
-				return o.runFix()
+			if runF != nil {
+				return runF(o)
 			}
-			return o.run()
+			return metricsLintRun(o)
 		},
 	}
 	c.Flags().BoolVar(&o.Fix, "fix", false, "write the payload with every label value and HELP text escaped (stdout, or -w FILE); report the changes")
@@ -81,26 +87,60 @@ does not parse) unless --fail-on says otherwise.`,
 	return c
 }
 
+// validate checks the flags of the mode, its -o and --fail-on.
+func (o *MetricsLintOptions) validate() error {
+	switch {
+	case o.FromSource && o.Fix:
+		return usageErrorf("--fix works on one payload: give FILE, URL or -")
+	case !o.FromSource && o.Write != "" && !o.Fix:
+		return usageErrorf("-w needs --fix")
+	}
+	kind := "metrics.lint"
+	switch {
+	case o.FromSource:
+		kind = "metrics.lint.snapshot"
+	case o.Fix:
+		kind = "metrics.fix"
+	}
+	if err := o.checkFormat(kind); err != nil {
+		return err
+	}
+	_, err := o.failOn(metricsLintFailOn)
+	return err
+}
+
+// metricsLintRun lints the stored payloads, or fixes or lints the one
+// payload given.
+func metricsLintRun(o *MetricsLintOptions) error {
+	switch {
+	case o.FromSource:
+		return o.runSnapshot()
+	case o.Fix:
+		return o.runFix()
+	}
+	return o.run()
+}
+
 // lintOptions lint a Doris payload: the bounds of the flags, the Doris
 // profile (the samples the analysis reads, the known quirks).
-func (o *metricsLintOptions) lintOptions() exposition.Options {
+func (o *MetricsLintOptions) lintOptions() exposition.Options {
 	return metrics.LintOptions(exposition.Options{MaxBytes: o.MaxBytes, MaxProblems: o.MaxProblems})
 }
 
 // open returns the payload reader (stdin, a file, or an HTTP GET), its name
 // and the payload's own time: a file's modification time (when it was
 // saved), now for a URL or stdin.
-func (o *metricsLintOptions) open() (io.ReadCloser, string, time.Time, error) {
-	g := o.g
+func (o *MetricsLintOptions) open() (io.ReadCloser, string, time.Time, error) {
+	timeout := o.Config.Timeout
 	switch in := o.Input; {
 	case in == "-" || in == "":
-		return io.NopCloser(g.ios.In), "stdin", time.Now(), nil
+		return io.NopCloser(o.IO.In), "stdin", time.Now(), nil
 	case strings.HasPrefix(in, "http://") || strings.HasPrefix(in, "https://"):
-		fo, err := g.httpFetch(scrape.FetchOptions{ConnectTimeout: min(g.Timeout, 5*time.Second), HeaderTimeout: g.Timeout, RequestTimeout: g.Timeout, MaxBytes: o.MaxBytes})
+		fo, err := o.HTTPFetch(scrape.FetchOptions{ConnectTimeout: min(timeout, 5*time.Second), HeaderTimeout: timeout, RequestTimeout: timeout, MaxBytes: o.MaxBytes})
 		if err != nil {
 			return nil, "", time.Time{}, err
 		}
-		r, err := streamURL(fo, in, g.Timeout+time.Second)
+		r, err := scrape.OpenMetrics(fo, in, timeout+time.Second)
 		if err != nil {
 			return nil, "", time.Time{}, err
 		}
@@ -115,14 +155,7 @@ func (o *metricsLintOptions) open() (io.ReadCloser, string, time.Time, error) {
 	}
 }
 
-func (o *metricsLintOptions) run() error {
-	g := o.g
-	if err := g.checkFormat("metrics.lint"); err != nil {
-		return err
-	}
-	if _, err := g.failOn(metricsLintFailOn); err != nil {
-		return err
-	}
+func (o *MetricsLintOptions) run() error {
 	in, source, at, err := o.open()
 	if err != nil {
 		return err
@@ -137,21 +170,17 @@ func (o *metricsLintOptions) run() error {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	a := diag.AnalyzeMetricsPayloads([]diag.MetricsInput{{Source: source, Lint: res}}, opt)
-	if err := g.emit(report.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
+	if err := o.emit(report.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
 		return err
 	}
-	return g.gate(a.Findings, metricsLintFailOn)
+	return o.gate(a.Findings, metricsLintFailOn)
 }
 
 // runFix writes the fixed payload to stdout or -w FILE; the report of the
 // changes goes to stdout when the payload goes to a file, else stderr.
-func (o *metricsLintOptions) runFix() error {
-	g := o.g
-	f, err := g.format(report.Formats("metrics.fix")...)
+func (o *MetricsLintOptions) runFix() error {
+	f, err := o.format(report.Formats("metrics.fix")...)
 	if err != nil {
-		return err
-	}
-	if _, err := g.failOn(metricsLintFailOn); err != nil {
 		return err
 	}
 	in, source, _, err := o.open()
@@ -159,11 +188,11 @@ func (o *metricsLintOptions) runFix() error {
 		return err
 	}
 	defer in.Close()
-	reportTo := g.ios.Err
+	reportTo := o.IO.Err
 	var rep exposition.FixReport
 	if o.Write != "" && o.Write != "-" {
 		// Atomically, onto a regular file or a new path only (fileio).
-		reportTo = g.ios.Out
+		reportTo = o.IO.Out
 		err = fileio.WriteAtomic(o.Write, func(w io.Writer) error {
 			var ferr error
 			rep, ferr = exposition.Fix(in, w, o.lintOptions())
@@ -175,30 +204,23 @@ func (o *metricsLintOptions) runFix() error {
 		if err != nil {
 			return fmt.Errorf("--fix -w %s: %w", o.Write, err)
 		}
-	} else if rep, err = exposition.Fix(in, g.ios.Out, o.lintOptions()); err != nil {
+	} else if rep, err = exposition.Fix(in, o.IO.Out, o.lintOptions()); err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	unrepaired := &exposition.Result{Problems: rep.Unrepaired, Parseable: rep.OK}
 	a := diag.AnalyzeMetricsPayloads([]diag.MetricsInput{{Source: source, Lint: unrepaired}}, diag.MetricsOptions{NoConform: true, IncludeStyle: true})
-	st := report.NewStyle(reportTo, g.color() && reportTo == g.ios.Out)
+	st := report.NewStyle(reportTo, o.color() && reportTo == o.IO.Out)
 	if err := report.Emit(reportTo, st, f, report.MetricsFixDoc{Source: source, Fix: rep, Findings: a.Findings}); err != nil {
 		return err
 	}
-	return g.gate(a.Findings, metricsLintFailOn)
+	return o.gate(a.Findings, metricsLintFailOn)
 }
 
 // runSnapshot lints every /metrics payload stored in the (latest) snapshot
 // of --snapshot or --demo; "now" is the snapshot's cluster time, so a saved
 // snapshot lints the same way tomorrow.
-func (o *metricsLintOptions) runSnapshot() error {
-	g := o.g
-	if err := g.checkFormat("metrics.lint.snapshot"); err != nil {
-		return err
-	}
-	if _, err := g.failOn(metricsLintFailOn); err != nil {
-		return err
-	}
-	snaps, err := g.loadSnapshots()
+func (o *MetricsLintOptions) runSnapshot() error {
+	snaps, err := o.Source(SourceOptions{}).Load()
 	if err != nil {
 		return err
 	}
@@ -212,49 +234,8 @@ func (o *metricsLintOptions) runSnapshot() error {
 	}
 	opt.Lint = o.lintOptions()
 	a := diag.AnalyzeMetrics(s, opt)
-	if err := g.emit(report.NewMetricsLintSnapshotDoc(a, o.Top)); err != nil {
+	if err := o.emit(report.NewMetricsLintSnapshotDoc(a, o.Top)); err != nil {
 		return err
 	}
-	return g.gate(a.Findings, metricsLintFailOn)
-}
-
-// streamURL GETs a payload and returns its body as a stream (issue 14: a
-// 64 MiB body is linted as it arrives, never held whole). An error before
-// the body (refused, a status, a challenge refused) is returned at once; one
-// while reading it reaches the linter as a read error, named.
-func streamURL(fo scrape.FetchOptions, url string, timeout time.Duration) (io.ReadCloser, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	pr, pw := io.Pipe()
-	started := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		_, err := scrape.FetchMetricsTo(ctx, scrape.NewClient(fo), url, fo, func(body io.Reader) error {
-			close(started)
-			_, err := io.Copy(pw, body)
-			return err
-		})
-		pw.CloseWithError(err)
-		done <- err
-	}()
-	select {
-	case <-started:
-	case err := <-done:
-		select {
-		case <-started: // an empty body, already read
-		default:
-			cancel()
-			return nil, err
-		}
-	}
-	return &cancelOnClose{ReadCloser: pr, cancel: cancel}, nil
-}
-
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c *cancelOnClose) Close() error {
-	c.cancel()
-	return c.ReadCloser.Close()
+	return o.gate(a.Findings, metricsLintFailOn)
 }

@@ -19,8 +19,12 @@ import (
 // check: an unreachable target or an unparseable payload fails the run.
 const metricsScrapeFailOn = "critical"
 
-type metricsScrapeOptions struct {
-	g              *globalOptions
+// MetricsScrapeOptions are the inputs of `metrics scrape`.
+type MetricsScrapeOptions struct {
+	common
+	Source    func(SourceOptions) *Source
+	HTTPFetch func(scrape.FetchOptions) (scrape.FetchOptions, error)
+
 	Targets        string
 	ConnectTimeout time.Duration
 	HeaderTimeout  time.Duration
@@ -31,8 +35,9 @@ type metricsScrapeOptions struct {
 	Conform        conformFlags
 }
 
-func newMetricsScrapeCmd(g *globalOptions) *cobra.Command {
-	o := &metricsScrapeOptions{g: g}
+// NewCmdMetricsScrape builds `metrics scrape`.
+func NewCmdMetricsScrape(f *Factory, runF func(*MetricsScrapeOptions) error) *cobra.Command {
+	o := &MetricsScrapeOptions{Source: f.Source, HTTPFetch: f.HTTPFetch}
 	c := &cobra.Command{
 		Use:   "scrape",
 		Short: "Fetch and lint /metrics of every FE and BE, concurrently, with named timeouts",
@@ -52,7 +57,16 @@ says otherwise.`,
   dorisdiag metrics scrape --demo incident    # exits 1: a payload does not parse
   dorisdiag metrics scrape --targets fe=fe1:18030,be=be1:18040 -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return o.run() },
+		RunE: func(*cobra.Command, []string) error {
+			o.common = f.common()
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return metricsScrapeRun(o)
+		},
 	}
 	c.Flags().StringVar(&o.Targets, "targets", "", "host:port,... to scrape (fe= / be= prefixes; port 8030 is an FE, 8040 a BE); default: discover from --host")
 	c.Flags().DurationVar(&o.ConnectTimeout, "connect-timeout", 2*time.Second, "TCP connect timeout per host")
@@ -65,12 +79,12 @@ says otherwise.`,
 	return c
 }
 
-func (o *metricsScrapeOptions) run() error {
-	g := o.g
-	if err := g.checkFormat("metrics.scrape"); err != nil {
+// validate checks -o, --fail-on and --save before any work.
+func (o *MetricsScrapeOptions) validate() error {
+	if err := o.checkFormat("metrics.scrape"); err != nil {
 		return err
 	}
-	if _, err := g.failOn(metricsScrapeFailOn); err != nil {
+	if _, err := o.failOn(metricsScrapeFailOn); err != nil {
 		return err
 	}
 	if o.Save == "-" {
@@ -79,6 +93,12 @@ func (o *metricsScrapeOptions) run() error {
 	if err := checkOutput(o.Save); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
+	return nil
+}
+
+// metricsScrapeRun fetches and lints every target, or analyses the payloads
+// a snapshot stores.
+func metricsScrapeRun(o *MetricsScrapeOptions) error {
 	start := time.Now()
 	var targets []scrape.Target
 	if o.Targets != "" {
@@ -90,7 +110,8 @@ func (o *metricsScrapeOptions) run() error {
 	var snap *snapshot.Snapshot
 	discovery, now := "targets", start
 	if o.Targets == "" || o.Save != "" {
-		kind, err := g.sourceKind()
+		src := o.Source(SourceOptions{})
+		kind, err := src.Kind()
 		if err != nil {
 			if o.Save != "" {
 				return usageErrorf("--save needs a snapshot to store the payloads into: give --host, --snapshot or --demo")
@@ -100,7 +121,7 @@ func (o *metricsScrapeOptions) run() error {
 		if o.Targets == "" && kind != "live" && o.Save != "" {
 			return usageErrorf("--save with --%s: the payloads are already stored in it; give --targets to fetch new ones", kind)
 		}
-		snaps, err := g.loadSnapshots()
+		snaps, err := src.Load()
 		if err != nil {
 			return err
 		}
@@ -127,9 +148,9 @@ func (o *metricsScrapeOptions) run() error {
 	}
 	rt := o.RequestTimeout
 	if rt <= 0 {
-		rt = g.Timeout
+		rt = o.Config.Timeout
 	}
-	fo, err := g.httpFetch(scrape.FetchOptions{ConnectTimeout: o.ConnectTimeout, HeaderTimeout: o.HeaderTimeout, RequestTimeout: rt, MaxBytes: o.MaxBytes,
+	fo, err := o.HTTPFetch(scrape.FetchOptions{ConnectTimeout: o.ConnectTimeout, HeaderTimeout: o.HeaderTimeout, RequestTimeout: rt, MaxBytes: o.MaxBytes,
 		Concurrency: o.Concurrency, KeepBody: o.Save != ""})
 	if err != nil {
 		return err
@@ -147,16 +168,15 @@ func (o *metricsScrapeOptions) run() error {
 			return err
 		}
 	}
-	if err := g.emit(report.NewMetricsScrapeDoc(a, fetches, discovery)); err != nil {
+	if err := o.emit(report.NewMetricsScrapeDoc(a, fetches, discovery)); err != nil {
 		return err
 	}
-	return g.gate(a.Findings, metricsScrapeFailOn)
+	return o.gate(a.Findings, metricsScrapeFailOn)
 }
 
 // runStored analyses the payloads a snapshot (--snapshot, --demo) stores,
 // judged against its cluster time: offline is offline, nothing is fetched.
-func (o *metricsScrapeOptions) runStored(s *snapshot.Snapshot, kind string) error {
-	g := o.g
+func (o *MetricsScrapeOptions) runStored(s *snapshot.Snapshot, kind string) error {
 	if len(s.Metrics) == 0 {
 		return fmt.Errorf("the %s snapshot holds no /metrics payloads and --%s fetches none: give --targets or --host", kind, kind)
 	}
@@ -165,10 +185,10 @@ func (o *metricsScrapeOptions) runStored(s *snapshot.Snapshot, kind string) erro
 		return err
 	}
 	a := diag.AnalyzeMetrics(s, opt)
-	if err := g.emit(report.NewMetricsScrapeDoc(a, nil, kind)); err != nil {
+	if err := o.emit(report.NewMetricsScrapeDoc(a, nil, kind)); err != nil {
 		return err
 	}
-	return g.gate(a.Findings, metricsScrapeFailOn)
+	return o.gate(a.Findings, metricsScrapeFailOn)
 }
 
 // savePayloads stores the payloads into the source snapshot and writes it.

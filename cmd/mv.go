@@ -6,48 +6,116 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// mvOptions are the flags of `dorisdiag mv list|explain` (docs/mv.md).
-type mvOptions struct {
-	g              *globalOptions
+// mvThresholds are the flags of the MV findings: persistent flags of the
+// `mv` group, read by `mv list` and `mv explain` (docs/mv.md).
+type mvThresholds struct {
 	MaxDelay       time.Duration
 	MaxFailures    int
 	MaxRunning     time.Duration
 	MaxQueued      time.Duration
 	FallbackWindow time.Duration
 	MinFallbacks   int
-	// list
-	DB    string
-	State string
-	// explain: the name argument as typed, nil when none was given
-	Target *string
-	Watch  watchOptions
-	// Details (--details): mv explain shows every finding's detail, every
-	// task and statement, not only what fits one screen.
-	Details bool
 }
 
-func (o *mvOptions) diagOptions() diag.MVOptions {
-	return diag.MVOptions{MaxDelay: o.MaxDelay, MaxFailures: o.MaxFailures, MaxRunning: o.MaxRunning, MaxQueued: o.MaxQueued,
-		FallbackWindow: o.FallbackWindow, MinFallbacks: o.MinFallbacks}
+func (t mvThresholds) diagOptions() diag.MVOptions {
+	return diag.MVOptions{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
+		FallbackWindow: t.FallbackWindow, MinFallbacks: t.MinFallbacks}
 }
 
 // validate checks the thresholds (exit 2 on nonsense, never a silent default).
-func (o *mvOptions) validate() error {
-	for name, d := range map[string]time.Duration{"--max-delay": o.MaxDelay, "--max-running": o.MaxRunning, "--max-queued": o.MaxQueued, "--fallback-window": o.FallbackWindow} {
+func (t mvThresholds) validate() error {
+	for name, d := range map[string]time.Duration{"--max-delay": t.MaxDelay, "--max-running": t.MaxRunning, "--max-queued": t.MaxQueued, "--fallback-window": t.FallbackWindow} {
 		if d <= 0 {
 			return usageErrorf("%s must be positive, got %s", name, d)
 		}
 	}
-	if o.MaxFailures < 1 {
-		return usageErrorf("--max-failures must be at least 1, got %d", o.MaxFailures)
+	if t.MaxFailures < 1 {
+		return usageErrorf("--max-failures must be at least 1, got %d", t.MaxFailures)
 	}
-	if o.MinFallbacks < 1 {
-		return usageErrorf("--min-fallbacks must be at least 1, got %d", o.MinFallbacks)
+	if t.MinFallbacks < 1 {
+		return usageErrorf("--min-fallbacks must be at least 1, got %d", t.MinFallbacks)
+	}
+	return nil
+}
+
+// analyzeMVs runs the stream analysis and the MV analysis over a series.
+func analyzeMVs(series []*snapshot.Snapshot, opt diag.MVOptions) *diag.MVsResult {
+	streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
+	return diag.AnalyzeMVs(series, streams, opt)
+}
+
+// NewCmdMV builds the `mv` group: its threshold flags and its commands.
+func NewCmdMV(f *Factory) *cobra.Command {
+	th := &mvThresholds{}
+	c := &cobra.Command{
+		Use:   "mv",
+		Short: "Diagnose IVM materialized views: freshness, delay, refresh failures, fallbacks to a rebuild",
+		Long: `Diagnose incrementally maintained (IVM) materialized views: is each one fresh,
+how far behind and why, has it stopped refreshing, has incremental refresh
+turned into recomputation. Every delay says its precision:
+PRECISE, UPPER_BOUND (never reported too small) or UNKNOWN.`,
+		Args: cobra.NoArgs,
+	}
+	pf := c.PersistentFlags()
+	pf.DurationVar(&th.MaxDelay, "max-delay", diag.DefaultMaxDelay, "freshness target: MV_DELAY_HIGH above it (critical at 3×)")
+	pf.IntVar(&th.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
+	pf.DurationVar(&th.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
+	pf.DurationVar(&th.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
+	pf.DurationVar(&th.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which fallbacks to a rebuild are counted")
+	pf.IntVar(&th.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
+	c.AddCommand(NewCmdMVList(f, th, nil), NewCmdMVExplain(f, th, nil))
+	return c
+}
+
+// MVListOptions are the inputs of `mv list`.
+type MVListOptions struct {
+	common
+	Source func(SourceOptions) *Source
+
+	Limits mvThresholds
+	DB     string
+	State  string
+	Watch  watch.Options
+}
+
+// NewCmdMVList builds `mv list`; th are the `mv` group's threshold flags.
+func NewCmdMVList(f *Factory, th *mvThresholds, runF func(*MVListOptions) error) *cobra.Command {
+	o := &MVListOptions{Source: f.Source}
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "One row per IVM MV, worst first: state, delay, lagging reason, failures, last method, fallbacks",
+		Example: `  dorisdiag mv list --demo incident
+  dorisdiag mv list --host fe1 --db demo --state lagging -o json
+  dorisdiag mv list --host fe1 --watch 30s`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			o.common, o.Limits = f.common(), *th
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return mvListRun(o)
+		},
+	}
+	c.Flags().StringVar(&o.DB, "db", "", "only MVs of this database")
+	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(diag.FreshnessStates, ", "))
+	watch.AddFlags(c, &o.Watch)
+	return c
+}
+
+// validate checks the thresholds, --state (written as the state's own
+// name), then -o.
+func (o *MVListOptions) validate() error {
+	if err := o.Limits.validate(); err != nil {
+		return err
 	}
 	if o.State != "" {
 		ok := false
@@ -60,65 +128,13 @@ func (o *mvOptions) validate() error {
 			return usageErrorf("--state %q: want one of %s", o.State, strings.Join(diag.FreshnessStates, ", "))
 		}
 	}
-	return nil
+	return o.checkFormat("mv_list")
 }
 
-// analyzeMVs runs the stream analysis and the MV analysis over a series.
-func analyzeMVs(series []*snapshot.Snapshot, opt diag.MVOptions) *diag.MVsResult {
-	streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
-	return diag.AnalyzeMVs(series, streams, opt)
-}
-
-func newMVCmd(g *globalOptions) *cobra.Command {
-	o := &mvOptions{g: g}
-	c := &cobra.Command{
-		Use:   "mv",
-		Short: "Diagnose IVM materialized views: freshness, delay, refresh failures, fallbacks to a rebuild",
-		Long: `Diagnose incrementally maintained (IVM) materialized views: is each one fresh,
-how far behind and why, has it stopped refreshing, has incremental refresh
-turned into recomputation. Every delay says its precision:
-PRECISE, UPPER_BOUND (never reported too small) or UNKNOWN.`,
-		Args: cobra.NoArgs,
-	}
-	pf := c.PersistentFlags()
-	pf.DurationVar(&o.MaxDelay, "max-delay", diag.DefaultMaxDelay, "freshness target: MV_DELAY_HIGH above it (critical at 3×)")
-	pf.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
-	pf.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
-	pf.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
-	pf.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which fallbacks to a rebuild are counted")
-	pf.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
-	c.AddCommand(newMVListCmd(o), newMVExplainCmd(o))
-	return c
-}
-
-func newMVListCmd(o *mvOptions) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "list",
-		Short: "One row per IVM MV, worst first: state, delay, lagging reason, failures, last method, fallbacks",
-		Example: `  dorisdiag mv list --demo incident
-  dorisdiag mv list --host fe1 --db demo --state lagging -o json
-  dorisdiag mv list --host fe1 --watch 30s`,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return mvListRun(o)
-		},
-	}
-	c.Flags().StringVar(&o.DB, "db", "", "only MVs of this database")
-	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(diag.FreshnessStates, ", "))
-	addWatchFlags(c, &o.Watch)
-	return c
-}
-
-func mvListRun(o *mvOptions) error {
-	g := o.g
-	if err := g.checkFormat("mv_list"); err != nil {
-		return err
-	}
-	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
-		res := analyzeMVs(series, o.diagOptions())
+// mvListRun lists the IVM MVs of each round's series, worst first.
+func mvListRun(o *MVListOptions) error {
+	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
+		res := analyzeMVs(r.Series, o.Limits.diagOptions())
 		if o.DB != "" {
 			var dbs []string
 			for _, m := range res.MVs {
@@ -143,14 +159,31 @@ func mvListRun(o *mvOptions) error {
 			doc.Findings = append(doc.Findings, fs...)
 		}
 		diag.SortFindings(doc.Findings)
-		if err := g.emit(doc); err != nil {
+		if err := o.emitRound(r, doc); err != nil {
 			return err
 		}
-		return g.gate(doc.Findings, "none")
+		return o.gate(doc.Findings, "none")
 	})
 }
 
-func newMVExplainCmd(o *mvOptions) *cobra.Command {
+// MVExplainOptions are the inputs of `mv explain`.
+type MVExplainOptions struct {
+	common
+	Source func(SourceOptions) *Source
+
+	Limits mvThresholds
+	// Target is the name argument as typed, nil when none was given.
+	Target *string
+	// Details (--details): every finding's detail, every task and
+	// statement, not only what fits one screen.
+	Details bool
+	Watch   watch.Options
+}
+
+// NewCmdMVExplain builds `mv explain`; th are the `mv` group's threshold
+// flags.
+func NewCmdMVExplain(f *Factory, th *mvThresholds, runF func(*MVExplainOptions) error) *cobra.Command {
+	o := &MVExplainOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "explain DB.MV",
 		Short: "The one-screen answer for one MV: verdict, causes, dependencies, worst partitions, recent tasks, SQL to run",
@@ -162,27 +195,31 @@ inside doubled: ` + "`s.h.o.p`.`mv.x`" + `. Without a name, the MVs are listed.`
   dorisdiag mv explain demo.mv_orders_daily --host fe1 -o json`,
 		Args: oneNameArg("DB.MV"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
+			o.common, o.Limits = f.common(), *th
+			if err := o.Limits.validate(); err != nil {
 				return err
 			}
 			if len(args) == 1 {
 				o.Target = &args[0]
 			}
+			if err := o.checkFormat("mv_explain"); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return mvExplainRun(o)
 		},
 	}
-	addWatchFlags(c, &o.Watch)
+	watch.AddFlags(c, &o.Watch)
 	c.Flags().BoolVar(&o.Details, "details", false, "show everything: each finding's detail and next step, every recent task, every SQL statement (the table format otherwise fits one screen)")
 	return c
 }
 
-func mvExplainRun(o *mvOptions) error {
-	g := o.g
-	if err := g.checkFormat("mv_explain"); err != nil {
-		return err
-	}
-	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
-		res := analyzeMVs(series, o.diagOptions())
+// mvExplainRun explains one MV of each round's series.
+func mvExplainRun(o *MVExplainOptions) error {
+	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
+		res := analyzeMVs(r.Series, o.Limits.diagOptions())
 		refs := make([]objectRef, len(res.MVs))
 		for i, x := range res.MVs {
 			refs[i] = objectRef{x.DB, x.Name}
@@ -193,9 +230,9 @@ func mvExplainRun(o *mvOptions) error {
 		}
 		m := res.ByName(ref.DB, ref.Name)
 		fs := res.FindingsFor(m.DB, m.Name)
-		if err := g.emit(report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}); err != nil {
+		if err := o.emitRound(r, report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}); err != nil {
 			return err
 		}
-		return g.gate(fs, "none")
+		return o.gate(fs, "none")
 	})
 }

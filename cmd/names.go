@@ -46,16 +46,6 @@ func objectNames(series []*snapshot.Snapshot, kind string) []string {
 	return out
 }
 
-// objectNamesFrom loads the command's source (--demo, --snapshot, --host) and
-// lists the names of kind; for completion.
-func (g *globalOptions) objectNamesFrom(kind string) ([]string, error) {
-	series, err := g.loadSnapshots()
-	if err != nil {
-		return nil, err
-	}
-	return objectNames(series, kind), nil
-}
-
 func objectRefs(series []*snapshot.Snapshot, kind string) []objectRef {
 	var refs []objectRef
 	switch kind {

@@ -192,16 +192,14 @@ func TestCodeTextsNameRealTSOCommands(t *testing.T) {
 // TestObjectNamesFromSource: the completion helper reads the command's source
 // and lists each name as the argument takes it.
 func TestObjectNamesFromSource(t *testing.T) {
-	g := &globalOptions{ios: &IOStreams{}, Source: sourceOptions{Demo: "incident"}}
-	mvs, err := g.objectNamesFrom(kindMV)
-	if err != nil || len(mvs) != 11 || mvs[0] != "demo.mv_big_join" {
-		t.Errorf("mvs: %q, %v", mvs, err)
+	series, err := testFactory(&Config{Demo: "incident"}).Source(SourceOptions{}).Load()
+	if err != nil {
+		t.Fatal(err)
 	}
-	streams, err := g.objectNamesFrom(kindStream)
-	if err != nil || len(streams) != 24 {
-		t.Errorf("streams: %d, %v", len(streams), err)
+	if mvs := objectNames(series, kindMV); len(mvs) != 11 || mvs[0] != "demo.mv_big_join" {
+		t.Errorf("mvs: %q", mvs)
 	}
-	if _, err := (&globalOptions{ios: &IOStreams{}}).objectNamesFrom(kindMV); err == nil {
-		t.Errorf("no source: want the no-source error")
+	if streams := objectNames(series, kindStream); len(streams) != 24 {
+		t.Errorf("streams: %d", len(streams))
 	}
 }

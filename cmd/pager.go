@@ -20,25 +20,14 @@ import (
 
 const defaultPager = "less -FRX"
 
-type pagerOptions struct {
-	NoPager bool
-	// stdout is the process's stdout: the pager only ever replaces it, never
-	// a buffer a --watch round or -f FILE is captured in.
-	stdout io.Writer
-}
-
 // addPagerFlag adds --no-pager to root (one line in NewRootCmd).
-func addPagerFlag(root *cobra.Command, g *globalOptions) {
-	g.pager.stdout = g.ios.Out
-	root.PersistentFlags().BoolVar(&g.pager.NoPager, "no-pager", false, "never send output through $PAGER (default less -FRX); a pipe or a file never uses it")
+func addPagerFlag(root *cobra.Command, cfg *Config) {
+	root.PersistentFlags().BoolVar(&cfg.NoPager, "no-pager", false, "never send output through $PAGER (default less -FRX); a pipe or a file never uses it")
 }
 
 // pagerCommand is the pager to run, "" for none.
-func (g *globalOptions) pagerCommand() string {
-	p := ""
-	if g.ios.Getenv != nil {
-		p = strings.TrimSpace(g.ios.Getenv("PAGER"))
-	}
+func (c common) pagerCommand() string {
+	p := strings.TrimSpace(c.IO.getenv("PAGER"))
 	if p == "" {
 		p = defaultPager
 	}
@@ -48,42 +37,44 @@ func (g *globalOptions) pagerCommand() string {
 	return p
 }
 
-// pagerWanted: format f goes to a terminal the pager may own (one whose
-// size is known: "longer than the screen" needs its height).
-func (g *globalOptions) pagerWanted(f report.Format) bool {
-	if g.pager.NoPager || !g.ios.IsTTY || g.ios.TermSize == nil || g.watch != nil || g.ios.Out != g.pager.stdout {
+// pagerWanted: format f written to w goes to a terminal the pager may own
+// (one whose size is known: "longer than the screen" needs its height). w
+// must be the process's stdout: the pager never replaces a buffer a --watch
+// round (wr) or -f FILE is captured in.
+func (c common) pagerWanted(w io.Writer, wr *report.WatchRound, f report.Format) bool {
+	if c.Config.NoPager || !c.IO.IsTTY || c.IO.TermSize == nil || wr != nil || w != c.IO.Out {
 		return false
 	}
 	if f != report.FormatTable && f != report.FormatWide && f != report.FormatMarkdown {
 		return false
 	}
-	return g.pagerCommand() != ""
+	return c.pagerCommand() != ""
 }
 
 // emitPaged renders d, then shows it through the pager when it is longer
 // than the screen (shorter output is written straight away: nothing to
 // page, and no process to start). A pager that cannot start is no error:
 // the output is written as it is.
-func (g *globalOptions) emitPaged(f report.Format, d report.Doc) error {
+func (c common) emitPaged(f report.Format, d report.Doc) error {
 	var buf bytes.Buffer
-	err := report.Emit(&buf, g.style(), f, d)
+	err := report.Emit(&buf, c.style(c.IO.Out), f, d)
 	if err != nil && buf.Len() == 0 {
 		return err
 	}
-	_, height := g.ios.TermSize()
+	_, height := c.IO.TermSize()
 	if height > 0 && bytes.Count(buf.Bytes(), []byte("\n")) < height {
-		_, werr := g.ios.Out.Write(buf.Bytes())
+		_, werr := c.IO.Out.Write(buf.Bytes())
 		if err == nil {
 			err = werr
 		}
 		return err
 	}
-	run := g.ios.RunPager
+	run := c.IO.RunPager
 	if run == nil {
 		run = runPager
 	}
-	if perr := run(g.pagerCommand(), buf.Bytes()); perr != nil {
-		if _, werr := g.ios.Out.Write(buf.Bytes()); err == nil {
+	if perr := run(c.pagerCommand(), buf.Bytes()); perr != nil {
+		if _, werr := c.IO.Out.Write(buf.Bytes()); err == nil {
 			err = werr
 		}
 	}

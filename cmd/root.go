@@ -12,9 +12,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// NewRootCmd builds the command tree.
+// NewRootCmd builds the command tree over the streams.
 func NewRootCmd(ios *IOStreams) *cobra.Command {
-	g := &globalOptions{ios: ios}
+	cfg := &Config{}
+	return newRoot(newFactory(ios, cfg), cfg)
+}
+
+// newRoot builds the command tree: the root's flags bound to cfg, which f
+// reads, and every command of commandTree built over f.
+func newRoot(f *Factory, cfg *Config) *cobra.Command {
+	ios := f.IOStreams
 	root := &cobra.Command{
 		Use:   "dorisdiag",
 		Short: "Diagnose Apache Doris table streams and IVM materialized views",
@@ -31,21 +38,21 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 			if err := checkGlobalsApply(c); err != nil {
 				return err
 			}
-			if err := g.checkGlobalUsage(c); err != nil {
+			if err := checkGlobalUsage(c, cfg); err != nil {
 				return err
 			}
-			if g.FailOn != "" {
-				if _, err := g.failOn(""); err != nil {
+			if cfg.FailOn != "" {
+				if _, err := cfg.failOn(""); err != nil {
 					return err
 				}
 			}
-			if g.Timeout <= 0 {
-				return usageErrorf("--timeout must be positive, got %s", g.Timeout)
+			if cfg.Timeout <= 0 {
+				return usageErrorf("--timeout must be positive, got %s", cfg.Timeout)
 			}
-			if s := g.Conn.HTTPScheme; s != "" && s != "http" && s != "https" {
+			if s := cfg.Conn.HTTPScheme; s != "" && s != "http" && s != "https" {
 				return usageErrorf("--http-scheme %q: want http or https", s)
 			}
-			if p := g.Conn.FEHTTPSPort; p < 0 || p > 65535 {
+			if p := cfg.Conn.FEHTTPSPort; p < 0 || p > 65535 {
 				return usageErrorf("--fe-https-port %d: want a port, 1-65535", p)
 			}
 			return nil
@@ -62,34 +69,34 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	})
 
 	pf := root.PersistentFlags()
-	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, wide, json, markdown, prom (each command lists the ones it supports)")
-	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (also: NO_COLOR environment variable); colour is used only on a TTY")
-	pf.StringVar(&g.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check, metrics lint, metrics scrape: critical)")
-	pf.DurationVar(&g.Timeout, "timeout", 10*time.Second, "timeout for each network operation (connect, query, HTTP request)")
-	pf.StringVar(&g.Conn.Host, "host", "", "Doris FE host, or HOST:PORT with the MySQL port (live mode); the password comes from DORISDIAG_PASSWORD or MYSQL_PWD, never a flag")
-	pf.IntVar(&g.Conn.Port, "port", 9030, "Doris FE MySQL-protocol (query) port")
+	pf.StringVarP(&cfg.Output, "output", "o", "table", "output format: table, wide, json, markdown, prom (each command lists the ones it supports)")
+	pf.BoolVar(&cfg.NoColor, "no-color", false, "never colour output (also: NO_COLOR environment variable); colour is used only on a TTY")
+	pf.StringVar(&cfg.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check, metrics lint, metrics scrape: critical)")
+	pf.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "timeout for each network operation (connect, query, HTTP request)")
+	pf.StringVar(&cfg.Conn.Host, "host", "", "Doris FE host, or HOST:PORT with the MySQL port (live mode); the password comes from DORISDIAG_PASSWORD or MYSQL_PWD, never a flag")
+	pf.IntVar(&cfg.Conn.Port, "port", 9030, "Doris FE MySQL-protocol (query) port")
 	pf.String("password", "", "refused: set DORISDIAG_PASSWORD (or MYSQL_PWD) instead")
 	_ = pf.MarkHidden("password")
-	pf.IntVar(&g.Conn.HTTPPort, "http-port", 8030, "Doris FE HTTP port (/metrics, /api/tso)")
-	pf.StringVar(&g.Conn.User, "user", "root", "Doris user name")
-	pf.BoolVar(&g.Conn.TLS, "tls", false, "use TLS on the MySQL connection, and HTTPS on the HTTP ports (see --http-scheme)")
-	pf.StringVar(&g.Conn.TLSCA, "tls-ca", "", "PEM file of the CA that signed the FE certificate (implies --tls); also verifies HTTPS to the FEs and BEs")
-	pf.StringVar(&g.Conn.HTTPScheme, "http-scheme", "", "http or https for the FE and BE HTTP ports (/metrics, /api/tso); default https with --tls or --tls-ca, else http")
-	pf.IntVar(&g.Conn.FEHTTPSPort, "fe-https-port", 0, "with HTTPS: every FE's HTTPS port, for FEs with the older enable_https (Doris https_port, default 8050, which SHOW FRONTENDS does not report); default: their HTTP port")
-	pf.BoolVar(&g.Conn.AllowHTTPCredentials, "allow-http-credentials", false, "with --tls: still answer a Basic challenge over plain http:// (the password then crosses the network in cleartext)")
-	pf.StringArrayVar(&g.Source.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
-	pf.StringVar(&g.Source.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
+	pf.IntVar(&cfg.Conn.HTTPPort, "http-port", 8030, "Doris FE HTTP port (/metrics, /api/tso)")
+	pf.StringVar(&cfg.Conn.User, "user", "root", "Doris user name")
+	pf.BoolVar(&cfg.Conn.TLS, "tls", false, "use TLS on the MySQL connection, and HTTPS on the HTTP ports (see --http-scheme)")
+	pf.StringVar(&cfg.Conn.TLSCA, "tls-ca", "", "PEM file of the CA that signed the FE certificate (implies --tls); also verifies HTTPS to the FEs and BEs")
+	pf.StringVar(&cfg.Conn.HTTPScheme, "http-scheme", "", "http or https for the FE and BE HTTP ports (/metrics, /api/tso); default https with --tls or --tls-ca, else http")
+	pf.IntVar(&cfg.Conn.FEHTTPSPort, "fe-https-port", 0, "with HTTPS: every FE's HTTPS port, for FEs with the older enable_https (Doris https_port, default 8050, which SHOW FRONTENDS does not report); default: their HTTP port")
+	pf.BoolVar(&cfg.Conn.AllowHTTPCredentials, "allow-http-credentials", false, "with --tls: still answer a Basic challenge over plain http:// (the password then crosses the network in cleartext)")
+	pf.StringArrayVar(&cfg.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
+	pf.StringVar(&cfg.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
-	addPagerFlag(root, g)
+	addPagerFlag(root, cfg)
 
 	for _, add := range commandTree() {
-		root.AddCommand(add(g))
+		root.AddCommand(add(f))
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newCompletionCmd(g))
+	root.AddCommand(NewCmdCompletion(f, nil))
 	guardSubcommands(root)
 	applyCommandMeta(root)
-	registerCompletions(root, g)
+	registerCompletions(root, f)
 	return root
 }
 

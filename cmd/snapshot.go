@@ -12,16 +12,20 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// snapshotOptions are the flags of `dorisdiag snapshot`.
-type snapshotOptions struct {
+// SnapshotOptions are the inputs of `dorisdiag snapshot`.
+type SnapshotOptions struct {
+	common
+	Source func(SourceOptions) *Source
+
 	File        string
 	Summary     bool
 	TasksPerMV  int
 	WithMetrics bool
 }
 
-func newSnapshotCmd(g *globalOptions) *cobra.Command {
-	opts := &snapshotOptions{}
+// NewCmdSnapshot builds `dorisdiag snapshot`.
+func NewCmdSnapshot(f *Factory, runF func(*SnapshotOptions) error) *cobra.Command {
+	opts := &SnapshotOptions{Source: f.Source}
 	cmd := &cobra.Command{
 		Use:   "snapshot [-f FILE] [--summary] [--demo [SCENARIO]]",
 		Short: "Capture a snapshot (live cluster, saved file or demo) as JSON, or summarise it",
@@ -40,28 +44,37 @@ never appears in the snapshot.`,
   dorisdiag snapshot --demo incident --summary -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if opts.TasksPerMV < 0 {
-				return usageErrorf("--tasks-per-mv must be positive, got %d", opts.TasksPerMV)
+			opts.common = f.common()
+			if err := opts.validate(); err != nil {
+				return err
 			}
-			return snapshotRun(g, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return snapshotRun(opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVarP(&opts.File, "file", "f", "", "write the snapshot to FILE instead of stdout (atomically, mode 0600; - is stdout)")
-	f.BoolVar(&opts.Summary, "summary", false, "print what was captured (counts per source, capabilities, gaps) instead of the JSON")
-	f.IntVar(&opts.TasksPerMV, "tasks-per-mv", 20, "live: read the latest N tasks() of each MV")
-	f.BoolVar(&opts.WithMetrics, "with-metrics", false, "live: also fetch GET /metrics of the FE into the snapshot")
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.File, "file", "f", "", "write the snapshot to FILE instead of stdout (atomically, mode 0600; - is stdout)")
+	fl.BoolVar(&opts.Summary, "summary", false, "print what was captured (counts per source, capabilities, gaps) instead of the JSON")
+	fl.IntVar(&opts.TasksPerMV, "tasks-per-mv", 20, "live: read the latest N tasks() of each MV")
+	fl.BoolVar(&opts.WithMetrics, "with-metrics", false, "live: also fetch GET /metrics of the FE into the snapshot")
 	return cmd
 }
 
-func snapshotRun(g *globalOptions, opts *snapshotOptions) error {
+// validate checks the flags and -o, and refuses an -f target that could
+// never be written (a device, a FIFO, a directory), before any work.
+func (opts *SnapshotOptions) validate() error {
+	if opts.TasksPerMV < 0 {
+		return usageErrorf("--tasks-per-mv must be positive, got %d", opts.TasksPerMV)
+	}
 	if opts.Summary {
-		if err := g.checkFormat("snapshot_summary"); err != nil {
+		if err := opts.checkFormat("snapshot_summary"); err != nil {
 			return err
 		}
-	} else if g.Output != "table" && g.Output != "json" {
+	} else if opts.Config.Output != "table" && opts.Config.Output != "json" {
 		// The snapshot itself is always JSON; -o json is accepted for symmetry.
-		return usageErrorf("snapshot writes JSON; -o %s is only valid with --summary", g.Output)
+		return usageErrorf("snapshot writes JSON; -o %s is only valid with --summary", opts.Config.Output)
 	}
 	if opts.Summary && opts.File == "-" {
 		return usageErrorf("--summary with -f -: the summary and the snapshot would both go to stdout; give -f FILE")
@@ -69,22 +82,25 @@ func snapshotRun(g *globalOptions, opts *snapshotOptions) error {
 	if err := checkOutput(opts.File); err != nil {
 		return fmt.Errorf("writing snapshot: %w", err)
 	}
-	g.Source.TasksPerMV = opts.TasksPerMV
-	g.Source.WithMetrics = opts.WithMetrics
-	snaps, err := g.loadSnapshots()
+	return nil
+}
+
+// snapshotRun takes (or loads) one snapshot and writes it, or its summary.
+func snapshotRun(opts *SnapshotOptions) error {
+	snaps, err := opts.Source(SourceOptions{TasksPerMV: opts.TasksPerMV, WithMetrics: opts.WithMetrics}).Load()
 	if err != nil {
 		return err
 	}
 	s := snaps[len(snaps)-1]
 	if !opts.Summary {
-		return writeSnapshot(g.ios.Out, opts.File, s)
+		return writeSnapshot(opts.IO.Out, opts.File, s)
 	}
 	if opts.File != "" {
 		if err := writeSnapshot(nil, opts.File, s); err != nil {
 			return err
 		}
 	}
-	return g.emit(report.SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)})
+	return opts.emit(report.SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)})
 }
 
 // writeSnapshot writes to w when path is "" or "-", else replaces path

@@ -6,34 +6,49 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
-	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// streamsOptions are the flags of `streams` and `streams show`.
-type streamsOptions struct {
-	g           *globalOptions
-	DB          string
-	Kind        string
-	State       string
+// StreamsOptions are the inputs of `streams`.
+type StreamsOptions struct {
+	common
+	Source func(SourceOptions) *Source
+
+	DB     string
+	Kind   string
+	State  string
+	Limits streamThresholds
+	Watch  watch.Options
+}
+
+// streamThresholds are the flags of the stream findings, on `streams` and
+// `streams show`.
+type streamThresholds struct {
 	MinHeadroom time.Duration
 	MaxPending  time.Duration
-	Watch       watchOptions
-	Target      *string // streams show: the name argument as typed, nil when none was given
 }
 
-func addStreamThresholds(c *cobra.Command, o *streamsOptions) {
-	c.Flags().DurationVar(&o.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
-	c.Flags().DurationVar(&o.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
+func addStreamThresholds(c *cobra.Command, t *streamThresholds) {
+	c.Flags().DurationVar(&t.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
+	c.Flags().DurationVar(&t.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
 }
 
-func (o *streamsOptions) diagOptions() diag.StreamOptions {
-	return diag.StreamOptions{MinHeadroom: o.MinHeadroom, MaxPending: o.MaxPending}
+func (t streamThresholds) validate() error {
+	if t.MinHeadroom < 0 || t.MaxPending < 0 {
+		return usageErrorf("--min-headroom and --max-pending must not be negative")
+	}
+	return nil
 }
 
-func newStreamsCmd(g *globalOptions) *cobra.Command {
-	o := &streamsOptions{g: g}
+func (t streamThresholds) diagOptions() diag.StreamOptions {
+	return diag.StreamOptions{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending}
+}
+
+// NewCmdStreams builds `streams` (and its `streams show`).
+func NewCmdStreams(f *Factory, runF func(*StreamsOptions) error) *cobra.Command {
+	o := &StreamsOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "streams",
 		Short: "Table streams and IVM internal streams: state, pending age, headroom, resume",
@@ -48,9 +63,13 @@ Findings follow the table. Give several --snapshot files (oldest first) or
   dorisdiag streams --snapshot a.json --snapshot b.json -o json
   dorisdiag streams show demo.s_orders_cdc --demo incident`,
 		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(*cobra.Command, []string) error {
+			o.common = f.common()
 			if err := o.validate(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return streamsRun(o)
 		},
@@ -58,13 +77,14 @@ Findings follow the table. Give several --snapshot files (oldest first) or
 	c.Flags().StringVar(&o.DB, "db", "", "only streams of this database")
 	c.Flags().StringVar(&o.Kind, "kind", "", "only streams of this kind: user or ivm")
 	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(diag.StreamStates, ", "))
-	addStreamThresholds(c, o)
-	addWatchFlags(c, &o.Watch)
-	c.AddCommand(newStreamsShowCmd(g))
+	addStreamThresholds(c, &o.Limits)
+	watch.AddFlags(c, &o.Watch)
+	c.AddCommand(NewCmdStreamsShow(f, nil))
 	return c
 }
 
-func (o *streamsOptions) validate() error {
+// validate checks the flags, then -o, before any work.
+func (o *StreamsOptions) validate() error {
 	switch o.Kind {
 	case "", diag.KindUser, diag.KindIVM:
 	default:
@@ -73,17 +93,17 @@ func (o *streamsOptions) validate() error {
 	if o.State != "" && diag.StateNumber(o.State) < 0 {
 		return usageErrorf("--state %q: want one of %s", o.State, strings.Join(diag.StreamStates, ", "))
 	}
-	if o.MinHeadroom < 0 || o.MaxPending < 0 {
-		return usageErrorf("--min-headroom and --max-pending must not be negative")
+	if err := o.Limits.validate(); err != nil {
+		return err
 	}
-	return nil
+	return o.checkFormat("streams")
 }
 
 // checkDB: a --db that names no database with a stream is a usage error
 // naming the nearest ones, never "No findings." and exit 0 (a typo in a CI
 // step would be green forever). --kind and --state select by condition, and
 // matching nothing there is an answer.
-func (o *streamsOptions) checkDB(res *diag.StreamsResult) error {
+func (o *StreamsOptions) checkDB(res *diag.StreamsResult) error {
 	if o.DB == "" {
 		return nil
 	}
@@ -99,7 +119,7 @@ func (o *streamsOptions) checkDB(res *diag.StreamsResult) error {
 
 // filter keeps the streams the flags select and the findings about them
 // (plus the cluster-level ones).
-func (o *streamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, []diag.Finding) {
+func (o *StreamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, []diag.Finding) {
 	keep := map[string]bool{}
 	var ss []diag.StreamResult
 	for _, s := range res.Streams {
@@ -128,28 +148,36 @@ func (o *streamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, [
 	return ss, fs
 }
 
-func streamsRun(o *streamsOptions) error {
-	g := o.g
-	if err := g.checkFormat("streams"); err != nil {
-		return err
-	}
-	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
-		res := diag.AnalyzeStreams(series, o.diagOptions())
+// streamsRun lists the streams of each round's series, worst first.
+func streamsRun(o *StreamsOptions) error {
+	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
+		res := diag.AnalyzeStreams(r.Series, o.Limits.diagOptions())
 		if err := o.checkDB(res); err != nil {
 			return err
 		}
 		ss, fs := o.filter(res)
-		err := g.emit(report.StreamsDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
+		err := o.emitRound(r, report.StreamsDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
 			MinHeadroomThreshold: res.MinHeadroomS, MaxPendingThreshold: res.MaxPendingS, Streams: ss, Findings: fs})
 		if err != nil {
 			return err
 		}
-		return g.gate(fs, "none")
+		return o.gate(fs, "none")
 	})
 }
 
-func newStreamsShowCmd(g *globalOptions) *cobra.Command {
-	o := &streamsOptions{g: g}
+// StreamsShowOptions are the inputs of `streams show`.
+type StreamsShowOptions struct {
+	common
+	Source func(SourceOptions) *Source
+
+	Target *string // the name argument as typed, nil when none was given
+	Limits streamThresholds
+	Watch  watch.Options
+}
+
+// NewCmdStreamsShow builds `streams show`.
+func NewCmdStreamsShow(f *Factory, runF func(*StreamsShowOptions) error) *cobra.Command {
+	o := &StreamsShowOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "show DB.STREAM",
 		Short: "One stream, partition by partition: what the next read does and what to run",
@@ -165,27 +193,31 @@ part that holds a dot or a backquote, a backquote inside doubled:
   dorisdiag streams show demo.s_orders_audit --host fe1 --watch 15s`,
 		Args: oneNameArg("DB.STREAM"),
 		RunE: func(_ *cobra.Command, args []string) error {
+			o.common = f.common()
 			if len(args) == 1 {
 				o.Target = &args[0]
 			}
-			if err := o.validate(); err != nil {
+			if err := o.Limits.validate(); err != nil {
 				return err
+			}
+			if err := o.checkFormat("stream"); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return streamsShowRun(o)
 		},
 	}
-	addStreamThresholds(c, o)
-	addWatchFlags(c, &o.Watch)
+	addStreamThresholds(c, &o.Limits)
+	watch.AddFlags(c, &o.Watch)
 	return c
 }
 
-func streamsShowRun(o *streamsOptions) error {
-	g := o.g
-	if err := g.checkFormat("stream"); err != nil {
-		return err
-	}
-	return g.runWatch(o.Watch, func(series []*snapshot.Snapshot) error {
-		res := diag.AnalyzeStreams(series, o.diagOptions())
+// streamsShowRun shows one stream of each round's series.
+func streamsShowRun(o *StreamsShowOptions) error {
+	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
+		res := diag.AnalyzeStreams(r.Series, o.Limits.diagOptions())
 		refs := make([]objectRef, len(res.Streams))
 		for i, x := range res.Streams {
 			refs[i] = objectRef{x.DB, x.Name}
@@ -199,9 +231,9 @@ func streamsShowRun(o *streamsOptions) error {
 		if fs == nil {
 			fs = []diag.Finding{}
 		}
-		if err := g.emit(report.StreamDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, Stream: s, Findings: fs}); err != nil {
+		if err := o.emitRound(r, report.StreamDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, Stream: s, Findings: fs}); err != nil {
 			return err
 		}
-		return g.gate(fs, "none")
+		return o.gate(fs, "none")
 	})
 }

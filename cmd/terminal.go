@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"os"
-	"strconv"
-	"strings"
 
 	"golang.org/x/term"
 )
@@ -23,18 +21,4 @@ func terminalSize(f *os.File) (int, int) {
 		return 0, 0
 	}
 	return w, h
-}
-
-// width is the number of columns the table format must fit (0: no limit).
-func (g *globalOptions) width() int {
-	if g.ios.Getenv != nil {
-		if c, err := strconv.Atoi(strings.TrimSpace(g.ios.Getenv("COLUMNS"))); err == nil && c > 0 {
-			return c
-		}
-	}
-	if g.ios.IsTTY && g.ios.TermSize != nil {
-		w, _ := g.ios.TermSize()
-		return w
-	}
-	return 0
 }

@@ -15,47 +15,60 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// The tso commands: flags → options → diag's tso functions → one g.emit.
+// The tso commands: flags → options → diag's tso functions → one emit.
 // headroom is in tso_headroom.go; the documents and their renderers are in
 // report/tso.go.
 
-func newTSOCmd(g *globalOptions) *cobra.Command {
+// NewCmdTSO builds the `tso` group.
+func NewCmdTSO(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tso",
 		Short: "Decode, encode and compare TSOs; compute retention headroom (no cluster needed)",
 		Long: `TSO tools. A Doris TSO is 64 bits: the high 46 are physical Unix milliseconds,
 the low 18 a logical counter (0–262143). None of these commands dials a cluster.`,
 	}
-	c.AddCommand(newTSODecodeCmd(g), newTSOEncodeCmd(g), newTSODiffCmd(g), newTSOLagCmd(g), newTSOHeadroomCmd(g))
+	c.AddCommand(NewCmdTSODecode(f, nil), NewCmdTSOEncode(f, nil), NewCmdTSODiff(f, nil), NewCmdTSOLag(f, nil), NewCmdTSOHeadroom(f, nil))
 	return c
 }
 
 // ---- decode ----
 
-type tsoDecodeOptions struct {
-	Local bool
-	TZ    string
+// TSODecodeOptions are the inputs of `tso decode`.
+type TSODecodeOptions struct {
+	common
+
+	Values []string // the arguments; none: one per line on stdin
+	Local  bool
+	TZ     string
 }
 
-func newTSODecodeCmd(g *globalOptions) *cobra.Command {
-	o := &tsoDecodeOptions{}
+// NewCmdTSODecode builds `tso decode`.
+func NewCmdTSODecode(f *Factory, runF func(*TSODecodeOptions) error) *cobra.Command {
+	o := &TSODecodeOptions{}
 	c := &cobra.Command{
 		Use:   "decode [TSO...]",
 		Short: "Decode TSOs (arguments, or one per line on stdin) into time and logical counter",
 		Example: `  dorisdiag tso decode 469067681628160003
   dorisdiag tso decode -- -1 N/A   # "--" before negative values
   mysql -N -e 'SELECT CONSUMPTION_STATUS FROM information_schema.table_stream_consumption' | dorisdiag tso decode`,
-		RunE: func(_ *cobra.Command, args []string) error { return tsoDecodeRun(g, o, args) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.common, o.Values = f.common(), args
+			if err := o.checkFormat(report.TSODecodeDoc{}.Kind()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return tsoDecodeRun(o)
+		},
 	}
 	c.Flags().BoolVar(&o.Local, "local", false, "also print the time in the local zone (or --tz)")
 	c.Flags().StringVar(&o.TZ, "tz", "Local", "zone for --local: Local, UTC or an IANA name")
 	return c
 }
 
-func tsoDecodeRun(g *globalOptions, o *tsoDecodeOptions, args []string) error {
-	if err := g.checkFormat(report.TSODecodeDoc{}.Kind()); err != nil {
-		return err
-	}
+// tsoDecodeRun decodes each value; a bad one is reported after the others.
+func tsoDecodeRun(o *TSODecodeOptions) error {
 	var loc *time.Location
 	if o.Local {
 		var err error
@@ -63,21 +76,21 @@ func tsoDecodeRun(g *globalOptions, o *tsoDecodeOptions, args []string) error {
 			return usageError{err}
 		}
 	}
-	inputs := args
-	if len(args) == 0 {
+	inputs := o.Values
+	if len(inputs) == 0 {
 		var err error
-		if inputs, err = readLines(g.ios.In); err != nil {
+		if inputs, err = readLines(o.IO.In); err != nil {
 			return fmt.Errorf("reading TSOs from stdin: %w", err)
 		}
 	}
 	res := diag.TSODecode(inputs, loc)
-	if err := g.emit(report.TSODecodeDoc{TSODecodeResult: res, Local: o.Local}); err != nil {
+	if err := o.emit(report.TSODecodeDoc{TSODecodeResult: res, Local: o.Local}); err != nil {
 		return err
 	}
 	// A bad value is reported on stderr after the good ones are printed, and
 	// the run exits 2 (issue: "makes the exit code 2 after the others").
 	for _, e := range res.Errors {
-		fmt.Fprintf(g.ios.Err, "dorisdiag: %s\n", e.Error)
+		fmt.Fprintf(o.IO.Err, "dorisdiag: %s\n", e.Error)
 	}
 	if len(res.Errors) > 0 {
 		return alreadyReported{fmt.Errorf("%d invalid TSO value(s)", len(res.Errors))}
@@ -103,30 +116,43 @@ func readLines(r io.Reader) ([]string, error) {
 
 // ---- encode ----
 
-type tsoEncodeOptions struct {
+// TSOEncodeOptions are the inputs of `tso encode`.
+type TSOEncodeOptions struct {
+	common
+
+	Time    string // the argument
 	Logical int64
 	TZ      string
 }
 
-func newTSOEncodeCmd(g *globalOptions) *cobra.Command {
-	o := &tsoEncodeOptions{}
+// NewCmdTSOEncode builds `tso encode`.
+func NewCmdTSOEncode(f *Factory, runF func(*TSOEncodeOptions) error) *cobra.Command {
+	o := &TSOEncodeOptions{}
 	c := &cobra.Command{
 		Use:   "encode TIME",
 		Short: "Encode a time (RFC 3339 or \"YYYY-MM-DD HH:MM:SS[.mmm]\" in --tz) as a TSO",
 		Example: `  dorisdiag tso encode 2026-11-30T10:00:00Z
   dorisdiag tso encode "2026-11-30 18:00:00" --tz Asia/Shanghai --logical 5`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error { return tsoEncodeRun(g, o, args[0]) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.common, o.Time = f.common(), args[0]
+			if err := o.checkFormat(report.TSOEncodeDoc{}.Kind()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return tsoEncodeRun(o)
+		},
 	}
 	c.Flags().Int64Var(&o.Logical, "logical", 0, "logical counter, 0–262143")
 	c.Flags().StringVar(&o.TZ, "tz", "UTC", "zone of a time without an offset: UTC, Local or an IANA name")
 	return c
 }
 
-func tsoEncodeRun(g *globalOptions, o *tsoEncodeOptions, arg string) error {
-	if err := g.checkFormat(report.TSOEncodeDoc{}.Kind()); err != nil {
-		return err
-	}
+// tsoEncodeRun encodes the time as a TSO.
+func tsoEncodeRun(o *TSOEncodeOptions) error {
+	arg := o.Time
 	t, err := parseTimeArg(arg, o.TZ)
 	if err != nil {
 		return usageError{err}
@@ -135,27 +161,43 @@ func tsoEncodeRun(g *globalOptions, o *tsoEncodeOptions, arg string) error {
 	if err != nil {
 		return usageErrorf("encoding %q with --logical %d: %v", arg, o.Logical, err)
 	}
-	return g.emit(report.NewTSOEncodeDoc(arg, v))
+	return o.emit(report.NewTSOEncodeDoc(arg, v))
 }
 
 // ---- diff ----
 
-func newTSODiffCmd(g *globalOptions) *cobra.Command {
+// TSODiffOptions are the inputs of `tso diff`.
+type TSODiffOptions struct {
+	common
+
+	A, B string // the arguments
+}
+
+// NewCmdTSODiff builds `tso diff`.
+func NewCmdTSODiff(f *Factory, runF func(*TSODiffOptions) error) *cobra.Command {
+	o := &TSODiffOptions{}
 	return &cobra.Command{
 		Use:     "diff A B",
 		Short:   "A − B: the signed difference in physical milliseconds and logical steps",
 		Example: "  dorisdiag tso diff 469067681628160003 469067419484160000\n  dorisdiag tso diff 469067681628160003 469067419484160000 -o json",
 		Args:    cobra.ExactArgs(2),
-		RunE:    func(_ *cobra.Command, args []string) error { return tsoDiffRun(g, args[0], args[1]) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.common, o.A, o.B = f.common(), args[0], args[1]
+			if err := o.checkFormat(report.TSODiffDoc{}.Kind()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return tsoDiffRun(o)
+		},
 	}
 }
 
-func tsoDiffRun(g *globalOptions, a, b string) error {
-	if err := g.checkFormat(report.TSODiffDoc{}.Kind()); err != nil {
-		return err
-	}
+// tsoDiffRun subtracts B from A.
+func tsoDiffRun(o *TSODiffOptions) error {
 	var ts [2]tso.TSO
-	for i, s := range []string{a, b} {
+	for i, s := range []string{o.A, o.B} {
 		p, err := tso.Parse(s)
 		if err != nil {
 			return usageError{err}
@@ -165,15 +207,22 @@ func tsoDiffRun(g *globalOptions, a, b string) error {
 		}
 		ts[i] = p.TSO
 	}
-	return g.emit(report.TSODiffDoc{TSODiffResult: diag.TSODiff(ts[0], ts[1])})
+	return o.emit(report.TSODiffDoc{TSODiffResult: diag.TSODiff(ts[0], ts[1])})
 }
 
 // ---- lag ----
 
-type tsoLagOptions struct{ Offset string }
+// TSOLagOptions are the inputs of `tso lag`.
+type TSOLagOptions struct {
+	common
 
-func newTSOLagCmd(g *globalOptions) *cobra.Command {
-	o := &tsoLagOptions{}
+	Raw    string // the argument
+	Offset string
+}
+
+// NewCmdTSOLag builds `tso lag`.
+func NewCmdTSOLag(f *Factory, runF func(*TSOLagOptions) error) *cobra.Command {
+	o := &TSOLagOptions{}
 	c := &cobra.Command{
 		Use:   "lag RAW",
 		Short: "Turn a raw LAG of table_stream_consumption (a TSO difference) into milliseconds",
@@ -184,19 +233,26 @@ versions: with --offset, a LAG under 2^18 next to a real offset is reported as
 probably a version count instead of being converted.`,
 		Example: "  dorisdiag tso lag 262144000\n  dorisdiag tso lag 3 --offset 469067681628160003   # a LAG counted in versions",
 		Args:    cobra.ExactArgs(1),
-		RunE:    func(_ *cobra.Command, args []string) error { return tsoLagRun(g, o, args[0]) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.common, o.Raw = f.common(), args[0]
+			if err := o.checkFormat(report.TSOLagDoc{}.Kind()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return tsoLagRun(o)
+		},
 	}
 	c.Flags().StringVar(&o.Offset, "offset", "", "the CONSUMPTION_STATUS of the same row, to recognise a LAG counted in versions")
 	return c
 }
 
-func tsoLagRun(g *globalOptions, o *tsoLagOptions, raw string) error {
-	if err := g.checkFormat(report.TSOLagDoc{}.Kind()); err != nil {
-		return err
-	}
-	res, err := diag.TSOLag(raw, o.Offset)
+// tsoLagRun converts the raw LAG.
+func tsoLagRun(o *TSOLagOptions) error {
+	res, err := diag.TSOLag(o.Raw, o.Offset)
 	if err != nil {
 		return usageError{err}
 	}
-	return g.emit(report.TSOLagDoc{TSOLagResult: res})
+	return o.emit(report.TSOLagDoc{TSOLagResult: res})
 }

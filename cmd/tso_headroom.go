@@ -12,9 +12,11 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// tsoHeadroomOptions are the flags of `tso headroom`, the on-call
+// TSOHeadroomOptions are the inputs of `tso headroom`, the on-call
 // calculator for one offset.
-type tsoHeadroomOptions struct {
+type TSOHeadroomOptions struct {
+	common
+
 	Offset      string
 	TTL         int64
 	Now         string
@@ -23,8 +25,9 @@ type tsoHeadroomOptions struct {
 	MinHeadroom time.Duration
 }
 
-func newTSOHeadroomCmd(g *globalOptions) *cobra.Command {
-	o := &tsoHeadroomOptions{}
+// NewCmdTSOHeadroom builds `tso headroom`.
+func NewCmdTSOHeadroom(f *Factory, runF func(*TSOHeadroomOptions) error) *cobra.Command {
+	o := &TSOHeadroomOptions{}
 	c := &cobra.Command{
 		Use:   "headroom --offset C --ttl SECONDS (--now TSO | --now-time TIME)",
 		Short: "If a consumer's offset is C, how long until the TTL expires the next change it needs?",
@@ -45,7 +48,16 @@ Exit 1 with --fail-on critical when the offset can no longer resume, and with
 		Example: `  dorisdiag tso headroom --offset 469067681628160003 --ttl 86400 --now-time 2026-09-15T12:00:00Z
   dorisdiag tso headroom --offset N/A --ttl 86400 --now 469099767398400000 -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return tsoHeadroomRun(g, o) },
+		RunE: func(*cobra.Command, []string) error {
+			o.common = f.common()
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return tsoHeadroomRun(o)
+		},
 	}
 	c.Flags().StringVar(&o.Offset, "offset", "", "consumed offset C (inclusive): a TSO, or CONSUMPTION_STATUS text such as N/A")
 	c.Flags().Int64Var(&o.TTL, "ttl", 0, "changelog.ttl_seconds of the base table")
@@ -56,8 +68,9 @@ Exit 1 with --fail-on critical when the offset can no longer resume, and with
 	return c
 }
 
-func tsoHeadroomRun(g *globalOptions, o *tsoHeadroomOptions) error {
-	if err := g.checkFormat(report.TSOHeadroomDoc{}.Kind()); err != nil {
+// validate checks -o, --offset and --ttl.
+func (o *TSOHeadroomOptions) validate() error {
+	if err := o.checkFormat(report.TSOHeadroomDoc{}.Kind()); err != nil {
 		return err
 	}
 	if o.Offset == "" {
@@ -66,6 +79,11 @@ func tsoHeadroomRun(g *globalOptions, o *tsoHeadroomOptions) error {
 	if o.TTL <= 0 {
 		return usageErrorf("--ttl must be a positive number of seconds (changelog.ttl_seconds), got %d", o.TTL)
 	}
+	return nil
+}
+
+// tsoHeadroomRun computes the retention of one offset.
+func tsoHeadroomRun(o *TSOHeadroomOptions) error {
 	ref, err := headroomNow(o)
 	if err != nil {
 		return err
@@ -84,14 +102,14 @@ func tsoHeadroomRun(g *globalOptions, o *tsoHeadroomOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := g.emit(report.TSOHeadroomDoc{TSOHeadroomResult: res}); err != nil {
+	if err := o.emit(report.TSOHeadroomDoc{TSOHeadroomResult: res}); err != nil {
 		return err
 	}
-	return g.gate(res.Findings, "none")
+	return o.gate(res.Findings, "none")
 }
 
 // headroomNow is the reference TSO: --now, or --now-time encoded.
-func headroomNow(o *tsoHeadroomOptions) (tso.TSO, error) {
+func headroomNow(o *TSOHeadroomOptions) (tso.TSO, error) {
 	switch {
 	case o.Now != "" && o.NowTime != "":
 		return 0, usageErrorf("give --now or --now-time, not both")

@@ -81,16 +81,18 @@ func quoteJoin(ss []string, sep string) string {
 const passwordRefused = "--password is not accepted: a password on the command line is visible in ps and the shell history; set DORISDIAG_PASSWORD (or MYSQL_PWD) in the environment instead"
 
 // checkGlobalUsage validates the global flags every command shares, before
-// any work: --fail-on given empty, --password, --host h:port.
-func (g *globalOptions) checkGlobalUsage(c *cobra.Command) error {
+// any work: --fail-on given empty, --password, --host h:port. It runs as the
+// root's pre-run, while the flags are still being read: --host HOST:PORT is
+// normalised into --host and --port here, before any command copies them.
+func checkGlobalUsage(c *cobra.Command, cfg *Config) error {
 	if f := c.Flags().Lookup("password"); f != nil && f.Changed {
 		return usageErrorf("%s", passwordRefused)
 	}
-	if f := c.Flags().Lookup("fail-on"); f != nil && f.Changed && strings.TrimSpace(g.FailOn) == "" {
-		return usageErrorf("--fail-on %q: want none, warning or critical (omit the flag for the command's default)", g.FailOn)
+	if f := c.Flags().Lookup("fail-on"); f != nil && f.Changed && strings.TrimSpace(cfg.FailOn) == "" {
+		return usageErrorf("--fail-on %q: want none, warning or critical (omit the flag for the command's default)", cfg.FailOn)
 	}
 	portFlag := c.Flags().Lookup("port")
-	return g.Conn.splitHostPort(portFlag != nil && portFlag.Changed)
+	return cfg.Conn.splitHostPort(portFlag != nil && portFlag.Changed)
 }
 
 // splitHostPort accepts --host HOST:PORT (and [IPv6]:PORT) as --host HOST

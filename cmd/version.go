@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -41,7 +42,16 @@ func readVersion() versionInfo {
 	return v
 }
 
-func newVersionCmd(g *globalOptions) *cobra.Command {
+// VersionOptions are the inputs of `dorisdiag version`.
+type VersionOptions struct {
+	common
+
+	Format report.Format // table or json
+}
+
+// NewCmdVersion builds `dorisdiag version`.
+func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
+	o := &VersionOptions{}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the dorisdiag version and VCS revision",
@@ -49,28 +59,39 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
   dorisdiag version -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			f, err := g.format(report.FormatTable, report.FormatJSON)
+			o.common = f.common()
+			format, err := o.format(report.FormatTable, report.FormatJSON)
 			if err != nil {
 				return err
 			}
-			v := readVersion()
-			if f == report.FormatJSON {
-				return report.JSON(g.ios.Out, "version", v)
+			o.Format = format
+			if runF != nil {
+				return runF(o)
 			}
-			g.printf("dorisdiag %s", v.Version)
-			if v.Revision != "" {
-				rev := v.Revision
-				if len(rev) > 12 {
-					rev = rev[:12]
-				}
-				g.printf(" (%s", rev)
-				if v.Modified {
-					g.printf(", modified")
-				}
-				g.printf(")")
-			}
-			g.printf(" %s\n", v.GoVersion)
-			return nil
+			return versionRun(o)
 		},
 	}
+}
+
+// versionRun prints the build's version.
+func versionRun(o *VersionOptions) error {
+	v := readVersion()
+	if o.Format == report.FormatJSON {
+		return report.JSON(o.IO.Out, "version", v)
+	}
+	w := o.IO.Out
+	fmt.Fprintf(w, "dorisdiag %s", v.Version)
+	if v.Revision != "" {
+		rev := v.Revision
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		fmt.Fprintf(w, " (%s", rev)
+		if v.Modified {
+			fmt.Fprintf(w, ", modified")
+		}
+		fmt.Fprintf(w, ")")
+	}
+	fmt.Fprintf(w, " %s\n", v.GoVersion)
+	return nil
 }
