@@ -126,7 +126,7 @@ var Backends = &BackendsRel{
 	UsedPct:                 scol("UsedPct", Text, false),
 	MaxDiskUsedPct:          scol("MaxDiskUsedPct", Text, false),
 	RemoteUsedCapacity:      scol("RemoteUsedCapacity", HumanSize, false),
-	Tag:                     scol("Tag", JSONText, false),
+	Tag:                     backendTag,
 	ErrMsg:                  scol("ErrMsg", Text, false),
 	Version:                 scol("Version", Text, true),
 	Status:                  scol("Status", JSONText, false),

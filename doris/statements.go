@@ -14,6 +14,9 @@ var Placeholders = map[string]string{
 	"{n}":       `[0-9]+`,
 	"{host}":    `[^/:]+|\[[0-9a-fA-F:.]+\]`,
 	"{port}":    `[0-9]+`,
+	// {segment} is one percent-escaped URL path segment (a database name in
+	// /api/{db}/get_load_state).
+	"{segment}": `[^/?#]+`,
 }
 
 // Build fills a template's placeholders, left to right, with args the caller

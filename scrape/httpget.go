@@ -98,8 +98,10 @@ func getTo(ctx context.Context, client *http.Client, rawURL string, opts FetchOp
 	p.Status = a.status
 	p.ContentType = a.header.Get("Content-Type")
 	p.ContentEncoding = a.header.Get("Content-Encoding")
+	p.Date = a.header.Get("Date")
 	if a.status < 200 || a.status > 299 {
-		se := &HTTPStatusError{URL: a.final.Redacted(), Status: a.statusText, Code: a.status, Body: exposition.DisplayValue(bytes.TrimSpace(a.body))}
+		se := &HTTPStatusError{URL: a.final.Redacted(), Status: a.statusText, Code: a.status, Body: exposition.DisplayValue(bytes.TrimSpace(a.body)),
+			Location: a.header.Get("Location")}
 		if a.final.String() != u.String() {
 			se.RedirectedFrom = u.String()
 		}
@@ -183,12 +185,20 @@ func (h *hops) get() *url.URL {
 // attempt is one GET of u (following redirects), with Basic credentials
 // when creds is set, under o's header and whole-request timeouts.
 func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOptions, creds *Credentials, sink func(io.Reader) error) (*answer, error) {
+	if err := CheckHTTPRead(http.MethodGet, u); err != nil {
+		return nil, err
+	}
 	origin := originOf(u)
 	hop := &hops{}
 	hop.set(u)
 	c := *client
 	next := client.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		// A redirect is a new request: it passes the same read-only
+		// check (a 30x to /api/_set_config is not followed).
+		if err := CheckHTTPRead(req.Method, req.URL); err != nil {
+			return err
+		}
 		hop.set(req.URL)
 		if originOf(req.URL) != origin {
 			// net/http keeps Authorization across a redirect to another

@@ -201,6 +201,9 @@ type HTTPStatusError struct {
 	AuthUser string
 	// RedirectedFrom is the URL asked when a redirect led to URL.
 	RedirectedFrom string
+	// Location is the Location header of a 3xx answer that was not
+	// followed (not part of the text).
+	Location string
 }
 
 func (e *HTTPStatusError) Error() string {
@@ -286,6 +289,9 @@ type Payload struct {
 	// Authenticated: the body answered the one retry that carried the
 	// credentials (a Basic challenge asked for them).
 	Authenticated bool `json:"-"`
+	// Date is the answer's Date header, as sent ("" when none): a server
+	// clock reading (doctor).
+	Date string `json:"-"`
 }
 
 // FetchMetrics GETs url with the client through get, the one HTTP GET of
@@ -434,9 +440,17 @@ func reservedName(addr string) error {
 	}
 	h := strings.TrimSuffix(strings.ToLower(host), ".")
 	if h == "invalid" || strings.HasSuffix(h, ".invalid") {
-		return fmt.Errorf("%s: a name in the reserved .invalid domain (RFC 6761) never resolves; not looked up", addr)
+		return &ReservedNameError{Addr: addr}
 	}
 	return nil
+}
+
+// ReservedNameError is a host in the reserved .invalid domain, refused
+// before any lookup (reservedName): for doctor, an unresolvable name.
+type ReservedNameError struct{ Addr string }
+
+func (e *ReservedNameError) Error() string {
+	return e.Addr + ": a name in the reserved .invalid domain (RFC 6761) never resolves; not looked up"
 }
 
 // Payloads turns scrape results into the snapshot's /metrics payloads

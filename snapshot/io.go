@@ -406,6 +406,7 @@ func (s *Snapshot) Validate() error {
 	}
 	s.Normalize()
 	s.validateValues(nowMs)
+	s.validateDoctor()
 	return nil
 }
 

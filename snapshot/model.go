@@ -15,6 +15,8 @@
 //	   "snapshot" next to schema_version (issue 12; Write always adds it,
 //	   Decode accepts files without it and refuses any other kind). No bump:
 //	   an older reader ignores the unknown field and reads the file the same.
+//	   Later in version 1: the optional "doctor" section (issue 22; no bump,
+//	   for the same reason).
 package snapshot
 
 import (
@@ -66,6 +68,10 @@ type Snapshot struct {
 	Dependencies []Dependency `json:"ivm_dependencies,omitempty"` // information_schema.ivm_dependencies (seed T4), when present
 
 	Metrics []MetricsPayload `json:"metrics,omitempty"` // optional /metrics payloads
+
+	// Doctor is what `dorisdiag doctor` read of the configuration and the
+	// network (doctor.go); absent when no doctor ran.
+	Doctor *Doctor `json:"doctor,omitempty"`
 
 	// CouldNotRead lists every source that failed, with why; the rest of the
 	// snapshot is still valid (design.md "Partial failures").

@@ -16,7 +16,7 @@ import (
 )
 
 // FuzzCheckSnapshot feeds a fuzzed snapshot JSON through the whole pipeline a
-// --snapshot FILE takes: snapshot.Decode, diag.Check and every renderer of
+// --snapshot FILE takes: snapshot.Decode, check.Run and every renderer of
 // check (table, JSON, markdown, prom), plus streams/mv rendering and the
 // headroom what-if. Bad input must be refused by Decode or analysed without
 // a panic (design.md "Bad input never panics: every parser is fuzzed").

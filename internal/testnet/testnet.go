@@ -3,6 +3,7 @@
 package testnet
 
 import (
+	"context"
 	"net"
 	"sync"
 	"testing"
@@ -66,4 +67,24 @@ func ClosedPort(t testing.TB) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	return addr
+}
+
+// BlackholeDial returns a dialer for which every address in addrs is a
+// host that drops the connection attempt (no SYN-ACK, no RST): the dial
+// returns only when its context ends. Loopback refuses or accepts at once,
+// so this is how a test sees a connect timeout. Other addresses are dialled
+// for real.
+func BlackholeDial(addrs ...string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	hole := map[string]bool{}
+	for _, a := range addrs {
+		hole[a] = true
+	}
+	var d net.Dialer
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if hole[addr] {
+			<-ctx.Done()
+			return nil, &net.OpError{Op: "dial", Net: network, Err: ctx.Err()}
+		}
+		return d.DialContext(ctx, network, addr)
+	}
 }
