@@ -8,6 +8,9 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
 )
@@ -72,14 +75,14 @@ code's severity and ignore findings by code and object pattern.`,
 		},
 	}
 	fl := c.Flags()
-	fl.DurationVar(&o.MaxDelay, "max-delay", diag.DefaultMaxDelay, "MV freshness target: MV_DELAY_HIGH above it (critical at 3×)")
-	fl.DurationVar(&o.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
-	fl.DurationVar(&o.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
-	fl.IntVar(&o.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
-	fl.DurationVar(&o.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
-	fl.DurationVar(&o.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
-	fl.DurationVar(&o.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which refresh failures and fallbacks to a rebuild are counted")
-	fl.IntVar(&o.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
+	fl.DurationVar(&o.MaxDelay, "max-delay", mv.DefaultMaxDelay, "MV freshness target: MV_DELAY_HIGH above it (critical at 3×)")
+	fl.DurationVar(&o.MinHeadroom, "min-headroom", streams.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
+	fl.DurationVar(&o.MaxPending, "max-pending", streams.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
+	fl.IntVar(&o.MaxFailures, "max-failures", mv.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
+	fl.DurationVar(&o.MaxRunning, "max-running", mv.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
+	fl.DurationVar(&o.MaxQueued, "max-queued", mv.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
+	fl.DurationVar(&o.FallbackWindow, "fallback-window", mv.DefaultFallbackWindow, "window in which refresh failures and fallbacks to a rebuild are counted")
+	fl.IntVar(&o.MinFallbacks, "min-fallbacks", mv.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
 	fl.StringVar(&o.ConfigFile, "config", "", "YAML file with thresholds, severity overrides and ignores (docs/check.md)")
 	fl.BoolVar(&o.NoMetrics, "no-metrics", false, "live mode: do not fetch /metrics from the FEs and BEs")
 	fl.StringVar(&o.MetricsTargets, "metrics-targets", "", "live mode: fetch /metrics from these host:port (fe=/be= prefixes allowed) instead of the nodes SHOW FRONTENDS/BACKENDS advertise")
@@ -113,8 +116,8 @@ func checkRun(o *CheckOptions) error {
 	return o.watched(src, o.Watch, func(r watch.Round) error {
 		ropt := opt
 		ropt.Metrics.Linted = src.Linted(r.Series[len(r.Series)-1])
-		res := diag.Check(r.Series, ropt)
-		doc := report.CheckDoc{CheckResult: res, FailOn: threshold.String(), Passed: !diag.AtOrAbove(res.Findings, threshold)}
+		res := check.Run(r.Series, ropt)
+		doc := report.CheckDoc{Result: res, FailOn: threshold.String(), Passed: !diag.AtOrAbove(res.Findings, threshold)}
 		if r.Watch != nil && r.Watch.Round > 1 {
 			doc.Changes = diffFindings(prev, res.Findings)
 		}
@@ -153,14 +156,14 @@ func diffFindings(prev, cur []diag.Finding) *report.CheckChanges {
 // command line wins, then the file, then the default. It returns the
 // diagnosis options and the file's fail_on ("" when it has none); o is
 // not changed.
-func (o *CheckOptions) resolve() (diag.CheckOptions, string, error) {
+func (o *CheckOptions) resolve() (check.Options, string, error) {
 	var pol diag.Policy
 	failOn := ""
 	t := *o // the thresholds, with the file's where no flag was given
 	if o.ConfigFile != "" {
 		cfg, p, err := loadConfig(o.ConfigFile)
 		if err != nil {
-			return diag.CheckOptions{}, "", usageError{err}
+			return check.Options{}, "", usageError{err}
 		}
 		pol, failOn = p, cfg.FailOn
 		set := func(flag string, dst *time.Duration, v *duration) {
@@ -180,15 +183,15 @@ func (o *CheckOptions) resolve() (diag.CheckOptions, string, error) {
 	}
 	for name, d := range map[string]time.Duration{"max-delay": t.MaxDelay, "min-headroom": t.MinHeadroom, "max-pending": t.MaxPending, "max-running": t.MaxRunning, "max-queued": t.MaxQueued, "fallback-window": t.FallbackWindow} {
 		if d <= 0 {
-			return diag.CheckOptions{}, "", usageErrorf("--%s must be positive, got %s", name, d)
+			return check.Options{}, "", usageErrorf("--%s must be positive, got %s", name, d)
 		}
 	}
 	if t.MaxFailures < 1 || t.MinFallbacks < 1 {
-		return diag.CheckOptions{}, "", usageErrorf("--max-failures and --min-fallbacks must be at least 1")
+		return check.Options{}, "", usageErrorf("--max-failures and --min-fallbacks must be at least 1")
 	}
-	return diag.CheckOptions{
-		Streams: diag.StreamOptions{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending},
-		MVs: diag.MVOptions{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
+	return check.Options{
+		Streams: streams.Options{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending},
+		MVs: mv.Options{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
 			FallbackWindow: t.FallbackWindow, MinFallbacks: t.MinFallbacks},
 		Policy: pol,
 	}, failOn, nil

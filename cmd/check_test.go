@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net"
 	"os"
 	"os/exec"
@@ -18,9 +17,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 )
@@ -384,15 +387,15 @@ func TestCheckWatchAppendsRounds(t *testing.T) {
 }
 
 func TestDiffFindings(t *testing.T) {
-	a := diag.Finding{Code: diag.CodeMVDelayHigh, Object: diag.Object{Kind: "mv", DB: "d", Name: "x"}}
-	b := diag.Finding{Code: diag.CodeMVJobPaused, Object: diag.Object{Kind: "mv", DB: "d", Name: "y"}}
-	c := diag.Finding{Code: diag.CodeStreamStale, Object: diag.Object{Kind: "stream", DB: "d", Name: "z"}}
+	a := diag.Finding{Code: mv.CodeDelayHigh, Object: diag.Object{Kind: "mv", DB: "d", Name: "x"}}
+	b := diag.Finding{Code: mv.CodeJobPaused, Object: diag.Object{Kind: "mv", DB: "d", Name: "y"}}
+	c := diag.Finding{Code: streams.CodeStale, Object: diag.Object{Kind: "stream", DB: "d", Name: "z"}}
 	ch := diffFindings([]diag.Finding{a, b}, []diag.Finding{b, c})
-	if !ch.New[report.FindingKey(c)] || ch.New[report.FindingKey(b)] || len(ch.Resolved) != 1 || ch.Resolved[0].Code != diag.CodeMVDelayHigh {
+	if !ch.New[report.FindingKey(c)] || ch.New[report.FindingKey(b)] || len(ch.Resolved) != 1 || ch.Resolved[0].Code != mv.CodeDelayHigh {
 		t.Errorf("changes = %+v", ch)
 	}
 	var buf strings.Builder
-	doc := report.CheckDoc{CheckResult: &diag.CheckResult{Findings: []diag.Finding{b, c}}, Changes: ch}
+	doc := report.CheckDoc{Result: &check.Result{Findings: []diag.Finding{b, c}}, Changes: ch}
 	if err := report.Emit(&buf, report.Style{}, report.FormatTable, doc); err != nil {
 		t.Fatal(err)
 	}

@@ -1,21 +1,21 @@
 package cmd
 
 import (
-	"fmt"
-	"io"
-	"time"
-
-	"github.com/dorisdiag/dorisdiag/scenario"
-	"github.com/dorisdiag/dorisdiag/snapshot"
-	"github.com/dorisdiag/dorisdiag/tso"
-
 	"bytes"
 	"flag"
-	"github.com/dorisdiag/dorisdiag/diag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/scenario"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -92,7 +92,7 @@ func TestNoSourceIsExit2(t *testing.T) {
 }
 
 func TestGateFailOn(t *testing.T) {
-	fs := []diag.Finding{{Code: diag.CodeStreamDisabled, Severity: diag.SeverityWarning}}
+	fs := []diag.Finding{{Code: streams.CodeDisabled, Severity: diag.SeverityWarning}}
 	for _, tc := range []struct {
 		failOn, def string
 		want        int

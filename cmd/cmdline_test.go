@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -387,7 +388,7 @@ func userTexts(t *testing.T) []textSource {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := diag.Check([]*snapshot.Snapshot{snap}, diag.CheckOptions{})
+		res := check.Run([]*snapshot.Snapshot{snap}, check.Options{})
 		for _, f := range res.Findings {
 			where := "scenario " + name + " finding " + f.Code.String()
 			for _, l := range strings.Split(f.Next, "\n") {

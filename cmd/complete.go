@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -209,9 +210,9 @@ func fixedValues(c *cobra.Command, flag string) ([]string, bool) {
 		return []string{"UTC", "Local"}, true
 	case "state":
 		if underMV(c) {
-			return diag.FreshnessStates, true
+			return names(mv.FreshnessStates), true
 		}
-		return diag.StreamStates, true
+		return names(streams.States), true
 	case "output":
 		var out []string
 		for _, f := range commandFormats(c) {
@@ -400,7 +401,7 @@ func commandFormats(c *cobra.Command) []report.Format {
 			}
 		}
 		var out []report.Format
-		for _, f := range []report.Format{report.FormatTable, report.FormatWide, report.FormatJSON, report.FormatMarkdown, report.FormatProm} {
+		for _, f := range report.AllFormats() {
 			if seen[f] {
 				out = append(out, f)
 			}

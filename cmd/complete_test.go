@@ -126,7 +126,7 @@ func exampleArgs(c *cobra.Command) []string {
 func TestCompletionOutputFormatsPerCommand(t *testing.T) {
 	got, _ := complete(t, "tso", "decode", "-o", "")
 	var want []string
-	for _, f := range report.Formats("tso.decode") {
+	for _, f := range report.Formats("tso_decode") {
 		want = append(want, string(f))
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") || contains(got, "prom") {

@@ -199,7 +199,7 @@ func TestCompletionBashWithoutBashCompletion(t *testing.T) {
 	s.keys("Tab", "Tab")
 	scr := s.waitFor("tso decode -o", "markdown")
 	accepted := map[string]bool{}
-	for _, f := range report.Formats("tso.decode") {
+	for _, f := range report.Formats("tso_decode") {
 		accepted[string(f)] = true
 	}
 	for _, f := range []string{"table", "wide", "json", "markdown", "prom"} {

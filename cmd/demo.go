@@ -3,7 +3,7 @@ package cmd
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -65,7 +65,7 @@ func demoRun(o *DemoOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	res := diag.Check([]*snapshot.Snapshot{snap}, diag.CheckOptions{})
+	res := check.Run([]*snapshot.Snapshot{snap}, check.Options{})
 	if err := o.emit(report.DemoDoc{Check: res, Width: o.Width}); err != nil {
 		return err
 	}

@@ -64,5 +64,5 @@ func explainRun(o *ExplainOptions) error {
 	if !ok {
 		return usageErrorf("unknown finding code %q: run 'dorisdiag explain' for the list", *o.Code)
 	}
-	return o.emit(report.ExplainDoc{Codes: []diag.CodeDoc{c}, One: true})
+	return o.emit(report.ExplainDoc{Codes: []diag.Declaration{c}, One: true})
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/scenario"
 )
@@ -80,8 +80,8 @@ lists every series, the flags, and how to run it under systemd and Kubernetes.`,
 	fl.DurationVar(&o.Interval, "interval", exporter.DefaultInterval, "time between rounds (the design's changelog_ivm_monitor_interval_seconds)")
 	fl.DurationVar(&o.RoundTimeout, "round-timeout", 0, "timeout of one round's collection (default: the interval)")
 	fl.StringVar(&o.DesignSeries, "design-series", exporter.ModeAuto, "serve the design's doris_fe_* series: auto (unless the build's own monitor does), on, off")
-	fl.IntVar(&o.MVQuota, "mv-quota", diag.DefaultObjectQuota, "IVM MVs with per-object series, lowest IDs first (the design's prom_output_ivm_mv_metrics_limit); 0 for none")
-	fl.IntVar(&o.StreamQuota, "stream-quota", diag.DefaultObjectQuota, "user streams with per-object series, lowest IDs first (prom_output_table_stream_metrics_limit); 0 for none")
+	fl.IntVar(&o.MVQuota, "mv-quota", round.DefaultObjectQuota, "IVM MVs with per-object series, lowest IDs first (the design's prom_output_ivm_mv_metrics_limit); 0 for none")
+	fl.IntVar(&o.StreamQuota, "stream-quota", round.DefaultObjectQuota, "user streams with per-object series, lowest IDs first (prom_output_table_stream_metrics_limit); 0 for none")
 	fl.StringVar(&o.LogLevel, "log.level", "info", "log level on stderr: debug, info, warn, error")
 	return c
 }
@@ -122,7 +122,7 @@ func exporterRun(o *ExporterOptions) error {
 	logger := slog.New(slog.NewTextHandler(o.IO.Err, &slog.HandlerOptions{Level: o.level}))
 	opt := exporter.Options{Interval: o.Interval, RoundTimeout: o.RoundTimeout, DesignSeries: o.DesignSeries,
 		TelemetryPath: o.TelemetryPath, Logger: logger,
-		Diag: diag.ExporterOptions{MVQuota: quotaOpt(o.MVQuota), StreamQuota: quotaOpt(o.StreamQuota)}}
+		Diag: round.Options{MVQuota: quotaOpt(o.MVQuota), StreamQuota: quotaOpt(o.StreamQuota)}}
 	switch kind {
 	case "file":
 		return usageErrorf("exporter needs a source that changes: --host HOST (live) or --demo [SCENARIO]; a --snapshot file is analysed by check")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -43,7 +43,7 @@ func worstDemoMV(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := diag.Check([]*snapshot.Snapshot{s}, diag.CheckOptions{}).WorstMV()
+	m := check.Run([]*snapshot.Snapshot{s}, check.Options{}).WorstMV()
 	return m.DB + "." + m.Name
 }
 

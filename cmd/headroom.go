@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -96,7 +96,7 @@ func (o *HeadroomOptions) validate() error {
 		return usageErrorf("--in must not be negative")
 	}
 	switch o.Kind {
-	case "", diag.KindUser, diag.KindIVM:
+	case "", streams.KindUser, streams.KindIVM:
 	default:
 		return usageErrorf("--kind %q: want user or ivm", o.Kind)
 	}
@@ -123,7 +123,7 @@ func headroomRun(o *HeadroomOptions) error {
 	if err != nil {
 		return err
 	}
-	opt := diag.StreamOptions{TTLOverride: o.ttl}
+	opt := streams.Options{TTLOverride: o.ttl}
 	at := o.at
 	now := series[len(series)-1].Cluster.Now
 	if o.At == "" {
@@ -147,7 +147,7 @@ func headroomRun(o *HeadroomOptions) error {
 			return noMatch("--db: no database", o.DB, " with a stream", dbs)
 		}
 	}
-	plan := diag.PlanHeadroom(series, opt, at)
+	plan := streams.PlanHeadroom(series, opt, at)
 	rows := plan.Rows[:0:0]
 	for _, r := range plan.Rows {
 		if (o.DB != "" && r.DB != o.DB) || (o.Kind != "" && r.Kind != o.Kind) {

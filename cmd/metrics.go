@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 )
 
@@ -67,10 +66,10 @@ func (f *conformFlags) options(defaultNow time.Time) (metrics.ConformOptions, er
 }
 
 // analysisOptions is the policy every metrics command hands diag.
-func (f *conformFlags) analysisOptions(now time.Time, includeStyle bool) (diag.MetricsOptions, error) {
+func (f *conformFlags) analysisOptions(now time.Time, includeStyle bool) (metrics.Options, error) {
 	c, err := f.options(now)
 	if err != nil {
-		return diag.MetricsOptions{}, err
+		return metrics.Options{}, err
 	}
-	return diag.MetricsOptions{Conform: c, NoConform: f.NoConform, IncludeStyle: includeStyle}, nil
+	return metrics.Options{Conform: c, NoConform: f.NoConform, IncludeStyle: includeStyle}, nil
 }

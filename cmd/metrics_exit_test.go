@@ -137,7 +137,7 @@ func TestMetricsOfflineNeverDials(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if doc.Kind != "metrics.scrape" || !doc.Stored || doc.Discovery != "demo" || len(doc.Targets) == 0 || code != ExitFindings {
+	if doc.Kind != "metrics_scrape" || !doc.Stored || doc.Discovery != "demo" || len(doc.Targets) == 0 || code != ExitFindings {
 		t.Errorf("kind %q stored %v discovery %q targets %d exit %d", doc.Kind, doc.Stored, doc.Discovery, len(doc.Targets), code)
 	}
 	for _, tg := range doc.Targets {

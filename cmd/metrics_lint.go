@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
@@ -95,12 +94,12 @@ func (o *MetricsLintOptions) validate() error {
 	case !o.FromSource && o.Write != "" && !o.Fix:
 		return usageErrorf("-w needs --fix")
 	}
-	kind := "metrics.lint"
+	kind := "metrics_lint"
 	switch {
 	case o.FromSource:
-		kind = "metrics.lint.snapshot"
+		kind = "metrics_lint_snapshot"
 	case o.Fix:
-		kind = "metrics.fix"
+		kind = "metrics_fix"
 	}
 	if err := o.checkFormat(kind); err != nil {
 		return err
@@ -169,7 +168,7 @@ func (o *MetricsLintOptions) run() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	a := diag.AnalyzeMetricsPayloads([]diag.MetricsInput{{Source: source, Lint: res}}, opt)
+	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: res}}, opt)
 	if err := o.emit(report.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
 		return err
 	}
@@ -179,7 +178,7 @@ func (o *MetricsLintOptions) run() error {
 // runFix writes the fixed payload to stdout or -w FILE; the report of the
 // changes goes to stdout when the payload goes to a file, else stderr.
 func (o *MetricsLintOptions) runFix() error {
-	f, err := o.format(report.Formats("metrics.fix")...)
+	f, err := o.format(report.Formats("metrics_fix")...)
 	if err != nil {
 		return err
 	}
@@ -208,7 +207,7 @@ func (o *MetricsLintOptions) runFix() error {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	unrepaired := &exposition.Result{Problems: rep.Unrepaired, Parseable: rep.OK}
-	a := diag.AnalyzeMetricsPayloads([]diag.MetricsInput{{Source: source, Lint: unrepaired}}, diag.MetricsOptions{NoConform: true, IncludeStyle: true})
+	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: unrepaired}}, metrics.Options{NoConform: true, IncludeStyle: true})
 	st := report.NewStyle(reportTo, o.color() && reportTo == o.IO.Out)
 	if err := report.Emit(reportTo, st, f, report.MetricsFixDoc{Source: source, Fix: rep, Findings: a.Findings}); err != nil {
 		return err
@@ -233,7 +232,7 @@ func (o *MetricsLintOptions) runSnapshot() error {
 		return err
 	}
 	opt.Lint = o.lintOptions()
-	a := diag.AnalyzeMetrics(s, opt)
+	a := metrics.Analyze(s, opt)
 	if err := o.emit(report.NewMetricsLintSnapshotDoc(a, o.Top)); err != nil {
 		return err
 	}

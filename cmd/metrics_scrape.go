@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
@@ -81,7 +81,7 @@ says otherwise.`,
 
 // validate checks -o, --fail-on and --save before any work.
 func (o *MetricsScrapeOptions) validate() error {
-	if err := o.checkFormat("metrics.scrape"); err != nil {
+	if err := o.checkFormat("metrics_scrape"); err != nil {
 		return err
 	}
 	if _, err := o.failOn(metricsScrapeFailOn); err != nil {
@@ -156,13 +156,13 @@ func metricsScrapeRun(o *MetricsScrapeOptions) error {
 		return err
 	}
 	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
-	in := make([]diag.MetricsInput, len(results))
+	in := make([]metrics.Input, len(results))
 	fetches := make([]report.ScrapeFetch, len(results))
 	for i, r := range results {
-		in[i] = diag.MetricsInput{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
+		in[i] = metrics.Input{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
 		fetches[i] = report.ScrapeFetch{Reachable: r.Reachable, Status: r.Status, Bytes: r.Bytes, FetchTime: r.FetchTime}
 	}
-	a := diag.AnalyzeMetricsPayloads(in, opt)
+	a := metrics.AnalyzePayloads(in, opt)
 	if o.Save != "" {
 		if err := savePayloads(snap, scrape.Payloads(results, start), o.Save); err != nil {
 			return err
@@ -184,7 +184,7 @@ func (o *MetricsScrapeOptions) runStored(s *snapshot.Snapshot, kind string) erro
 	if err != nil {
 		return err
 	}
-	a := diag.AnalyzeMetrics(s, opt)
+	a := metrics.Analyze(s, opt)
 	if err := o.emit(report.NewMetricsScrapeDoc(a, nil, kind)); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 )
 
 const fixtureNow = "1796083200" // the fixtures' last_sample_timestamp is 10 s before
@@ -63,7 +64,7 @@ func TestMetricsLintJSONAndStdin(t *testing.T) {
 			t.Errorf("JSON lacks %q", k)
 		}
 	}
-	if doc["kind"] != "metrics.lint" || doc["parseable"] != false || doc["source"] != "stdin" {
+	if doc["kind"] != "metrics_lint" || doc["parseable"] != false || doc["source"] != "stdin" {
 		t.Errorf("%v %v %v", doc["kind"], doc["parseable"], doc["source"])
 	}
 	golden(t, "metrics_lint_user_backslash.json", out)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -23,8 +25,8 @@ type mvThresholds struct {
 	MinFallbacks   int
 }
 
-func (t mvThresholds) diagOptions() diag.MVOptions {
-	return diag.MVOptions{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
+func (t mvThresholds) diagOptions() mv.Options {
+	return mv.Options{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
 		FallbackWindow: t.FallbackWindow, MinFallbacks: t.MinFallbacks}
 }
 
@@ -45,9 +47,9 @@ func (t mvThresholds) validate() error {
 }
 
 // analyzeMVs runs the stream analysis and the MV analysis over a series.
-func analyzeMVs(series []*snapshot.Snapshot, opt diag.MVOptions) *diag.MVsResult {
-	streams := diag.AnalyzeStreams(series, diag.StreamOptions{})
-	return diag.AnalyzeMVs(series, streams, opt)
+func analyzeMVs(series []*snapshot.Snapshot, opt mv.Options) *mv.Result {
+	streams := streams.Analyze(series, streams.Options{})
+	return mv.Analyze(series, streams, opt)
 }
 
 // NewCmdMV builds the `mv` group: its threshold flags and its commands.
@@ -63,12 +65,12 @@ PRECISE, UPPER_BOUND (never reported too small) or UNKNOWN.`,
 		Args: cobra.NoArgs,
 	}
 	pf := c.PersistentFlags()
-	pf.DurationVar(&th.MaxDelay, "max-delay", diag.DefaultMaxDelay, "freshness target: MV_DELAY_HIGH above it (critical at 3×)")
-	pf.IntVar(&th.MaxFailures, "max-failures", diag.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
-	pf.DurationVar(&th.MaxRunning, "max-running", diag.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
-	pf.DurationVar(&th.MaxQueued, "max-queued", diag.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
-	pf.DurationVar(&th.FallbackWindow, "fallback-window", diag.DefaultFallbackWindow, "window in which fallbacks to a rebuild are counted")
-	pf.IntVar(&th.MinFallbacks, "min-fallbacks", diag.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
+	pf.DurationVar(&th.MaxDelay, "max-delay", mv.DefaultMaxDelay, "freshness target: MV_DELAY_HIGH above it (critical at 3×)")
+	pf.IntVar(&th.MaxFailures, "max-failures", mv.DefaultMaxFailures, "MV_CONSECUTIVE_FAILURES at or above this many failures in a row")
+	pf.DurationVar(&th.MaxRunning, "max-running", mv.DefaultMaxRunning, "MV_TASK_STUCK_RUNNING when a task runs longer")
+	pf.DurationVar(&th.MaxQueued, "max-queued", mv.DefaultMaxQueued, "MV_TASK_QUEUED_LONG when a task waits longer")
+	pf.DurationVar(&th.FallbackWindow, "fallback-window", mv.DefaultFallbackWindow, "window in which fallbacks to a rebuild are counted")
+	pf.IntVar(&th.MinFallbacks, "min-fallbacks", mv.DefaultMinFallbacks, "MV_FALLBACKS_REPEATED at or above this many fallbacks in the window")
 	c.AddCommand(NewCmdMVList(f, th, nil), NewCmdMVExplain(f, th, nil))
 	return c
 }
@@ -106,7 +108,7 @@ func NewCmdMVList(f *Factory, th *mvThresholds, runF func(*MVListOptions) error)
 		},
 	}
 	c.Flags().StringVar(&o.DB, "db", "", "only MVs of this database")
-	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(diag.FreshnessStates, ", "))
+	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(names(mv.FreshnessStates), ", "))
 	watch.AddFlags(c, &o.Watch)
 	return c
 }
@@ -119,13 +121,13 @@ func (o *MVListOptions) validate() error {
 	}
 	if o.State != "" {
 		ok := false
-		for _, s := range diag.FreshnessStates {
-			if strings.EqualFold(o.State, s) {
-				o.State, ok = s, true
+		for _, s := range mv.FreshnessStates {
+			if strings.EqualFold(o.State, string(s)) {
+				o.State, ok = string(s), true
 			}
 		}
 		if !ok {
-			return usageErrorf("--state %q: want one of %s", o.State, strings.Join(diag.FreshnessStates, ", "))
+			return usageErrorf("--state %q: want one of %s", o.State, strings.Join(names(mv.FreshnessStates), ", "))
 		}
 	}
 	return o.checkFormat("mv_list")
@@ -144,14 +146,14 @@ func mvListRun(o *MVListOptions) error {
 				return noMatch("--db: no database", o.DB, " with an IVM materialized view", dbs)
 			}
 		}
-		doc := report.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []diag.MVListItem{},
+		doc := report.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []mv.ListItem{},
 			NotIVM: res.NotIVM, Unmatched: res.UnmatchedInternalStreams, Findings: []diag.Finding{}}
 		for i := range res.MVs {
 			m := &res.MVs[i]
 			if o.DB != "" && !strings.EqualFold(m.DB, o.DB) {
 				continue
 			}
-			if o.State != "" && m.FreshnessState != o.State {
+			if o.State != "" && string(m.FreshnessState) != o.State {
 				continue
 			}
 			fs := res.FindingsFor(m.DB, m.Name)

@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/shellquote"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -50,11 +51,11 @@ func objectRefs(series []*snapshot.Snapshot, kind string) []objectRef {
 	var refs []objectRef
 	switch kind {
 	case kindMV:
-		for _, m := range analyzeMVs(series, diag.MVOptions{}).MVs {
+		for _, m := range analyzeMVs(series, mv.Options{}).MVs {
 			refs = append(refs, objectRef{m.DB, m.Name})
 		}
 	case kindStream:
-		for _, s := range diag.AnalyzeStreams(series, diag.StreamOptions{}).Streams {
+		for _, s := range streams.Analyze(series, streams.Options{}).Streams {
 			refs = append(refs, objectRef{s.DB, s.Name})
 		}
 	}

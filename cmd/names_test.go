@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -145,7 +146,7 @@ func TestAmbiguousAndDottedNames(t *testing.T) {
 	for _, n := range names {
 		found = found || n == "`s.h.o.p`.`st.x``y`"
 	}
-	if !found || len(names) != len(diag.AnalyzeStreams([]*snapshot.Snapshot{s}, diag.StreamOptions{}).Streams) {
+	if !found || len(names) != len(streams.Analyze([]*snapshot.Snapshot{s}, streams.Options{}).Streams) {
 		t.Errorf("objectNames: %d names, backquoted one found %v", len(names), found)
 	}
 }

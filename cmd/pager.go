@@ -45,7 +45,7 @@ func (c common) pagerWanted(w io.Writer, wr *report.WatchRound, f report.Format)
 	if c.Config.NoPager || !c.IO.IsTTY || c.IO.TermSize == nil || wr != nil || w != c.IO.Out {
 		return false
 	}
-	if f != report.FormatTable && f != report.FormatWide && f != report.FormatMarkdown {
+	if !f.Human() {
 		return false
 	}
 	return c.pagerCommand() != ""

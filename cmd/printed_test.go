@@ -71,8 +71,8 @@ func renameValue(key, v string) string {
 	if r, ok := hostileNames[v]; ok {
 		return r
 	}
-	if strings.HasPrefix(v, diag.IvmStreamPrefix) {
-		rest := v[len(diag.IvmStreamPrefix):]
+	if strings.HasPrefix(v, doris.IvmStreamPrefix) {
+		rest := v[len(doris.IvmStreamPrefix):]
 		best := ""
 		for old := range hostileNames {
 			if strings.HasPrefix(rest, old+"_") && len(old) > len(best) && strings.HasPrefix(old, "mv_") {
@@ -80,7 +80,7 @@ func renameValue(key, v string) string {
 			}
 		}
 		if best != "" {
-			return diag.IvmStreamPrefix + hostileNames[best] + rest[len(best):]
+			return doris.IvmStreamPrefix + hostileNames[best] + rest[len(best):]
 		}
 	}
 	if strings.Contains(v, ",") || strings.Contains(v, ".") {
@@ -424,7 +424,7 @@ func checkSQL(t *testing.T, db *sql.DB, p printedText, snap *snapshot.Snapshot) 
 	if strings.Contains(q, "FROM information_schema.table_streams WHERE DB_NAME = ") && strings.Contains(q, "STREAM_NAME LIKE") {
 		var mvName string
 		for _, m := range snap.MVs {
-			if strings.Contains(q, "STREAM_NAME LIKE "+doris.LikePrefix(diag.IvmStreamPrefix+m.Name+"_")) {
+			if strings.Contains(q, "STREAM_NAME LIKE "+doris.LikePrefix(doris.IvmStreamPrefix+m.Name+"_")) {
 				mvName = m.Name
 			}
 		}
@@ -435,7 +435,7 @@ func checkSQL(t *testing.T, db *sql.DB, p printedText, snap *snapshot.Snapshot) 
 		var want, names []string
 		// The MV's own: __doris_ivm_stream_<mv>_<mv id base36>_<table id
 		// base36> (doris.md §3); base36 has no '_'.
-		own := diag.IvmStreamPrefix + mvName + "_"
+		own := doris.IvmStreamPrefix + mvName + "_"
 		for _, s := range snap.Streams {
 			if rest, ok := strings.CutPrefix(s.Name, own); ok && s.DB == hostileDB && strings.Count(rest, "_") == 1 {
 				want = append(want, s.Name)

@@ -80,21 +80,21 @@ var docKinds = []docKind{
 	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
 	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
 	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[report.HeadroomDoc]()}},
-	{"metrics.fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[report.MetricsFixDoc]()}},
-	{"metrics.lint", "dorisdiag metrics lint FILE -o json", []reflect.Type{typ[report.MetricsLintDoc]()}},
-	{"metrics.lint.snapshot", "dorisdiag metrics lint --snapshot/--demo -o json", []reflect.Type{typ[report.MetricsLintSnapshotDoc]()}},
-	{"metrics.scrape", "dorisdiag metrics scrape -o json", []reflect.Type{typ[report.MetricsScrapeDoc]()}},
+	{"metrics_fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[report.MetricsFixDoc]()}},
+	{"metrics_lint", "dorisdiag metrics lint FILE -o json", []reflect.Type{typ[report.MetricsLintDoc]()}},
+	{"metrics_lint_snapshot", "dorisdiag metrics lint --snapshot/--demo -o json", []reflect.Type{typ[report.MetricsLintSnapshotDoc]()}},
+	{"metrics_scrape", "dorisdiag metrics scrape -o json", []reflect.Type{typ[report.MetricsScrapeDoc]()}},
 	{"mv_explain", "dorisdiag mv explain DB.MV -o json", []reflect.Type{typ[report.MVExplainDoc]()}},
 	{"mv_list", "dorisdiag mv list -o json", []reflect.Type{typ[report.MVListDoc]()}},
 	{"snapshot", "a dorisdiag snapshot file (dorisdiag snapshot -f FILE)", []reflect.Type{typ[snapshot.Snapshot]()}},
 	{"snapshot_summary", "dorisdiag snapshot --summary -o json", []reflect.Type{typ[report.SnapshotSummaryDoc]()}},
 	{"stream", "dorisdiag streams show DB.STREAM -o json", []reflect.Type{typ[report.StreamDoc]()}},
 	{"streams", "dorisdiag streams -o json", []reflect.Type{typ[report.StreamsDoc]()}},
-	{"tso.decode", "dorisdiag tso decode -o json", []reflect.Type{typ[report.TSODecodeDoc]()}},
-	{"tso.diff", "dorisdiag tso diff -o json", []reflect.Type{typ[report.TSODiffDoc]()}},
-	{"tso.encode", "dorisdiag tso encode -o json", []reflect.Type{typ[report.TSOEncodeDoc]()}},
-	{"tso.headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[report.TSOHeadroomDoc]()}},
-	{"tso.lag", "dorisdiag tso lag -o json", []reflect.Type{typ[report.TSOLagDoc]()}},
+	{"tso_decode", "dorisdiag tso decode -o json", []reflect.Type{typ[report.TSODecodeDoc]()}},
+	{"tso_diff", "dorisdiag tso diff -o json", []reflect.Type{typ[report.TSODiffDoc]()}},
+	{"tso_encode", "dorisdiag tso encode -o json", []reflect.Type{typ[report.TSOEncodeDoc]()}},
+	{"tso_headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[report.TSOHeadroomDoc]()}},
+	{"tso_lag", "dorisdiag tso lag -o json", []reflect.Type{typ[report.TSOLagDoc]()}},
 	{"version", "dorisdiag version -o json", []reflect.Type{typ[versionInfo]()}},
 	{"watch_error", "a failed --watch round (dorisdiag check|streams|mv --watch -o json)", []reflect.Type{typ[report.WatchErrorDoc]()}},
 }
@@ -790,14 +790,14 @@ func TestValidateDocumentRefuses(t *testing.T) {
 	}
 	s := string(good)
 	for _, tc := range []struct{ name, doc, want string }{
-		{"unknown kind", strings.Replace(s, `"tso.encode"`, `"tso.encodes"`, 1), `unknown kind "tso.encodes"`},
-		{"no kind", strings.Replace(s, `"kind": "tso.encode",`, ``, 1), `no "kind"`},
+		{"unknown kind", strings.Replace(s, `"tso_encode"`, `"tso_encodes"`, 1), `unknown kind "tso_encodes"`},
+		{"no kind", strings.Replace(s, `"kind": "tso_encode",`, ``, 1), `no "kind"`},
 		{"renamed field", strings.Replace(s, `"physical_ms"`, `"physicalMs"`, 1), "physicalMs"},
 		{"missing field", strings.Replace(s, `"hex": "0x688af9694000000"`, `"logical2": 0`, 1), "hex"},
 		{"wrong type", strings.Replace(s, `"tso": "470819222323200000"`, `"tso": 470819222323200000`, 1), "tso"},
-		{"wrong schema_version", strings.Replace(s, `"schema_version": 1`, `"schema_version": 2`, 1), "schema_version"},
+		{"wrong schema_version", strings.Replace(s, `"schema_version": 2`, `"schema_version": 1`, 1), "schema_version"},
 		{"two kinds", strings.Replace(s, `"input":`, `"kind": "tso", "input":`, 1), "duplicate key .kind"},
-		{"nested duplicate", `{"schema_version":1,"kind":"version","version":"x","go_version":"y","z":{"a":1,"a":2}}`, "duplicate key .z.a"},
+		{"nested duplicate", `{"schema_version":2,"kind":"version","version":"x","go_version":"y","z":{"a":1,"a":2}}`, "duplicate key .z.a"},
 	} {
 		err := validateDocument([]byte(tc.doc))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -817,7 +817,7 @@ func TestTSOEncodeOneKind(t *testing.T) {
 		t.Errorf("%d \"kind\" keys, want 1:\n%s", n, out)
 	}
 	var doc map[string]any
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc["kind"] != "tso.encode" {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc["kind"] != "tso_encode" {
 		t.Errorf("kind as a parser reads it: %v (%v), want tso.encode", doc["kind"], err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/cmd/watch"
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 )
 
 // testIOStreams returns streams over buffers (cli/cli's iostreams.Test).
@@ -63,7 +63,7 @@ func TestNewCmdStreamsFlags(t *testing.T) {
 		t.Fatalf("valid flags: %v", err)
 	}
 	want := StreamsOptions{DB: "demo", Kind: "user", State: "cannot_resume",
-		Limits: streamThresholds{MinHeadroom: 2 * time.Hour, MaxPending: diag.DefaultMaxPending},
+		Limits: streamThresholds{MinHeadroom: 2 * time.Hour, MaxPending: streams.DefaultMaxPending},
 		Watch:  watch.Options{Interval: 30 * time.Second, Rounds: 3, File: "out.txt"}}
 	if o.DB != want.DB || o.Kind != want.Kind || o.State != want.State || o.Limits != want.Limits || o.Watch != want.Watch {
 		t.Errorf("options %+v, want %+v", *o, want)

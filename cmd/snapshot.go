@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -100,7 +100,7 @@ func snapshotRun(opts *SnapshotOptions) error {
 			return err
 		}
 	}
-	return opts.emit(report.SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)})
+	return opts.emit(report.SnapshotSummaryDoc{Summary: sources.Summarize(s)})
 }
 
 // writeSnapshot writes to w when path is "" or "-", else replaces path

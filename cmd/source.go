@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -46,7 +46,7 @@ type Source struct {
 	// linted: the /metrics of each live snapshot this source took with
 	// AttachMetrics, linted as each body streamed in (no body is kept:
 	// check's memory does not grow with the number of nodes).
-	linted map[*snapshot.Snapshot][]diag.MetricsInput
+	linted map[*snapshot.Snapshot][]metrics.Input
 }
 
 // Files reports a --snapshot series (watch.Source).
@@ -192,12 +192,12 @@ func (s *Source) attachMetrics(snap *snapshot.Snapshot) error {
 		return err
 	}
 	res := scrape.AttachMetrics(context.Background(), snap, s.opt.MetricsTargets, fallback, fo)
-	in := make([]diag.MetricsInput, len(res))
+	in := make([]metrics.Input, len(res))
 	for i, r := range res {
-		in[i] = diag.MetricsInput{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
+		in[i] = metrics.Input{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
 	}
 	if s.linted == nil {
-		s.linted = map[*snapshot.Snapshot][]diag.MetricsInput{}
+		s.linted = map[*snapshot.Snapshot][]metrics.Input{}
 	}
 	clear(s.linted) // only the latest live snapshot's are asked for
 	s.linted[snap] = in
@@ -206,7 +206,7 @@ func (s *Source) attachMetrics(snap *snapshot.Snapshot) error {
 
 // Linted is the /metrics analysis input of a live snapshot whose bodies were
 // linted as they streamed in (AttachMetrics), nil otherwise.
-func (s *Source) Linted(snap *snapshot.Snapshot) []diag.MetricsInput { return s.linted[snap] }
+func (s *Source) Linted(snap *snapshot.Snapshot) []metrics.Input { return s.linted[snap] }
 
 // collectContext bounds a whole live collection: each hop has its own
 // --timeout inside the collector; the whole run gets room for its fixed

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
 )
 
@@ -31,8 +32,8 @@ type streamThresholds struct {
 }
 
 func addStreamThresholds(c *cobra.Command, t *streamThresholds) {
-	c.Flags().DurationVar(&t.MinHeadroom, "min-headroom", diag.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
-	c.Flags().DurationVar(&t.MaxPending, "max-pending", diag.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
+	c.Flags().DurationVar(&t.MinHeadroom, "min-headroom", streams.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
+	c.Flags().DurationVar(&t.MaxPending, "max-pending", streams.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
 }
 
 func (t streamThresholds) validate() error {
@@ -42,8 +43,8 @@ func (t streamThresholds) validate() error {
 	return nil
 }
 
-func (t streamThresholds) diagOptions() diag.StreamOptions {
-	return diag.StreamOptions{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending}
+func (t streamThresholds) diagOptions() streams.Options {
+	return streams.Options{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending}
 }
 
 // NewCmdStreams builds `streams` (and its `streams show`).
@@ -76,7 +77,7 @@ Findings follow the table. Give several --snapshot files (oldest first) or
 	}
 	c.Flags().StringVar(&o.DB, "db", "", "only streams of this database")
 	c.Flags().StringVar(&o.Kind, "kind", "", "only streams of this kind: user or ivm")
-	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(diag.StreamStates, ", "))
+	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(names(streams.States), ", "))
 	addStreamThresholds(c, &o.Limits)
 	watch.AddFlags(c, &o.Watch)
 	c.AddCommand(NewCmdStreamsShow(f, nil))
@@ -86,12 +87,12 @@ Findings follow the table. Give several --snapshot files (oldest first) or
 // validate checks the flags, then -o, before any work.
 func (o *StreamsOptions) validate() error {
 	switch o.Kind {
-	case "", diag.KindUser, diag.KindIVM:
+	case "", streams.KindUser, streams.KindIVM:
 	default:
 		return usageErrorf("--kind %q: want user or ivm", o.Kind)
 	}
-	if o.State != "" && diag.StateNumber(o.State) < 0 {
-		return usageErrorf("--state %q: want one of %s", o.State, strings.Join(diag.StreamStates, ", "))
+	if o.State != "" && streams.StateNumber(streams.State(o.State)) < 0 {
+		return usageErrorf("--state %q: want one of %s", o.State, strings.Join(names(streams.States), ", "))
 	}
 	if err := o.Limits.validate(); err != nil {
 		return err
@@ -103,7 +104,7 @@ func (o *StreamsOptions) validate() error {
 // naming the nearest ones, never "No findings." and exit 0 (a typo in a CI
 // step would be green forever). --kind and --state select by condition, and
 // matching nothing there is an answer.
-func (o *StreamsOptions) checkDB(res *diag.StreamsResult) error {
+func (o *StreamsOptions) checkDB(res *streams.Result) error {
 	if o.DB == "" {
 		return nil
 	}
@@ -119,11 +120,11 @@ func (o *StreamsOptions) checkDB(res *diag.StreamsResult) error {
 
 // filter keeps the streams the flags select and the findings about them
 // (plus the cluster-level ones).
-func (o *StreamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, []diag.Finding) {
+func (o *StreamsOptions) filter(res *streams.Result) ([]streams.Stream, []diag.Finding) {
 	keep := map[string]bool{}
-	var ss []diag.StreamResult
+	var ss []streams.Stream
 	for _, s := range res.Streams {
-		if (o.DB != "" && s.DB != o.DB) || (o.Kind != "" && s.Kind != o.Kind) || (o.State != "" && s.State != o.State) {
+		if (o.DB != "" && s.DB != o.DB) || (o.Kind != "" && s.Kind != o.Kind) || (o.State != "" && string(s.State) != o.State) {
 			continue
 		}
 		ss = append(ss, s)
@@ -140,7 +141,7 @@ func (o *StreamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, [
 		fs = append(fs, f)
 	}
 	if ss == nil {
-		ss = []diag.StreamResult{}
+		ss = []streams.Stream{}
 	}
 	if fs == nil {
 		fs = []diag.Finding{}
@@ -151,7 +152,7 @@ func (o *StreamsOptions) filter(res *diag.StreamsResult) ([]diag.StreamResult, [
 // streamsRun lists the streams of each round's series, worst first.
 func streamsRun(o *StreamsOptions) error {
 	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
-		res := diag.AnalyzeStreams(r.Series, o.Limits.diagOptions())
+		res := streams.Analyze(r.Series, o.Limits.diagOptions())
 		if err := o.checkDB(res); err != nil {
 			return err
 		}
@@ -217,7 +218,7 @@ part that holds a dot or a backquote, a backquote inside doubled:
 // streamsShowRun shows one stream of each round's series.
 func streamsShowRun(o *StreamsShowOptions) error {
 	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
-		res := diag.AnalyzeStreams(r.Series, o.Limits.diagOptions())
+		res := streams.Analyze(r.Series, o.Limits.diagOptions())
 		refs := make([]objectRef, len(res.Streams))
 		for i, x := range res.Streams {
 			refs[i] = objectRef{x.DB, x.Name}

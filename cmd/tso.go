@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -83,8 +83,8 @@ func tsoDecodeRun(o *TSODecodeOptions) error {
 			return fmt.Errorf("reading TSOs from stdin: %w", err)
 		}
 	}
-	res := diag.TSODecode(inputs, loc)
-	if err := o.emit(report.TSODecodeDoc{TSODecodeResult: res, Local: o.Local}); err != nil {
+	res := tsotool.Decode(inputs, loc)
+	if err := o.emit(report.TSODecodeDoc{DecodeResult: res, Local: o.Local}); err != nil {
 		return err
 	}
 	// A bad value is reported on stderr after the good ones are printed, and
@@ -207,7 +207,7 @@ func tsoDiffRun(o *TSODiffOptions) error {
 		}
 		ts[i] = p.TSO
 	}
-	return o.emit(report.TSODiffDoc{TSODiffResult: diag.TSODiff(ts[0], ts[1])})
+	return o.emit(report.TSODiffDoc{DiffResult: tsotool.Diff(ts[0], ts[1])})
 }
 
 // ---- lag ----
@@ -250,9 +250,9 @@ probably a version count instead of being converted.`,
 
 // tsoLagRun converts the raw LAG.
 func tsoLagRun(o *TSOLagOptions) error {
-	res, err := diag.TSOLag(o.Raw, o.Offset)
+	res, err := tsotool.Lag(o.Raw, o.Offset)
 	if err != nil {
 		return usageError{err}
 	}
-	return o.emit(report.TSOLagDoc{TSOLagResult: res})
+	return o.emit(report.TSOLagDoc{LagResult: res})
 }

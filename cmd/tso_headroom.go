@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -92,8 +92,8 @@ func tsoHeadroomRun(o *TSOHeadroomOptions) error {
 	if err != nil {
 		return usageErrorf("--offset: %v", err)
 	}
-	res, err := diag.TSOHeadroom(diag.TSOHeadroomInput{OffsetText: o.Offset, Offset: off, Now: ref, TTLSeconds: o.TTL, MinHeadroom: o.MinHeadroom})
-	var bad *diag.TSOHeadroomError
+	res, err := tsotool.Headroom(tsotool.HeadroomInput{OffsetText: o.Offset, Offset: off, Now: ref, TTLSeconds: o.TTL, MinHeadroom: o.MinHeadroom})
+	var bad *tsotool.HeadroomError
 	switch {
 	case errors.As(err, &bad) && bad.Input == "ttl":
 		return usageErrorf("--ttl %d with now %s: %v", o.TTL, ref, bad.Err)
@@ -102,7 +102,7 @@ func tsoHeadroomRun(o *TSOHeadroomOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := o.emit(report.TSOHeadroomDoc{TSOHeadroomResult: res}); err != nil {
+	if err := o.emit(report.TSOHeadroomDoc{HeadroomResult: res}); err != nil {
 		return err
 	}
 	return o.gate(res.Findings, "none")

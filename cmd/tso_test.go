@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/report"
 )
 
 // The tso commands' table and JSON output, pinned.
@@ -58,7 +60,7 @@ func TestTSOHeadroomAcceptance(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"schema_version":      1.0,
+		"schema_version":      float64(report.SchemaVersion),
 		"cutoff_tso":          "469077118157062143", // (1789387200000+1)<<18 - 1
 		"retention_floor_tso": "469077118157062144", // 1789387200001<<18
 		"next_required_tso":   "469067681628160004", // C+1
@@ -114,7 +116,7 @@ func TestTSOJSONHasOneKind(t *testing.T) {
 		{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "json"},
 		{"tso", "headroom", "--offset", "N/A", "--ttl", "86400", "--now", "469099767398400000", "-o", "json"},
 	} {
-		name := strings.Join(args[:2], ".")
+		name := strings.Join(args[:2], "_")
 		out, stderr, code := run(t, nil, "", args...)
 		if code != ExitOK {
 			t.Fatalf("%s: exit %d (stderr %q)", strings.Join(args, " "), code, stderr)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -21,13 +21,13 @@ import (
 // at its end after a whole word.
 
 // demoCheck is diag's result for a bundled scenario.
-func demoCheck(t *testing.T, name string) *diag.CheckResult {
+func demoCheck(t *testing.T, name string) *check.Result {
 	t.Helper()
 	s, err := scenario.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return diag.Check([]*snapshot.Snapshot{s}, diag.CheckOptions{})
+	return check.Run([]*snapshot.Snapshot{s}, check.Options{})
 }
 
 // proseViews is every default view checked for cuts: check, and mv explain

@@ -6,54 +6,101 @@ import (
 	"sync"
 )
 
-// Code is a finding code. Its only values are the exported Code* variables
-// of codes_*.go, each made by register with its documentation: outside this
-// file no other can be made, so a finding with an unknown code does not
-// compile. A Finding serializes its code as the UPPER_SNAKE name.
-type Code struct{ doc *CodeDoc }
+// Code is a finding code. Its only values are made by Declare, each from
+// its Declaration: no other can be made, so a finding with an undeclared
+// code does not compile. A Finding serializes its code as the UPPER_SNAKE
+// name.
+type Code struct{ d *Declaration }
 
-// CodeDoc documents one finding code. It is the single source of truth for
-// `dorisdiag explain` and docs/findings.md (a test keeps the two in step).
-type CodeDoc struct {
+// Declaration is everything known about one finding code, written once,
+// next to the check that emits it (design.md "Findings"). `dorisdiag
+// explain` and docs/findings.md print its text; SortFindings reads its
+// impact, place and magnitude to put the worst first, and its causes to
+// list each symptom under its cause.
+type Declaration struct {
 	Code     string   // stable UPPER_SNAKE identifier
 	Severity Severity // default severity; a finding may raise or lower it and says why in Detail
-	Title    string   // one line
-	Spec     string   // the public design reference, e.g. "apache/doris#69907 §1 T12"
-	Meaning  string   // what it means
-	Matters  string   // why it matters
-	Confirm  string   // how to confirm (SQL or command)
-	Fix      string   // how to fix
-	Related  []string // related codes (names: a Code here would make an initialization cycle)
+
+	// Impact is what a finding of the code costs the user; Place is the
+	// code's place in its class, 1 read first. The places of a class run
+	// 1..n with no gap or repeat (TestImpactPlaces).
+	Impact Impact
+	Place  int
+	// Magnitude says how bad one finding is, when the code has a measure:
+	// the check sets Finding.Magnitude to it, and findings of one code are
+	// read worst first by it.
+	Magnitude Measure
+	// CausedBy lists, in order of preference, the codes whose finding
+	// explains a finding of this one; a symptom is listed right after its
+	// cause (SortFindings).
+	CausedBy []Cause
+
+	// The explain text.
+	Title   string   // one line
+	Spec    string   // the public design reference, e.g. "apache/doris#69907 §1 T12"
+	Meaning string   // what it means
+	Matters string   // why it matters
+	Confirm string   // how to confirm (SQL or command)
+	Fix     string   // how to fix
+	Related []string // related codes, by name
+
+	// Series and Alert name the exported series (docs/exporter.md) and the
+	// shipped alert rule (docs/alerts/dorisdiag-alerts.yml) that carry the
+	// code, "" where none does yet: the exporter and the alert rules are to
+	// be generated from them (what fires on a scenario is check's findings).
+	Series string
+	Alert  string
+}
+
+// Measure names the quantity Finding.Magnitude holds for a code (the
+// evidence key that shows it too) and which way is worse.
+type Measure struct {
+	Name           string // "" when the code has no magnitude
+	SmallerIsWorse bool   // a headroom: the most negative is the worst
+}
+
+// Cause is one code that can explain a finding of the declaring code.
+type Cause struct {
+	// Code is the cause's name: a name, not a Code, so that a stream code
+	// can name an MV code its package cannot import. Unknown names fail
+	// TestDeclarationsResolve.
+	Code string
+	// If, when set, must hold for the symptom (its lagging reason, say).
+	If func(f *Finding) bool
+	// Where, when set, names the object the cause must be about (kind and
+	// "db.name"); unset, it is the symptom's own object, a partition
+	// counting as its stream. ok false: the symptom says nothing of it.
+	Where func(f *Finding) (kind, label string, ok bool)
 }
 
 // String is the UPPER_SNAKE name; "" for the zero Code.
 func (c Code) String() string {
-	if c.doc == nil {
+	if c.d == nil {
 		return ""
 	}
-	return c.doc.Code
+	return c.d.Code
 }
 
 // Severity is the code's default severity.
 func (c Code) Severity() Severity {
-	if c.doc == nil {
+	if c.d == nil {
 		return 0
 	}
-	return c.doc.Severity
+	return c.d.Severity
 }
 
-// Doc is the code's documentation.
-func (c Code) Doc() CodeDoc {
-	if c.doc == nil {
-		return CodeDoc{}
+// Declaration is the code's declaration (a copy).
+func (c Code) Declaration() Declaration {
+	if c.d == nil {
+		return Declaration{}
 	}
-	return *c.doc
+	return *c.d
 }
 
 // MarshalText writes the name, so JSON carries the same string as ever.
 func (c Code) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
-// UnmarshalText reads a documented name; an unknown one is an error naming it.
+// UnmarshalText reads a declared name; an unknown one is an error naming it.
 func (c *Code) UnmarshalText(b []byte) error {
 	if len(b) == 0 {
 		*c = Code{}
@@ -67,51 +114,49 @@ func (c *Code) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// area groups the codes by the part of the analysis that raises them.
-type area int
-
-const (
-	areaGeneral area = iota
-	areaStreams
-	areaMV
-	areaMetrics
-)
-
-type registered struct {
-	area area
-	code Code
-}
-
-// registry holds every code in declaration order. It is filled only by the
-// initialisers of the Code* variables, which Go runs before any function of
-// the package can be called; the sorted index is built from it once.
-var registry []registered
-
-func register(a area, d CodeDoc) Code {
-	c := Code{&d}
-	registry = append(registry, registered{a, c})
-	return c
-}
+// registry holds every declared code in declaration order. It is filled by
+// the initialisers of the Code variables of the concept packages, which Go
+// runs before any function can be called; the index is built from it on
+// first use, so every package linked into the program has declared its
+// codes by then.
+var registry []Code
 
 var index struct {
 	once   sync.Once
-	sorted []CodeDoc
+	sorted []Declaration
 	byName map[string]Code
+}
+
+// Declare registers a code. It is called only to initialise a package-level
+// Code variable; declaring a code twice, or after the registry was first
+// read, is a programming error and panics at start.
+func Declare(d Declaration) Code {
+	if index.byName != nil {
+		panic("diag: " + d.Code + " declared after the registry was read")
+	}
+	for _, c := range registry {
+		if c.d.Code == d.Code {
+			panic("diag: " + d.Code + " declared twice")
+		}
+	}
+	c := Code{&d}
+	registry = append(registry, c)
+	return c
 }
 
 func buildIndex() {
 	index.byName = make(map[string]Code, len(registry))
-	for _, r := range registry {
-		index.sorted = append(index.sorted, *r.code.doc)
-		index.byName[r.code.String()] = r.code
+	for _, c := range registry {
+		index.sorted = append(index.sorted, *c.d)
+		index.byName[c.String()] = c
 	}
 	sort.Slice(index.sorted, func(i, j int) bool { return index.sorted[i].Code < index.sorted[j].Code })
 }
 
-// Codes returns the documentation of every finding code, sorted by code.
-func Codes() []CodeDoc {
+// Codes returns the declaration of every finding code, sorted by code.
+func Codes() []Declaration {
 	index.once.Do(buildIndex)
-	return append([]CodeDoc(nil), index.sorted...)
+	return append([]Declaration(nil), index.sorted...)
 }
 
 // ParseCode finds the Code of a name (a policy file, a saved report).
@@ -121,8 +166,8 @@ func ParseCode(name string) (Code, bool) {
 	return c, ok
 }
 
-// LookupCode finds a code's documentation by name.
-func LookupCode(name string) (CodeDoc, bool) {
+// LookupCode finds a code's declaration by name.
+func LookupCode(name string) (Declaration, bool) {
 	c, ok := ParseCode(name)
-	return c.Doc(), ok
+	return c.Declaration(), ok
 }

@@ -1,7 +1,16 @@
-// Package diag holds the pure diagnoses: functions over snapshots that return
-// states, values with their precision, and findings. No SQL, no HTTP, no
-// printing, no wall clock: "now" is the snapshot's cluster time
-// (design.md "The pipeline").
+// Package diag is the core every diagnosis speaks: the Finding a check
+// raises (its Code, Object, Severity, Magnitude), each code's Declaration
+// (severity, impact class and place, magnitude, causes, explain text, the
+// series and alert rule that carry it) and the one order of findings read
+// from them (SortFindings), Value and Precision, the Policy of a config file,
+// and the helpers every printed command goes through.
+//
+// The diagnoses themselves live in one package per concept, each readable
+// on its own (docs/architecture.md "diag by concept"): streams (S4), mv
+// (S1–S3), space (S5), metrics (/metrics), sources (what could not be read),
+// tsotool, changepoints, and check and round, which compose them. All of
+// diag is pure: no SQL, no HTTP, no printing, no wall clock — "now" is the
+// snapshot's cluster time (design.md "The pipeline").
 package diag
 
 import (
@@ -109,8 +118,12 @@ type Finding struct {
 	// MV_CHANGELOG_BROKEN); the symptom is listed right after its cause.
 	Cause *FindingRef `json:"cause,omitempty"`
 	// Symptoms, on a cause, are the findings it explains, in the order they
-	// follow it (group.go has the rules).
+	// follow it (Declaration.CausedBy has the rules).
 	Symptoms []FindingRef `json:"symptoms,omitempty"`
+	// Magnitude is how bad this finding is, in the measure its code
+	// declares (Declaration.Magnitude): the check sets it with the number it
+	// also shows in Evidence, and ranking reads it, never the text.
+	Magnitude *float64 `json:"-"`
 }
 
 // FindingRef names another finding of the same document by code and object.

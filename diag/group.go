@@ -2,63 +2,13 @@ package diag
 
 import "sort"
 
-// Grouping: a symptom is listed under its cause (issue 13, "Group symptoms
-// under their cause"), in every format: SortFindings places each symptom
-// right after its cause and links the two (Finding.Cause, Finding.Symptoms).
-// The rules use what diag already knows about causes — an MV's lagging
-// reason, a failure reason, the MV an internal stream belongs to — carried in
-// each finding's evidence; a finding whose cause is not in the same list (a
-// config ignore removed it, or the command shows one area) stands alone.
-
-// symptomRule says where the cause of one code is: the candidate cause codes,
-// in order of preference, on the object named by the finding itself or by one
-// of its evidence values.
-type symptomRule struct {
-	symptom Code
-	// causes returns the candidate cause codes and the object (kind,
-	// "db.name" label) they must be about; nil when f has no cause here.
-	causes func(f *Finding) (codes []Code, kind, label string)
-}
-
-// mvDelayCauses maps an MV's lagging reason (apache/doris#69907, "Lagging
-// reason") to the findings that explain it.
-var mvDelayCauses = map[string][]Code{
-	ReasonRefreshFailed:   {CodeMVChangelogBroken, CodeMVConsecutiveFailures},
-	ReasonRebuildRequired: {CodeMVRebuildRequired},
-	ReasonJobPaused:       {CodeMVJobPaused},
-	ReasonQueued:          {CodeMVTaskQueuedLong},
-	ReasonRunning:         {CodeMVTaskStuckRunning},
-}
-
-// streamLoss are the findings that explain a user stream's pending age and
-// shrinking headroom: its consumer stopped reading, and changes are lost.
-var streamLoss = []Code{CodeStreamCannotResumeClipped, CodeStreamCannotResumeRejected, CodeStreamNoOffsetRowsSkipped}
-
-var symptomRules = []symptomRule{
-	{CodeMVDelayHigh, func(f *Finding) ([]Code, string, string) {
-		return mvDelayCauses[f.Evidence["lagging_reason"]], "mv", f.Object.label()
-	}},
-	{CodeMVConsecutiveFailures, func(f *Finding) ([]Code, string, string) {
-		if f.Evidence["failure_reason"] != "CHANGELOG_BROKEN" {
-			return nil, "", ""
-		}
-		return []Code{CodeMVChangelogBroken}, "mv", f.Object.label()
-	}},
-	{CodeIVMStreamRecomputeOnly, func(f *Finding) ([]Code, string, string) {
-		mv := f.Evidence["mv"]
-		if mv == "" {
-			return nil, "", ""
-		}
-		return []Code{CodeMVChangelogBroken, CodeMVNextRefreshRecomputes}, "mv", mv
-	}},
-	{CodeStreamPendingAgeHigh, func(f *Finding) ([]Code, string, string) {
-		return append(streamLoss[:len(streamLoss):len(streamLoss)], CodeStreamHeadroomLow), "stream", f.Object.label()
-	}},
-	{CodeStreamHeadroomLow, func(f *Finding) ([]Code, string, string) { return streamLoss, "stream", f.Object.label() }},
-	{CodeStreamStale, func(f *Finding) ([]Code, string, string) {
-		return []Code{CodeStreamBaseTableDropped}, "stream", f.Object.label()
-	}},
-}
+// Grouping: a symptom is listed under its cause, in every format:
+// SortFindings places each symptom right after its cause and links the two
+// (Finding.Cause, Finding.Symptoms). Where a cause is found is declared with
+// each symptom's code (Declaration.CausedBy): an MV's lagging reason, a
+// failure reason, the MV an internal stream belongs to — carried in the
+// finding's evidence. A finding whose cause is not in the same list (a config
+// ignore removed it, or the command shows one area) stands alone.
 
 // label is "db.name", the key grouping matches objects by.
 func (o Object) label() string { return o.DB + "." + o.Name }
@@ -71,8 +21,8 @@ func groupKind(o Object) string {
 	return o.Kind
 }
 
-// SortFindings orders findings worst first (impact.go: impact class,
-// severity, code rank, magnitude) and places every symptom right after its
+// SortFindings orders findings worst first (impact class, severity, the
+// code's place, magnitude: worse) and places every symptom right after its
 // cause, setting Cause and Symptoms. A group takes the place of its most
 // urgent member. The order is deterministic.
 func SortFindings(fs []Finding) {
@@ -89,20 +39,25 @@ func SortFindings(fs []Finding) {
 			first[k] = i
 		}
 	}
-	rules := make(map[string]symptomRule, len(symptomRules))
-	for _, r := range symptomRules {
-		rules[r.symptom.String()] = r
-	}
 	cause := make([]int, len(fs))
 	for i := range fs {
 		cause[i] = -1
-		r, ok := rules[fs[i].Code.String()]
-		if !ok {
+		f := &fs[i]
+		if f.Code.d == nil {
 			continue
 		}
-		codes, kind, label := r.causes(&fs[i])
-		for _, c := range codes {
-			if j, ok := first[objCode{kind, label, c.String()}]; ok && j != i {
+		for _, c := range f.Code.d.CausedBy {
+			if c.If != nil && !c.If(f) {
+				continue
+			}
+			kind, label := groupKind(f.Object), f.Object.label()
+			if c.Where != nil {
+				var ok bool
+				if kind, label, ok = c.Where(f); !ok {
+					continue
+				}
+			}
+			if j, ok := first[objCode{kind, label, c.Code}]; ok && j != i {
 				cause[i] = j
 				break
 			}

@@ -16,37 +16,21 @@ import (
 // nothing else. SQL goes through doris.QuoteIdent / QuoteLiteral /
 // LikeEscape.
 
-// cliMVExplain is the command that explains one MV.
-func cliMVExplain(db, name string) string {
+// MVExplainCommand is the command that explains one MV.
+func MVExplainCommand(db, name string) string {
 	return shellquote.Join("dorisdiag", "mv", "explain", doris.FormatName(db, name))
 }
 
-// shellComment makes s safe after a shell '#': a comment ends at a line
+// ShellComment makes s safe after a shell '#': a comment ends at a line
 // break, so a line break (or any control character) in an object name would
 // turn the rest of the comment into a command when pasted.
-func shellComment(s string) string {
+func ShellComment(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85 {
 			return ' '
 		}
 		return r
 	}, s)
-}
-
-// ivmStreamsWhere selects the internal streams of MV mv in db by name
-// (__doris_ivm_stream_<mv>_<mv id base36>_<table id base36>, doris.md §3),
-// with the LIKE wildcards of the name escaped. The prefix "<mv>_" alone
-// would also match the streams of an MV named "<mv>_<more>", so each such
-// MV the snapshot knows in the same database is excluded by its own prefix
-// (a base36 part has no '_', so no stream of mv starts with another's).
-func ivmStreamsWhere(db, mv string, others []string) string {
-	w := "DB_NAME = " + doris.QuoteLiteral(db) + " AND STREAM_NAME LIKE " + doris.LikePrefix(IvmStreamPrefix+mv+"_")
-	for _, o := range others {
-		if o != mv && strings.HasPrefix(o, mv+"_") {
-			w += " AND STREAM_NAME NOT LIKE " + doris.LikePrefix(IvmStreamPrefix+o+"_")
-		}
-	}
-	return w
 }
 
 // SplitNext splits a finding's next step into its statements: one per line,
@@ -165,24 +149,4 @@ func sqlLineEnd(s string) int {
 		}
 	}
 	return len(s)
-}
-
-// ivmRecomputeNext: explain the MV of internal stream sr, then (its own
-// statement, never inside a shell comment, where a line break in a name
-// would end the comment) the COMPLETE refresh.
-func ivmRecomputeNext(sr *StreamResult) string {
-	refresh := "REFRESH MATERIALIZED VIEW " + doris.QuoteIdent(sr.DB) + "." + doris.QuoteIdent(mvNameOr(sr)) + " COMPLETE;  -- if mv explain confirms"
-	if sr.MVName == "" {
-		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name)) + "\n" + refresh
-	}
-	return cliMVExplain(sr.DB, sr.MVName) + "\n" + refresh
-}
-
-// mvExplainOr is the explain command of the MV of sr, or of the stream when
-// the MV is not known by name.
-func mvExplainOr(sr *StreamResult) string {
-	if sr.MVName == "" {
-		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name))
-	}
-	return cliMVExplain(sr.DB, sr.MVName)
 }

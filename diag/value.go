@@ -1,5 +1,11 @@
 package diag
 
+import (
+	"math"
+
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
 // Precision says how exact a derived value is (seed §3 "Definitions":
 // PENDING_AGE_PRECISION / DELAY_PRECISION).
 type Precision string
@@ -54,14 +60,14 @@ func (v Value) Get(def float64) float64 {
 	return *v.Seconds
 }
 
-// unknownValue is a value with no number, and why.
-func unknownValue(source, note string) Value {
+// UnknownValue is a value with no number, and why.
+func UnknownValue(source, note string) Value {
 	return Value{Precision: PrecisionUnknown, Source: source, Note: note}
 }
 
-// worstPrecision orders precisions: UNKNOWN is worse than UPPER_BOUND, which
+// WorstPrecision orders precisions: UNKNOWN is worse than UPPER_BOUND, which
 // is worse than PRECISE (the seed: "its precision is the worst of its parts").
-func worstPrecision(a, b Precision) Precision {
+func WorstPrecision(a, b Precision) Precision {
 	rank := func(p Precision) int {
 		switch p {
 		case PrecisionPrecise:
@@ -77,6 +83,20 @@ func worstPrecision(a, b Precision) Precision {
 	return b
 }
 
-func f64(v float64) *float64 { return &v }
-func i64(v int64) *int64     { return &v }
-func bptr(v bool) *bool      { return &v }
+// DurationText renders seconds for people, rounded to the millisecond.
+func DurationText(sec float64) string { return tso.FormatDuration(int64(math.Round(sec * 1000))) }
+
+// ValueText renders a value with its precision: "12m00s (PRECISE)",
+// "≤ 26h00m (UPPER_BOUND)", "unknown".
+func ValueText(v Value) string {
+	if v.Seconds == nil {
+		if v.Lower != nil {
+			return "≥ " + DurationText(*v.Lower) + " (UNKNOWN)"
+		}
+		return "unknown"
+	}
+	if v.Precision == PrecisionUpperBound && *v.Seconds > 0 {
+		return "≤ " + DurationText(*v.Seconds) + " (UPPER_BOUND)"
+	}
+	return DurationText(*v.Seconds) + " (" + string(v.Precision) + ")"
+}

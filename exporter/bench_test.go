@@ -12,7 +12,9 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/changepoints"
+	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -73,7 +75,7 @@ func changing(tb testing.TB, base *snapshot.Snapshot, n int) *snapshot.Snapshot 
 // the counters, the per-object values). Budget: < 200 ms.
 func BenchmarkExporterRoundScale(b *testing.B) {
 	base := scenario.Scale(scenario.DefaultScale)
-	st := diag.NewExporterState(diag.ExporterOptions{})
+	st := round.NewState(round.Options{})
 	st.Round(changing(b, base, 0))
 	snaps := make([]*snapshot.Snapshot, 8)
 	for i := range snaps {
@@ -192,7 +194,7 @@ func hwmMB() float64 {
 // merging), and no more partitions than the cluster has.
 func TestMemoryBoundedOverRounds(t *testing.T) {
 	base := scenario.Scale(scenario.ScaleConfig{MVs: 20, BasePerMV: 2, UserStreams: 10, ConsumptionRows: 500})
-	st := diag.NewExporterState(diag.ExporterOptions{})
+	st := round.NewState(round.Options{})
 	var at200 int
 	for n := 0; n < 1000; n++ {
 		st.Round(changing(t, base, n))
@@ -205,7 +207,7 @@ func TestMemoryBoundedOverRounds(t *testing.T) {
 		t.Errorf("%d partitions tracked, the cluster has %d", cp.Partitions(), len(base.Consumption))
 	}
 	stuck := (len(base.Consumption) + 99) / 100
-	if max := stuck*diag.DefaultMaxPointsPerPartition + len(base.Consumption); cp.Total() > max {
+	if max := stuck*changepoints.DefaultMaxPointsPerPartition + len(base.Consumption); cp.Total() > max {
 		t.Errorf("%d points after 1,000 rounds, want at most %d (64 per stuck partition)", cp.Total(), max)
 	}
 	if cp.Total() != at200 {
@@ -216,7 +218,7 @@ func TestMemoryBoundedOverRounds(t *testing.T) {
 	}
 }
 
-// BenchmarkCheckSameSnapshotScale: diag.Check alone over the same snapshots
+// BenchmarkCheckSameSnapshotScale: check.Run alone over the same snapshots
 // as BenchmarkExporterRoundScale: the difference is the exporter's own cost
 // (change points, counters, per-object values).
 func BenchmarkCheckSameSnapshotScale(b *testing.B) {
@@ -228,37 +230,37 @@ func BenchmarkCheckSameSnapshotScale(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		diag.Check([]*snapshot.Snapshot{snaps[i%len(snaps)]}, diag.CheckOptions{})
+		check.Run([]*snapshot.Snapshot{snaps[i%len(snaps)]}, check.Options{})
 	}
 }
 
-// BenchmarkExporterRoundVsCheckScale: each iteration runs diag.Check and the
+// BenchmarkExporterRoundVsCheckScale: each iteration runs check.Run and the
 // exporter's round on the same snapshot, one after the other, and reports
 // both times and their ratio: interleaved, a shared machine's load affects
 // both alike (docs/performance.md "dorisdiag exporter").
 func BenchmarkExporterRoundVsCheckScale(b *testing.B) {
 	base := scenario.Scale(scenario.DefaultScale)
-	st := diag.NewExporterState(diag.ExporterOptions{})
+	st := round.NewState(round.Options{})
 	st.Round(changing(b, base, 0))
 	snaps := make([]*snapshot.Snapshot, 8)
 	for i := range snaps {
 		snaps[i] = changing(b, base, i+1)
 	}
-	var check, round time.Duration
+	var checkD, roundD time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s := snaps[i%len(snaps)]
 		runtime.GC() // each side starts from the same heap
 		t0 := time.Now()
-		diag.Check([]*snapshot.Snapshot{s}, diag.CheckOptions{})
+		check.Run([]*snapshot.Snapshot{s}, check.Options{})
 		t1 := time.Now()
 		runtime.GC()
 		t2 := time.Now()
 		st.Round(s)
-		round += time.Since(t2)
-		check += t1.Sub(t0)
+		roundD += time.Since(t2)
+		checkD += t1.Sub(t0)
 	}
-	b.ReportMetric(float64(check.Milliseconds())/float64(b.N), "check-ms")
-	b.ReportMetric(float64(round.Milliseconds())/float64(b.N), "round-ms")
-	b.ReportMetric(float64(round)/float64(check), "round/check")
+	b.ReportMetric(float64(checkD.Milliseconds())/float64(b.N), "check-ms")
+	b.ReportMetric(float64(roundD.Milliseconds())/float64(b.N), "round-ms")
+	b.ReportMetric(float64(roundD)/float64(checkD), "round/check")
 }

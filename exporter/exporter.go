@@ -29,7 +29,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/exporter-toolkit/web"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -59,7 +59,7 @@ type Options struct {
 	// build's monitor columns.
 	Demo          bool
 	DesignSeries  string // auto | on | off; "" = auto
-	Diag          diag.ExporterOptions
+	Diag          round.Options
 	TelemetryPath string // "" = /metrics
 	Logger        *slog.Logger
 	// NoGCAfterRound skips the full collection at the end of every
@@ -72,7 +72,7 @@ type Options struct {
 
 // published is one immutable view of the exporter's state.
 type published struct {
-	res                 *diag.ExporterResult // the latest completed round; nil before
+	res                 *round.Result // the latest completed round; nil before
 	design              bool
 	lastSuccess         time.Time
 	lastSuccessDuration float64
@@ -87,7 +87,7 @@ type published struct {
 // Exporter runs rounds and serves their results.
 type Exporter struct {
 	opt   Options
-	state *diag.ExporterState
+	state *round.State
 	cur   atomic.Pointer[published]
 	reg   *prometheus.Registry
 	mu    sync.Mutex // one round at a time
@@ -122,7 +122,7 @@ func New(opt Options) (*Exporter, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	e := &Exporter{opt: opt, state: diag.NewExporterState(opt.Diag), reg: prometheus.NewRegistry()}
+	e := &Exporter{opt: opt, state: round.NewState(opt.Diag), reg: prometheus.NewRegistry()}
 	e.cur.Store(&published{})
 	if err := e.reg.Register(collector{e: e, d: newDescs()}); err != nil {
 		return nil, err
@@ -135,10 +135,10 @@ func New(opt Options) (*Exporter, error) {
 func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
 
 // State is the diag state (tests).
-func (e *Exporter) State() *diag.ExporterState { return e.state }
+func (e *Exporter) State() *round.State { return e.state }
 
 // Last returns the latest completed round's result, nil before the first.
-func (e *Exporter) Last() *diag.ExporterResult { return e.cur.Load().res }
+func (e *Exporter) Last() *round.Result { return e.cur.Load().res }
 
 // Round runs one round now: collect within the round timeout, compute,
 // publish. A failed round keeps the last result served and counts the
@@ -197,7 +197,7 @@ func (e *Exporter) Round(ctx context.Context) error {
 	return nil
 }
 
-func (e *Exporter) designFor(r *diag.ExporterResult) bool {
+func (e *Exporter) designFor(r *round.Result) bool {
 	switch e.opt.DesignSeries {
 	case ModeOn:
 		return true

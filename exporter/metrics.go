@@ -6,7 +6,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/round"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 )
 
 // The series, under the names and labels of apache/doris#69907 §2
@@ -154,9 +156,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	g(d.selfDesign, 1)
 
-	for _, kind := range []string{diag.KindUser, diag.KindIVM} {
-		for _, st := range diag.StreamStates {
-			g(d.streams, float64(r.StreamsByKindState[kind][st]), kind, st)
+	for _, kind := range []string{streams.KindUser, streams.KindIVM} {
+		for _, st := range streams.States {
+			g(d.streams, float64(r.StreamsByKindState[kind][st]), kind, string(st))
 		}
 		if v, ok := r.MaxPendingAge[kind]; ok {
 			g(d.maxPending, v, kind)
@@ -169,22 +171,22 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if r.RetainedBytes != nil {
 		g(d.retained, *r.RetainedBytes, "single_replica")
 	}
-	for _, st := range diag.MVStates {
-		g(d.mvs, float64(r.MVsByState[st]), st)
+	for _, st := range mv.StatesByNumber {
+		g(d.mvs, float64(r.MVsByState[st]), string(st))
 	}
 	if r.MaxDataDelay != nil {
 		g(d.maxDelay, *r.MaxDataDelay)
 	}
-	for i, le := range diag.DelayBuckets {
+	for i, le := range round.DelayBuckets {
 		g(d.byDelay, float64(r.DelayBucketCounts[i]), strconv.FormatFloat(le, 'f', -1, 64))
 	}
-	g(d.byDelay, float64(r.DelayBucketCounts[len(diag.DelayBuckets)]), "+Inf")
+	g(d.byDelay, float64(r.DelayBucketCounts[len(round.DelayBuckets)]), "+Inf")
 	g(d.excludedOutdated, float64(r.ExcludedOutdated))
-	for _, k := range sortedPairs(r.Counters.RefreshTasks) {
-		cnt(d.refreshTasks, r.Counters.RefreshTasks[k], k[0], k[1])
+	for _, k := range sortedTaskKeys(r.Counters.RefreshTasks) {
+		cnt(d.refreshTasks, r.Counters.RefreshTasks[k], string(k.Result), string(k.Method))
 	}
 	for _, k := range sortedKeys(r.Counters.DurationSeconds) {
-		cnt(d.refreshDuration, r.Counters.DurationSeconds[k], k)
+		cnt(d.refreshDuration, r.Counters.DurationSeconds[k], string(k))
 	}
 	for _, k := range sortedKeys(r.Counters.Fallbacks) {
 		cnt(d.fallbacks, r.Counters.Fallbacks[k], k)
@@ -222,12 +224,12 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
 
@@ -241,6 +243,20 @@ func sortedPairs[V any](m map[[2]string]V) [][2]string {
 			return out[i][0] < out[j][0]
 		}
 		return out[i][1] < out[j][1]
+	})
+	return out
+}
+
+func sortedTaskKeys[V any](m map[round.TaskKey]V) []round.TaskKey {
+	out := make([]round.TaskKey, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Result != out[j].Result {
+			return out[i].Result < out[j].Result
+		}
+		return out[i].Method < out[j].Method
 	})
 	return out
 }

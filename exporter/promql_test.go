@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/report"
@@ -39,7 +39,7 @@ func knownSeries(t *testing.T) map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range report.CheckProm(diag.Check([]*snapshot.Snapshot{s}, diag.CheckOptions{})) {
+		for _, f := range report.CheckProm(check.Run([]*snapshot.Snapshot{s}, check.Options{})) {
 			out[f.Name] = "check -o prom"
 		}
 	}

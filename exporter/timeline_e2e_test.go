@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/scenario"
@@ -106,7 +107,7 @@ func TestTimelineUpperBoundPreciseZero(t *testing.T) {
 	emu, cfg := startEmulator(t, r1, emulator.Options{Legacy: true, QueryLog: true})
 	clock := newFakeClock()
 	e, err := exporter.New(exporter.Options{Interval: interval, Source: exporter.LiveSource(cfg), Now: clock.Now,
-		Diag: diag.ExporterOptions{KeepCheck: true}})
+		Diag: round.Options{KeepCheck: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

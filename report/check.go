@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -27,7 +28,7 @@ func FindingKey(f diag.Finding) string {
 // gate's threshold and verdict, and for --watch what changed since the
 // previous round (table only).
 type CheckDoc struct {
-	*diag.CheckResult
+	*check.Result
 	FailOn string `json:"fail_on"`
 	// Passed: no finding at or above fail_on (the exit code is 0).
 	Passed  bool          `json:"passed"`
@@ -42,20 +43,20 @@ func (CheckDoc) Kind() string { return "check" }
 func init() {
 	table := func(w io.Writer, st Style, d Doc) error {
 		c := d.(CheckDoc)
-		if err := checkOverview(w, st, c.CheckResult); err != nil {
+		if err := checkOverview(w, st, c.Result); err != nil {
 			return err
 		}
 		if st.width == 0 {
 			fmt.Fprintln(w)
 		}
-		return checkFindings(w, st, c.CheckResult, c.Changes)
+		return checkFindings(w, st, c.Result, c.Changes)
 	}
 	// table fits the terminal; wide is the same with every line in full,
 	// every detail and next step (Emit gives it no width).
 	Register("check", FormatTable, table)
 	Register("check", FormatWide, table)
-	Register("check", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return checkMarkdown(w, d.(CheckDoc).CheckResult) })
-	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).CheckResult)) })
+	Register("check", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return checkMarkdown(w, d.(CheckDoc).Result) })
+	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).Result)) })
 }
 
 // checkOverview writes the overview of `check`: a title, then one row per
@@ -63,7 +64,7 @@ func init() {
 // at word boundaries under its value column (KeyValues): no count, state or
 // object is ever cut, and each kind of stream and each part of the space
 // has its own row so that the rows stay short.
-func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
+func checkOverview(w io.Writer, st Style, r *check.Result) error {
 	var b strings.Builder
 	for _, l := range Wrap(Sanitize(checkTitle(st, r)), st.width, "", "  ") {
 		b.WriteString(l + "\n")
@@ -277,7 +278,7 @@ func checkOverview(w io.Writer, st Style, r *diag.CheckResult) error {
 // checkTitle is the first line of `check`: what was analysed, and the
 // cluster time. On a terminal too narrow for it, a shorter form (Wrap breaks
 // it further, never cuts it).
-func checkTitle(st Style, r *diag.CheckResult) string {
+func checkTitle(st Style, r *check.Result) string {
 	src := r.Source.Kind
 	short := src
 	switch r.Source.Kind {
@@ -308,7 +309,7 @@ func checkTitle(st Style, r *diag.CheckResult) string {
 
 // checkFindings writes the findings, worst first, marking new ones and
 // listing resolved ones when changes is not nil (--watch).
-func checkFindings(w io.Writer, st Style, r *diag.CheckResult, changes *CheckChanges) error {
+func checkFindings(w io.Writer, st Style, r *check.Result, changes *CheckChanges) error {
 	if changes == nil {
 		return Findings(w, st, r.Findings)
 	}
@@ -342,7 +343,7 @@ func checkFindings(w io.Writer, st Style, r *diag.CheckResult, changes *CheckCha
 }
 
 // checkMarkdown writes check for a CI comment.
-func checkMarkdown(w io.Writer, r *diag.CheckResult) error {
+func checkMarkdown(w io.Writer, r *check.Result) error {
 	o := r.Overview
 	fmt.Fprintf(w, "### dorisdiag check — %d critical, %d warning, %d info\n\n", o.Findings.Critical, o.Findings.Warning, o.Findings.Info)
 	fmt.Fprintf(w, "Cluster time %s", r.Now.UTC().Format(time.RFC3339))
@@ -372,7 +373,7 @@ func checkMarkdown(w io.Writer, r *diag.CheckResult) error {
 
 // CheckProm maps the check result to the `-o prom` families (docs/check.md
 // lists them). Unknown values are not exported; no NaN.
-func CheckProm(r *diag.CheckResult) []PromFamily {
+func CheckProm(r *check.Result) []PromFamily {
 	o := r.Overview
 	g := func(name, help string, samples ...PromSample) PromFamily {
 		return PromFamily{Name: name, Help: help, Samples: samples}
@@ -419,7 +420,7 @@ func CheckProm(r *diag.CheckResult) []PromFamily {
 	streams := g("dorisdiag_streams", "Table streams by kind (user, ivm) and state (the 7 stream states of apache/doris#69907).")
 	for _, kind := range sortedKeys(o.Streams.ByKind) {
 		for _, st := range sortedKeys(o.Streams.ByKind[kind]) {
-			streams.Samples = append(streams.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", st))
+			streams.Samples = append(streams.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", string(st)))
 		}
 	}
 	pend := g("dorisdiag_stream_max_pending_age_seconds", "Largest known pending age by stream kind (upper bound; never too small).")
@@ -434,7 +435,7 @@ func CheckProm(r *diag.CheckResult) []PromFamily {
 	}
 	mvs := g("dorisdiag_mvs", "IVM MVs by freshness state.")
 	for _, st := range sortedKeys(o.MVs.ByState) {
-		mvs.Samples = append(mvs.Samples, lab(float64(o.MVs.ByState[st]), "state", st))
+		mvs.Samples = append(mvs.Samples, lab(float64(o.MVs.ByState[st]), "state", string(st)))
 	}
 	// An unknown delay stays unknown: no sample when no MV's delay is known
 	// (a 0 would read as "nobody behind" and its alert could never fire;
@@ -457,32 +458,32 @@ func CheckProm(r *diag.CheckResult) []PromFamily {
 	return fams
 }
 
-func ageOr0(v *diag.ObjectValue) float64 {
+func ageOr0(v *check.ObjectValue) float64 {
 	if v == nil {
 		return 0
 	}
 	return v.Seconds
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
 
 // stateCounts renders "lagging 3, cannot_resume 2" for the non-zero states,
 // worst first as the seed orders them.
-func stateCounts(st Style, m map[string]int) string {
-	order := []string{"unknown", "stale", "cannot_resume", "rebuild_required", "disabled", "initializing", "lagging", "caught_up", "fresh"}
+func stateCounts[K ~string](st Style, m map[K]int) string {
+	order := []K{"unknown", "stale", "cannot_resume", "rebuild_required", "disabled", "initializing", "lagging", "caught_up", "fresh"}
 	var parts []string
-	seen := map[string]bool{}
+	seen := map[K]bool{}
 	for _, s := range order {
 		seen[s] = true
 		if n := m[s]; n > 0 {
-			parts = append(parts, st.Severity(s, fmt.Sprintf("%s %d", s, n)))
+			parts = append(parts, st.Severity(string(s), fmt.Sprintf("%s %d", s, n)))
 		}
 	}
 	for _, s := range sortedKeys(m) {

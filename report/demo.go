@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 )
 
 // DemoDoc is the document of `demo` (kind "demo"): a guided tour of check on
 // a bundled scenario, then mv explain of the worst MV and streams show of the
 // worst stream. It is not data (the JSON is check's), so it has no JSON.
 type DemoDoc struct {
-	Check *diag.CheckResult
+	Check *check.Result
 	Width int // cut finding lines to this many columns (0: never)
 }
 

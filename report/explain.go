@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
 )
 
 // ExplainDoc is the document of `explain` (kind "explain"): one code
 // (One) or the whole registry.
 type ExplainDoc struct {
-	Codes []diag.CodeDoc
+	Codes []diag.Declaration
 	One   bool
 }
 
@@ -61,7 +62,7 @@ func init() {
 }
 
 // explainCode writes one code's documentation for `dorisdiag explain CODE`.
-func explainCode(w io.Writer, st Style, c diag.CodeDoc) error {
+func explainCode(w io.Writer, st Style, c diag.Declaration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  (%s by default)\n", st.Bold(c.Code), st.Severity(c.Severity.String(), c.Severity.String()))
 	fmt.Fprintf(&b, "%s\n", c.Title)
@@ -99,7 +100,7 @@ func explainCode(w io.Writer, st Style, c diag.CodeDoc) error {
 }
 
 // codeList writes every code with its default severity and title.
-func codeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
+func codeList(w io.Writer, st Style, codes []diag.Declaration) error {
 	rows := make([][]string, len(codes))
 	for i, c := range codes {
 		rows[i] = []string{c.Code, st.Severity(c.Severity.String(), c.Severity.String()), c.Title}
@@ -109,10 +110,10 @@ func codeList(w io.Writer, st Style, codes []diag.CodeDoc) error {
 
 // FindingsDoc writes docs/findings.md from the registry: the one source of
 // truth shared with `dorisdiag explain` (a test keeps the file in step).
-func FindingsDoc(w io.Writer, codes []diag.CodeDoc) error {
+func FindingsDoc(w io.Writer, codes []diag.Declaration) error {
 	var b strings.Builder
 	b.WriteString("# Finding codes\n\n")
-	b.WriteString("Generated from the code registry (`diag/codes_*.go`) by `go test ./cmd -run TestFindingsDoc -update`;\n")
+	b.WriteString("Generated from the finding declarations (`diag.Declare`, next to each check) by `go test ./cmd -run TestFindingsDoc -update`;\n")
 	b.WriteString("`dorisdiag explain CODE` prints the same text. Severities are defaults: a finding may be raised or\n")
 	b.WriteString("lowered (its detail says why), and a config file may override them (see docs/check.md).\n\n")
 	b.WriteString("| code | default severity | title |\n|---|---|---|\n")
@@ -135,11 +136,11 @@ func FindingsDoc(w io.Writer, codes []diag.CodeDoc) error {
 		}
 	}
 	b.WriteString("\n## What an unreadable source costs\n\n")
-	b.WriteString("The severity of `SOURCE_UNREACHABLE` per source (`diag/sources.go`, generated here). A gap that a\n")
+	b.WriteString("The severity of `SOURCE_UNREACHABLE` per source (`diag/sources`, generated here). A gap that a\n")
 	b.WriteString("fallback superseded (`could_not_read[].superseded`) is no finding, whatever the source. A source not\n")
 	b.WriteString("listed (from a snapshot of another version) is critical.\n\n")
 	b.WriteString("| source | severity | not diagnosed without it | why |\n|---|---|---|---|\n")
-	for _, c := range diag.SourceCosts() {
+	for _, c := range sources.Costs() {
 		sev := c.Severity.String()
 		if c.IfMVs != 0 {
 			sev = c.IfMVs.String() + " when MVs exist, else " + sev

@@ -10,7 +10,12 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -61,8 +66,8 @@ const hostileMetrics = "# HELP doris_fe_x help \x1b[2Jtext \u202e\n# TYPE doris_
 func hostileDocs(t *testing.T) map[string]Doc {
 	s := hostileSnapshot(t)
 	series := []*snapshot.Snapshot{s}
-	res := diag.Check(series, diag.CheckOptions{})
-	var worstStream *diag.StreamResult
+	res := check.Run(series, check.Options{})
+	var worstStream *streams.Stream
 	for i := range res.Streams.Streams {
 		if strings.Contains(res.Streams.Streams[i].Name, "\n") {
 			worstStream = &res.Streams.Streams[i]
@@ -72,7 +77,7 @@ func hostileDocs(t *testing.T) map[string]Doc {
 	if worstStream == nil || m == nil || !strings.Contains(m.Name, "\x1b") {
 		t.Fatalf("the hostile scenario lost its hostile names (stream %v, mv %v)", worstStream, m)
 	}
-	var items []diag.MVListItem
+	var items []mv.ListItem
 	for i := range res.MVs.MVs {
 		x := &res.MVs.MVs[i]
 		items = append(items, x.ListItem(res.MVs.FindingsFor(x.DB, x.Name)))
@@ -81,7 +86,7 @@ func hostileDocs(t *testing.T) map[string]Doc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ma := diag.AnalyzeMetricsPayloads([]diag.MetricsInput{{Source: "be\x1b[2J1:8040", Lint: lint}}, diag.MetricsOptions{IncludeStyle: true})
+	ma := metrics.AnalyzePayloads([]metrics.Input{{Source: "be\x1b[2J1:8040", Lint: lint}}, metrics.Options{IncludeStyle: true})
 	var fixed bytes.Buffer
 	rep, err := exposition.Fix(strings.NewReader(hostileMetrics), &fixed, metrics.LintOptions(exposition.Options{}))
 	if err != nil {
@@ -89,24 +94,24 @@ func hostileDocs(t *testing.T) map[string]Doc {
 	}
 	evil := "x\x1b[2J\u202e\ny"
 	return map[string]Doc{
-		"check":                 CheckDoc{CheckResult: res},
+		"check":                 CheckDoc{Result: res},
 		"demo":                  DemoDoc{Check: res},
 		"streams":               StreamsDoc{Now: res.Now, Streams: res.Streams.Streams, Findings: res.Streams.Findings},
 		"stream":                StreamDoc{Now: res.Now, Stream: worstStream, Findings: res.Streams.FindingsFor(worstStream.DB, worstStream.Name)},
 		"mv_list":               MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings},
 		"mv_explain":            MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)},
-		"headroom":              HeadroomDoc{HeadroomPlan: diag.PlanHeadroom(series, diag.StreamOptions{}, res.Now.Add(20*time.Hour)), All: true},
+		"headroom":              HeadroomDoc{HeadroomPlan: streams.PlanHeadroom(series, streams.Options{}, res.Now.Add(20*time.Hour)), All: true},
 		"explain":               ExplainDoc{Codes: diag.Codes()},
-		"snapshot_summary":      SnapshotSummaryDoc{SnapshotSummary: diag.SummarizeSnapshot(s)},
-		"tso.decode":            TSODecodeDoc{TSODecodeResult: diag.TSODecode([]string{"470819222323200000", evil}, time.UTC)},
-		"tso.headroom":          TSOHeadroomDoc{},
-		"tso.encode":            TSOEncodeDoc{Input: evil},
-		"tso.diff":              TSODiffDoc{},
-		"tso.lag":               TSOLagDoc{TSOLagResult: diag.TSOLagResult{Lag: evil, Note: evil}},
-		"metrics.lint":          NewMetricsLintDoc(ma.Payloads[0], 10),
-		"metrics.lint.snapshot": NewMetricsLintSnapshotDoc(diag.AnalyzeMetrics(s, diag.MetricsOptions{IncludeStyle: true}), 10),
-		"metrics.scrape":        NewMetricsScrapeDoc(ma, []ScrapeFetch{{Reachable: true, Status: 200}}, "targets"),
-		"metrics.fix":           MetricsFixDoc{Source: evil, Fix: rep, Findings: ma.Findings},
+		"snapshot_summary":      SnapshotSummaryDoc{Summary: sources.Summarize(s)},
+		"tso_decode":            TSODecodeDoc{DecodeResult: tsotool.Decode([]string{"470819222323200000", evil}, time.UTC)},
+		"tso_headroom":          TSOHeadroomDoc{},
+		"tso_encode":            TSOEncodeDoc{Input: evil},
+		"tso_diff":              TSODiffDoc{},
+		"tso_lag":               TSOLagDoc{LagResult: tsotool.LagResult{Lag: evil, Note: evil}},
+		"metrics_lint":          NewMetricsLintDoc(ma.Payloads[0], 10),
+		"metrics_lint_snapshot": NewMetricsLintSnapshotDoc(metrics.Analyze(s, metrics.Options{IncludeStyle: true}), 10),
+		"metrics_scrape":        NewMetricsScrapeDoc(ma, []ScrapeFetch{{Reachable: true, Status: 200}}, "targets"),
+		"metrics_fix":           MetricsFixDoc{Source: evil, Fix: rep, Findings: ma.Findings},
 		"watch_error":           WatchErrorDoc{Error: evil},
 	}
 }

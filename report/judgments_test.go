@@ -6,17 +6,19 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
 )
 
 // An MV delay nobody knows stays unknown in -o prom: with MVs and no known
 // delay the family has no sample (it exported 0, "nobody behind", so
 // DorisdiagMvDelayHigh could never fire while every delay was unknown).
 func TestCheckPromUnknownMVDelayHasNoSample(t *testing.T) {
-	res := &diag.CheckResult{}
+	res := &check.Result{}
 	res.Overview.MVs.Total = 3
-	res.Overview.MVs.ByState = map[string]int{"unknown": 3}
+	res.Overview.MVs.ByState = map[mv.FreshnessState]int{mv.FreshUnknown: 3}
 	var buf bytes.Buffer
-	if err := Emit(&buf, Style{}, FormatProm, CheckDoc{CheckResult: res}); err != nil {
+	if err := Emit(&buf, Style{}, FormatProm, CheckDoc{Result: res}); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(buf.String(), "\n") {
@@ -25,9 +27,9 @@ func TestCheckPromUnknownMVDelayHasNoSample(t *testing.T) {
 		}
 	}
 	// A known delay, even 0, is exported.
-	res.Overview.MVs.MaxDelay = &diag.ObjectValue{Object: "d.m", Seconds: 0, Precision: diag.PrecisionPrecise}
+	res.Overview.MVs.MaxDelay = &check.ObjectValue{Object: "d.m", Seconds: 0, Precision: diag.PrecisionPrecise}
 	buf.Reset()
-	if err := Emit(&buf, Style{}, FormatProm, CheckDoc{CheckResult: res}); err != nil {
+	if err := Emit(&buf, Style{}, FormatProm, CheckDoc{Result: res}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "\ndorisdiag_mv_max_data_delay_seconds 0\n") {
@@ -40,9 +42,9 @@ func TestCheckPromUnknownMVDelayHasNoSample(t *testing.T) {
 func TestCheckOverviewHeadroomColourIsDiagsLevel(t *testing.T) {
 	var buf bytes.Buffer
 	st := NewStyle(&buf, true)
-	res := &diag.CheckResult{}
-	res.Overview.Streams.MinHeadroom = map[string]*diag.ObjectValue{"user": {Object: "d.s", Seconds: 7200, Level: "warning"}}
-	if err := Emit(&buf, st, FormatTable, CheckDoc{CheckResult: res}); err != nil {
+	res := &check.Result{}
+	res.Overview.Streams.MinHeadroom = map[string]*check.ObjectValue{"user": {Object: "d.s", Seconds: 7200, Level: "warning"}}
+	if err := Emit(&buf, st, FormatTable, CheckDoc{Result: res}); err != nil {
 		t.Fatal(err)
 	}
 	if want := st.Render(st.Severity("warning", "2h00m")); !strings.Contains(buf.String(), want) {

@@ -39,11 +39,11 @@ type MetricsLintDoc struct {
 	TopFamilies int `json:"-"`
 }
 
-func (MetricsLintDoc) Kind() string { return "metrics.lint" }
+func (MetricsLintDoc) Kind() string { return "metrics_lint" }
 
 // NewMetricsLintDoc is the view of one analysed payload that was linted
 // (p.Lint set).
-func NewMetricsLintDoc(p diag.MetricsPayloadResult, top int) MetricsLintDoc {
+func NewMetricsLintDoc(p metrics.PayloadResult, top int) MetricsLintDoc {
 	res := p.Lint
 	d := MetricsLintDoc{Source: p.Target, Parseable: res.Parseable, Lines: res.Lines, Series: res.Series, Bytes: res.Bytes,
 		Errors: res.Errors, Warnings: res.Warnings, Infos: res.Infos, Problems: res.Problems, Suppressed: res.Suppressed,
@@ -93,10 +93,10 @@ type NotFetchedDetail struct {
 	Error  string `json:"error"`
 }
 
-func (MetricsLintSnapshotDoc) Kind() string { return "metrics.lint.snapshot" }
+func (MetricsLintSnapshotDoc) Kind() string { return "metrics_lint_snapshot" }
 
 // NewMetricsLintSnapshotDoc is the view of a snapshot's analysed payloads.
-func NewMetricsLintSnapshotDoc(res *diag.MetricsResult, top int) MetricsLintSnapshotDoc {
+func NewMetricsLintSnapshotDoc(res *metrics.Result, top int) MetricsLintSnapshotDoc {
 	d := MetricsLintSnapshotDoc{Now: res.Now, Payloads: []MetricsLintDoc{}, Findings: res.Findings}
 	for _, p := range res.Payloads {
 		if p.Lint == nil {
@@ -139,7 +139,7 @@ type MetricsFixDoc struct {
 	Findings []diag.Finding       `json:"findings"`
 }
 
-func (MetricsFixDoc) Kind() string { return "metrics.fix" }
+func (MetricsFixDoc) Kind() string { return "metrics_fix" }
 
 // MetricsScrapeDoc is `metrics scrape` (kind metrics.scrape).
 type MetricsScrapeDoc struct {
@@ -153,7 +153,7 @@ type MetricsScrapeDoc struct {
 	Stored bool `json:"stored,omitempty"`
 }
 
-func (MetricsScrapeDoc) Kind() string { return "metrics.scrape" }
+func (MetricsScrapeDoc) Kind() string { return "metrics_scrape" }
 
 // TargetRef names a scraped node.
 type TargetRef struct {
@@ -191,7 +191,7 @@ type ScrapeTarget struct {
 
 // NewMetricsScrapeDoc zips the analysis with the fetches (one per payload,
 // same order; nil for stored payloads).
-func NewMetricsScrapeDoc(res *diag.MetricsResult, fetches []ScrapeFetch, discovery string) MetricsScrapeDoc {
+func NewMetricsScrapeDoc(res *metrics.Result, fetches []ScrapeFetch, discovery string) MetricsScrapeDoc {
 	d := MetricsScrapeDoc{Targets: []ScrapeTarget{}, Findings: res.Findings, Discovery: discovery, Stored: fetches == nil}
 	for i, p := range res.Payloads {
 		t := ScrapeTarget{Target: TargetRef{Kind: p.Kind, Host: p.Target}, URL: p.URL, Error: p.Error, Reachable: p.Lint != nil}
@@ -294,18 +294,18 @@ func yesNo(b bool) string {
 }
 
 func init() {
-	Register("metrics.lint", FormatTable, func(w io.Writer, st Style, d Doc) error { return MetricsLint(w, st, d.(MetricsLintDoc).view()) })
-	Register("metrics.lint", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return FindingsMarkdown(w, d.(MetricsLintDoc).Findings) })
-	Register("metrics.lint.snapshot", FormatTable, func(w io.Writer, st Style, d Doc) error { return d.(MetricsLintSnapshotDoc).table(w, st) })
-	Register("metrics.lint.snapshot", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
+	Register("metrics_lint", FormatTable, func(w io.Writer, st Style, d Doc) error { return MetricsLint(w, st, d.(MetricsLintDoc).view()) })
+	Register("metrics_lint", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return FindingsMarkdown(w, d.(MetricsLintDoc).Findings) })
+	Register("metrics_lint_snapshot", FormatTable, func(w io.Writer, st Style, d Doc) error { return d.(MetricsLintSnapshotDoc).table(w, st) })
+	Register("metrics_lint_snapshot", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
 		return FindingsMarkdown(w, d.(MetricsLintSnapshotDoc).Findings)
 	})
 	fix := func(w io.Writer, st Style, d Doc) error {
 		x := d.(MetricsFixDoc)
 		return MetricsFix(w, st, x.Source, x.Fix)
 	}
-	Register("metrics.fix", FormatTable, fix)
-	Register("metrics.fix", FormatMarkdown, fix)
-	Register("metrics.scrape", FormatTable, func(w io.Writer, st Style, d Doc) error { return scrapeTable(w, st, d.(MetricsScrapeDoc), false) })
-	Register("metrics.scrape", FormatMarkdown, func(w io.Writer, st Style, d Doc) error { return scrapeTable(w, st, d.(MetricsScrapeDoc), true) })
+	Register("metrics_fix", FormatTable, fix)
+	Register("metrics_fix", FormatMarkdown, fix)
+	Register("metrics_scrape", FormatTable, func(w io.Writer, st Style, d Doc) error { return scrapeTable(w, st, d.(MetricsScrapeDoc), false) })
+	Register("metrics_scrape", FormatMarkdown, func(w io.Writer, st Style, d Doc) error { return scrapeTable(w, st, d.(MetricsScrapeDoc), true) })
 }

@@ -8,18 +8,19 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
 // MVListDoc is the document of `mv list` (kind "mv_list", docs/mv.md).
 type MVListDoc struct {
-	Now          time.Time           `json:"now"`
-	Thresholds   diag.MVThresholds   `json:"thresholds"`
-	Capabilities diag.MVCapabilities `json:"capabilities"`
-	MVs          []diag.MVListItem   `json:"mvs"`
-	NotIVM       int                 `json:"not_ivm"`
-	Unmatched    []string            `json:"unmatched_internal_streams,omitempty"`
-	Findings     []diag.Finding      `json:"findings"`
+	Now          time.Time       `json:"now"`
+	Thresholds   mv.Thresholds   `json:"thresholds"`
+	Capabilities mv.Capabilities `json:"capabilities"`
+	MVs          []mv.ListItem   `json:"mvs"`
+	NotIVM       int             `json:"not_ivm"`
+	Unmatched    []string        `json:"unmatched_internal_streams,omitempty"`
+	Findings     []diag.Finding  `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
 	Watch *WatchRound `json:"watch,omitempty"`
 }
@@ -29,11 +30,11 @@ func (MVListDoc) Kind() string { return "mv_list" }
 
 // MVExplainDoc is the document of `mv explain` (kind "mv_explain", docs/mv.md).
 type MVExplainDoc struct {
-	Now          time.Time           `json:"now"`
-	Thresholds   diag.MVThresholds   `json:"thresholds"`
-	Capabilities diag.MVCapabilities `json:"capabilities"`
-	MV           *diag.MVResult      `json:"mv"`
-	Findings     []diag.Finding      `json:"findings"`
+	Now          time.Time       `json:"now"`
+	Thresholds   mv.Thresholds   `json:"thresholds"`
+	Capabilities mv.Capabilities `json:"capabilities"`
+	MV           *mv.MV          `json:"mv"`
+	Findings     []diag.Finding  `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
 	Watch *WatchRound `json:"watch,omitempty"`
 	// Details (--details): the table format shows everything, as wide and
@@ -84,11 +85,11 @@ func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, [
 		if it.ConsecutiveFailuresAtLeast {
 			fails = "≥" + fails
 		}
-		method := mvDash(it.LastMethod)
+		method := mvDash(string(it.LastMethod))
 		if it.LastMethodInferred {
 			method += " (inferred)"
 		}
-		rows = append(rows, []string{it.DB + "." + it.Name, st.Severity(it.FreshnessState, it.FreshnessState), diag.ValueText(it.DataDelay), it.LaggingReason,
+		rows = append(rows, []string{it.DB + "." + it.Name, st.Severity(string(it.FreshnessState), string(it.FreshnessState)), diag.ValueText(it.DataDelay), string(it.LaggingReason),
 			fails, method, strconv.Itoa(it.FallbacksInWindow), it.StateSource, mvHeadroomText(it.MinHeadroomSeconds), mvDash(it.JobStatus), mvDash(strings.Join(it.Codes, ","))})
 	}
 	headers, rows = firstColumns(cols, headers, rows)
@@ -115,13 +116,13 @@ func (st Style) mvListTable(w io.Writer, headers []string, rows [][]string) erro
 	return st.Table(w, headers, rows)
 }
 
-func mvStateCounts(items []diag.MVListItem) string {
-	n := map[string]int{}
+func mvStateCounts(items []mv.ListItem) string {
+	n := map[mv.FreshnessState]int{}
 	for _, it := range items {
 		n[it.FreshnessState]++
 	}
 	var parts []string
-	for _, s := range diag.FreshnessStates {
+	for _, s := range mv.FreshnessStates {
 		if n[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
 			delete(n, s)
@@ -139,7 +140,7 @@ func mvStateCounts(items []diag.MVListItem) string {
 // blocks is how one format writes the parts of a long text document
 // (`mv explain`): its title, section headings, tables, findings and SQL.
 type blocks struct {
-	title    func(b *strings.Builder, m *diag.MVResult)
+	title    func(b *strings.Builder, m *mv.MV)
 	heading  func(b *strings.Builder, title string)
 	grid     func(w io.Writer, headers []string, rows [][]string) error
 	findings func(w io.Writer, fs []diag.Finding) error
@@ -153,7 +154,7 @@ type blocks struct {
 
 func textBlocks(st Style) blocks {
 	return blocks{
-		title: func(b *strings.Builder, m *diag.MVResult) {
+		title: func(b *strings.Builder, m *mv.MV) {
 			// The name is an identifier (cut in the middle only when wider
 			// than the terminal); what follows is prose, wrapped.
 			name := Sanitize(m.DB + "." + m.Name)
@@ -183,7 +184,7 @@ func textBlocks(st Style) blocks {
 }
 
 var markdownBlocks = blocks{
-	title:           func(b *strings.Builder, m *diag.MVResult) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
+	title:           func(b *strings.Builder, m *mv.MV) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
 	heading:         func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) },
 	grid:            Markdown,
 	findings:        FindingsMarkdown,
@@ -223,7 +224,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	if hist.DurationTrend.Ratio > 0 {
 		trend += fmt.Sprintf(" (×%.2f, %s → %s)", hist.DurationTrend.Ratio, tso.FormatDuration(hist.DurationTrend.OlderAvgMs), tso.FormatDuration(hist.DurationTrend.NewerAvgMs))
 	}
-	freshness := fmt.Sprintf("%s (%s: %s)", st.Severity(m.FreshnessState, m.FreshnessState), m.StateSource, m.StateReason)
+	freshness := fmt.Sprintf("%s (%s: %s)", st.Severity(string(m.FreshnessState), string(m.FreshnessState)), m.StateSource, m.StateReason)
 	delay := fmt.Sprintf("%s%s", diag.ValueText(m.DataDelay), mvNoteText(m.DataDelay.Note))
 	reason := fmt.Sprintf("%s (%s)", m.LaggingReason, m.LaggingReasonSource)
 	client := ""
@@ -326,7 +327,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	h(fmt.Sprintf("Recent tasks (%d of %d in tasks())", len(tasks), hist.TasksSeen))
 	trows := make([][]string, 0, len(tasks))
 	for _, t := range tasks {
-		method := mvDash(t.Method)
+		method := mvDash(string(t.Method))
 		if t.MethodInferred && t.Method != "" {
 			method += "*"
 		}
@@ -350,7 +351,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 		}
 		// The error in full (one line): the table cuts it to the width,
 		// -o wide and --details show all of it.
-		trows = append(trows, []string{strconv.FormatInt(t.TaskID, 10), t.Result, mvAgo(now, t.CreateTimeMs), dur, method, mvDash(strings.ReplaceAll(errText, "\n", " ")), fb, mvDash(t.LastQueryID)})
+		trows = append(trows, []string{strconv.FormatInt(t.TaskID, 10), string(t.Result), mvAgo(now, t.CreateTimeMs), dur, method, mvDash(strings.ReplaceAll(errText, "\n", " ")), fb, mvDash(t.LastQueryID)})
 	}
 	if err := mvTable(&b, f.grid, []string{"TASK", "RESULT", "CREATED", "DURATION", "METHOD", "ERROR", "FALLBACK", "QUERY ID"}, trows); err != nil {
 		return err
@@ -466,7 +467,7 @@ func mvAgo(now time.Time, ms *int64) string {
 	return tso.FormatDuration(d) + " ago"
 }
 
-func mvTaskWhen(now time.Time, t *diag.TaskClass) string {
+func mvTaskWhen(now time.Time, t *mv.TaskClass) string {
 	if t == nil {
 		return "none in the history"
 	}

@@ -15,9 +15,6 @@ type Doc interface{ Kind() string }
 // assert d to that kind's concrete type.
 type Renderer func(w io.Writer, st Style, d Doc) error
 
-// formatOrder is the order Formats lists them in (and usage errors name them).
-var formatOrder = []Format{FormatTable, FormatWide, FormatJSON, FormatMarkdown, FormatProm}
-
 var (
 	renderers = map[string]map[Format]Renderer{}
 	noJSON    = map[string]bool{}
@@ -52,7 +49,7 @@ func NoJSON(kind string) { noJSON[kind] = true }
 func Formats(kind string) []Format {
 	m := renderers[kind]
 	var out []Format
-	for _, f := range formatOrder {
+	for _, f := range AllFormats() {
 		if _, ok := m[f]; ok || (f == FormatJSON && !noJSON[kind]) {
 			out = append(out, f)
 		}
@@ -77,7 +74,7 @@ func Emit(w io.Writer, st Style, f Format, d Doc) error {
 		if _, ok := renderers[kind][FormatWide]; !ok {
 			st.wideHint = "-o json"
 		}
-		if f != FormatTable && f != FormatWide && f != FormatMarkdown {
+		if !f.Human() {
 			return r(w, st, d)
 		}
 		var buf bytes.Buffer

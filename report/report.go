@@ -39,7 +39,12 @@ import (
 
 // SchemaVersion is the version of every JSON document dorisdiag prints.
 // Bump it when a field changes meaning or disappears; adding a field does not.
-const SchemaVersion = 1
+//
+//	1  the first version
+//	2  every kind is written in snake_case: tso.decode, tso.encode, tso.diff,
+//	   tso.lag, tso.headroom, metrics.lint, metrics.lint.snapshot,
+//	   metrics.fix and metrics.scrape became tso_decode, …, metrics_scrape
+const SchemaVersion = 2
 
 // Format is an output format selected with -o.
 type Format string
@@ -52,6 +57,39 @@ const (
 	FormatMarkdown Format = "markdown"
 	FormatProm     Format = "prom"
 )
+
+// formats declares the formats once: the order -o lists them in, and
+// whether a person reads one (Human: paged, and its untrusted text escaped
+// by Emit) or a program (JSON, Prometheus text: written as rendered).
+var formats = []struct {
+	format Format
+	human  bool
+}{
+	{FormatTable, true},
+	{FormatWide, true},
+	{FormatJSON, false},
+	{FormatMarkdown, true},
+	{FormatProm, false},
+}
+
+// AllFormats lists every output format, in the order -o names them.
+func AllFormats() []Format {
+	out := make([]Format, len(formats))
+	for i, f := range formats {
+		out[i] = f.format
+	}
+	return out
+}
+
+// Human reports whether people read f (table, wide, markdown).
+func (f Format) Human() bool {
+	for _, d := range formats {
+		if d.format == f {
+			return d.human
+		}
+	}
+	return false
+}
 
 // ParseFormat checks f against the formats a command supports.
 func ParseFormat(f string, supported ...Format) (Format, error) {

@@ -6,12 +6,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // SnapshotSummaryDoc is `snapshot --summary` (kind "snapshot_summary").
-type SnapshotSummaryDoc struct{ *diag.SnapshotSummary }
+type SnapshotSummaryDoc struct{ *sources.Summary }
 
 // Kind implements Doc.
 func (SnapshotSummaryDoc) Kind() string { return "snapshot_summary" }

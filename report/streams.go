@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -82,7 +83,7 @@ func headroomCell(st Style, h *float64, frac *float64, sev string) string {
 }
 
 // streamFraction is the stream's smallest headroom as a share of its TTL.
-func streamFraction(s *diag.StreamResult) *float64 {
+func streamFraction(s *streams.Stream) *float64 {
 	if s.MinHeadroomSeconds == nil || s.TTLSeconds == nil || *s.TTLSeconds <= 0 {
 		return nil
 	}
@@ -90,7 +91,7 @@ func streamFraction(s *diag.StreamResult) *float64 {
 	return &f
 }
 
-func mode(s *diag.StreamResult) string {
+func mode(s *streams.Stream) string {
 	if s.ConsumeType != "" && s.ReadMode != "" && !strings.EqualFold(s.ConsumeType, s.ReadMode) {
 		return s.ConsumeType + "→" + s.ReadMode
 	}
@@ -103,13 +104,13 @@ func mode(s *diag.StreamResult) string {
 // StreamsDoc is the document of `streams` (kind "streams"): the streams and
 // findings the flags selected.
 type StreamsDoc struct {
-	Now                  time.Time           `json:"now"`
-	CurrentTSO           string              `json:"current_tso"`
-	Snapshots            int                 `json:"snapshots"`
-	MinHeadroomThreshold float64             `json:"min_headroom_threshold_seconds"`
-	MaxPendingThreshold  float64             `json:"max_pending_threshold_seconds"`
-	Streams              []diag.StreamResult `json:"streams"`
-	Findings             []diag.Finding      `json:"findings"`
+	Now                  time.Time        `json:"now"`
+	CurrentTSO           string           `json:"current_tso"`
+	Snapshots            int              `json:"snapshots"`
+	MinHeadroomThreshold float64          `json:"min_headroom_threshold_seconds"`
+	MaxPendingThreshold  float64          `json:"max_pending_threshold_seconds"`
+	Streams              []streams.Stream `json:"streams"`
+	Findings             []diag.Finding   `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
 	Watch *WatchRound `json:"watch,omitempty"`
 }
@@ -119,11 +120,11 @@ func (StreamsDoc) Kind() string { return "streams" }
 
 // StreamDoc is the document of `streams show` (kind "stream").
 type StreamDoc struct {
-	Now        time.Time          `json:"now"`
-	CurrentTSO string             `json:"current_tso"`
-	Snapshots  int                `json:"snapshots"`
-	Stream     *diag.StreamResult `json:"stream"`
-	Findings   []diag.Finding     `json:"findings"`
+	Now        time.Time       `json:"now"`
+	CurrentTSO string          `json:"current_tso"`
+	Snapshots  int             `json:"snapshots"`
+	Stream     *streams.Stream `json:"stream"`
+	Findings   []diag.Finding  `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
 	Watch *WatchRound `json:"watch,omitempty"`
 }
@@ -148,7 +149,7 @@ const streamsNarrow = 9
 
 // streamsRows is the `streams` table: one row per stream, worst first, with
 // every column (the table format cuts them to streamsNarrow).
-func streamsRows(st Style, ss []diag.StreamResult) ([]string, [][]string) {
+func streamsRows(st Style, ss []streams.Stream) ([]string, [][]string) {
 	// Columns by importance: a narrow terminal leaves the last ones to -o wide.
 	h := []string{"STREAM", "STATE", "MAX PENDING AGE", "MIN HEADROOM", "CAN RESUME", "PENDING", "KIND", "MODE", "PRECISION",
 		"NEXT READ", "TTL", "BASE TABLE", "MV"}
@@ -164,7 +165,7 @@ func streamsRows(st Style, ss []diag.StreamResult) ([]string, [][]string) {
 			base = s.BaseTableDB + "." + s.BaseTableName
 		}
 		mv := "-"
-		if s.Kind == diag.KindIVM {
+		if s.Kind == streams.KindIVM {
 			mv = s.MVName
 			if s.MVID != nil {
 				mv += " (" + strconv.FormatInt(*s.MVID, 10) + ")"
@@ -174,7 +175,7 @@ func streamsRows(st Style, ss []diag.StreamResult) ([]string, [][]string) {
 		if s.TTLSeconds != nil {
 			ttl = tso.FormatDuration(*s.TTLSeconds * 1000)
 		}
-		rows = append(rows, []string{s.DB + "." + s.Name, st.Severity(s.State, s.State), AgeValue(s.MaxPendingAge),
+		rows = append(rows, []string{s.DB + "." + s.Name, st.Severity(string(s.State), string(s.State)), AgeValue(s.MaxPendingAge),
 			headroomCell(st, s.MinHeadroomSeconds, streamFraction(s), s.Severity), boolCell(s.CanResume), strconv.Itoa(s.PendingPartitions),
 			s.Kind, mode(s), prec, s.NextRead, ttl, base, strings.TrimSpace(mv)})
 	}
@@ -220,7 +221,7 @@ func streamsMarkdown(w io.Writer, d StreamsDoc) error {
 // PartitionRows is the per-partition table of `streams show`, worst first.
 // Columns by importance: what the next read does and what is lost come
 // before the raw offset, so a narrow terminal leaves the raw ones to -o wide.
-func PartitionRows(st Style, s *diag.StreamResult) ([]string, [][]string) {
+func PartitionRows(st Style, s *streams.Stream) ([]string, [][]string) {
 	h := []string{"PARTITION", "NEXT READ", "LOST", "HEADROOM", "CAN RESUME", "PENDING AGE", "OFFSET", "GAP", "CAUGHT UP", "PRECISION", "CONSUMED TSO"}
 	rows := make([][]string, 0, len(s.Partitions))
 	for i := range s.Partitions {
@@ -243,7 +244,7 @@ func PartitionRows(st Style, s *diag.StreamResult) ([]string, [][]string) {
 			gap = p.Lag + " versions"
 		}
 		read := p.NextRead
-		if read != diag.NextReadProceed {
+		if read != streams.NextReadProceed {
 			read = st.Severity(sevOr(p.Severity, "warning"), strings.ToUpper(read))
 		}
 		rows = append(rows, []string{p.Unit, read, lost, headroomCell(st, p.HeadroomSeconds, p.HeadroomFraction, p.Severity), boolCell(p.CanResume),
@@ -265,7 +266,7 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 	s, fs := d.Stream, d.Findings
 	// The name whole (cut in the middle only when wider than the terminal),
 	// what it is after it, or on the next line when both do not fit.
-	rest := fmt.Sprintf("%s stream, %s, state %s", s.Kind, orDash(mode(s)), st.Severity(s.State, s.State))
+	rest := fmt.Sprintf("%s stream, %s, state %s", s.Kind, orDash(mode(s)), st.Severity(string(s.State), string(s.State)))
 	name := Sanitize(s.DB + "." + s.Name)
 	if st.width > 0 {
 		name = Truncate(name, st.width)
@@ -285,7 +286,7 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 		}
 		fmt.Fprintln(w)
 	}
-	if s.Kind == diag.KindIVM {
+	if s.Kind == streams.KindIVM {
 		id := ""
 		if s.MVID != nil {
 			id = " (id " + strconv.FormatInt(*s.MVID, 10) + ")"
@@ -325,7 +326,7 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 	}
 	var notes []string
 	for _, p := range s.Partitions {
-		if p.NextReadNote != "" && p.NextRead != diag.NextReadProceed {
+		if p.NextReadNote != "" && p.NextRead != streams.NextReadProceed {
 			notes = append(notes, p.Unit+": "+p.NextReadNote)
 		}
 	}

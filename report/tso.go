@@ -5,23 +5,23 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
 // The documents of `dorisdiag tso` (docs/tso.md): decode, encode, diff, lag
 // and headroom, each in table, json and markdown. The JSON of each is its
-// fields under one "kind" (tso.decode, ...): no field of a document is
+// fields under one "kind" (tso_decode, ...): no field of a document is
 // itself called "kind".
 
-// TSODecodeDoc is `tso decode` (kind "tso.decode"); Local adds the LOCAL
+// TSODecodeDoc is `tso decode` (kind "tso_decode"); Local adds the LOCAL
 // TIME column to the tables.
 type TSODecodeDoc struct {
-	diag.TSODecodeResult
+	tsotool.DecodeResult
 	Local bool `json:"-"`
 }
 
-// TSOEncodeDoc is `tso encode` (kind "tso.encode"): the time given and the
+// TSOEncodeDoc is `tso encode` (kind "tso_encode"): the time given and the
 // TSO it encodes to. An encoded value is always a real TSO, so unlike a
 // decoded one it carries no value kind.
 type TSOEncodeDoc struct {
@@ -38,45 +38,45 @@ func NewTSOEncodeDoc(input string, v tso.TSO) TSOEncodeDoc {
 	return TSOEncodeDoc{Input: input, TSO: v, PhysicalMs: v.Physical(), Time: v.Time().Format(tso.TimeLayout), Logical: v.Logical(), Hex: v.Hex()}
 }
 
-// TSODiffDoc is `tso diff` (kind "tso.diff").
-type TSODiffDoc struct{ diag.TSODiffResult }
+// TSODiffDoc is `tso diff` (kind "tso_diff").
+type TSODiffDoc struct{ tsotool.DiffResult }
 
-// TSOLagDoc is `tso lag` (kind "tso.lag").
-type TSOLagDoc struct{ diag.TSOLagResult }
+// TSOLagDoc is `tso lag` (kind "tso_lag").
+type TSOLagDoc struct{ tsotool.LagResult }
 
-// TSOHeadroomDoc is `tso headroom` (kind "tso.headroom").
-type TSOHeadroomDoc struct{ diag.TSOHeadroomResult }
-
-// Kind implements Doc.
-func (TSODecodeDoc) Kind() string { return "tso.decode" }
+// TSOHeadroomDoc is `tso headroom` (kind "tso_headroom").
+type TSOHeadroomDoc struct{ tsotool.HeadroomResult }
 
 // Kind implements Doc.
-func (TSOEncodeDoc) Kind() string { return "tso.encode" }
+func (TSODecodeDoc) Kind() string { return "tso_decode" }
 
 // Kind implements Doc.
-func (TSODiffDoc) Kind() string { return "tso.diff" }
+func (TSOEncodeDoc) Kind() string { return "tso_encode" }
 
 // Kind implements Doc.
-func (TSOLagDoc) Kind() string { return "tso.lag" }
+func (TSODiffDoc) Kind() string { return "tso_diff" }
 
 // Kind implements Doc.
-func (TSOHeadroomDoc) Kind() string { return "tso.headroom" }
+func (TSOLagDoc) Kind() string { return "tso_lag" }
+
+// Kind implements Doc.
+func (TSOHeadroomDoc) Kind() string { return "tso_headroom" }
 
 func init() {
-	Register("tso.decode", FormatTable, func(w io.Writer, st Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), st.Table) })
-	Register("tso.decode", FormatWide, func(w io.Writer, st Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), st.Table) })
-	Register("tso.decode", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), Markdown) })
+	Register("tso_decode", FormatTable, func(w io.Writer, st Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), st.Table) })
+	Register("tso_decode", FormatWide, func(w io.Writer, st Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), st.Table) })
+	Register("tso_decode", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), Markdown) })
 	for kind, kv := range map[string]func(Doc) [][2]string{
-		"tso.encode": func(d Doc) [][2]string { return tsoEncodeKV(d.(TSOEncodeDoc)) },
-		"tso.diff":   func(d Doc) [][2]string { return tsoDiffKV(d.(TSODiffDoc)) },
-		"tso.lag":    func(d Doc) [][2]string { return tsoLagKV(d.(TSOLagDoc)) },
+		"tso_encode": func(d Doc) [][2]string { return tsoEncodeKV(d.(TSOEncodeDoc)) },
+		"tso_diff":   func(d Doc) [][2]string { return tsoDiffKV(d.(TSODiffDoc)) },
+		"tso_lag":    func(d Doc) [][2]string { return tsoLagKV(d.(TSOLagDoc)) },
 	} {
 		kv := kv
 		Register(kind, FormatTable, func(w io.Writer, st Style, d Doc) error { return st.kvTable(w, kv(d)) })
 		Register(kind, FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return kvMarkdown(w, kv(d)) })
 	}
-	Register("tso.headroom", FormatTable, func(w io.Writer, st Style, d Doc) error { return tsoHeadroom(w, st, d.(TSOHeadroomDoc), st.kvTable) })
-	Register("tso.headroom", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
+	Register("tso_headroom", FormatTable, func(w io.Writer, st Style, d Doc) error { return tsoHeadroom(w, st, d.(TSOHeadroomDoc), st.kvTable) })
+	Register("tso_headroom", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
 		return tsoHeadroom(w, Style{}, d.(TSOHeadroomDoc), kvMarkdown)
 	})
 }
@@ -166,7 +166,7 @@ func kvMarkdown(w io.Writer, kv [][2]string) error {
 // tsoHeadroom writes the retention computation, what each read mode does
 // next, and the findings (none printed when there are none).
 func tsoHeadroom(w io.Writer, st Style, d TSOHeadroomDoc, writeKV func(io.Writer, [][2]string) error) error {
-	res := d.TSOHeadroomResult
+	res := d.HeadroomResult
 	kv := [][2]string{
 		{"now (reference)", res.ReferenceTSO.String() + "  " + res.ReferenceTime},
 		{"ttl_seconds", strconv.FormatInt(res.TTLSeconds, 10) + "  (" + tso.FormatDuration(res.TTLSeconds*1000) + ")"},

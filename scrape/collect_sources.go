@@ -418,7 +418,7 @@ func (col *collector) mvDatabases() []string {
 	}
 	_, jobsOK := col.snap.Capabilities.Sources[snapshot.SourceJobs]
 	for _, s := range col.snap.Streams {
-		if strings.HasPrefix(s.Name, "__doris_ivm_stream_") || !jobsOK || !col.snap.Capabilities.Sources[snapshot.SourceJobs].Present {
+		if doris.IsIvmStreamName(s.Name) || !jobsOK || !col.snap.Capabilities.Sources[snapshot.SourceJobs].Present {
 			set[s.DB] = true
 		}
 	}

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/doris"
-
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 

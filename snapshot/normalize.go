@@ -1,10 +1,10 @@
 package snapshot
 
 import (
-	"github.com/dorisdiag/dorisdiag/doris"
-
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/dorisdiag/dorisdiag/doris"
 )
 
 // Normalize parses, once, every Doris text the tool interprets, into the

@@ -1,0 +1,338 @@
+package check
+
+import (
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/metrics"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/sources"
+	"github.com/dorisdiag/dorisdiag/diag/space"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/doris"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/tso"
+)
+
+// Options are the thresholds of a whole-cluster check (issue 7).
+type Options struct {
+	Streams streams.Options
+	MVs     mv.Options
+	Metrics metrics.Options
+	Policy  diag.Policy
+}
+
+// Result is the whole-cluster health report: an overview, then every
+// finding of every area, worst first. Streams and MVs hold the full analyses
+// for renderers that drill down (demo); they are not part of check's JSON.
+type Result struct {
+	Now          time.Time       `json:"now"`
+	CurrentTSO   tso.TSO         `json:"current_tso"`
+	Source       snapshot.Source `json:"source"`
+	DorisVersion string          `json:"doris_version,omitempty"`
+	Snapshots    int             `json:"snapshots"`
+	Overview     Overview        `json:"overview"`
+	Findings     []diag.Finding  `json:"findings"`
+	// Suppressed are findings the config file's ignores removed, with why.
+	Suppressed []diag.Suppressed `json:"suppressed"`
+
+	Streams *streams.Result `json:"-"`
+	MVs     *mv.Result      `json:"-"`
+	Metrics *metrics.Result `json:"-"`
+}
+
+// Overview is the compact summary check prints before the findings.
+type Overview struct {
+	Streams  StreamsOverview  `json:"streams"`
+	MVs      MVsOverview      `json:"mvs"`
+	Tasks    TasksOverview    `json:"tasks"`
+	Space    space.Overview   `json:"space"`
+	Monitor  MonitorOverview  `json:"monitor"`
+	Sources  SourcesOverview  `json:"sources"`
+	Findings FindingsOverview `json:"findings"`
+}
+
+// StreamsOverview counts streams by kind and state (seed's doris_fe_changelog_streams).
+type StreamsOverview struct {
+	Total  int                              `json:"total"`
+	ByKind map[string]map[streams.State]int `json:"by_kind_state"` // kind → state → count; every state present
+	// MaxPendingAge is the worst known pending age per kind (upper bound).
+	MaxPendingAge map[string]*ObjectValue `json:"max_pending_age"`
+	// MinHeadroom is the smallest known retention headroom per kind; may be negative.
+	MinHeadroom map[string]*ObjectValue `json:"min_headroom"`
+}
+
+// ObjectValue is a value and the object it belongs to.
+type ObjectValue struct {
+	Object    string         `json:"object"`
+	Partition string         `json:"partition,omitempty"`
+	Seconds   float64        `json:"seconds"`
+	Precision diag.Precision `json:"precision,omitempty"`
+	// Level is diag's judgment of the value for a reader ("ok", "warning",
+	// "critical"; "" when none is made): report maps it to a colour and never
+	// decides it. For the smallest headroom it follows --min-headroom.
+	Level string `json:"-"`
+}
+
+// MVsOverview counts IVM MVs by freshness state (seed's doris_fe_ivm_mvs).
+type MVsOverview struct {
+	Total                  int                       `json:"total"`
+	ByState                map[mv.FreshnessState]int `json:"by_state"` // every state present
+	MaxDelay               *ObjectValue              `json:"max_delay,omitempty"`
+	ExcludedOutdated       int                       `json:"excluded_dependency_outdated"`
+	MaxConsecutiveFailures int                       `json:"max_consecutive_failures"`
+}
+
+// TasksOverview summarises refresh tasks over the window (S2, S3).
+type TasksOverview struct {
+	WindowSeconds     int64          `json:"window_seconds"`
+	FailedInWindow    int            `json:"failed_in_window"`
+	FallbacksInWindow int            `json:"fallbacks_in_window"`
+	FallbackReasons   map[string]int `json:"fallback_reasons"`
+	OldestQueued      *ObjectValue   `json:"oldest_queued,omitempty"`
+	LongestRunning    *ObjectValue   `json:"longest_running,omitempty"`
+	// TasksBounded: tasks() keeps a bounded history, so counts are lower bounds.
+	TasksBounded bool `json:"tasks_bounded"`
+}
+
+// MonitorOverview is the health of the FE's own changelog/IVM monitor, when
+// the build has it (seed T1).
+type MonitorOverview struct {
+	// Present: the build has the seed's sampled columns.
+	Present bool `json:"present"`
+	// SampleAgeSeconds is now − the oldest sample time the server reported.
+	SampleAgeSeconds *float64 `json:"sample_age_seconds,omitempty"`
+	Stale            bool     `json:"stale"`
+}
+
+// SourcesOverview counts what could not be read or interpreted.
+type SourcesOverview struct {
+	// Unreadable counts the gaps nothing superseded (each is a finding).
+	Unreadable int `json:"unreadable"`
+	Malformed  int `json:"malformed"`
+	// Superseded lists the fallbacks taken: a source that failed and the
+	// one that gave the same facts instead. They cost nothing.
+	Superseded []SupersededSource `json:"superseded,omitempty"`
+}
+
+// SupersededSource is one failed source another one replaced.
+type SupersededSource struct {
+	Source string `json:"source"`
+	By     string `json:"by"`
+}
+
+// FindingsOverview counts findings by severity.
+type FindingsOverview struct {
+	Critical   int `json:"critical"`
+	Warning    int `json:"warning"`
+	Info       int `json:"info"`
+	Suppressed int `json:"suppressed"`
+}
+
+// Run runs every diagnosis over a series of snapshots (oldest first; the
+// last is "now") and returns the overview and all findings, worst first.
+func Run(series []*snapshot.Snapshot, opt Options) *Result {
+	last := series[len(series)-1]
+	sa := streams.Analyze(series, opt.Streams)
+	mvs := mv.Analyze(series, sa, opt.MVs)
+	mr := metrics.Analyze(last, opt.Metrics)
+
+	var all []diag.Finding
+	all = append(all, sources.Findings(last)...)
+	all = append(all, sa.Findings...)
+	all = append(all, mvs.Findings...)
+	all = append(all, mr.Findings...)
+	all = dedupe(all)
+	kept, suppressed := opt.Policy.Apply(all)
+	diag.SortFindings(kept)
+	if kept == nil {
+		kept = []diag.Finding{}
+	}
+	if suppressed == nil {
+		suppressed = []diag.Suppressed{}
+	}
+
+	r := &Result{
+		Now: last.Cluster.Now, CurrentTSO: last.Cluster.CurrentTSO, Source: last.Source,
+		DorisVersion: last.Cluster.DorisVersion, Snapshots: len(series),
+		Findings: kept, Suppressed: suppressed,
+		Streams: sa, MVs: mvs, Metrics: mr,
+	}
+	r.Overview = overview(last, sa, mvs, mr, opt)
+	for _, f := range kept {
+		switch f.Severity {
+		case diag.SeverityCritical:
+			r.Overview.Findings.Critical++
+		case diag.SeverityWarning:
+			r.Overview.Findings.Warning++
+		case diag.SeverityInfo:
+			r.Overview.Findings.Info++
+		}
+	}
+	r.Overview.Findings.Suppressed = len(suppressed)
+	return r
+}
+
+// dedupe drops exact repeats (same code, object and summary): an area may
+// report a shared code (SERVER_CLIENT_MISMATCH) that another also reports.
+func dedupe(fs []diag.Finding) []diag.Finding {
+	type key struct{ code, obj, part, summary string }
+	seen := make(map[key]bool, len(fs))
+	out := fs[:0:0]
+	for _, f := range fs {
+		k := key{f.Code.String(), f.Object.Kind + ":" + f.Object.DB + "." + f.Object.Name, f.Object.Partition, f.Summary}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *metrics.Result, opt Options) Overview {
+	var o Overview
+	now := last.Cluster.Now
+
+	o.Streams.ByKind = map[string]map[streams.State]int{}
+	o.Streams.MaxPendingAge = map[string]*ObjectValue{}
+	o.Streams.MinHeadroom = map[string]*ObjectValue{}
+	for _, kind := range []string{"user", "ivm"} {
+		o.Streams.ByKind[kind] = map[streams.State]int{}
+		for _, st := range streams.States {
+			o.Streams.ByKind[kind][st] = 0
+		}
+	}
+	minHeadroom := opt.Streams.WithDefaults().MinHeadroom
+	for i := range sa.Streams {
+		s := &sa.Streams[i]
+		o.Streams.Total++
+		if o.Streams.ByKind[s.Kind] == nil {
+			o.Streams.ByKind[s.Kind] = map[streams.State]int{}
+		}
+		o.Streams.ByKind[s.Kind][s.State]++
+		name := s.DB + "." + s.Name
+		if v := s.MaxPendingAge; v.Known() {
+			if cur := o.Streams.MaxPendingAge[s.Kind]; cur == nil || *v.Seconds > cur.Seconds {
+				o.Streams.MaxPendingAge[s.Kind] = &ObjectValue{Object: name, Seconds: *v.Seconds, Precision: v.Precision}
+			}
+		}
+		if h := s.MinHeadroomSeconds; h != nil {
+			if cur := o.Streams.MinHeadroom[s.Kind]; cur == nil || *h < cur.Seconds {
+				o.Streams.MinHeadroom[s.Kind] = &ObjectValue{Object: name, Partition: s.MinHeadroomPartition, Seconds: *h, Level: headroomLevel(*h, minHeadroom)}
+			}
+		}
+	}
+
+	o.MVs.ByState = map[mv.FreshnessState]int{}
+	for _, st := range mv.FreshnessStates {
+		o.MVs.ByState[st] = 0
+	}
+	window := opt.MVs.WithDefaults().FallbackWindow
+	o.Tasks.WindowSeconds = int64(window / time.Second)
+	o.Tasks.FallbackReasons = map[string]int{}
+	o.Tasks.TasksBounded = true
+	for i := range mvs.MVs {
+		m := &mvs.MVs[i]
+		name := m.DB + "." + m.Name
+		o.MVs.Total++
+		o.MVs.ByState[m.FreshnessState]++
+		if v := m.DataDelay; v.Known() {
+			if o.MVs.MaxDelay == nil || *v.Seconds > o.MVs.MaxDelay.Seconds {
+				o.MVs.MaxDelay = &ObjectValue{Object: name, Seconds: *v.Seconds, Precision: v.Precision}
+			}
+		}
+		if m.HasExcludedOutdated() {
+			o.MVs.ExcludedOutdated++
+		}
+		h := &m.History
+		// The server's persisted summary when present: the bounded task
+		// history does not limit it (seed "ivm_mv_status"), as the findings.
+		cf := h.ConsecutiveFailures
+		if m.Server != nil && m.Server.ConsecutiveFailures != nil {
+			cf = int(*m.Server.ConsecutiveFailures)
+		}
+		if cf > o.MVs.MaxConsecutiveFailures {
+			o.MVs.MaxConsecutiveFailures = cf
+		}
+		o.Tasks.FallbacksInWindow += h.FallbacksInWindow
+		for reason, n := range h.FallbackReasons {
+			o.Tasks.FallbackReasons[reason] += n
+		}
+		// Over every task seen, not only the HistoryLimit newest kept in
+		// h.Tasks for display.
+		o.Tasks.FailedInWindow += h.FailedInWindowAll
+		if t := h.OldestPending; t != nil && t.AgeSeconds != nil {
+			if o.Tasks.OldestQueued == nil || *t.AgeSeconds > o.Tasks.OldestQueued.Seconds {
+				o.Tasks.OldestQueued = &ObjectValue{Object: name, Seconds: *t.AgeSeconds}
+			}
+		}
+		if t := h.Running; t != nil && t.AgeSeconds != nil {
+			if o.Tasks.LongestRunning == nil || *t.AgeSeconds > o.Tasks.LongestRunning.Seconds {
+				o.Tasks.LongestRunning = &ObjectValue{Object: name, Seconds: *t.AgeSeconds}
+			}
+		}
+	}
+
+	o.Space = space.Summarize(last, mr)
+
+	// Monitor health: the oldest sample time any sampled row reports.
+	var oldest *int64
+	consider := func(ms *int64) {
+		if ms != nil && (oldest == nil || *ms < *oldest) {
+			v := *ms
+			oldest = &v
+		}
+	}
+	// A NULL MONITOR_SAMPLE_TIME while the columns exist is stale too (seed:
+	// "NULL before the first one"), as MONITOR_STALE judges it.
+	cols := sources.HasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorSampleTime) || sources.HasColumn(last, doris.TableStreams.Rel(), doris.TableStreams.MonitorState)
+	nullSample := false
+	for _, s := range last.Streams {
+		if s.MonitorState != nil || s.MonitorSampleTimeMs != nil {
+			cols = true
+		}
+	}
+	for _, s := range last.Streams {
+		if cols && s.MonitorSampleTimeMs == nil {
+			nullSample = true
+		}
+		consider(s.MonitorSampleTimeMs)
+	}
+	o.Monitor.Present = cols
+	for _, m := range last.MVStatus {
+		o.Monitor.Present = true
+		consider(m.SampleTimeMs)
+	}
+	if oldest != nil {
+		age := now.Sub(time.UnixMilli(*oldest)).Seconds()
+		o.Monitor.SampleAgeSeconds = &age
+		o.Monitor.Stale = age > 2*streams.MonitorInterval.Seconds()
+	}
+	if nullSample {
+		o.Monitor.Stale = true
+	}
+
+	for _, g := range last.CouldNotRead {
+		if by := sources.SupersededBy(last, g); by != "" {
+			o.Sources.Superseded = append(o.Sources.Superseded, SupersededSource{Source: g.Source, By: by})
+			continue
+		}
+		o.Sources.Unreadable++
+	}
+	o.Sources.Malformed = len(last.Malformed)
+	return o
+}
+
+// headroomLevel judges a retention headroom against --min-headroom: below
+// zero the offset has left the retention (critical), below the threshold it
+// is about to (warning), else ok — the same line STREAM_HEADROOM_LOW draws.
+func headroomLevel(seconds float64, min time.Duration) string {
+	switch {
+	case seconds < 0:
+		return "critical"
+	case seconds < min.Seconds():
+		return "warning"
+	}
+	return "ok"
+}

@@ -1,0 +1,326 @@
+package mv
+
+import (
+	"strings"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// RefreshResult is how a refresh task ended (apache/doris#69907 §3
+// "Refresh result, method and fallback"). A task that has not finished has
+// the result "running" or "pending"; any other status the server writes is
+// kept, lower-cased, as data.
+type RefreshResult string
+
+// The refresh results.
+const (
+	ResultSuccess  RefreshResult = "success"
+	ResultNoChange RefreshResult = "no_change"
+	ResultFailed   RefreshResult = "failed"
+	ResultCanceled RefreshResult = "canceled"
+	ResultRunning  RefreshResult = "running"
+	ResultPending  RefreshResult = "pending"
+)
+
+// RefreshMethod is how a task refreshed, from the attempts that committed
+// data: a different dimension from RefreshMode (apache/doris#69907 §1 S3).
+// An IvmRefreshMethod the design does not name is kept, lower-cased.
+type RefreshMethod string
+
+// The refresh methods.
+const (
+	MethodNone             RefreshMethod = "none"
+	MethodIncremental      RefreshMethod = "incremental"
+	MethodPartitionRebuild RefreshMethod = "partition_rebuild"
+	MethodComplete         RefreshMethod = "complete"
+	MethodMixed            RefreshMethod = "mixed"
+)
+
+// Failure reasons of the stage that threw (seed §3); an IVM reason
+// (IvmFailureReason) is used as is.
+const (
+	FailurePartitionSyncFailed = "PARTITION_SYNC_FAILED"
+	FailureQueryUnusable       = "QUERY_UNUSABLE"
+	FailureExecutionFailed     = "EXECUTION_FAILED"
+	FailureOther               = "OTHER"
+)
+
+// ivmFailureReasons are the IvmFailureReason values doris.md §5 lists (both
+// namings of the broken-changelog reason). Unknown values stay data.
+var ivmFailureReasons = []string{
+	"BINLOG_BROKEN", "CHANGELOG_BROKEN", "BINLOG_NOT_ENABLED", "CHANGELOG_NOT_ENABLED", "STREAM_UNSUPPORTED",
+	"SNAPSHOT_ALIGNMENT_UNSUPPORTED", "PLAN_PATTERN_UNSUPPORTED", "NON_DETERMINISTIC_ROW_ID",
+	"OUTER_JOIN_RETRACTION_UNSUPPORTED", "PREVIOUS_RUN_INCOMPLETE", "INCREMENTAL_EXECUTION_FAILED",
+	"AGG_UNSUPPORTED", "MIN_MAX_BOUNDARY_HIT", "BITMAP_AGG_DELETE", "PLAN_SIGNATURE_MISMATCH",
+	"INCOMPLETE_REFRESH_SNAPSHOT",
+}
+
+// IsChangelogBroken reports whether a reason is the expired-offset one (T0),
+// in either naming (doris.md §0).
+func IsChangelogBroken(reason string) bool {
+	r := strings.ToUpper(reason)
+	return r == "CHANGELOG_BROKEN" || r == "BINLOG_BROKEN"
+}
+
+// TaskClass is one tasks() row classified by the seed's rules.
+type TaskClass struct {
+	TaskID int64  `json:"task_id"`
+	Status string `json:"status"` // as the server wrote it
+	// Result is success | no_change | failed | canceled for a finished task,
+	// running | pending otherwise; an unknown status is kept lower-cased.
+	Result   RefreshResult `json:"result"`
+	Finished bool          `json:"finished"`
+	// Method is none | incremental | partition_rebuild | complete | mixed
+	// (an unknown IvmRefreshMethod is kept lower-cased); "" while unfinished.
+	Method RefreshMethod `json:"method,omitempty"`
+	// MethodInferred is true when the build has no IvmRefreshMethod and the
+	// method was inferred from RefreshMode, IvmFallbackReason and
+	// IvmRebuiltPartitions; MethodBasis says how.
+	MethodInferred bool   `json:"method_inferred"`
+	MethodBasis    string `json:"method_basis,omitempty"`
+	// Fallback is the seed's fallback: an incremental attempt planned, moved
+	// to a rebuild for an IVM reason, and data committed.
+	Fallback       bool   `json:"fallback"`
+	FallbackReason string `json:"fallback_reason,omitempty"`
+	// NotFallback says why a task with an IvmFallbackReason is not counted as
+	// a fallback ("committed nothing", "canceled", "explicit COMPLETE request", ...).
+	NotFallback string `json:"not_fallback,omitempty"`
+	// FailureReason, for a failed task: the IVM reason when falling back was
+	// not allowed, else the stage that threw. Inferred from the error text on
+	// every build (tasks() has no failure-reason column).
+	FailureReason         string `json:"failure_reason,omitempty"`
+	FailureReasonInferred bool   `json:"failure_reason_inferred,omitempty"`
+	TriggerMode           string `json:"trigger_mode,omitempty"` // from TaskContext: MANUAL | COMMIT | SYSTEM | SCHEDULE
+	RefreshMode           string `json:"refresh_mode,omitempty"`
+	RebuiltPartitions     *int64 `json:"rebuilt_partitions,omitempty"`
+	CreateTimeMs          *int64 `json:"create_time_ms,omitempty"`
+	StartTimeMs           *int64 `json:"start_time_ms,omitempty"`
+	FinishTimeMs          *int64 `json:"finish_time_ms,omitempty"`
+	DurationMs            *int64 `json:"duration_ms,omitempty"`
+	// AgeSeconds is, for a running task, how long it has run (from StartTime)
+	// and for a pending task how long it has waited (from CreateTime).
+	AgeSeconds  *float64 `json:"age_seconds,omitempty"`
+	ErrorMsg    string   `json:"error_msg,omitempty"`
+	LastQueryID string   `json:"last_query_id,omitempty"`
+}
+
+// ClassifyTask applies the seed's "Refresh result, method and fallback"
+// rules to one tasks() row. refresh is the MV's RefreshInfo (whether a
+// fallback was allowed); now is the cluster time.
+func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass {
+	c := TaskClass{
+		TaskID: t.TaskID, Status: t.Status, RefreshMode: strings.ToUpper(strings.TrimSpace(t.RefreshMode)),
+		RebuiltPartitions: t.IvmRebuiltPartitions, CreateTimeMs: t.CreateTimeMs, StartTimeMs: t.StartTimeMs,
+		FinishTimeMs: t.FinishTimeMs, DurationMs: t.DurationMs, ErrorMsg: strings.TrimSpace(t.ErrorMsg),
+		LastQueryID: t.LastQueryID,
+	}
+	// `\N` and NULL were read as "" by snapshot.Normalize; TaskContext was
+	// parsed there (t.Context).
+	ctx := t.Context
+	c.TriggerMode = ctx.TriggerMode
+	fallbackReason := strings.ToUpper(strings.TrimSpace(t.IvmFallbackReason))
+	nowMs := now.UnixMilli()
+	status := strings.ToUpper(strings.TrimSpace(t.Status))
+	switch status {
+	case "RUNNING":
+		c.Result = ResultRunning
+		if from := firstNonNil(t.StartTimeMs, t.CreateTimeMs); from != nil {
+			age := float64(nowMs-*from) / 1000
+			c.AgeSeconds = &age
+		}
+		return c
+	case "PENDING":
+		c.Result = ResultPending
+		if t.CreateTimeMs != nil {
+			age := float64(nowMs-*t.CreateTimeMs) / 1000
+			c.AgeSeconds = &age
+		}
+		return c
+	case "SUCCESS", "FAILED", "CANCELED", "CANCELLED":
+		c.Finished = true
+	default:
+		// Unknown status: kept as data, never guessed at.
+		c.Result = RefreshResult(strings.ToLower(status))
+		if status == "" {
+			c.Result = "unknown"
+		}
+		return c
+	}
+
+	c.Method, c.MethodInferred, c.MethodBasis = taskMethod(t, c, status, fallbackReason, len(ctx.Partitions) > 0)
+	switch status {
+	case "SUCCESS":
+		c.Result = ResultSuccess
+		if c.Method == MethodNone {
+			// A success that committed no MV data (seed §3).
+			c.Result = ResultNoChange
+		}
+	case "FAILED":
+		c.Result = ResultFailed
+		c.FailureReason, c.FailureReasonInferred = failureReason(c.ErrorMsg, fallbackReason, refresh)
+	default:
+		c.Result = ResultCanceled
+	}
+
+	// Fallback (seed §3): an incremental attempt, moved to a rebuild for an
+	// IVM reason, that committed data. Not: a baseline, an explicit COMPLETE
+	// or PARTITIONS request, dirty partitions rebuilt before the delta
+	// (mixed), a fallback that committed nothing, a canceled task.
+	if fallbackReason != "" {
+		switch {
+		case c.Result == ResultCanceled:
+			c.NotFallback = "canceled"
+		case c.Result == ResultFailed:
+			c.NotFallback = "failed: committed nothing"
+		case c.Method == MethodNone:
+			c.NotFallback = "committed nothing"
+		case ctx.IsComplete || strings.EqualFold(ctx.RefreshMode, "COMPLETE"):
+			c.NotFallback = "explicit COMPLETE request"
+		case len(ctx.Partitions) > 0 || strings.EqualFold(ctx.RefreshMode, "PARTITIONS"):
+			c.NotFallback = "explicit PARTITIONS request"
+		case c.Method == MethodMixed || c.Method == MethodIncremental:
+			c.NotFallback = "the delta was applied (" + string(c.Method) + ")"
+		default:
+			c.Fallback = true
+			c.FallbackReason = fallbackReason
+		}
+	}
+	return c
+}
+
+// taskMethod is IvmRefreshMethod when the build has it (seed T3), else
+// inferred. It returns the method, whether it was inferred, and how.
+func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, explicitPartitions bool) (RefreshMethod, bool, string) {
+	if t.IvmRefreshMethod != nil && strings.TrimSpace(*t.IvmRefreshMethod) != "" {
+		return RefreshMethod(strings.ToLower(strings.TrimSpace(*t.IvmRefreshMethod))), false, "IvmRefreshMethod"
+	}
+	if status != "SUCCESS" {
+		// Inference cannot see partial commits of a failed or canceled task:
+		// assume none, as a failed refresh transaction commits nothing.
+		return MethodNone, true, "not a success: nothing committed assumed"
+	}
+	rebuilt := c.RebuiltPartitions != nil && *c.RebuiltPartitions > 0
+	switch c.RefreshMode {
+	case "NOT_REFRESH":
+		return MethodNone, true, "RefreshMode NOT_REFRESH"
+	case "COMPLETE":
+		return MethodComplete, true, "RefreshMode COMPLETE"
+	case "PARTIAL":
+		// An IVM task that rebuilt partitions with no fallback reason and no
+		// explicit PARTITIONS request rebuilt its dirty partitions before the
+		// delta: mixed (seed §3), not a fallback.
+		if fallbackReason == "" && rebuilt && !explicitPartitions {
+			return MethodMixed, true, "RefreshMode PARTIAL with IvmRebuiltPartitions > 0 and no IvmFallbackReason: dirty partitions rebuilt, then the delta"
+		}
+		return MethodPartitionRebuild, true, "RefreshMode PARTIAL"
+	case "":
+		// `\N` after an incremental-only refresh (doris.md §5).
+		if rebuilt {
+			return MethodMixed, true, "RefreshMode \\N with IvmRebuiltPartitions > 0: dirty partitions rebuilt, then the delta"
+		}
+		return MethodIncremental, true, "RefreshMode \\N (incremental only)"
+	}
+	// An unknown RefreshMode is kept as data.
+	return RefreshMethod(strings.ToLower(c.RefreshMode)), true, "unknown RefreshMode " + c.RefreshMode
+}
+
+// failureReason applies the seed's rule: the IVM reason when falling back is
+// not allowed, else the stage that threw. tasks() carries neither column, so
+// both come from the text (IvmFallbackReason and ErrorMsg): always inferred.
+func failureReason(msg, fallbackReason string, refresh RefreshInfo) (string, bool) {
+	up := strings.ToUpper(msg)
+	low := strings.ToLower(msg)
+	// T0: an expired offset, in either naming (doris.md §0, §2).
+	if strings.Contains(low, "expired") && (strings.Contains(low, "offset") || strings.Contains(low, "ttl_seconds")) {
+		if strings.Contains(low, "binlog") && !strings.Contains(low, "changelog") {
+			return "BINLOG_BROKEN", true
+		}
+		return "CHANGELOG_BROKEN", true
+	}
+	// An expired offset named as such is T0 whatever the refresh allows.
+	for _, r := range []string{"CHANGELOG_BROKEN", "BINLOG_BROKEN"} {
+		if containsToken(up, r) {
+			return r, true
+		}
+	}
+	// The IVM reason only when falling back is not allowed; otherwise the
+	// task fell back and the failure is the stage that threw (seed §3), so
+	// an IVM reason in the text or in IvmFallbackReason is not the answer.
+	if !refresh.FallbackAllowed() {
+		for _, r := range ivmFailureReasons {
+			if containsToken(up, r) {
+				return r, true
+			}
+		}
+		if fallbackReason != "" {
+			return fallbackReason, true
+		}
+	}
+	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed} {
+		if containsToken(up, r) {
+			return r, true
+		}
+	}
+	switch {
+	case strings.Contains(low, "partition sync") || strings.Contains(low, "sync partition"):
+		return FailurePartitionSyncFailed, true
+	case strings.Contains(low, "unusable") || strings.Contains(low, "not usable"):
+		return FailureQueryUnusable, true
+	case strings.Contains(low, "execut") || strings.Contains(low, "insert overwrite") || strings.Contains(low, "memory") || strings.Contains(low, "timeout"):
+		return FailureExecutionFailed, true
+	}
+	return FailureOther, true
+}
+
+// containsToken reports whether up holds tok delimited by non-identifier characters.
+func containsToken(up, tok string) bool {
+	for i := 0; ; {
+		j := strings.Index(up[i:], tok)
+		if j < 0 {
+			return false
+		}
+		s, e := i+j, i+j+len(tok)
+		if (s == 0 || !isIdent(up[s-1])) && (e == len(up) || !isIdent(up[e])) {
+			return true
+		}
+		i = s + 1
+	}
+}
+
+func isIdent(c byte) bool { return c == '_' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+
+func firstNonNil(ps ...*int64) *int64 {
+	for _, p := range ps {
+		if p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// RefreshResults and RefreshMethods are the label values of
+// doris_fe_ivm_refresh_tasks_total (every combination is exported from 0).
+var (
+	RefreshResults = []RefreshResult{ResultSuccess, ResultNoChange, ResultFailed, ResultCanceled}
+	RefreshMethods = []RefreshMethod{MethodNone, MethodIncremental, MethodPartitionRebuild, MethodComplete, MethodMixed}
+)
+
+// FallbackReasons and FailureReasons are the known reason label values
+// (lower case, as the design's labels): exported from 0, so that increase()
+// sees the first event; an unknown reason gets its series when it happens.
+func FallbackReasons() []string {
+	out := make([]string, 0, len(ivmFailureReasons))
+	for _, r := range ivmFailureReasons {
+		out = append(out, strings.ToLower(r))
+	}
+	return out
+}
+
+func FailureReasons() []string {
+	out := FallbackReasons()
+	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed, FailureOther} {
+		out = append(out, strings.ToLower(r))
+	}
+	return out
+}
