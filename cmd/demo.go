@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
-	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/report/demo"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -66,7 +66,7 @@ func demoRun(o *DemoOptions) error {
 		return usageError{err}
 	}
 	res := check.Run([]*snapshot.Snapshot{snap}, check.Options{})
-	if err := o.emit(report.DemoDoc{Check: res, Width: o.Width}); err != nil {
+	if err := o.emit(demo.DemoDoc{Check: res, Width: o.Width}); err != nil {
 		return err
 	}
 	return o.gate(res.Findings, "none")

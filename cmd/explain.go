@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/report/explain"
 )
 
 // ExplainOptions are the inputs of `dorisdiag explain`.
@@ -57,12 +57,12 @@ docs/findings.md.`,
 // explainRun prints one code's documentation, or every code's.
 func explainRun(o *ExplainOptions) error {
 	if o.Code == nil {
-		return o.emit(report.ExplainDoc{Codes: diag.Codes()})
+		return o.emit(explain.ExplainDoc{Codes: diag.Codes()})
 	}
 	code := strings.ToUpper(strings.TrimSpace(*o.Code))
 	c, ok := diag.LookupCode(code)
 	if !ok {
 		return usageErrorf("unknown finding code %q: run 'dorisdiag explain' for the list", *o.Code)
 	}
-	return o.emit(report.ExplainDoc{Codes: []diag.Declaration{c}, One: true})
+	return o.emit(explain.ExplainDoc{Codes: []diag.Declaration{c}, One: true})
 }

@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/report/explain"
 )
 
 // docs/findings.md is generated from the same registry as `explain`; this
 // test fails when they drift (run with -update to regenerate).
 func TestFindingsDocUpToDate(t *testing.T) {
 	var buf bytes.Buffer
-	if err := report.FindingsDoc(&buf, diag.Codes()); err != nil {
+	if err := explain.FindingsDoc(&buf, diag.Codes()); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join("..", "docs", "findings.md")

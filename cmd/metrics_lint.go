@@ -12,6 +12,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
+	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
 	"github.com/dorisdiag/dorisdiag/scrape"
 )
 
@@ -169,7 +170,7 @@ func (o *MetricsLintOptions) run() error {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: res}}, opt)
-	if err := o.emit(report.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
+	if err := o.emit(metricsreport.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
 		return err
 	}
 	return o.gate(a.Findings, metricsLintFailOn)
@@ -209,7 +210,7 @@ func (o *MetricsLintOptions) runFix() error {
 	unrepaired := &exposition.Result{Problems: rep.Unrepaired, Parseable: rep.OK}
 	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: unrepaired}}, metrics.Options{NoConform: true, IncludeStyle: true})
 	st := report.NewStyle(reportTo, o.color() && reportTo == o.IO.Out)
-	if err := report.Emit(reportTo, st, f, report.MetricsFixDoc{Source: source, Fix: rep, Findings: a.Findings}); err != nil {
+	if err := report.Emit(reportTo, st, f, metricsreport.MetricsFixDoc{Source: source, Fix: rep, Findings: a.Findings}); err != nil {
 		return err
 	}
 	return o.gate(a.Findings, metricsLintFailOn)
@@ -233,7 +234,7 @@ func (o *MetricsLintOptions) runSnapshot() error {
 	}
 	opt.Lint = o.lintOptions()
 	a := metrics.Analyze(s, opt)
-	if err := o.emit(report.NewMetricsLintSnapshotDoc(a, o.Top)); err != nil {
+	if err := o.emit(metricsreport.NewMetricsLintSnapshotDoc(a, o.Top)); err != nil {
 		return err
 	}
 	return o.gate(a.Findings, metricsLintFailOn)

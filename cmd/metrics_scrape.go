@@ -10,7 +10,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
-	"github.com/dorisdiag/dorisdiag/report"
+	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -157,10 +157,10 @@ func metricsScrapeRun(o *MetricsScrapeOptions) error {
 	}
 	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
 	in := make([]metrics.Input, len(results))
-	fetches := make([]report.ScrapeFetch, len(results))
+	fetches := make([]metricsreport.ScrapeFetch, len(results))
 	for i, r := range results {
 		in[i] = metrics.Input{Kind: r.Target.Kind, Source: r.Target.Host, URL: r.URL, Lint: r.Lint, Err: r.Err}
-		fetches[i] = report.ScrapeFetch{Reachable: r.Reachable, Status: r.Status, Bytes: r.Bytes, FetchTime: r.FetchTime}
+		fetches[i] = metricsreport.ScrapeFetch{Reachable: r.Reachable, Status: r.Status, Bytes: r.Bytes, FetchTime: r.FetchTime}
 	}
 	a := metrics.AnalyzePayloads(in, opt)
 	if o.Save != "" {
@@ -168,7 +168,7 @@ func metricsScrapeRun(o *MetricsScrapeOptions) error {
 			return err
 		}
 	}
-	if err := o.emit(report.NewMetricsScrapeDoc(a, fetches, discovery)); err != nil {
+	if err := o.emit(metricsreport.NewMetricsScrapeDoc(a, fetches, discovery)); err != nil {
 		return err
 	}
 	return o.gate(a.Findings, metricsScrapeFailOn)
@@ -185,7 +185,7 @@ func (o *MetricsScrapeOptions) runStored(s *snapshot.Snapshot, kind string) erro
 		return err
 	}
 	a := metrics.Analyze(s, opt)
-	if err := o.emit(report.NewMetricsScrapeDoc(a, nil, kind)); err != nil {
+	if err := o.emit(metricsreport.NewMetricsScrapeDoc(a, nil, kind)); err != nil {
 		return err
 	}
 	return o.gate(a.Findings, metricsScrapeFailOn)

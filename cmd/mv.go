@@ -10,7 +10,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
-	"github.com/dorisdiag/dorisdiag/report"
+	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -146,7 +146,7 @@ func mvListRun(o *MVListOptions) error {
 				return noMatch("--db: no database", o.DB, " with an IVM materialized view", dbs)
 			}
 		}
-		doc := report.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []mv.ListItem{},
+		doc := mvreport.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []mv.ListItem{},
 			NotIVM: res.NotIVM, Unmatched: res.UnmatchedInternalStreams, Findings: []diag.Finding{}}
 		for i := range res.MVs {
 			m := &res.MVs[i]
@@ -232,7 +232,7 @@ func mvExplainRun(o *MVExplainOptions) error {
 		}
 		m := res.ByName(ref.DB, ref.Name)
 		fs := res.FindingsFor(m.DB, m.Name)
-		if err := o.emitRound(r, report.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}); err != nil {
+		if err := o.emitRound(r, mvreport.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}); err != nil {
 			return err
 		}
 		return o.gate(fs, "none")

@@ -33,6 +33,9 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
+	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
+	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
+	tsoreport "github.com/dorisdiag/dorisdiag/report/tso"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -80,21 +83,21 @@ var docKinds = []docKind{
 	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
 	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
 	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[report.HeadroomDoc]()}},
-	{"metrics_fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[report.MetricsFixDoc]()}},
-	{"metrics_lint", "dorisdiag metrics lint FILE -o json", []reflect.Type{typ[report.MetricsLintDoc]()}},
-	{"metrics_lint_snapshot", "dorisdiag metrics lint --snapshot/--demo -o json", []reflect.Type{typ[report.MetricsLintSnapshotDoc]()}},
-	{"metrics_scrape", "dorisdiag metrics scrape -o json", []reflect.Type{typ[report.MetricsScrapeDoc]()}},
-	{"mv_explain", "dorisdiag mv explain DB.MV -o json", []reflect.Type{typ[report.MVExplainDoc]()}},
-	{"mv_list", "dorisdiag mv list -o json", []reflect.Type{typ[report.MVListDoc]()}},
+	{"metrics_fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[metricsreport.MetricsFixDoc]()}},
+	{"metrics_lint", "dorisdiag metrics lint FILE -o json", []reflect.Type{typ[metricsreport.MetricsLintDoc]()}},
+	{"metrics_lint_snapshot", "dorisdiag metrics lint --snapshot/--demo -o json", []reflect.Type{typ[metricsreport.MetricsLintSnapshotDoc]()}},
+	{"metrics_scrape", "dorisdiag metrics scrape -o json", []reflect.Type{typ[metricsreport.MetricsScrapeDoc]()}},
+	{"mv_explain", "dorisdiag mv explain DB.MV -o json", []reflect.Type{typ[mvreport.MVExplainDoc]()}},
+	{"mv_list", "dorisdiag mv list -o json", []reflect.Type{typ[mvreport.MVListDoc]()}},
 	{"snapshot", "a dorisdiag snapshot file (dorisdiag snapshot -f FILE)", []reflect.Type{typ[snapshot.Snapshot]()}},
 	{"snapshot_summary", "dorisdiag snapshot --summary -o json", []reflect.Type{typ[report.SnapshotSummaryDoc]()}},
 	{"stream", "dorisdiag streams show DB.STREAM -o json", []reflect.Type{typ[report.StreamDoc]()}},
 	{"streams", "dorisdiag streams -o json", []reflect.Type{typ[report.StreamsDoc]()}},
-	{"tso_decode", "dorisdiag tso decode -o json", []reflect.Type{typ[report.TSODecodeDoc]()}},
-	{"tso_diff", "dorisdiag tso diff -o json", []reflect.Type{typ[report.TSODiffDoc]()}},
-	{"tso_encode", "dorisdiag tso encode -o json", []reflect.Type{typ[report.TSOEncodeDoc]()}},
-	{"tso_headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[report.TSOHeadroomDoc]()}},
-	{"tso_lag", "dorisdiag tso lag -o json", []reflect.Type{typ[report.TSOLagDoc]()}},
+	{"tso_decode", "dorisdiag tso decode -o json", []reflect.Type{typ[tsoreport.TSODecodeDoc]()}},
+	{"tso_diff", "dorisdiag tso diff -o json", []reflect.Type{typ[tsoreport.TSODiffDoc]()}},
+	{"tso_encode", "dorisdiag tso encode -o json", []reflect.Type{typ[tsoreport.TSOEncodeDoc]()}},
+	{"tso_headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[tsoreport.TSOHeadroomDoc]()}},
+	{"tso_lag", "dorisdiag tso lag -o json", []reflect.Type{typ[tsoreport.TSOLagDoc]()}},
 	{"version", "dorisdiag version -o json", []reflect.Type{typ[versionInfo]()}},
 	{"watch_error", "a failed --watch round (dorisdiag check|streams|mv --watch -o json)", []reflect.Type{typ[report.WatchErrorDoc]()}},
 }

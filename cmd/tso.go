@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag/tsotool"
-	"github.com/dorisdiag/dorisdiag/report"
+	tsoreport "github.com/dorisdiag/dorisdiag/report/tso"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -53,7 +53,7 @@ func NewCmdTSODecode(f *Factory, runF func(*TSODecodeOptions) error) *cobra.Comm
   mysql -N -e 'SELECT CONSUMPTION_STATUS FROM information_schema.table_stream_consumption' | dorisdiag tso decode`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.common, o.Values = f.common(), args
-			if err := o.checkFormat(report.TSODecodeDoc{}.Kind()); err != nil {
+			if err := o.checkFormat(tsoreport.TSODecodeDoc{}.Kind()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -84,7 +84,7 @@ func tsoDecodeRun(o *TSODecodeOptions) error {
 		}
 	}
 	res := tsotool.Decode(inputs, loc)
-	if err := o.emit(report.TSODecodeDoc{DecodeResult: res, Local: o.Local}); err != nil {
+	if err := o.emit(tsoreport.TSODecodeDoc{DecodeResult: res, Local: o.Local}); err != nil {
 		return err
 	}
 	// A bad value is reported on stderr after the good ones are printed, and
@@ -136,7 +136,7 @@ func NewCmdTSOEncode(f *Factory, runF func(*TSOEncodeOptions) error) *cobra.Comm
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.common, o.Time = f.common(), args[0]
-			if err := o.checkFormat(report.TSOEncodeDoc{}.Kind()); err != nil {
+			if err := o.checkFormat(tsoreport.TSOEncodeDoc{}.Kind()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -161,7 +161,7 @@ func tsoEncodeRun(o *TSOEncodeOptions) error {
 	if err != nil {
 		return usageErrorf("encoding %q with --logical %d: %v", arg, o.Logical, err)
 	}
-	return o.emit(report.NewTSOEncodeDoc(arg, v))
+	return o.emit(tsoreport.NewTSOEncodeDoc(arg, v))
 }
 
 // ---- diff ----
@@ -183,7 +183,7 @@ func NewCmdTSODiff(f *Factory, runF func(*TSODiffOptions) error) *cobra.Command 
 		Args:    cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.common, o.A, o.B = f.common(), args[0], args[1]
-			if err := o.checkFormat(report.TSODiffDoc{}.Kind()); err != nil {
+			if err := o.checkFormat(tsoreport.TSODiffDoc{}.Kind()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -207,7 +207,7 @@ func tsoDiffRun(o *TSODiffOptions) error {
 		}
 		ts[i] = p.TSO
 	}
-	return o.emit(report.TSODiffDoc{DiffResult: tsotool.Diff(ts[0], ts[1])})
+	return o.emit(tsoreport.TSODiffDoc{DiffResult: tsotool.Diff(ts[0], ts[1])})
 }
 
 // ---- lag ----
@@ -235,7 +235,7 @@ probably a version count instead of being converted.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.common, o.Raw = f.common(), args[0]
-			if err := o.checkFormat(report.TSOLagDoc{}.Kind()); err != nil {
+			if err := o.checkFormat(tsoreport.TSOLagDoc{}.Kind()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -254,5 +254,5 @@ func tsoLagRun(o *TSOLagOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	return o.emit(report.TSOLagDoc{LagResult: res})
+	return o.emit(tsoreport.TSOLagDoc{LagResult: res})
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag/tsotool"
-	"github.com/dorisdiag/dorisdiag/report"
+	tsoreport "github.com/dorisdiag/dorisdiag/report/tso"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -70,7 +70,7 @@ Exit 1 with --fail-on critical when the offset can no longer resume, and with
 
 // validate checks -o, --offset and --ttl.
 func (o *TSOHeadroomOptions) validate() error {
-	if err := o.checkFormat(report.TSOHeadroomDoc{}.Kind()); err != nil {
+	if err := o.checkFormat(tsoreport.TSOHeadroomDoc{}.Kind()); err != nil {
 		return err
 	}
 	if o.Offset == "" {
@@ -102,7 +102,7 @@ func tsoHeadroomRun(o *TSOHeadroomOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := o.emit(report.TSOHeadroomDoc{HeadroomResult: res}); err != nil {
+	if err := o.emit(tsoreport.TSOHeadroomDoc{HeadroomResult: res}); err != nil {
 		return err
 	}
 	return o.gate(res.Findings, "none")

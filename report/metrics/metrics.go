@@ -1,7 +1,8 @@
-package report
+package metrics
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/report"
 	"io"
 	"sort"
 	"strings"
@@ -22,14 +23,14 @@ type LintView struct {
 
 // MetricsLint writes problems like a compiler, grouped by severity:
 // "file:line:col: rule: family label=value: message", the fix indented.
-func MetricsLint(w io.Writer, st Style, v LintView) error {
+func MetricsLint(w io.Writer, st report.Style, v LintView) error {
 	res := v.Result
 	var b strings.Builder
 	verdict := st.Severity("ok", "parses")
 	if !res.Parseable {
 		verdict = st.Severity("critical", "DOES NOT PARSE")
 	}
-	st.para(&b, "", "    ", fmt.Sprintf("%s: %s — %d lines, %d series, %d bytes; %d errors, %d warnings, %d info",
+	st.Para(&b, "", "    ", fmt.Sprintf("%s: %s — %d lines, %d series, %d bytes; %d errors, %d warnings, %d info",
 		v.Source, verdict, res.Lines, res.Series, res.Bytes, res.Errors, res.Warnings, res.Infos))
 	groups := []struct {
 		sev, title string
@@ -88,7 +89,7 @@ func MetricsLint(w io.Writer, st Style, v LintView) error {
 	return err
 }
 
-func writeProblem(b *strings.Builder, st Style, source string, p exposition.Problem) {
+func writeProblem(b *strings.Builder, st report.Style, source string, p exposition.Problem) {
 	sev := "info"
 	switch p.Severity {
 	case exposition.SeverityError:
@@ -113,9 +114,9 @@ func writeProblem(b *strings.Builder, st Style, source string, p exposition.Prob
 		fmt.Fprintf(&line, " %s:", what)
 	}
 	fmt.Fprintf(&line, " %s", p.Message)
-	st.para(b, "", "    ", line.String())
+	st.Para(b, "", "    ", line.String())
 	if p.Fix != "" {
-		for _, l := range Wrap(Sanitize("fix: "+p.Fix), st.width, "    ", "      ") {
+		for _, l := range report.Wrap(report.Sanitize("fix: "+p.Fix), st.Width(), "    ", "      ") {
 			b.WriteString(st.Dim(l) + "\n")
 		}
 	}
@@ -136,7 +137,7 @@ func writeS5(b *strings.Builder, s metrics.S5) {
 }
 
 // MetricsFix writes what --fix changed and what it could not repair.
-func MetricsFix(w io.Writer, st Style, source string, rep exposition.FixReport) error {
+func MetricsFix(w io.Writer, st report.Style, source string, rep exposition.FixReport) error {
 	var b strings.Builder
 	if rep.OK {
 		fmt.Fprintf(&b, "%s: fixed, %d change(s); the output parses\n", source, len(rep.Changes))

@@ -1,7 +1,8 @@
-package report
+package mv
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/report"
 	"io"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ type MVListDoc struct {
 	Unmatched    []string        `json:"unmatched_internal_streams,omitempty"`
 	Findings     []diag.Finding  `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
-	Watch *WatchRound `json:"watch,omitempty"`
+	Watch *report.WatchRound `json:"watch,omitempty"`
 }
 
 // Kind implements Doc.
@@ -36,7 +37,7 @@ type MVExplainDoc struct {
 	MV           *mv.MV          `json:"mv"`
 	Findings     []diag.Finding  `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
-	Watch *WatchRound `json:"watch,omitempty"`
+	Watch *report.WatchRound `json:"watch,omitempty"`
 	// Details (--details): the table format shows everything, as wide and
 	// markdown do; without it, one screen (mvExplainCompact).
 	Details bool `json:"-"`
@@ -52,22 +53,24 @@ func (MVExplainDoc) Kind() string { return "mv_explain" }
 const mvCompactRows = 3
 
 func init() {
-	Register("mv_list", FormatTable, func(w io.Writer, st Style, d Doc) error {
-		return mvList(w, st, d.(MVListDoc), mvListNarrow, st.mvListTable)
+	report.Register("mv_list", report.FormatTable, func(w io.Writer, st report.Style, d report.Doc) error {
+		return mvList(w, st, d.(MVListDoc), mvListNarrow, style{st}.mvListTable)
 	})
-	Register("mv_list", FormatWide, func(w io.Writer, st Style, d Doc) error { return mvList(w, st, d.(MVListDoc), 0, st.mvListTable) })
-	Register("mv_list", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
-		return mvList(w, Style{}, d.(MVListDoc), mvListNarrow, Markdown)
+	report.Register("mv_list", report.FormatWide, func(w io.Writer, st report.Style, d report.Doc) error {
+		return mvList(w, st, d.(MVListDoc), 0, style{st}.mvListTable)
 	})
-	Register("mv_explain", FormatTable, func(w io.Writer, st Style, d Doc) error {
+	report.Register("mv_list", report.FormatMarkdown, func(w io.Writer, _ report.Style, d report.Doc) error {
+		return mvList(w, report.Style{}, d.(MVListDoc), mvListNarrow, report.Markdown)
+	})
+	report.Register("mv_explain", report.FormatTable, func(w io.Writer, st report.Style, d report.Doc) error {
 		doc := d.(MVExplainDoc)
-		return mvExplain(w, st, doc, textBlocks(st), !doc.Details)
+		return MVExplain(w, st, doc, TextBlocks(st), !doc.Details)
 	})
-	Register("mv_explain", FormatWide, func(w io.Writer, st Style, d Doc) error {
-		return mvExplain(w, st, d.(MVExplainDoc), textBlocks(st), false)
+	report.Register("mv_explain", report.FormatWide, func(w io.Writer, st report.Style, d report.Doc) error {
+		return MVExplain(w, st, d.(MVExplainDoc), TextBlocks(st), false)
 	})
-	Register("mv_explain", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
-		return mvExplain(w, Style{}, d.(MVExplainDoc), markdownBlocks, false)
+	report.Register("mv_explain", report.FormatMarkdown, func(w io.Writer, _ report.Style, d report.Doc) error {
+		return MVExplain(w, report.Style{}, d.(MVExplainDoc), markdownBlocks, false)
 	})
 }
 
@@ -77,7 +80,7 @@ const mvListNarrow = 7
 
 // mvList renders `mv list`: one row per IVM MV, worst first, through grid
 // (Table or Markdown), then the counts and the next command.
-func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, []string, [][]string) error) error {
+func mvList(w io.Writer, st report.Style, d MVListDoc, cols int, grid func(io.Writer, []string, [][]string) error) error {
 	headers := []string{"MV", "STATE", "DELAY", "LAGGING REASON", "FAILURES", "LAST METHOD", "FALLBACKS", "SOURCE", "MIN HEADROOM", "JOB", "CODES"}
 	rows := make([][]string, 0, len(d.MVs))
 	for _, it := range d.MVs {
@@ -92,13 +95,13 @@ func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, [
 		rows = append(rows, []string{it.DB + "." + it.Name, st.Severity(string(it.FreshnessState), string(it.FreshnessState)), diag.ValueText(it.DataDelay), string(it.LaggingReason),
 			fails, method, strconv.Itoa(it.FallbacksInWindow), it.StateSource, mvHeadroomText(it.MinHeadroomSeconds), mvDash(it.JobStatus), mvDash(strings.Join(it.Codes, ","))})
 	}
-	headers, rows = firstColumns(cols, headers, rows)
+	headers, rows = report.FirstColumns(cols, headers, rows)
 	if err := grid(w, headers, rows); err != nil {
 		return err
 	}
-	st.para(w, "", "", fmt.Sprintf("%d IVM MVs; %s. Cluster time %s.", len(d.MVs), mvStateCounts(d.MVs), d.Now.UTC().Format(time.RFC3339)))
+	st.Para(w, "", "", fmt.Sprintf("%d IVM MVs; %s. Cluster time %s.", len(d.MVs), mvStateCounts(d.MVs), d.Now.UTC().Format(time.RFC3339)))
 	if !d.Capabilities.IvmMVStatus {
-		st.para(w, "", "", "This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.")
+		st.Para(w, "", "", "This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.")
 	}
 	if len(d.MVs) > 0 {
 		fmt.Fprintf(w, "Explain one: dorisdiag mv explain %s.%s\n", d.MVs[0].DB, d.MVs[0].Name)
@@ -108,7 +111,7 @@ func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, [
 
 // mvListTable is Table, or a sentence when there is no MV (markdown keeps
 // its empty table).
-func (st Style) mvListTable(w io.Writer, headers []string, rows [][]string) error {
+func (st style) mvListTable(w io.Writer, headers []string, rows [][]string) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No IVM materialized views.")
 		return err
@@ -128,7 +131,7 @@ func mvStateCounts(items []mv.ListItem) string {
 			delete(n, s)
 		}
 	}
-	for _, s := range sortedKeys(n) {
+	for _, s := range report.SortedKeys(n) {
 		parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
 	}
 	if len(parts) == 0 {
@@ -152,31 +155,31 @@ type blocks struct {
 	sqlClose string
 }
 
-func textBlocks(st Style) blocks {
+func TextBlocks(st report.Style) blocks {
 	return blocks{
 		title: func(b *strings.Builder, m *mv.MV) {
 			// The name is an identifier (cut in the middle only when wider
 			// than the terminal); what follows is prose, wrapped.
-			name := Sanitize(m.DB + "." + m.Name)
-			if st.width > 0 {
-				name = Truncate(name, st.width)
+			name := report.Sanitize(m.DB + "." + m.Name)
+			if st.Width() > 0 {
+				name = report.Truncate(name, st.Width())
 			}
-			rest := Sanitize(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.Refresh.Raw), mvDash(m.JobName), mvDash(m.JobStatus)))
-			for _, l := range Wrap(rest, st.width, st.Bold(name)+"  ", "  ") {
+			rest := report.Sanitize(fmt.Sprintf("(id %d, %s, job %s %s)", m.ID, mvDash(m.Refresh.Raw), mvDash(m.JobName), mvDash(m.JobStatus)))
+			for _, l := range report.Wrap(rest, st.Width(), st.Bold(name)+"  ", "  ") {
 				b.WriteString(l + "\n")
 			}
 		},
 		heading:  func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n%s\n", st.Bold(title)) },
 		grid:     st.Table,
-		findings: func(w io.Writer, fs []diag.Finding) error { return findingsFull(w, st, fs) },
+		findings: func(w io.Writer, fs []diag.Finding) error { return report.FindingsFull(w, st, fs) },
 		compactFindings: func(w io.Writer, fs []diag.Finding) error {
 			if len(fs) == 0 {
-				return Findings(w, st, fs)
+				return report.Findings(w, st, fs)
 			}
-			return findingsFit(w, st, fs)
+			return report.FindingsFit(w, st, fs)
 		},
 		sql: func(b *strings.Builder, stmt string) {
-			for _, l := range SQLLines(Sanitize(stmt), st.width) {
+			for _, l := range report.SQLLines(report.Sanitize(stmt), st.Width()) {
 				b.WriteString(l + "\n")
 			}
 		},
@@ -186,28 +189,27 @@ func textBlocks(st Style) blocks {
 var markdownBlocks = blocks{
 	title:           func(b *strings.Builder, m *mv.MV) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
 	heading:         func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) },
-	grid:            Markdown,
-	findings:        FindingsMarkdown,
-	compactFindings: FindingsMarkdown,
+	grid:            report.Markdown,
+	findings:        report.FindingsMarkdown,
+	compactFindings: report.FindingsMarkdown,
 	sql:             func(b *strings.Builder, stmt string) { b.WriteString(stmt + "\n") },
 	sqlOpen:         "```sql\n",
 	sqlClose:        "```\n",
 }
 
-// mvExplain renders `mv explain`: the verdict, the state, the causes, the
+// MVExplain renders `mv explain`: the verdict, the state, the causes, the
 // dependencies, the worst partitions, the recent tasks and the SQL to run.
-func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) error {
+func MVExplain(w io.Writer, st report.Style, d MVExplainDoc, f blocks, compact bool) error {
 	now, m, fs := d.Now, d.MV, d.Findings
 	var b strings.Builder
 	h := func(title string) { f.heading(&b, title) }
 	var dropped []string // columns the compact tables left out, named once at the end
 	if compact {
-		stc := st
-		stc.drops = &dropped
+		stc := st.WithDrops(&dropped)
 		f.grid = stc.Table
 	}
 	f.title(&b, m)
-	st.para(&b, "verdict: ", "  ", m.Headline)
+	st.Para(&b, "verdict: ", "  ", m.Headline)
 	h("State")
 	var state [][2]string
 	kv := func(k, v string) { state = append(state, [2]string{k, v}) }
@@ -238,7 +240,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 	failures := fmt.Sprintf("%s in a row; last success %s; last failure %s", fails, mvTaskWhen(now, hist.LastSuccess), mvTaskWhen(now, hist.LastFailure))
 	fallbacks := fmt.Sprintf("%d in the last %s%s; %s; duration trend %s", hist.FallbacksInWindow,
 		tso.FormatDuration(hist.FallbackWindowSecs*1000), mvReasonsSuffix(hist.FallbackReasons), share, trend)
-	if compact && st.width > 0 {
+	if compact && st.Width() > 0 {
 		// On a terminal, one row per subject (state, client cross-check,
 		// refreshes): each wraps under the value column, and fewer rows
 		// keep the worst MV on one screen.
@@ -376,7 +378,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 		} else {
 			h("Not visible on this build")
 			for _, u := range m.Undetectable {
-				st.para(&b, "- ", "  ", u)
+				st.Para(&b, "- ", "  ", u)
 			}
 		}
 	}
@@ -385,7 +387,7 @@ func mvExplain(w io.Writer, st Style, d MVExplainDoc, f blocks, compact bool) er
 		if len(dropped) > 0 {
 			more = append(more, "every column")
 		}
-		st.para(&b, "", "", st.Dim("With --details: "+strings.Join(more, ", ")+"."))
+		st.Para(&b, "", "", st.Dim("With --details: "+strings.Join(more, ", ")+"."))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -501,3 +503,12 @@ func mvSortStrings(s []string) {
 		}
 	}
 }
+
+// WithWatch implements Watched.
+func (d MVListDoc) WithWatch(w *report.WatchRound) report.Doc { d.Watch = w; return d }
+
+// WithWatch implements Watched.
+func (d MVExplainDoc) WithWatch(w *report.WatchRound) report.Doc { d.Watch = w; return d }
+
+// style is report.Style with this package's table writers as methods.
+type style struct{ report.Style }

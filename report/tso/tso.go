@@ -1,7 +1,8 @@
-package report
+package tso
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/report"
 	"io"
 	"strconv"
 
@@ -63,21 +64,29 @@ func (TSOLagDoc) Kind() string { return "tso_lag" }
 func (TSOHeadroomDoc) Kind() string { return "tso_headroom" }
 
 func init() {
-	Register("tso_decode", FormatTable, func(w io.Writer, st Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), st.Table) })
-	Register("tso_decode", FormatWide, func(w io.Writer, st Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), st.Table) })
-	Register("tso_decode", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return tsoDecode(w, d.(TSODecodeDoc), Markdown) })
-	for kind, kv := range map[string]func(Doc) [][2]string{
-		"tso_encode": func(d Doc) [][2]string { return tsoEncodeKV(d.(TSOEncodeDoc)) },
-		"tso_diff":   func(d Doc) [][2]string { return tsoDiffKV(d.(TSODiffDoc)) },
-		"tso_lag":    func(d Doc) [][2]string { return tsoLagKV(d.(TSOLagDoc)) },
+	report.Register("tso_decode", report.FormatTable, func(w io.Writer, st report.Style, d report.Doc) error {
+		return tsoDecode(w, d.(TSODecodeDoc), st.Table)
+	})
+	report.Register("tso_decode", report.FormatWide, func(w io.Writer, st report.Style, d report.Doc) error {
+		return tsoDecode(w, d.(TSODecodeDoc), st.Table)
+	})
+	report.Register("tso_decode", report.FormatMarkdown, func(w io.Writer, _ report.Style, d report.Doc) error {
+		return tsoDecode(w, d.(TSODecodeDoc), report.Markdown)
+	})
+	for kind, kv := range map[string]func(report.Doc) [][2]string{
+		"tso_encode": func(d report.Doc) [][2]string { return tsoEncodeKV(d.(TSOEncodeDoc)) },
+		"tso_diff":   func(d report.Doc) [][2]string { return tsoDiffKV(d.(TSODiffDoc)) },
+		"tso_lag":    func(d report.Doc) [][2]string { return tsoLagKV(d.(TSOLagDoc)) },
 	} {
 		kv := kv
-		Register(kind, FormatTable, func(w io.Writer, st Style, d Doc) error { return st.kvTable(w, kv(d)) })
-		Register(kind, FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return kvMarkdown(w, kv(d)) })
+		report.Register(kind, report.FormatTable, func(w io.Writer, st report.Style, d report.Doc) error { return style{st}.kvTable(w, kv(d)) })
+		report.Register(kind, report.FormatMarkdown, func(w io.Writer, _ report.Style, d report.Doc) error { return kvMarkdown(w, kv(d)) })
 	}
-	Register("tso_headroom", FormatTable, func(w io.Writer, st Style, d Doc) error { return tsoHeadroom(w, st, d.(TSOHeadroomDoc), st.kvTable) })
-	Register("tso_headroom", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
-		return tsoHeadroom(w, Style{}, d.(TSOHeadroomDoc), kvMarkdown)
+	report.Register("tso_headroom", report.FormatTable, func(w io.Writer, st report.Style, d report.Doc) error {
+		return tsoHeadroom(w, st, d.(TSOHeadroomDoc), style{st}.kvTable)
+	})
+	report.Register("tso_headroom", report.FormatMarkdown, func(w io.Writer, _ report.Style, d report.Doc) error {
+		return tsoHeadroom(w, report.Style{}, d.(TSOHeadroomDoc), kvMarkdown)
 	})
 }
 
@@ -149,7 +158,7 @@ func tsoLagKV(d TSOLagDoc) [][2]string {
 }
 
 // kvTable is a key/value list as aligned lines.
-func (st Style) kvTable(w io.Writer, kv [][2]string) error {
+func (st style) kvTable(w io.Writer, kv [][2]string) error {
 	st.KeyValues(w, kv)
 	return nil
 }
@@ -160,12 +169,12 @@ func kvMarkdown(w io.Writer, kv [][2]string) error {
 	for _, p := range kv {
 		rows = append(rows, []string{p[0], p[1]})
 	}
-	return Markdown(w, []string{"field", "value"}, rows)
+	return report.Markdown(w, []string{"field", "value"}, rows)
 }
 
 // tsoHeadroom writes the retention computation, what each read mode does
 // next, and the findings (none printed when there are none).
-func tsoHeadroom(w io.Writer, st Style, d TSOHeadroomDoc, writeKV func(io.Writer, [][2]string) error) error {
+func tsoHeadroom(w io.Writer, st report.Style, d TSOHeadroomDoc, writeKV func(io.Writer, [][2]string) error) error {
 	res := d.HeadroomResult
 	kv := [][2]string{
 		{"now (reference)", res.ReferenceTSO.String() + "  " + res.ReferenceTime},
@@ -201,7 +210,7 @@ func tsoHeadroom(w io.Writer, st Style, d TSOHeadroomDoc, writeKV func(io.Writer
 		return nil
 	}
 	fmt.Fprintf(w, "\n")
-	return Findings(w, st, res.Findings)
+	return report.Findings(w, st, res.Findings)
 }
 
 // readEffectSeverity colours a read effect: proceeding is ok, a rejected or
@@ -215,3 +224,6 @@ func readEffectSeverity(effect string) string {
 	}
 	return "warning"
 }
+
+// style is report.Style with this package's table writers as methods.
+type style struct{ report.Style }

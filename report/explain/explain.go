@@ -1,7 +1,8 @@
-package report
+package explain
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/report"
 	"io"
 	"strings"
 
@@ -45,24 +46,24 @@ func (d ExplainDoc) MarshalJSON() ([]byte, error) {
 		docs[i] = explainJSON{c.Code, c.Severity.String(), c.Title, c.Spec, c.Meaning, c.Matters, c.Confirm, c.Fix, rel}
 	}
 	if d.One && len(docs) == 1 {
-		return marshalNoEscape(docs[0])
+		return report.MarshalNoEscape(docs[0])
 	}
-	return marshalNoEscape(map[string]any{"codes": docs})
+	return report.MarshalNoEscape(map[string]any{"codes": docs})
 }
 
 func init() {
-	Register("explain", FormatTable, func(w io.Writer, st Style, d Doc) error {
+	report.Register("explain", report.FormatTable, func(w io.Writer, st report.Style, d report.Doc) error {
 		e := d.(ExplainDoc)
 		if e.One && len(e.Codes) == 1 {
 			return explainCode(w, st, e.Codes[0])
 		}
 		return codeList(w, st, e.Codes)
 	})
-	Register("explain", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return FindingsDoc(w, d.(ExplainDoc).Codes) })
+	report.Register("explain", report.FormatMarkdown, func(w io.Writer, _ report.Style, d report.Doc) error { return FindingsDoc(w, d.(ExplainDoc).Codes) })
 }
 
 // explainCode writes one code's documentation for `dorisdiag explain CODE`.
-func explainCode(w io.Writer, st Style, c diag.Declaration) error {
+func explainCode(w io.Writer, st report.Style, c diag.Declaration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  (%s by default)\n", st.Bold(c.Code), st.Severity(c.Severity.String(), c.Severity.String()))
 	fmt.Fprintf(&b, "%s\n", c.Title)
@@ -76,7 +77,7 @@ func explainCode(w io.Writer, st Style, c diag.Declaration) error {
 		for _, line := range strings.Split(text, "\n") {
 			if title == "How to confirm" {
 				if u := strings.ToUpper(line); strings.HasPrefix(u, "SELECT ") || strings.HasPrefix(u, "SHOW ") {
-					for _, l := range SQLLines(Sanitize(line), st.width-2) {
+					for _, l := range report.SQLLines(report.Sanitize(line), st.Width()-2) {
 						fmt.Fprintf(&b, "  %s\n", l)
 					}
 					continue
@@ -84,7 +85,7 @@ func explainCode(w io.Writer, st Style, c diag.Declaration) error {
 				fmt.Fprintf(&b, "  %s\n", line)
 				continue
 			}
-			st.para(&b, "  ", "  ", line)
+			st.Para(&b, "  ", "  ", line)
 		}
 	}
 	section("What it means", c.Meaning)
@@ -100,7 +101,7 @@ func explainCode(w io.Writer, st Style, c diag.Declaration) error {
 }
 
 // codeList writes every code with its default severity and title.
-func codeList(w io.Writer, st Style, codes []diag.Declaration) error {
+func codeList(w io.Writer, st report.Style, codes []diag.Declaration) error {
 	rows := make([][]string, len(codes))
 	for i, c := range codes {
 		rows[i] = []string{c.Code, st.Severity(c.Severity.String(), c.Severity.String()), c.Title}

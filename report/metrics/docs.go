@@ -1,7 +1,8 @@
-package report
+package metrics
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/report"
 	"io"
 	"strconv"
 	"strings"
@@ -113,7 +114,7 @@ func NewMetricsLintSnapshotDoc(res *metrics.Result, top int) MetricsLintSnapshot
 	return d
 }
 
-func (d MetricsLintSnapshotDoc) table(w io.Writer, st Style) error {
+func (d MetricsLintSnapshotDoc) table(w io.Writer, st report.Style) error {
 	for _, i := range d.order {
 		if i < 0 {
 			nf := d.NotFetched[-i-1]
@@ -220,7 +221,7 @@ func NewMetricsScrapeDoc(res *metrics.Result, fetches []ScrapeFetch, discovery s
 
 // scrapeTable writes the per-host summary table, the S5 picture and the
 // findings.
-func scrapeTable(w io.Writer, st Style, d MetricsScrapeDoc, markdown bool) error {
+func scrapeTable(w io.Writer, st report.Style, d MetricsScrapeDoc, markdown bool) error {
 	headers := []string{"TARGET", "KIND", "REACHABLE", "PARSE", "ERRORS", "WARNINGS", "SERIES", "BYTES", "FETCH_MS", "NOTE"}
 	cells := make([][]string, len(d.Targets))
 	for i, t := range d.Targets {
@@ -259,12 +260,12 @@ func scrapeTable(w io.Writer, st Style, d MetricsScrapeDoc, markdown bool) error
 		cells[i] = []string{t.Target.Host, kind, reach, parse, errs, warns, series, strconv.FormatInt(t.Bytes, 10), fetch, note}
 	}
 	if d.Stored {
-		st.para(w, "", "", fmt.Sprintf("The payloads stored in the %s snapshot, fetched when it was taken; nothing is fetched now.", d.Discovery))
+		st.Para(w, "", "", fmt.Sprintf("The payloads stored in the %s snapshot, fetched when it was taken; nothing is fetched now.", d.Discovery))
 		fmt.Fprintln(w)
 	}
 	var err error
 	if markdown {
-		err = Markdown(w, headers, cells)
+		err = report.Markdown(w, headers, cells)
 	} else {
 		err = st.Table(w, headers, cells)
 	}
@@ -281,9 +282,9 @@ func scrapeTable(w io.Writer, st Style, d MetricsScrapeDoc, markdown bool) error
 		return err
 	}
 	if markdown {
-		return FindingsMarkdown(w, d.Findings)
+		return report.FindingsMarkdown(w, d.Findings)
 	}
-	return Findings(w, st, d.Findings)
+	return report.Findings(w, st, d.Findings)
 }
 
 func yesNo(b bool) string {
@@ -294,18 +295,26 @@ func yesNo(b bool) string {
 }
 
 func init() {
-	Register("metrics_lint", FormatTable, func(w io.Writer, st Style, d Doc) error { return MetricsLint(w, st, d.(MetricsLintDoc).view()) })
-	Register("metrics_lint", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return FindingsMarkdown(w, d.(MetricsLintDoc).Findings) })
-	Register("metrics_lint_snapshot", FormatTable, func(w io.Writer, st Style, d Doc) error { return d.(MetricsLintSnapshotDoc).table(w, st) })
-	Register("metrics_lint_snapshot", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error {
-		return FindingsMarkdown(w, d.(MetricsLintSnapshotDoc).Findings)
+	report.Register("metrics_lint", report.FormatTable, func(w io.Writer, st report.Style, d report.Doc) error {
+		return MetricsLint(w, st, d.(MetricsLintDoc).view())
 	})
-	fix := func(w io.Writer, st Style, d Doc) error {
+	report.Register("metrics_lint", report.FormatMarkdown, func(w io.Writer, _ report.Style, d report.Doc) error {
+		return report.FindingsMarkdown(w, d.(MetricsLintDoc).Findings)
+	})
+	report.Register("metrics_lint_snapshot", report.FormatTable, func(w io.Writer, st report.Style, d report.Doc) error { return d.(MetricsLintSnapshotDoc).table(w, st) })
+	report.Register("metrics_lint_snapshot", report.FormatMarkdown, func(w io.Writer, _ report.Style, d report.Doc) error {
+		return report.FindingsMarkdown(w, d.(MetricsLintSnapshotDoc).Findings)
+	})
+	fix := func(w io.Writer, st report.Style, d report.Doc) error {
 		x := d.(MetricsFixDoc)
 		return MetricsFix(w, st, x.Source, x.Fix)
 	}
-	Register("metrics_fix", FormatTable, fix)
-	Register("metrics_fix", FormatMarkdown, fix)
-	Register("metrics_scrape", FormatTable, func(w io.Writer, st Style, d Doc) error { return scrapeTable(w, st, d.(MetricsScrapeDoc), false) })
-	Register("metrics_scrape", FormatMarkdown, func(w io.Writer, st Style, d Doc) error { return scrapeTable(w, st, d.(MetricsScrapeDoc), true) })
+	report.Register("metrics_fix", report.FormatTable, fix)
+	report.Register("metrics_fix", report.FormatMarkdown, fix)
+	report.Register("metrics_scrape", report.FormatTable, func(w io.Writer, st report.Style, d report.Doc) error {
+		return scrapeTable(w, st, d.(MetricsScrapeDoc), false)
+	})
+	report.Register("metrics_scrape", report.FormatMarkdown, func(w io.Writer, st report.Style, d report.Doc) error {
+		return scrapeTable(w, st, d.(MetricsScrapeDoc), true)
+	})
 }

@@ -1,7 +1,9 @@
-package report
+package demo
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/report/mv"
 	"io"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
@@ -19,37 +21,37 @@ type DemoDoc struct {
 func (DemoDoc) Kind() string { return "demo" }
 
 func init() {
-	NoJSON("demo")
-	Register("demo", FormatTable, demoTable)
+	report.NoJSON("demo")
+	report.Register("demo", report.FormatTable, demoTable)
 }
 
-func demoTable(w io.Writer, st Style, d Doc) error {
+func demoTable(w io.Writer, st report.Style, d report.Doc) error {
 	res := d.(DemoDoc).Check
-	if err := checkOverview(w, st, res); err != nil {
+	if err := report.CheckOverview(w, st, res); err != nil {
 		return err
 	}
 	width := d.(DemoDoc).Width
-	if st.width > 0 && (width <= 0 || st.width < width) {
-		width = st.width // on a terminal, its width
+	if st.Width() > 0 && (width <= 0 || st.Width() < width) {
+		width = st.Width() // on a terminal, its width
 	}
-	if st.width > 0 && st.width < 120 {
+	if st.Width() > 0 && st.Width() < 120 {
 		// Too narrow for one line per finding: heading and summary.
-		if err := findingsFit(w, st, res.Findings); err != nil {
+		if err := report.FindingsFit(w, st, res.Findings); err != nil {
 			return err
 		}
-	} else if err := FindingsCompact(w, st, res.Findings, width); err != nil {
+	} else if err := report.FindingsCompact(w, st, res.Findings, width); err != nil {
 		return err
 	}
 	if m := res.WorstMV(); m != nil {
 		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── dorisdiag mv explain "+m.DB+"."+m.Name+" ──"))
-		doc := MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)}
-		if err := mvExplain(w, st, doc, textBlocks(st), true); err != nil {
+		doc := mv.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)}
+		if err := mv.MVExplain(w, st, doc, mv.TextBlocks(st), true); err != nil {
 			return err
 		}
 	}
 	if s := res.WorstStream(); s != nil {
 		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── dorisdiag streams show "+s.DB+"."+s.Name+" ──"))
-		if err := streamShow(w, st, StreamDoc{Stream: s, Findings: res.Streams.FindingsFor(s.DB, s.Name)}); err != nil {
+		if err := report.StreamShow(w, st, report.StreamDoc{Stream: s, Findings: res.Streams.FindingsFor(s.DB, s.Name)}); err != nil {
 			return err
 		}
 	}
@@ -60,7 +62,7 @@ func demoTable(w io.Writer, st Style, d Doc) error {
 		{"dorisdiag streams show DB.STREAM --host FE_HOST", "what the next read does, per partition"},
 		{"dorisdiag explain CODE", "what a finding means and how to fix it"},
 	} {
-		if line := fmt.Sprintf("  %-50s# %s", c[0], c[1]); st.width <= 0 || TextWidth(line) <= st.width {
+		if line := fmt.Sprintf("  %-50s# %s", c[0], c[1]); st.Width() <= 0 || report.TextWidth(line) <= st.Width() {
 			fmt.Fprintln(w, line)
 			continue
 		}
