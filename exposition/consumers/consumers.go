@@ -1,4 +1,6 @@
-package exposition
+package consumers
+
+import "github.com/dorisdiag/dorisdiag/exposition"
 
 // What each consumer of a /metrics payload does with it. The linter's error
 // rules follow expfmt (prometheus/common), which client libraries and
@@ -38,7 +40,7 @@ type Consumers struct {
 // PayloadConsumers combines the linter's result (expfmt's verdict: the
 // linter agrees with it) with the server's (PrometheusServer over the same
 // bytes).
-func PayloadConsumers(res *Result, data []byte) Consumers {
+func PayloadConsumers(res *exposition.Result, data []byte) Consumers {
 	c := Consumers{Expfmt: ExpfmtAccepted}
 	if res != nil && !res.Parseable {
 		c.Expfmt = ExpfmtRejected
@@ -66,35 +68,35 @@ type RuleConsumer struct {
 
 // ruleServer is the server's side of RuleConsumers for the error rules.
 var ruleServer = map[string]RuleConsumer{
-	RuleLabelValueBadEscape: {ServerDepends, `kept: the server reads any backslash escape and keeps \b, \t, \u00e9 as written; ` +
+	exposition.RuleLabelValueBadEscape: {ServerDepends, `kept: the server reads any backslash escape and keeps \b, \t, \u00e9 as written; ` +
 		`dropped when the backslash escapes the closing quote (a value ending in a lone backslash), which leaves the value open`, ""},
-	RuleLabelValueRawQuote: {ServerDepends, "dropped when the quote ends the value and the rest of the label set does not parse; " +
+	exposition.RuleLabelValueRawQuote: {ServerDepends, "dropped when the quote ends the value and the rest of the label set does not parse; " +
 		`kept when the "raw quote" is the start of the next label after a missing comma (the server allows blanks between labels)`, ""},
-	RuleLabelValueRawNewline:   {ServerKept, "the server's lexer reads a line feed inside quotes as part of the value", ""},
-	RuleLabelValueUnterminated: {ServerDropped, "the label set does not parse", ""},
-	RuleLabelValueInvalidUTF8:  {ServerDropped, "invalid UTF-8 label value", ""},
-	RuleLabelValueNotQuoted:    {ServerDropped, "expected label value", ""},
-	RuleLabelNameInvalid:       {ServerDropped, "an invalid label name does not parse; __name__ duplicates the metric name, which the TSDB refuses", ""},
-	RuleLabelNameDuplicate:     {ServerDropped, `the TSDB refuses it ("label name is not unique"), which fails the scrape`, ""},
-	RuleLabelSetSyntax:         {ServerDropped, "the label set does not parse", ""},
-	RuleMetricNameInvalid:      {ServerDropped, "metric name missing or not valid", ""},
-	RuleNameBadEscape:          {ServerDepends, "as a label value's bad escape: kept unless the escape leaves the name open", ""},
-	RuleSampleValueInvalid:     {ServerDropped, `the value is not a float the server accepts (strconv.ParseFloat without '_', 'p' or 'P')`, ""},
-	RuleTimestampInvalid:       {ServerDropped, "the timestamp is not a base-10 integer", ""},
-	RuleTrailingText: {ServerDepends, "kept when only blanks trail the value or timestamp (the server skips them); " +
+	exposition.RuleLabelValueRawNewline:   {ServerKept, "the server's lexer reads a line feed inside quotes as part of the value", ""},
+	exposition.RuleLabelValueUnterminated: {ServerDropped, "the label set does not parse", ""},
+	exposition.RuleLabelValueInvalidUTF8:  {ServerDropped, "invalid UTF-8 label value", ""},
+	exposition.RuleLabelValueNotQuoted:    {ServerDropped, "expected label value", ""},
+	exposition.RuleLabelNameInvalid:       {ServerDropped, "an invalid label name does not parse; __name__ duplicates the metric name, which the TSDB refuses", ""},
+	exposition.RuleLabelNameDuplicate:     {ServerDropped, `the TSDB refuses it ("label name is not unique"), which fails the scrape`, ""},
+	exposition.RuleLabelSetSyntax:         {ServerDropped, "the label set does not parse", ""},
+	exposition.RuleMetricNameInvalid:      {ServerDropped, "metric name missing or not valid", ""},
+	exposition.RuleNameBadEscape:          {ServerDepends, "as a label value's bad escape: kept unless the escape leaves the name open", ""},
+	exposition.RuleSampleValueInvalid:     {ServerDropped, `the value is not a float the server accepts (strconv.ParseFloat without '_', 'p' or 'P')`, ""},
+	exposition.RuleTimestampInvalid:       {ServerDropped, "the timestamp is not a base-10 integer", ""},
+	exposition.RuleTrailingText: {ServerDepends, "kept when only blanks trail the value or timestamp (the server skips them); " +
 		"dropped when a token does", ""},
-	RuleMissingFinalNewline: {ServerKept, "the server adds the final line feed (ensureEndsWithNewline)", ""},
-	RuleHelpDuplicate:       {ServerKept, "the server keeps the last HELP", ""},
-	RuleHelpBadEscape:       {ServerKept, "the server keeps the backslash as written", ""},
-	RuleTypeDuplicate:       {ServerKept, "the server keeps the last TYPE", ""},
-	RuleTypeAfterSamples:    {ServerKept, "the server takes TYPE lines wherever they are", ""},
-	RuleTypeUnknown:         {ServerDropped, `"invalid metric type": the server knows counter, gauge, histogram, summary and untyped only`, ""},
-	RuleQuantileInvalid:     {ServerKept, "the server stores the label as written", ""},
-	RuleBucketInvalid:       {ServerKept, "the server stores the label as written (le=\"bla\")", ""},
-	RuleHistogramNegative:   {ServerKept, "the server does not check classic histogram counts", ""},
-	RuleParserCrash:         {ServerDropped, "a metric name inside braces must be quoted for the server", ""},
-	RuleLineTooLong:         {ServerUnchecked, "the line was not read", ""},
-	RuleLabelLimit:          {ServerUnchecked, "the rest of the line was not read", ""},
+	exposition.RuleMissingFinalNewline: {ServerKept, "the server adds the final line feed (ensureEndsWithNewline)", ""},
+	exposition.RuleHelpDuplicate:       {ServerKept, "the server keeps the last HELP", ""},
+	exposition.RuleHelpBadEscape:       {ServerKept, "the server keeps the backslash as written", ""},
+	exposition.RuleTypeDuplicate:       {ServerKept, "the server keeps the last TYPE", ""},
+	exposition.RuleTypeAfterSamples:    {ServerKept, "the server takes TYPE lines wherever they are", ""},
+	exposition.RuleTypeUnknown:         {ServerDropped, `"invalid metric type": the server knows counter, gauge, histogram, summary and untyped only`, ""},
+	exposition.RuleQuantileInvalid:     {ServerKept, "the server stores the label as written", ""},
+	exposition.RuleBucketInvalid:       {ServerKept, "the server stores the label as written (le=\"bla\")", ""},
+	exposition.RuleHistogramNegative:   {ServerKept, "the server does not check classic histogram counts", ""},
+	exposition.RuleParserCrash:         {ServerDropped, "a metric name inside braces must be quoted for the server", ""},
+	exposition.RuleLineTooLong:         {ServerUnchecked, "the line was not read", ""},
+	exposition.RuleLabelLimit:          {ServerUnchecked, "the rest of the line was not read", ""},
 }
 
 // ServerOnlyProblems are the problems the server drops a scrape for while
@@ -114,16 +116,16 @@ var ServerOnlyProblems = []string{
 // that is not UTF-8 is skipped) and, for the errors, does what ruleServer
 // says.
 func RuleConsumers(rule string) (RuleConsumer, bool) {
-	r, ok := RuleByName(rule)
+	r, ok := exposition.RuleByName(rule)
 	if !ok {
 		return RuleConsumer{}, false
 	}
-	if r.Severity != SeverityError {
+	if r.Severity != exposition.SeverityError {
 		c := RuleConsumer{Server: ServerKept, ServerNote: "the server does not check it", Expfmt: ExpfmtAccepted}
 		switch rule {
-		case RuleDuplicateSeries:
+		case exposition.RuleDuplicateSeries:
 			c.ServerNote = "the scrape is kept; the later sample of the series is not stored (duplicate sample for timestamp)"
-		case RuleNonUTF8Text:
+		case exposition.RuleNonUTF8Text:
 			c.Server = ServerDepends
 			c.ServerNote = "kept for a comment; dropped for HELP text (\"help text is not a valid utf8 string\")"
 		}
