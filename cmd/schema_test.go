@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"maps"
 	"os"
@@ -162,6 +163,9 @@ func (g *schemaGen) known(t reflect.Type) (map[string]any, bool) {
 
 func defName(t reflect.Type) string {
 	pkg := t.PkgPath()
+	if strings.HasPrefix(pkg, "github.com/dorisdiag/dorisdiag/report/") {
+		pkg = "report" // a document kind's package: its types keep the names they had in report
+	}
 	if i := strings.LastIndex(pkg, "/"); i >= 0 {
 		pkg = pkg[i+1:]
 	}
@@ -712,7 +716,7 @@ func TestEveryKindEmitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	snapFile := filepath.Join(dir, "s.json")
-	if _, _, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snapFile); code != ExitOK {
+	if _, _, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snapFile); code != cmdutil.ExitOK {
 		t.Fatalf("snapshot --demo incident -f: exit %d", code)
 	}
 	var cmds [][]string
@@ -813,7 +817,7 @@ func TestValidateDocumentRefuses(t *testing.T) {
 // last, so .kind read "tso". Exactly one kind, the document's.
 func TestTSOEncodeOneKind(t *testing.T) {
 	out, _, code := run(t, nil, "", "tso", "encode", "2026-11-30T10:00:00Z", "-o", "json")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	if n := strings.Count(out, `"kind"`); n != 1 {

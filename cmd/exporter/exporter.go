@@ -1,8 +1,9 @@
-package cmd
+package exporter
 
 import (
 	"context"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -18,8 +19,8 @@ import (
 
 // ExporterOptions are the inputs of `dorisdiag exporter` (docs/exporter.md).
 type ExporterOptions struct {
-	common
-	Source func(SourceOptions) *Source
+	cmdutil.Common
+	Source func(cmdutil.SourceOptions) *cmdutil.Source
 	// Context is the command's: the exporter stops when it is done.
 	Context context.Context
 
@@ -37,7 +38,7 @@ type ExporterOptions struct {
 }
 
 // NewCmdExporter builds `dorisdiag exporter`.
-func NewCmdExporter(f *Factory, runF func(*ExporterOptions) error) *cobra.Command {
+func NewCmdExporter(f *cmdutil.Factory, runF func(*ExporterOptions) error) *cobra.Command {
 	o := &ExporterOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "exporter",
@@ -63,7 +64,7 @@ lists every series, the flags, and how to run it under systemd and Kubernetes.`,
   dorisdiag exporter --host fe1 --web.config.file web.yml --interval 30s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.common, o.Context = f.common(), cmd.Context()
+			o.Common, o.Context = f.Common(), cmd.Context()
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -89,24 +90,24 @@ lists every series, the flags, and how to run it under systemd and Kubernetes.`,
 // validate checks the flags before anything is opened.
 func (o *ExporterOptions) validate() error {
 	if o.Interval < time.Second {
-		return usageErrorf("--interval must be at least 1s, got %s", o.Interval)
+		return cmdutil.UsageErrorf("--interval must be at least 1s, got %s", o.Interval)
 	}
 	if o.RoundTimeout < 0 {
-		return usageErrorf("--round-timeout must not be negative, got %s", o.RoundTimeout)
+		return cmdutil.UsageErrorf("--round-timeout must not be negative, got %s", o.RoundTimeout)
 	}
 	if o.MVQuota < 0 || o.StreamQuota < 0 {
-		return usageErrorf("--mv-quota and --stream-quota must be 0 or more")
+		return cmdutil.UsageErrorf("--mv-quota and --stream-quota must be 0 or more")
 	}
 	if len(o.TelemetryPath) == 0 || o.TelemetryPath[0] != '/' {
-		return usageErrorf("--web.telemetry-path must start with /, got %q", o.TelemetryPath)
+		return cmdutil.UsageErrorf("--web.telemetry-path must start with /, got %q", o.TelemetryPath)
 	}
 	switch o.DesignSeries {
 	case exporter.ModeAuto, exporter.ModeOn, exporter.ModeOff:
 	default:
-		return usageErrorf("--design-series must be auto, on or off, got %q", o.DesignSeries)
+		return cmdutil.UsageErrorf("--design-series must be auto, on or off, got %q", o.DesignSeries)
 	}
 	if err := o.level.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return usageErrorf("--log.level: %v", err)
+		return cmdutil.UsageErrorf("--log.level: %v", err)
 	}
 	return nil
 }
@@ -114,7 +115,7 @@ func (o *ExporterOptions) validate() error {
 // exporterRun serves the design's series until the context is done or a
 // signal stops it.
 func exporterRun(o *ExporterOptions) error {
-	src := o.Source(SourceOptions{})
+	src := o.Source(cmdutil.SourceOptions{})
 	kind, err := src.Kind()
 	if err != nil {
 		return err
@@ -125,11 +126,11 @@ func exporterRun(o *ExporterOptions) error {
 		Diag: round.Options{MVQuota: quotaOpt(o.MVQuota), StreamQuota: quotaOpt(o.StreamQuota)}}
 	switch kind {
 	case "file":
-		return usageErrorf("exporter needs a source that changes: --host HOST (live) or --demo [SCENARIO]; a --snapshot file is analysed by check")
+		return cmdutil.UsageErrorf("exporter needs a source that changes: --host HOST (live) or --demo [SCENARIO]; a --snapshot file is analysed by check")
 	case "demo":
 		s, err := scenario.Load(src.Demo())
 		if err != nil {
-			return usageErrorf("--demo: %v", err)
+			return cmdutil.UsageErrorf("--demo: %v", err)
 		}
 		opt.Source, opt.Demo = exporter.DemoSource(s, o.Interval), true
 	default:
@@ -141,7 +142,7 @@ func exporterRun(o *ExporterOptions) error {
 	}
 	if o.WebConfigFile != "" {
 		if _, err := os.Stat(o.WebConfigFile); err != nil {
-			return usageErrorf("--web.config.file: %v", err)
+			return cmdutil.UsageErrorf("--web.config.file: %v", err)
 		}
 	}
 	ctx := o.Context

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"bytes"
@@ -21,12 +21,12 @@ import (
 const defaultPager = "less -FRX"
 
 // addPagerFlag adds --no-pager to root (one line in NewRootCmd).
-func addPagerFlag(root *cobra.Command, cfg *Config) {
+func AddPagerFlag(root *cobra.Command, cfg *Config) {
 	root.PersistentFlags().BoolVar(&cfg.NoPager, "no-pager", false, "never send output through $PAGER (default less -FRX); a pipe or a file never uses it")
 }
 
 // pagerCommand is the pager to run, "" for none.
-func (c common) pagerCommand() string {
+func (c Common) pagerCommand() string {
 	p := strings.TrimSpace(c.IO.getenv("PAGER"))
 	if p == "" {
 		p = defaultPager
@@ -41,7 +41,7 @@ func (c common) pagerCommand() string {
 // (one whose size is known: "longer than the screen" needs its height). w
 // must be the process's stdout: the pager never replaces a buffer a --watch
 // round (wr) or -f FILE is captured in.
-func (c common) pagerWanted(w io.Writer, wr *report.WatchRound, f report.Format) bool {
+func (c Common) pagerWanted(w io.Writer, wr *report.WatchRound, f report.Format) bool {
 	if c.Config.NoPager || !c.IO.IsTTY || c.IO.TermSize == nil || wr != nil || w != c.IO.Out {
 		return false
 	}
@@ -55,7 +55,7 @@ func (c common) pagerWanted(w io.Writer, wr *report.WatchRound, f report.Format)
 // than the screen (shorter output is written straight away: nothing to
 // page, and no process to start). A pager that cannot start is no error:
 // the output is written as it is.
-func (c common) emitPaged(f report.Format, d report.Doc) error {
+func (c Common) emitPaged(f report.Format, d report.Doc) error {
 	var buf bytes.Buffer
 	err := report.Emit(&buf, c.style(c.IO.Out), f, d)
 	if err != nil && buf.Len() == 0 {

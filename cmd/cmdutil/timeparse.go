@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 // parseTimeArg reads a time for the CLI: RFC 3339 (its own offset wins), or
 // "YYYY-MM-DD HH:MM:SS[.fff]", "YYYY-MM-DDTHH:MM:SS[.fff]", "YYYY-MM-DD HH:MM"
 // or "YYYY-MM-DD" in the zone tz ("UTC" by default, "Local", or an IANA name).
-func parseTimeArg(s, tz string) (time.Time, error) {
+func ParseTimeArg(s, tz string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
 	}
-	loc, err := loadZone(tz)
+	loc, err := LoadZone(tz)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -33,7 +33,7 @@ func parseTimeArg(s, tz string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("invalid time %q: want RFC 3339 (2026-11-30T10:00:00Z) or \"YYYY-MM-DD HH:MM:SS[.mmm]\" in --tz", s)
 }
 
-func loadZone(tz string) (*time.Location, error) {
+func LoadZone(tz string) (*time.Location, error) {
 	switch strings.TrimSpace(tz) {
 	case "", "UTC", "utc", "Z":
 		return time.UTC, nil

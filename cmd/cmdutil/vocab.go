@@ -1,8 +1,8 @@
-package cmd
+package cmdutil
 
 // names lists the values of one of diag's typed vocabularies (states,
 // reasons) as flags and completions spell them.
-func names[S ~string](xs []S) []string {
+func Names[S ~string](xs []S) []string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
 		out[i] = string(x)

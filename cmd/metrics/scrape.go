@@ -1,8 +1,9 @@
-package cmd
+package metrics
 
 import (
 	"context"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"time"
 
@@ -17,12 +18,12 @@ import (
 
 // metricsScrapeFailOn is the default --fail-on of metrics scrape, as for
 // check: an unreachable target or an unparseable payload fails the run.
-const metricsScrapeFailOn = "critical"
+const MetricsScrapeFailOn = "critical"
 
 // MetricsScrapeOptions are the inputs of `metrics scrape`.
 type MetricsScrapeOptions struct {
-	common
-	Source    func(SourceOptions) *Source
+	cmdutil.Common
+	Source    func(cmdutil.SourceOptions) *cmdutil.Source
 	HTTPFetch func(scrape.FetchOptions) (scrape.FetchOptions, error)
 
 	Targets        string
@@ -36,7 +37,7 @@ type MetricsScrapeOptions struct {
 }
 
 // NewCmdMetricsScrape builds `metrics scrape`.
-func NewCmdMetricsScrape(f *Factory, runF func(*MetricsScrapeOptions) error) *cobra.Command {
+func NewCmdMetricsScrape(f *cmdutil.Factory, runF func(*MetricsScrapeOptions) error) *cobra.Command {
 	o := &MetricsScrapeOptions{Source: f.Source, HTTPFetch: f.HTTPFetch}
 	c := &cobra.Command{
 		Use:   "scrape",
@@ -58,7 +59,7 @@ says otherwise.`,
   dorisdiag metrics scrape --targets fe=fe1:18030,be=be1:18040 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			o.common = f.common()
+			o.Common = f.Common()
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -81,16 +82,16 @@ says otherwise.`,
 
 // validate checks -o, --fail-on and --save before any work.
 func (o *MetricsScrapeOptions) validate() error {
-	if err := o.checkFormat("metrics_scrape"); err != nil {
+	if err := o.CheckFormat("metrics_scrape"); err != nil {
 		return err
 	}
-	if _, err := o.failOn(metricsScrapeFailOn); err != nil {
+	if _, err := o.FailOn(MetricsScrapeFailOn); err != nil {
 		return err
 	}
 	if o.Save == "-" {
-		return usageErrorf("--save -: the report goes to stdout; give --save FILE")
+		return cmdutil.UsageErrorf("--save -: the report goes to stdout; give --save FILE")
 	}
-	if err := checkOutput(o.Save); err != nil {
+	if err := cmdutil.CheckOutput(o.Save); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
 	return nil
@@ -104,22 +105,22 @@ func metricsScrapeRun(o *MetricsScrapeOptions) error {
 	if o.Targets != "" {
 		var err error
 		if targets, err = scrape.ParseTargets(o.Targets); err != nil {
-			return usageErrorf("--targets: %v", err)
+			return cmdutil.UsageErrorf("--targets: %v", err)
 		}
 	}
 	var snap *snapshot.Snapshot
 	discovery, now := "targets", start
 	if o.Targets == "" || o.Save != "" {
-		src := o.Source(SourceOptions{})
+		src := o.Source(cmdutil.SourceOptions{})
 		kind, err := src.Kind()
 		if err != nil {
 			if o.Save != "" {
-				return usageErrorf("--save needs a snapshot to store the payloads into: give --host, --snapshot or --demo")
+				return cmdutil.UsageErrorf("--save needs a snapshot to store the payloads into: give --host, --snapshot or --demo")
 			}
-			return usageErrorf("no targets: give --targets host:port,... or a source (--host, --snapshot, --demo) to discover FEs and BEs from")
+			return cmdutil.UsageErrorf("no targets: give --targets host:port,... or a source (--host, --snapshot, --demo) to discover FEs and BEs from")
 		}
 		if o.Targets == "" && kind != "live" && o.Save != "" {
-			return usageErrorf("--save with --%s: the payloads are already stored in it; give --targets to fetch new ones", kind)
+			return cmdutil.UsageErrorf("--save with --%s: the payloads are already stored in it; give --targets to fetch new ones", kind)
 		}
 		snaps, err := src.Load()
 		if err != nil {
@@ -168,10 +169,10 @@ func metricsScrapeRun(o *MetricsScrapeOptions) error {
 			return err
 		}
 	}
-	if err := o.emit(metricsreport.NewMetricsScrapeDoc(a, fetches, discovery)); err != nil {
+	if err := o.Emit(metricsreport.NewMetricsScrapeDoc(a, fetches, discovery)); err != nil {
 		return err
 	}
-	return o.gate(a.Findings, metricsScrapeFailOn)
+	return o.Gate(a.Findings, MetricsScrapeFailOn)
 }
 
 // runStored analyses the payloads a snapshot (--snapshot, --demo) stores,
@@ -185,10 +186,10 @@ func (o *MetricsScrapeOptions) runStored(s *snapshot.Snapshot, kind string) erro
 		return err
 	}
 	a := metrics.Analyze(s, opt)
-	if err := o.emit(metricsreport.NewMetricsScrapeDoc(a, nil, kind)); err != nil {
+	if err := o.Emit(metricsreport.NewMetricsScrapeDoc(a, nil, kind)); err != nil {
 		return err
 	}
-	return o.gate(a.Findings, metricsScrapeFailOn)
+	return o.Gate(a.Findings, MetricsScrapeFailOn)
 }
 
 // savePayloads stores the payloads into the source snapshot and writes it.

@@ -1,9 +1,10 @@
-package cmd
+package tso
 
 import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ import (
 // report/tso.go.
 
 // NewCmdTSO builds the `tso` group.
-func NewCmdTSO(f *Factory) *cobra.Command {
+func NewCmdTSO(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tso",
 		Short: "Decode, encode and compare TSOs; compute retention headroom (no cluster needed)",
@@ -35,7 +36,7 @@ the low 18 a logical counter (0–262143). None of these commands dials a cluste
 
 // TSODecodeOptions are the inputs of `tso decode`.
 type TSODecodeOptions struct {
-	common
+	cmdutil.Common
 
 	Values []string // the arguments; none: one per line on stdin
 	Local  bool
@@ -43,7 +44,7 @@ type TSODecodeOptions struct {
 }
 
 // NewCmdTSODecode builds `tso decode`.
-func NewCmdTSODecode(f *Factory, runF func(*TSODecodeOptions) error) *cobra.Command {
+func NewCmdTSODecode(f *cmdutil.Factory, runF func(*TSODecodeOptions) error) *cobra.Command {
 	o := &TSODecodeOptions{}
 	c := &cobra.Command{
 		Use:   "decode [TSO...]",
@@ -52,8 +53,8 @@ func NewCmdTSODecode(f *Factory, runF func(*TSODecodeOptions) error) *cobra.Comm
   dorisdiag tso decode -- -1 N/A   # "--" before negative values
   mysql -N -e 'SELECT CONSUMPTION_STATUS FROM information_schema.table_stream_consumption' | dorisdiag tso decode`,
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.common, o.Values = f.common(), args
-			if err := o.checkFormat(tsoreport.TSODecodeDoc{}.Kind()); err != nil {
+			o.Common, o.Values = f.Common(), args
+			if err := o.CheckFormat(tsoreport.TSODecodeDoc{}.Kind()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -72,8 +73,8 @@ func tsoDecodeRun(o *TSODecodeOptions) error {
 	var loc *time.Location
 	if o.Local {
 		var err error
-		if loc, err = loadZone(o.TZ); err != nil {
-			return usageError{err}
+		if loc, err = cmdutil.LoadZone(o.TZ); err != nil {
+			return cmdutil.UsageError{Err: err}
 		}
 	}
 	inputs := o.Values
@@ -84,7 +85,7 @@ func tsoDecodeRun(o *TSODecodeOptions) error {
 		}
 	}
 	res := tsotool.Decode(inputs, loc)
-	if err := o.emit(tsoreport.TSODecodeDoc{DecodeResult: res, Local: o.Local}); err != nil {
+	if err := o.Emit(tsoreport.TSODecodeDoc{DecodeResult: res, Local: o.Local}); err != nil {
 		return err
 	}
 	// A bad value is reported on stderr after the good ones are printed, and
@@ -93,7 +94,7 @@ func tsoDecodeRun(o *TSODecodeOptions) error {
 		fmt.Fprintf(o.IO.Err, "dorisdiag: %s\n", e.Error)
 	}
 	if len(res.Errors) > 0 {
-		return alreadyReported{fmt.Errorf("%d invalid TSO value(s)", len(res.Errors))}
+		return cmdutil.AlreadyReported{Err: fmt.Errorf("%d invalid TSO value(s)", len(res.Errors))}
 	}
 	return nil
 }
@@ -118,7 +119,7 @@ func readLines(r io.Reader) ([]string, error) {
 
 // TSOEncodeOptions are the inputs of `tso encode`.
 type TSOEncodeOptions struct {
-	common
+	cmdutil.Common
 
 	Time    string // the argument
 	Logical int64
@@ -126,7 +127,7 @@ type TSOEncodeOptions struct {
 }
 
 // NewCmdTSOEncode builds `tso encode`.
-func NewCmdTSOEncode(f *Factory, runF func(*TSOEncodeOptions) error) *cobra.Command {
+func NewCmdTSOEncode(f *cmdutil.Factory, runF func(*TSOEncodeOptions) error) *cobra.Command {
 	o := &TSOEncodeOptions{}
 	c := &cobra.Command{
 		Use:   "encode TIME",
@@ -135,8 +136,8 @@ func NewCmdTSOEncode(f *Factory, runF func(*TSOEncodeOptions) error) *cobra.Comm
   dorisdiag tso encode "2026-11-30 18:00:00" --tz Asia/Shanghai --logical 5`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.common, o.Time = f.common(), args[0]
-			if err := o.checkFormat(tsoreport.TSOEncodeDoc{}.Kind()); err != nil {
+			o.Common, o.Time = f.Common(), args[0]
+			if err := o.CheckFormat(tsoreport.TSOEncodeDoc{}.Kind()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -153,28 +154,28 @@ func NewCmdTSOEncode(f *Factory, runF func(*TSOEncodeOptions) error) *cobra.Comm
 // tsoEncodeRun encodes the time as a TSO.
 func tsoEncodeRun(o *TSOEncodeOptions) error {
 	arg := o.Time
-	t, err := parseTimeArg(arg, o.TZ)
+	t, err := cmdutil.ParseTimeArg(arg, o.TZ)
 	if err != nil {
-		return usageError{err}
+		return cmdutil.UsageError{Err: err}
 	}
 	v, err := tso.FromTime(t, o.Logical)
 	if err != nil {
-		return usageErrorf("encoding %q with --logical %d: %v", arg, o.Logical, err)
+		return cmdutil.UsageErrorf("encoding %q with --logical %d: %v", arg, o.Logical, err)
 	}
-	return o.emit(tsoreport.NewTSOEncodeDoc(arg, v))
+	return o.Emit(tsoreport.NewTSOEncodeDoc(arg, v))
 }
 
 // ---- diff ----
 
 // TSODiffOptions are the inputs of `tso diff`.
 type TSODiffOptions struct {
-	common
+	cmdutil.Common
 
 	A, B string // the arguments
 }
 
 // NewCmdTSODiff builds `tso diff`.
-func NewCmdTSODiff(f *Factory, runF func(*TSODiffOptions) error) *cobra.Command {
+func NewCmdTSODiff(f *cmdutil.Factory, runF func(*TSODiffOptions) error) *cobra.Command {
 	o := &TSODiffOptions{}
 	return &cobra.Command{
 		Use:     "diff A B",
@@ -182,8 +183,8 @@ func NewCmdTSODiff(f *Factory, runF func(*TSODiffOptions) error) *cobra.Command 
 		Example: "  dorisdiag tso diff 469067681628160003 469067419484160000\n  dorisdiag tso diff 469067681628160003 469067419484160000 -o json",
 		Args:    cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.common, o.A, o.B = f.common(), args[0], args[1]
-			if err := o.checkFormat(tsoreport.TSODiffDoc{}.Kind()); err != nil {
+			o.Common, o.A, o.B = f.Common(), args[0], args[1]
+			if err := o.CheckFormat(tsoreport.TSODiffDoc{}.Kind()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -200,28 +201,28 @@ func tsoDiffRun(o *TSODiffOptions) error {
 	for i, s := range []string{o.A, o.B} {
 		p, err := tso.Parse(s)
 		if err != nil {
-			return usageError{err}
+			return cmdutil.UsageError{Err: err}
 		}
 		if p.Kind != tso.KindTSO {
-			return usageErrorf("%q is %s, not a TSO: nothing to subtract", s, p.Kind)
+			return cmdutil.UsageErrorf("%q is %s, not a TSO: nothing to subtract", s, p.Kind)
 		}
 		ts[i] = p.TSO
 	}
-	return o.emit(tsoreport.TSODiffDoc{DiffResult: tsotool.Diff(ts[0], ts[1])})
+	return o.Emit(tsoreport.TSODiffDoc{DiffResult: tsotool.Diff(ts[0], ts[1])})
 }
 
 // ---- lag ----
 
 // TSOLagOptions are the inputs of `tso lag`.
 type TSOLagOptions struct {
-	common
+	cmdutil.Common
 
 	Raw    string // the argument
 	Offset string
 }
 
 // NewCmdTSOLag builds `tso lag`.
-func NewCmdTSOLag(f *Factory, runF func(*TSOLagOptions) error) *cobra.Command {
+func NewCmdTSOLag(f *cmdutil.Factory, runF func(*TSOLagOptions) error) *cobra.Command {
 	o := &TSOLagOptions{}
 	c := &cobra.Command{
 		Use:   "lag RAW",
@@ -234,8 +235,8 @@ probably a version count instead of being converted.`,
 		Example: "  dorisdiag tso lag 262144000\n  dorisdiag tso lag 3 --offset 469067681628160003   # a LAG counted in versions",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.common, o.Raw = f.common(), args[0]
-			if err := o.checkFormat(tsoreport.TSOLagDoc{}.Kind()); err != nil {
+			o.Common, o.Raw = f.Common(), args[0]
+			if err := o.CheckFormat(tsoreport.TSOLagDoc{}.Kind()); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -252,7 +253,7 @@ probably a version count instead of being converted.`,
 func tsoLagRun(o *TSOLagOptions) error {
 	res, err := tsotool.Lag(o.Raw, o.Offset)
 	if err != nil {
-		return usageError{err}
+		return cmdutil.UsageError{Err: err}
 	}
-	return o.emit(tsoreport.TSOLagDoc{LagResult: res})
+	return o.Emit(tsoreport.TSOLagDoc{LagResult: res})
 }

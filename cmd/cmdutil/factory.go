@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"io"
@@ -44,7 +44,7 @@ type Config struct {
 	NoPager bool
 	FailOn  string
 	Timeout time.Duration
-	Conn    connOptions
+	Conn    ConnOptions
 	// Snapshots and Demo select the source with Conn.Host (one of the three).
 	Snapshots []string
 	Demo      string
@@ -52,7 +52,7 @@ type Config struct {
 
 // connOptions are the live-cluster flags. The password is never a flag
 // (visible in /proc and shell history): DORISDIAG_PASSWORD, then MYSQL_PWD.
-type connOptions struct {
+type ConnOptions struct {
 	Host     string
 	Port     int
 	HTTPPort int
@@ -67,7 +67,7 @@ type connOptions struct {
 
 // newFactory wires the Factory over the streams and the root's flags (cfg is
 // read when a command runs, after the flags are parsed).
-func newFactory(ios *IOStreams, cfg *Config) *Factory {
+func NewFactory(ios *IOStreams, cfg *Config) *Factory {
 	f := &Factory{IOStreams: ios, Config: func() Config { return *cfg }}
 	f.HTTPFetch = func(fo scrape.FetchOptions) (scrape.FetchOptions, error) { return httpFetch(ios, *cfg, fo) }
 	f.Source = func(opt SourceOptions) *Source {
@@ -76,83 +76,83 @@ func newFactory(ios *IOStreams, cfg *Config) *Factory {
 	return f
 }
 
-// common is what every run reads besides its own flags: the streams and the
+// Common is what every run reads besides its own flags: the streams and the
 // root's flags. NewCmdX fills it when the command runs.
-type common struct {
+type Common struct {
 	IO     *IOStreams
 	Config Config
 }
 
-func (f *Factory) common() common {
-	c := common{IO: f.IOStreams}
+func (f *Factory) Common() Common {
+	c := Common{IO: f.IOStreams}
 	if f.Config != nil {
 		c.Config = f.Config()
 	}
 	return c
 }
 
-func (c common) color() bool { return c.IO.colorEnabled(c.Config.NoColor) }
+func (c Common) Color() bool { return c.IO.colorEnabled(c.Config.NoColor) }
 
 // style is the rendering style of output written to w.
-func (c common) style(w io.Writer) report.Style {
-	return report.NewStyle(w, c.color()).WithWidth(c.IO.width())
+func (c Common) style(w io.Writer) report.Style {
+	return report.NewStyle(w, c.Color()).WithWidth(c.IO.width())
 }
 
-// format validates -o against what a command supports.
-func (c common) format(supported ...report.Format) (report.Format, error) {
+// OutputFormat validates -o against what a command supports.
+func (c Common) OutputFormat(supported ...report.Format) (report.Format, error) {
 	f, err := report.ParseFormat(c.Config.Output, supported...)
 	if err != nil {
-		return "", usageError{err}
+		return "", UsageError{err}
 	}
 	return f, nil
 }
 
-// checkFormat validates -o against the formats report registers for kind,
+// CheckFormat validates -o against the formats report registers for kind,
 // before any work is done (a bad -o is exit 2, not a failed collection).
-func (c common) checkFormat(kind string) error {
-	_, err := c.format(report.Formats(kind)...)
+func (c Common) CheckFormat(kind string) error {
+	_, err := c.OutputFormat(report.Formats(kind)...)
 	return err
 }
 
-// failOn resolves --fail-on; def is the command's default ("none" for most,
+// FailOn resolves --fail-on; def is the command's default ("none" for most,
 // "critical" for check).
-func (c common) failOn(def string) (diag.Severity, error) { return c.Config.failOn(def) }
+func (c Common) FailOn(def string) (diag.Severity, error) { return c.Config.CheckFailOn(def) }
 
-func (cfg Config) failOn(def string) (diag.Severity, error) {
+func (cfg Config) CheckFailOn(def string) (diag.Severity, error) {
 	v := cfg.FailOn
 	if v == "" {
 		v = def
 	}
 	s, err := diag.ParseSeverity(v)
 	if err != nil || s == diag.SeverityInfo {
-		return 0, usageErrorf("--fail-on %q: want none, warning or critical", v)
+		return 0, UsageErrorf("--fail-on %q: want none, warning or critical", v)
 	}
 	return s, nil
 }
 
-// gate turns findings into the exit code contract: errFindings when any
+// Gate turns findings into the exit code contract: errFindings when any
 // reaches --fail-on (def when the flag is not given).
-func (c common) gate(fs []diag.Finding, def string) error {
-	th, err := c.failOn(def)
+func (c Common) Gate(fs []diag.Finding, def string) error {
+	th, err := c.FailOn(def)
 	if err != nil {
 		return err
 	}
 	if diag.AtOrAbove(fs, th) {
-		return errFindings
+		return ErrFindings
 	}
 	return nil
 }
 
-// emit writes a command's one document to stdout in the -o format
+// Emit writes a command's one document to stdout in the -o format
 // (docs/cli.md).
-func (c common) emit(d report.Doc) error { return c.emitTo(c.IO.Out, nil, d) }
+func (c Common) Emit(d report.Doc) error { return c.emitTo(c.IO.Out, nil, d) }
 
-// emitRound writes a round's document to the round's stream, with its
+// EmitRound writes a round's document to the round's stream, with its
 // "watch" field under --watch.
-func (c common) emitRound(r watch.Round, d report.Doc) error { return c.emitTo(r.Out, r.Watch, d) }
+func (c Common) EmitRound(r watch.Round, d report.Doc) error { return c.emitTo(r.Out, r.Watch, d) }
 
-func (c common) emitTo(w io.Writer, wr *report.WatchRound, d report.Doc) error {
-	f, err := c.format(report.Formats(d.Kind())...)
+func (c Common) emitTo(w io.Writer, wr *report.WatchRound, d report.Doc) error {
+	f, err := c.OutputFormat(report.Formats(d.Kind())...)
 	if err != nil {
 		return err
 	}
@@ -167,18 +167,18 @@ func (c common) emitTo(w io.Writer, wr *report.WatchRound, d report.Doc) error {
 
 // watchAfterRound, when set (tests only), is called after each --watch
 // round has been written (watch.Env.AfterRound).
-var watchAfterRound func(round int)
+var WatchAfterRound func(round int)
 
-// watched runs run once, or every --watch interval (package cmd/watch),
+// Watched runs run once, or every --watch interval (package cmd/watch),
 // over the snapshots of src.
-func (c common) watched(src *Source, o watch.Options, run watch.Func) error {
+func (c Common) Watched(src *Source, o watch.Options, run watch.Func) error {
 	return watch.Run(o, watch.Env{
 		Out: c.IO.Out, Err: c.IO.Err, IsTTY: c.IO.IsTTY,
 		Format:     report.Format(c.Config.Output),
 		Source:     src,
 		EmitError:  func(w io.Writer, d report.Doc) error { return c.emitTo(w, nil, d) },
-		Verdict:    func(err error) bool { return err == errFindings },
-		AfterRound: watchAfterRound,
+		Verdict:    func(err error) bool { return err == ErrFindings },
+		AfterRound: WatchAfterRound,
 	}, run)
 }
 
@@ -220,7 +220,7 @@ func httpFetch(ios *IOStreams, cfg Config, fo scrape.FetchOptions) (scrape.Fetch
 // 401 Basic challenge (a BE with enable_all_http_auth=true); scrape sends
 // them only then, and only to the host:port that asked (docs/snapshot.md
 // "Credentials over HTTP").
-func httpCredentials(conn connOptions, password string) *scrape.Credentials {
+func httpCredentials(conn ConnOptions, password string) *scrape.Credentials {
 	user := conn.User
 	if user == "" {
 		user = "root"

@@ -1,6 +1,7 @@
-package cmd
+package metrics
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strconv"
 	"time"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // NewCmdMetrics builds the `metrics` group.
-func NewCmdMetrics(f *Factory) *cobra.Command {
+func NewCmdMetrics(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "metrics",
 		Short: "Lint FE/BE /metrics payloads and check them against the monitoring design",
@@ -49,10 +50,10 @@ func (f *conformFlags) options(defaultNow time.Time) (metrics.ConformOptions, er
 	if f.Now != "" {
 		if secs, err := strconv.ParseFloat(f.Now, 64); err == nil {
 			now = time.Unix(0, int64(secs*1e9)).UTC()
-		} else if t, err := parseTimeArg(f.Now, "UTC"); err == nil {
+		} else if t, err := cmdutil.ParseTimeArg(f.Now, "UTC"); err == nil {
 			now = t
 		} else {
-			return metrics.ConformOptions{}, usageErrorf("--now: %v", err)
+			return metrics.ConformOptions{}, cmdutil.UsageErrorf("--now: %v", err)
 		}
 	}
 	lim := func(n int) int {

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"errors"
@@ -20,44 +20,44 @@ const (
 
 // errFindings is the sentinel a command returns after printing its report
 // when a finding reaches --fail-on: exit 1, nothing more printed.
-var errFindings = errors.New("findings at or above --fail-on")
+var ErrFindings = errors.New("findings at or above --fail-on")
 
 // usageError marks bad usage (exit 2, with a hint to --help).
-type usageError struct{ err error }
+type UsageError struct{ Err error }
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
 
-func usageErrorf(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func UsageErrorf(format string, a ...any) error { return UsageError{fmt.Errorf(format, a...)} }
 
 // alreadyReported is an error whose message the command has already printed
 // (e.g. tso decode reports each bad value inline): exit 2, nothing more printed.
-type alreadyReported struct{ err error }
+type AlreadyReported struct{ Err error }
 
-func (e alreadyReported) Error() string { return e.err.Error() }
+func (e AlreadyReported) Error() string { return e.Err.Error() }
 
 // exitCode maps the error a command returned to the process exit code and
 // prints it, in one place: one line "dorisdiag: <what>: <why>", never a stack.
-func exitCode(err error, stderr io.Writer) int { return exitCodeFor(err, stderr, "dorisdiag") }
+func ExitCode(err error, stderr io.Writer) int { return ExitCodeFor(err, stderr, "dorisdiag") }
 
 // exitCodeFor is exitCode with the command whose --help a usage error points
 // to: the command that was run ("dorisdiag mv explain"), not the root, so the
 // hint shows that command's arguments and flags.
-func exitCodeFor(err error, stderr io.Writer, helpCmd string) int {
+func ExitCodeFor(err error, stderr io.Writer, helpCmd string) int {
 	if err == nil {
 		return ExitOK
 	}
-	if errors.Is(err, errFindings) {
+	if errors.Is(err, ErrFindings) {
 		return ExitFindings
 	}
-	var ar alreadyReported
+	var ar AlreadyReported
 	if errors.As(err, &ar) {
 		return ExitError
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.ReplaceAll(msg, "\n", " ")
 	fmt.Fprintf(stderr, "dorisdiag: %s\n", msg)
-	if isUsage(err) {
+	if IsUsage(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", helpCmd)
 	}
 	return ExitError
@@ -65,8 +65,8 @@ func exitCodeFor(err error, stderr io.Writer, helpCmd string) int {
 
 // isUsage recognises bad usage: a command's usageError, or a misuse of the
 // --watch flags (package cmd/watch's UsageError).
-func isUsage(err error) bool {
-	var ue usageError
+func IsUsage(err error) bool {
+	var ue UsageError
 	var we watch.UsageError
 	return errors.As(err, &ue) || errors.As(err, &we)
 }
@@ -74,7 +74,7 @@ func isUsage(err error) bool {
 // helpPath is the command path whose --help a usage error points to: the
 // command cobra ran or found (for an unknown subcommand, its group), else the
 // root.
-func helpPath(root, c *cobra.Command) string {
+func HelpPath(root, c *cobra.Command) string {
 	if c == nil {
 		return root.CommandPath()
 	}

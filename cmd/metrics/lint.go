@@ -1,7 +1,8 @@
-package cmd
+package metrics
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"strings"
 	"time"
@@ -19,12 +20,12 @@ import (
 // metricsLintFailOn is the default --fail-on of metrics lint: a linter
 // fails on an error-level problem (the payload does not parse, or Prometheus
 // would reject it: METRICS_UNPARSEABLE is critical), as promtool does.
-const metricsLintFailOn = "critical"
+const MetricsLintFailOn = "critical"
 
 // MetricsLintOptions are the inputs of `metrics lint`.
 type MetricsLintOptions struct {
-	common
-	Source    func(SourceOptions) *Source
+	cmdutil.Common
+	Source    func(cmdutil.SourceOptions) *cmdutil.Source
 	HTTPFetch func(scrape.FetchOptions) (scrape.FetchOptions, error)
 
 	// Input is the payload argument: a file, an http(s) URL, or - (stdin).
@@ -41,7 +42,7 @@ type MetricsLintOptions struct {
 }
 
 // NewCmdMetricsLint builds `metrics lint`.
-func NewCmdMetricsLint(f *Factory, runF func(*MetricsLintOptions) error) *cobra.Command {
+func NewCmdMetricsLint(f *cmdutil.Factory, runF func(*MetricsLintOptions) error) *cobra.Command {
 	o := &MetricsLintOptions{Source: f.Source, HTTPFetch: f.HTTPFetch}
 	c := &cobra.Command{
 		Use: "lint [FILE|URL|-]",
@@ -62,7 +63,7 @@ does not parse) unless --fail-on says otherwise.`,
   dorisdiag metrics lint --snapshot snap.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.common = f.common()
+			o.Common = f.Common()
 			o.Input = "-"
 			if len(args) == 1 {
 				o.Input = args[0]
@@ -91,9 +92,9 @@ does not parse) unless --fail-on says otherwise.`,
 func (o *MetricsLintOptions) validate() error {
 	switch {
 	case o.FromSource && o.Fix:
-		return usageErrorf("--fix works on one payload: give FILE, URL or -")
+		return cmdutil.UsageErrorf("--fix works on one payload: give FILE, URL or -")
 	case !o.FromSource && o.Write != "" && !o.Fix:
-		return usageErrorf("-w needs --fix")
+		return cmdutil.UsageErrorf("-w needs --fix")
 	}
 	kind := "metrics_lint"
 	switch {
@@ -102,10 +103,10 @@ func (o *MetricsLintOptions) validate() error {
 	case o.Fix:
 		kind = "metrics_fix"
 	}
-	if err := o.checkFormat(kind); err != nil {
+	if err := o.CheckFormat(kind); err != nil {
 		return err
 	}
-	_, err := o.failOn(metricsLintFailOn)
+	_, err := o.FailOn(MetricsLintFailOn)
 	return err
 }
 
@@ -170,16 +171,16 @@ func (o *MetricsLintOptions) run() error {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: res}}, opt)
-	if err := o.emit(metricsreport.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
+	if err := o.Emit(metricsreport.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
 		return err
 	}
-	return o.gate(a.Findings, metricsLintFailOn)
+	return o.Gate(a.Findings, MetricsLintFailOn)
 }
 
 // runFix writes the fixed payload to stdout or -w FILE; the report of the
 // changes goes to stdout when the payload goes to a file, else stderr.
 func (o *MetricsLintOptions) runFix() error {
-	f, err := o.format(report.Formats("metrics_fix")...)
+	f, err := o.OutputFormat(report.Formats("metrics_fix")...)
 	if err != nil {
 		return err
 	}
@@ -209,18 +210,18 @@ func (o *MetricsLintOptions) runFix() error {
 	}
 	unrepaired := &exposition.Result{Problems: rep.Unrepaired, Parseable: rep.OK}
 	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: unrepaired}}, metrics.Options{NoConform: true, IncludeStyle: true})
-	st := report.NewStyle(reportTo, o.color() && reportTo == o.IO.Out)
+	st := report.NewStyle(reportTo, o.Color() && reportTo == o.IO.Out)
 	if err := report.Emit(reportTo, st, f, metricsreport.MetricsFixDoc{Source: source, Fix: rep, Findings: a.Findings}); err != nil {
 		return err
 	}
-	return o.gate(a.Findings, metricsLintFailOn)
+	return o.Gate(a.Findings, MetricsLintFailOn)
 }
 
 // runSnapshot lints every /metrics payload stored in the (latest) snapshot
 // of --snapshot or --demo; "now" is the snapshot's cluster time, so a saved
 // snapshot lints the same way tomorrow.
 func (o *MetricsLintOptions) runSnapshot() error {
-	snaps, err := o.Source(SourceOptions{}).Load()
+	snaps, err := o.Source(cmdutil.SourceOptions{}).Load()
 	if err != nil {
 		return err
 	}
@@ -234,8 +235,8 @@ func (o *MetricsLintOptions) runSnapshot() error {
 	}
 	opt.Lint = o.lintOptions()
 	a := metrics.Analyze(s, opt)
-	if err := o.emit(metricsreport.NewMetricsLintSnapshotDoc(a, o.Top)); err != nil {
+	if err := o.Emit(metricsreport.NewMetricsLintSnapshotDoc(a, o.Top)); err != nil {
 		return err
 	}
-	return o.gate(a.Findings, metricsLintFailOn)
+	return o.Gate(a.Findings, MetricsLintFailOn)
 }

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-func scenarioNames() []string { return scenario.Names() }
+func ScenarioNames() []string { return scenario.Names() }
 
 // SourceOptions are a command's own knobs of a live collection.
 type SourceOptions struct {
@@ -77,9 +77,9 @@ func (s *Source) Kind() (string, error) {
 	}
 	switch {
 	case n > 1:
-		return "", usageErrorf("choose one source: --snapshot FILE, --demo [SCENARIO] or --host HOST")
+		return "", UsageErrorf("choose one source: --snapshot FILE, --demo [SCENARIO] or --host HOST")
 	case n == 0:
-		return "", usageErrorf("no source: give --host HOST (live cluster), --snapshot FILE, or --demo [SCENARIO]")
+		return "", UsageErrorf("no source: give --host HOST (live cluster), --snapshot FILE, or --demo [SCENARIO]")
 	}
 	return kind, nil
 }
@@ -145,7 +145,7 @@ func (s *Source) loadFiles() ([]*snapshot.Snapshot, error) {
 			// terminal, /dev/zero), Load refuses a stream that is not JSON
 			// after its first bytes.
 			if stdin {
-				return nil, usageErrorf("--snapshot - (standard input) can be given once")
+				return nil, UsageErrorf("--snapshot - (standard input) can be given once")
 			}
 			stdin = true
 			if snap, err = snapshot.Load(s.in, 0); err != nil {

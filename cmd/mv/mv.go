@@ -1,6 +1,7 @@
-package cmd
+package mv
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"time"
 
@@ -9,14 +10,12 @@ import (
 	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
-	"github.com/dorisdiag/dorisdiag/diag/streams"
 	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
-	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // mvThresholds are the flags of the MV findings: persistent flags of the
 // `mv` group, read by `mv list` and `mv explain` (docs/mv.md).
-type mvThresholds struct {
+type MVThresholds struct {
 	MaxDelay       time.Duration
 	MaxFailures    int
 	MaxRunning     time.Duration
@@ -25,36 +24,30 @@ type mvThresholds struct {
 	MinFallbacks   int
 }
 
-func (t mvThresholds) diagOptions() mv.Options {
+func (t MVThresholds) diagOptions() mv.Options {
 	return mv.Options{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
 		FallbackWindow: t.FallbackWindow, MinFallbacks: t.MinFallbacks}
 }
 
 // validate checks the thresholds (exit 2 on nonsense, never a silent default).
-func (t mvThresholds) validate() error {
+func (t MVThresholds) validate() error {
 	for name, d := range map[string]time.Duration{"--max-delay": t.MaxDelay, "--max-running": t.MaxRunning, "--max-queued": t.MaxQueued, "--fallback-window": t.FallbackWindow} {
 		if d <= 0 {
-			return usageErrorf("%s must be positive, got %s", name, d)
+			return cmdutil.UsageErrorf("%s must be positive, got %s", name, d)
 		}
 	}
 	if t.MaxFailures < 1 {
-		return usageErrorf("--max-failures must be at least 1, got %d", t.MaxFailures)
+		return cmdutil.UsageErrorf("--max-failures must be at least 1, got %d", t.MaxFailures)
 	}
 	if t.MinFallbacks < 1 {
-		return usageErrorf("--min-fallbacks must be at least 1, got %d", t.MinFallbacks)
+		return cmdutil.UsageErrorf("--min-fallbacks must be at least 1, got %d", t.MinFallbacks)
 	}
 	return nil
 }
 
-// analyzeMVs runs the stream analysis and the MV analysis over a series.
-func analyzeMVs(series []*snapshot.Snapshot, opt mv.Options) *mv.Result {
-	streams := streams.Analyze(series, streams.Options{})
-	return mv.Analyze(series, streams, opt)
-}
-
 // NewCmdMV builds the `mv` group: its threshold flags and its commands.
-func NewCmdMV(f *Factory) *cobra.Command {
-	th := &mvThresholds{}
+func NewCmdMV(f *cmdutil.Factory) *cobra.Command {
+	th := &MVThresholds{}
 	c := &cobra.Command{
 		Use:   "mv",
 		Short: "Diagnose IVM materialized views: freshness, delay, refresh failures, fallbacks to a rebuild",
@@ -77,17 +70,17 @@ PRECISE, UPPER_BOUND (never reported too small) or UNKNOWN.`,
 
 // MVListOptions are the inputs of `mv list`.
 type MVListOptions struct {
-	common
-	Source func(SourceOptions) *Source
+	cmdutil.Common
+	Source func(cmdutil.SourceOptions) *cmdutil.Source
 
-	Limits mvThresholds
+	Limits MVThresholds
 	DB     string
 	State  string
 	Watch  watch.Options
 }
 
 // NewCmdMVList builds `mv list`; th are the `mv` group's threshold flags.
-func NewCmdMVList(f *Factory, th *mvThresholds, runF func(*MVListOptions) error) *cobra.Command {
+func NewCmdMVList(f *cmdutil.Factory, th *MVThresholds, runF func(*MVListOptions) error) *cobra.Command {
 	o := &MVListOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "list",
@@ -97,7 +90,7 @@ func NewCmdMVList(f *Factory, th *mvThresholds, runF func(*MVListOptions) error)
   dorisdiag mv list --host fe1 --watch 30s`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			o.common, o.Limits = f.common(), *th
+			o.Common, o.Limits = f.Common(), *th
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -108,7 +101,7 @@ func NewCmdMVList(f *Factory, th *mvThresholds, runF func(*MVListOptions) error)
 		},
 	}
 	c.Flags().StringVar(&o.DB, "db", "", "only MVs of this database")
-	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(names(mv.FreshnessStates), ", "))
+	c.Flags().StringVar(&o.State, "state", "", "only MVs in this freshness state: "+strings.Join(cmdutil.Names(mv.FreshnessStates), ", "))
 	watch.AddFlags(c, &o.Watch)
 	return c
 }
@@ -127,23 +120,23 @@ func (o *MVListOptions) validate() error {
 			}
 		}
 		if !ok {
-			return usageErrorf("--state %q: want one of %s", o.State, strings.Join(names(mv.FreshnessStates), ", "))
+			return cmdutil.UsageErrorf("--state %q: want one of %s", o.State, strings.Join(cmdutil.Names(mv.FreshnessStates), ", "))
 		}
 	}
-	return o.checkFormat("mv_list")
+	return o.CheckFormat("mv_list")
 }
 
 // mvListRun lists the IVM MVs of each round's series, worst first.
 func mvListRun(o *MVListOptions) error {
-	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
-		res := analyzeMVs(r.Series, o.Limits.diagOptions())
+	return o.Watched(o.Source(cmdutil.SourceOptions{}), o.Watch, func(r watch.Round) error {
+		res := cmdutil.AnalyzeMVs(r.Series, o.Limits.diagOptions())
 		if o.DB != "" {
 			var dbs []string
 			for _, m := range res.MVs {
 				dbs = append(dbs, m.DB)
 			}
-			if !containsFold(dbs, o.DB) {
-				return noMatch("--db: no database", o.DB, " with an IVM materialized view", dbs)
+			if !cmdutil.ContainsFold(dbs, o.DB) {
+				return cmdutil.NoMatch("--db: no database", o.DB, " with an IVM materialized view", dbs)
 			}
 		}
 		doc := mvreport.MVListDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MVs: []mv.ListItem{},
@@ -161,19 +154,19 @@ func mvListRun(o *MVListOptions) error {
 			doc.Findings = append(doc.Findings, fs...)
 		}
 		diag.SortFindings(doc.Findings)
-		if err := o.emitRound(r, doc); err != nil {
+		if err := o.EmitRound(r, doc); err != nil {
 			return err
 		}
-		return o.gate(doc.Findings, "none")
+		return o.Gate(doc.Findings, "none")
 	})
 }
 
 // MVExplainOptions are the inputs of `mv explain`.
 type MVExplainOptions struct {
-	common
-	Source func(SourceOptions) *Source
+	cmdutil.Common
+	Source func(cmdutil.SourceOptions) *cmdutil.Source
 
-	Limits mvThresholds
+	Limits MVThresholds
 	// Target is the name argument as typed, nil when none was given.
 	Target *string
 	// Details (--details): every finding's detail, every task and
@@ -184,7 +177,7 @@ type MVExplainOptions struct {
 
 // NewCmdMVExplain builds `mv explain`; th are the `mv` group's threshold
 // flags.
-func NewCmdMVExplain(f *Factory, th *mvThresholds, runF func(*MVExplainOptions) error) *cobra.Command {
+func NewCmdMVExplain(f *cmdutil.Factory, th *MVThresholds, runF func(*MVExplainOptions) error) *cobra.Command {
 	o := &MVExplainOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "explain DB.MV",
@@ -195,16 +188,16 @@ inside doubled: ` + "`s.h.o.p`.`mv.x`" + `. Without a name, the MVs are listed.`
 		Example: `  dorisdiag mv explain demo.mv_orders_daily --demo incident
   dorisdiag mv explain mv_orders_daily --demo incident
   dorisdiag mv explain demo.mv_orders_daily --host fe1 -o json`,
-		Args: oneNameArg("DB.MV"),
+		Args: cmdutil.OneNameArg("DB.MV"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.common, o.Limits = f.common(), *th
+			o.Common, o.Limits = f.Common(), *th
 			if err := o.Limits.validate(); err != nil {
 				return err
 			}
 			if len(args) == 1 {
 				o.Target = &args[0]
 			}
-			if err := o.checkFormat("mv_explain"); err != nil {
+			if err := o.CheckFormat("mv_explain"); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -220,21 +213,21 @@ inside doubled: ` + "`s.h.o.p`.`mv.x`" + `. Without a name, the MVs are listed.`
 
 // mvExplainRun explains one MV of each round's series.
 func mvExplainRun(o *MVExplainOptions) error {
-	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
-		res := analyzeMVs(r.Series, o.Limits.diagOptions())
-		refs := make([]objectRef, len(res.MVs))
+	return o.Watched(o.Source(cmdutil.SourceOptions{}), o.Watch, func(r watch.Round) error {
+		res := cmdutil.AnalyzeMVs(r.Series, o.Limits.diagOptions())
+		refs := make([]cmdutil.ObjectRef, len(res.MVs))
 		for i, x := range res.MVs {
-			refs[i] = objectRef{x.DB, x.Name}
+			refs[i] = cmdutil.ObjectRef{DB: x.DB, Name: x.Name}
 		}
-		ref, err := nameUsage{cmd: "mv explain", what: "an IVM materialized view", shape: "DB.MV"}.resolve(o.Target, refs)
+		ref, err := cmdutil.NameUsage{Cmd: "mv explain", What: "an IVM materialized view", Shape: "DB.MV"}.Resolve(o.Target, refs)
 		if err != nil {
 			return err
 		}
 		m := res.ByName(ref.DB, ref.Name)
 		fs := res.FindingsFor(m.DB, m.Name)
-		if err := o.emitRound(r, mvreport.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}); err != nil {
+		if err := o.EmitRound(r, mvreport.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}); err != nil {
 			return err
 		}
-		return o.gate(fs, "none")
+		return o.Gate(fs, "none")
 	})
 }

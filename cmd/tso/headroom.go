@@ -1,7 +1,8 @@
-package cmd
+package tso
 
 import (
 	"errors"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 // TSOHeadroomOptions are the inputs of `tso headroom`, the on-call
 // calculator for one offset.
 type TSOHeadroomOptions struct {
-	common
+	cmdutil.Common
 
 	Offset      string
 	TTL         int64
@@ -26,7 +27,7 @@ type TSOHeadroomOptions struct {
 }
 
 // NewCmdTSOHeadroom builds `tso headroom`.
-func NewCmdTSOHeadroom(f *Factory, runF func(*TSOHeadroomOptions) error) *cobra.Command {
+func NewCmdTSOHeadroom(f *cmdutil.Factory, runF func(*TSOHeadroomOptions) error) *cobra.Command {
 	o := &TSOHeadroomOptions{}
 	c := &cobra.Command{
 		Use:   "headroom --offset C --ttl SECONDS (--now TSO | --now-time TIME)",
@@ -49,7 +50,7 @@ Exit 1 with --fail-on critical when the offset can no longer resume, and with
   dorisdiag tso headroom --offset N/A --ttl 86400 --now 469099767398400000 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			o.common = f.common()
+			o.Common = f.Common()
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -70,14 +71,14 @@ Exit 1 with --fail-on critical when the offset can no longer resume, and with
 
 // validate checks -o, --offset and --ttl.
 func (o *TSOHeadroomOptions) validate() error {
-	if err := o.checkFormat(tsoreport.TSOHeadroomDoc{}.Kind()); err != nil {
+	if err := o.CheckFormat(tsoreport.TSOHeadroomDoc{}.Kind()); err != nil {
 		return err
 	}
 	if o.Offset == "" {
-		return usageErrorf("--offset is required (a TSO, or N/A for a partition with no offset)")
+		return cmdutil.UsageErrorf("--offset is required (a TSO, or N/A for a partition with no offset)")
 	}
 	if o.TTL <= 0 {
-		return usageErrorf("--ttl must be a positive number of seconds (changelog.ttl_seconds), got %d", o.TTL)
+		return cmdutil.UsageErrorf("--ttl must be a positive number of seconds (changelog.ttl_seconds), got %d", o.TTL)
 	}
 	return nil
 }
@@ -90,36 +91,36 @@ func tsoHeadroomRun(o *TSOHeadroomOptions) error {
 	}
 	off, err := tso.ParseOffset(o.Offset)
 	if err != nil {
-		return usageErrorf("--offset: %v", err)
+		return cmdutil.UsageErrorf("--offset: %v", err)
 	}
 	res, err := tsotool.Headroom(tsotool.HeadroomInput{OffsetText: o.Offset, Offset: off, Now: ref, TTLSeconds: o.TTL, MinHeadroom: o.MinHeadroom})
 	var bad *tsotool.HeadroomError
 	switch {
 	case errors.As(err, &bad) && bad.Input == "ttl":
-		return usageErrorf("--ttl %d with now %s: %v", o.TTL, ref, bad.Err)
+		return cmdutil.UsageErrorf("--ttl %d with now %s: %v", o.TTL, ref, bad.Err)
 	case errors.As(err, &bad):
-		return usageErrorf("--offset %v", bad.Err)
+		return cmdutil.UsageErrorf("--offset %v", bad.Err)
 	case err != nil:
 		return err
 	}
-	if err := o.emit(tsoreport.TSOHeadroomDoc{HeadroomResult: res}); err != nil {
+	if err := o.Emit(tsoreport.TSOHeadroomDoc{HeadroomResult: res}); err != nil {
 		return err
 	}
-	return o.gate(res.Findings, "none")
+	return o.Gate(res.Findings, "none")
 }
 
 // headroomNow is the reference TSO: --now, or --now-time encoded.
 func headroomNow(o *TSOHeadroomOptions) (tso.TSO, error) {
 	switch {
 	case o.Now != "" && o.NowTime != "":
-		return 0, usageErrorf("give --now or --now-time, not both")
+		return 0, cmdutil.UsageErrorf("give --now or --now-time, not both")
 	case o.Now != "":
 		p, err := tso.Parse(o.Now)
 		if err != nil {
-			return 0, usageErrorf("--now: %v", err)
+			return 0, cmdutil.UsageErrorf("--now: %v", err)
 		}
 		if p.Kind != tso.KindTSO || p.TSO <= 0 {
-			return 0, usageErrorf("--now %q is not a real TSO", o.Now)
+			return 0, cmdutil.UsageErrorf("--now %q is not a real TSO", o.Now)
 		}
 		return p.TSO, nil
 	case o.NowTime != "":
@@ -128,15 +129,15 @@ func headroomNow(o *TSOHeadroomOptions) (tso.TSO, error) {
 			t = time.Now()
 		} else {
 			var err error
-			if t, err = parseTimeArg(o.NowTime, o.TZ); err != nil {
-				return 0, usageErrorf("--now-time: %v", err)
+			if t, err = cmdutil.ParseTimeArg(o.NowTime, o.TZ); err != nil {
+				return 0, cmdutil.UsageErrorf("--now-time: %v", err)
 			}
 		}
 		v, err := tso.FromTime(t, 0)
 		if err != nil {
-			return 0, usageErrorf("--now-time: %v", err)
+			return 0, cmdutil.UsageErrorf("--now-time: %v", err)
 		}
 		return v, nil
 	}
-	return 0, usageErrorf("give the cluster's current time: --now TSO (tso_status.CURRENT_TSO) or --now-time TIME")
+	return 0, cmdutil.UsageErrorf("give the cluster's current time: --now TSO (tso_status.CURRENT_TSO) or --now-time TIME")
 }

@@ -1,6 +1,7 @@
-package cmd
+package streams
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"time"
 
@@ -14,41 +15,41 @@ import (
 
 // StreamsOptions are the inputs of `streams`.
 type StreamsOptions struct {
-	common
-	Source func(SourceOptions) *Source
+	cmdutil.Common
+	Source func(cmdutil.SourceOptions) *cmdutil.Source
 
 	DB     string
 	Kind   string
 	State  string
-	Limits streamThresholds
+	Limits StreamThresholds
 	Watch  watch.Options
 }
 
 // streamThresholds are the flags of the stream findings, on `streams` and
 // `streams show`.
-type streamThresholds struct {
+type StreamThresholds struct {
 	MinHeadroom time.Duration
 	MaxPending  time.Duration
 }
 
-func addStreamThresholds(c *cobra.Command, t *streamThresholds) {
+func addStreamThresholds(c *cobra.Command, t *StreamThresholds) {
 	c.Flags().DurationVar(&t.MinHeadroom, "min-headroom", streams.DefaultMinHeadroom, "STREAM_HEADROOM_LOW below this retention headroom")
 	c.Flags().DurationVar(&t.MaxPending, "max-pending", streams.DefaultMaxPending, "STREAM_PENDING_AGE_HIGH above this pending age")
 }
 
-func (t streamThresholds) validate() error {
+func (t StreamThresholds) validate() error {
 	if t.MinHeadroom < 0 || t.MaxPending < 0 {
-		return usageErrorf("--min-headroom and --max-pending must not be negative")
+		return cmdutil.UsageErrorf("--min-headroom and --max-pending must not be negative")
 	}
 	return nil
 }
 
-func (t streamThresholds) diagOptions() streams.Options {
+func (t StreamThresholds) diagOptions() streams.Options {
 	return streams.Options{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending}
 }
 
 // NewCmdStreams builds `streams` (and its `streams show`).
-func NewCmdStreams(f *Factory, runF func(*StreamsOptions) error) *cobra.Command {
+func NewCmdStreams(f *cmdutil.Factory, runF func(*StreamsOptions) error) *cobra.Command {
 	o := &StreamsOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "streams",
@@ -65,7 +66,7 @@ Findings follow the table. Give several --snapshot files (oldest first) or
   dorisdiag streams show demo.s_orders_cdc --demo incident`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			o.common = f.common()
+			o.Common = f.Common()
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -77,7 +78,7 @@ Findings follow the table. Give several --snapshot files (oldest first) or
 	}
 	c.Flags().StringVar(&o.DB, "db", "", "only streams of this database")
 	c.Flags().StringVar(&o.Kind, "kind", "", "only streams of this kind: user or ivm")
-	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(names(streams.States), ", "))
+	c.Flags().StringVar(&o.State, "state", "", "only streams in this state: "+strings.Join(cmdutil.Names(streams.States), ", "))
 	addStreamThresholds(c, &o.Limits)
 	watch.AddFlags(c, &o.Watch)
 	c.AddCommand(NewCmdStreamsShow(f, nil))
@@ -89,15 +90,15 @@ func (o *StreamsOptions) validate() error {
 	switch o.Kind {
 	case "", streams.KindUser, streams.KindIVM:
 	default:
-		return usageErrorf("--kind %q: want user or ivm", o.Kind)
+		return cmdutil.UsageErrorf("--kind %q: want user or ivm", o.Kind)
 	}
 	if o.State != "" && streams.StateNumber(streams.State(o.State)) < 0 {
-		return usageErrorf("--state %q: want one of %s", o.State, strings.Join(names(streams.States), ", "))
+		return cmdutil.UsageErrorf("--state %q: want one of %s", o.State, strings.Join(cmdutil.Names(streams.States), ", "))
 	}
 	if err := o.Limits.validate(); err != nil {
 		return err
 	}
-	return o.checkFormat("streams")
+	return o.CheckFormat("streams")
 }
 
 // checkDB: a --db that names no database with a stream is a usage error
@@ -115,7 +116,7 @@ func (o *StreamsOptions) checkDB(res *streams.Result) error {
 		}
 		dbs = append(dbs, s.DB)
 	}
-	return noMatch("--db: no database", o.DB, " with a stream", dbs)
+	return cmdutil.NoMatch("--db: no database", o.DB, " with a stream", dbs)
 }
 
 // filter keeps the streams the flags select and the findings about them
@@ -151,33 +152,33 @@ func (o *StreamsOptions) filter(res *streams.Result) ([]streams.Stream, []diag.F
 
 // streamsRun lists the streams of each round's series, worst first.
 func streamsRun(o *StreamsOptions) error {
-	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
+	return o.Watched(o.Source(cmdutil.SourceOptions{}), o.Watch, func(r watch.Round) error {
 		res := streams.Analyze(r.Series, o.Limits.diagOptions())
 		if err := o.checkDB(res); err != nil {
 			return err
 		}
 		ss, fs := o.filter(res)
-		err := o.emitRound(r, report.StreamsDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
+		err := o.EmitRound(r, report.StreamsDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
 			MinHeadroomThreshold: res.MinHeadroomS, MaxPendingThreshold: res.MaxPendingS, Streams: ss, Findings: fs})
 		if err != nil {
 			return err
 		}
-		return o.gate(fs, "none")
+		return o.Gate(fs, "none")
 	})
 }
 
 // StreamsShowOptions are the inputs of `streams show`.
 type StreamsShowOptions struct {
-	common
-	Source func(SourceOptions) *Source
+	cmdutil.Common
+	Source func(cmdutil.SourceOptions) *cmdutil.Source
 
 	Target *string // the name argument as typed, nil when none was given
-	Limits streamThresholds
+	Limits StreamThresholds
 	Watch  watch.Options
 }
 
 // NewCmdStreamsShow builds `streams show`.
-func NewCmdStreamsShow(f *Factory, runF func(*StreamsShowOptions) error) *cobra.Command {
+func NewCmdStreamsShow(f *cmdutil.Factory, runF func(*StreamsShowOptions) error) *cobra.Command {
 	o := &StreamsShowOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "show DB.STREAM",
@@ -192,16 +193,16 @@ part that holds a dot or a backquote, a backquote inside doubled:
 ` + "`s.h.o.p`.`s.x`" + `. Without a name, the streams are listed.`,
 		Example: `  dorisdiag streams show demo.s_events_dup --demo incident
   dorisdiag streams show demo.s_orders_audit --host fe1 --watch 15s`,
-		Args: oneNameArg("DB.STREAM"),
+		Args: cmdutil.OneNameArg("DB.STREAM"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.common = f.common()
+			o.Common = f.Common()
 			if len(args) == 1 {
 				o.Target = &args[0]
 			}
 			if err := o.Limits.validate(); err != nil {
 				return err
 			}
-			if err := o.checkFormat("stream"); err != nil {
+			if err := o.CheckFormat("stream"); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -217,13 +218,13 @@ part that holds a dot or a backquote, a backquote inside doubled:
 
 // streamsShowRun shows one stream of each round's series.
 func streamsShowRun(o *StreamsShowOptions) error {
-	return o.watched(o.Source(SourceOptions{}), o.Watch, func(r watch.Round) error {
+	return o.Watched(o.Source(cmdutil.SourceOptions{}), o.Watch, func(r watch.Round) error {
 		res := streams.Analyze(r.Series, o.Limits.diagOptions())
-		refs := make([]objectRef, len(res.Streams))
+		refs := make([]cmdutil.ObjectRef, len(res.Streams))
 		for i, x := range res.Streams {
-			refs[i] = objectRef{x.DB, x.Name}
+			refs[i] = cmdutil.ObjectRef{DB: x.DB, Name: x.Name}
 		}
-		ref, err := nameUsage{cmd: "streams show", what: "a stream", shape: "DB.STREAM"}.resolve(o.Target, refs)
+		ref, err := cmdutil.NameUsage{Cmd: "streams show", What: "a stream", Shape: "DB.STREAM"}.Resolve(o.Target, refs)
 		if err != nil {
 			return err
 		}
@@ -232,9 +233,9 @@ func streamsShowRun(o *StreamsShowOptions) error {
 		if fs == nil {
 			fs = []diag.Finding{}
 		}
-		if err := o.emitRound(r, report.StreamDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, Stream: s, Findings: fs}); err != nil {
+		if err := o.EmitRound(r, report.StreamDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, Stream: s, Findings: fs}); err != nil {
 			return err
 		}
-		return o.gate(fs, "none")
+		return o.Gate(fs, "none")
 	})
 }

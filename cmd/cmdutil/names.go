@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"fmt"
@@ -24,22 +24,22 @@ import (
 
 // Object kinds of objectNames.
 const (
-	kindMV     = "mv"
-	kindStream = "stream"
+	KindMV     = "mv"
+	KindStream = "stream"
 )
 
 // objectRef is one object a name can resolve to.
-type objectRef struct{ DB, Name string }
+type ObjectRef struct{ DB, Name string }
 
-func (o objectRef) String() string { return doris.FormatName(o.DB, o.Name) }
+func (o ObjectRef) String() string { return doris.FormatName(o.DB, o.Name) }
 
 // objectNames lists the names of the objects of kind ("mv": IVM
 // materialized views, "stream": streams, user and internal) in the series,
 // each written as the name argument accepts it (doris.FormatName), sorted.
 // Shell completion uses it (it does not shell-quote: the shell's completion
 // does).
-func objectNames(series []*snapshot.Snapshot, kind string) []string {
-	refs := objectRefs(series, kind)
+func ObjectNames(series []*snapshot.Snapshot, kind string) []string {
+	refs := ObjectRefs(series, kind)
 	out := make([]string, len(refs))
 	for i, r := range refs {
 		out[i] = r.String()
@@ -47,16 +47,16 @@ func objectNames(series []*snapshot.Snapshot, kind string) []string {
 	return out
 }
 
-func objectRefs(series []*snapshot.Snapshot, kind string) []objectRef {
-	var refs []objectRef
+func ObjectRefs(series []*snapshot.Snapshot, kind string) []ObjectRef {
+	var refs []ObjectRef
 	switch kind {
-	case kindMV:
-		for _, m := range analyzeMVs(series, mv.Options{}).MVs {
-			refs = append(refs, objectRef{m.DB, m.Name})
+	case KindMV:
+		for _, m := range AnalyzeMVs(series, mv.Options{}).MVs {
+			refs = append(refs, ObjectRef{m.DB, m.Name})
 		}
-	case kindStream:
+	case KindStream:
 		for _, s := range streams.Analyze(series, streams.Options{}).Streams {
-			refs = append(refs, objectRef{s.DB, s.Name})
+			refs = append(refs, ObjectRef{s.DB, s.Name})
 		}
 	}
 	sort.Slice(refs, func(i, j int) bool {
@@ -69,24 +69,24 @@ func objectRefs(series []*snapshot.Snapshot, kind string) []objectRef {
 }
 
 // nameUsage names what a command's name argument is, for its messages.
-type nameUsage struct {
-	cmd   string // "mv explain"
-	what  string // "an IVM materialized view"
-	shape string // "DB.MV"
+type NameUsage struct {
+	Cmd   string // "mv explain"
+	What  string // "an IVM materialized view"
+	Shape string // "DB.MV"
 }
 
-// resolve turns the argument (or its absence: arg nil) into one of refs, or
+// Resolve turns the argument (or its absence: arg nil) into one of refs, or
 // a usage error that lists what the user can type instead.
-func (u nameUsage) resolve(arg *string, refs []objectRef) (objectRef, error) {
+func (u NameUsage) Resolve(arg *string, refs []ObjectRef) (ObjectRef, error) {
 	if arg == nil {
 		if len(refs) == 0 {
-			return objectRef{}, usageErrorf("%s needs the name of %s (%s); the snapshot has none", u.cmd, u.what, u.shape)
+			return ObjectRef{}, UsageErrorf("%s needs the name of %s (%s); the snapshot has none", u.Cmd, u.What, u.Shape)
 		}
-		return objectRef{}, usageErrorf("%s needs the name of %s (%s); %d in the snapshot: %s", u.cmd, u.what, u.shape, len(refs), listNames(refs, 10))
+		return ObjectRef{}, UsageErrorf("%s needs the name of %s (%s); %d in the snapshot: %s", u.Cmd, u.What, u.Shape, len(refs), listNames(refs, 10))
 	}
 	n, err := doris.ParseName(*arg)
 	if err != nil {
-		return objectRef{}, usageErrorf("%s: %v", u.cmd, err)
+		return ObjectRef{}, UsageErrorf("%s: %v", u.Cmd, err)
 	}
 	if n.Qualified {
 		for _, r := range refs {
@@ -97,7 +97,7 @@ func (u nameUsage) resolve(arg *string, refs []objectRef) (objectRef, error) {
 		// A database name differing in case only: Doris database names are
 		// case-insensitive unless lower_case_table_names says otherwise, and
 		// ByName has always matched them so.
-		var fold []objectRef
+		var fold []ObjectRef
 		for _, r := range refs {
 			if strings.EqualFold(r.DB, n.DB) && r.Name == n.Name {
 				fold = append(fold, r)
@@ -107,7 +107,7 @@ func (u nameUsage) resolve(arg *string, refs []objectRef) (objectRef, error) {
 			return fold[0], nil
 		}
 	} else {
-		var m []objectRef
+		var m []ObjectRef
 		for _, r := range refs {
 			if r.Name == n.Name {
 				m = append(m, r)
@@ -118,18 +118,18 @@ func (u nameUsage) resolve(arg *string, refs []objectRef) (objectRef, error) {
 			return m[0], nil
 		case 0:
 		default:
-			return objectRef{}, usageErrorf("%s %q: %d databases have %s by that name; give the database: %s", u.cmd, *arg, len(m), u.what, listNames(m, 10))
+			return ObjectRef{}, UsageErrorf("%s %q: %d databases have %s by that name; give the database: %s", u.Cmd, *arg, len(m), u.What, listNames(m, 10))
 		}
 	}
 	if len(refs) == 0 {
-		return objectRef{}, usageErrorf("%s: no %s %q (the snapshot has none)", u.cmd, strings.SplitN(u.what, " ", 2)[1], *arg)
+		return ObjectRef{}, UsageErrorf("%s: no %s %q (the snapshot has none)", u.Cmd, strings.SplitN(u.What, " ", 2)[1], *arg)
 	}
-	return objectRef{}, usageErrorf("%s: no %s %q (%d in the snapshot; nearest: %s)", u.cmd, strings.SplitN(u.what, " ", 2)[1], *arg, len(refs), listNames(nearestRefs(n, refs, 5), 5))
+	return ObjectRef{}, UsageErrorf("%s: no %s %q (%d in the snapshot; nearest: %s)", u.Cmd, strings.SplitN(u.What, " ", 2)[1], *arg, len(refs), listNames(nearestRefs(n, refs, 5), 5))
 }
 
 // listNames writes up to max names, each pasteable (FormatName, then shell
 // quoting), and how many more there are.
-func listNames(refs []objectRef, max int) string {
+func listNames(refs []ObjectRef, max int) string {
 	var q []string
 	for i, r := range refs {
 		if i == max {
@@ -143,21 +143,21 @@ func listNames(refs []objectRef, max int) string {
 
 // nearestRefs ranks refs by edit distance to what was typed: against the
 // whole DB.NAME when a database was given, else against the name alone.
-func nearestRefs(n doris.ObjectName, refs []objectRef, max int) []objectRef {
+func nearestRefs(n doris.ObjectName, refs []ObjectRef, max int) []ObjectRef {
 	type cand struct {
-		r objectRef
+		r ObjectRef
 		d int
 	}
 	cs := make([]cand, len(refs))
 	for i, r := range refs {
-		d := levenshtein(strings.ToLower(n.Name), strings.ToLower(r.Name))
+		d := Levenshtein(strings.ToLower(n.Name), strings.ToLower(r.Name))
 		if n.Qualified {
-			d += levenshtein(strings.ToLower(n.DB), strings.ToLower(r.DB))
+			d += Levenshtein(strings.ToLower(n.DB), strings.ToLower(r.DB))
 		}
 		cs[i] = cand{r, d}
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
-	var out []objectRef
+	var out []ObjectRef
 	for i := 0; i < len(cs) && i < max; i++ {
 		out = append(out, cs[i].r)
 	}
@@ -166,11 +166,17 @@ func nearestRefs(n doris.ObjectName, refs []objectRef, max int) []objectRef {
 
 // oneNameArg accepts zero or one name argument (zero lists the candidates,
 // once the source is read); more is a usage error that says why.
-func oneNameArg(shape string) func(c *cobra.Command, args []string) error {
+func OneNameArg(shape string) func(c *cobra.Command, args []string) error {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) > 1 {
-			return usageErrorf("%s takes one name (%s), got %d arguments: %s (quote a name that holds spaces)", strings.TrimPrefix(c.CommandPath(), "dorisdiag "), shape, len(args), shellquote.Join(args...))
+			return UsageErrorf("%s takes one name (%s), got %d arguments: %s (quote a name that holds spaces)", strings.TrimPrefix(c.CommandPath(), "dorisdiag "), shape, len(args), shellquote.Join(args...))
 		}
 		return nil
 	}
+}
+
+// analyzeMVs runs the stream analysis and the MV analysis over a series.
+func AnalyzeMVs(series []*snapshot.Snapshot, opt mv.Options) *mv.Result {
+	streams := streams.Analyze(series, streams.Options{})
+	return mv.Analyze(series, streams, opt)
 }

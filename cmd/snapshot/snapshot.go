@@ -1,7 +1,8 @@
-package cmd
+package snapshot
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -14,8 +15,8 @@ import (
 
 // SnapshotOptions are the inputs of `dorisdiag snapshot`.
 type SnapshotOptions struct {
-	common
-	Source func(SourceOptions) *Source
+	cmdutil.Common
+	Source func(cmdutil.SourceOptions) *cmdutil.Source
 
 	File        string
 	Summary     bool
@@ -24,7 +25,7 @@ type SnapshotOptions struct {
 }
 
 // NewCmdSnapshot builds `dorisdiag snapshot`.
-func NewCmdSnapshot(f *Factory, runF func(*SnapshotOptions) error) *cobra.Command {
+func NewCmdSnapshot(f *cmdutil.Factory, runF func(*SnapshotOptions) error) *cobra.Command {
 	opts := &SnapshotOptions{Source: f.Source}
 	cmd := &cobra.Command{
 		Use:   "snapshot [-f FILE] [--summary] [--demo [SCENARIO]]",
@@ -44,7 +45,7 @@ never appears in the snapshot.`,
   dorisdiag snapshot --demo incident --summary -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			opts.common = f.common()
+			opts.Common = f.Common()
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -66,20 +67,20 @@ never appears in the snapshot.`,
 // never be written (a device, a FIFO, a directory), before any work.
 func (opts *SnapshotOptions) validate() error {
 	if opts.TasksPerMV < 0 {
-		return usageErrorf("--tasks-per-mv must be positive, got %d", opts.TasksPerMV)
+		return cmdutil.UsageErrorf("--tasks-per-mv must be positive, got %d", opts.TasksPerMV)
 	}
 	if opts.Summary {
-		if err := opts.checkFormat("snapshot_summary"); err != nil {
+		if err := opts.CheckFormat("snapshot_summary"); err != nil {
 			return err
 		}
 	} else if opts.Config.Output != "table" && opts.Config.Output != "json" {
 		// The snapshot itself is always JSON; -o json is accepted for symmetry.
-		return usageErrorf("snapshot writes JSON; -o %s is only valid with --summary", opts.Config.Output)
+		return cmdutil.UsageErrorf("snapshot writes JSON; -o %s is only valid with --summary", opts.Config.Output)
 	}
 	if opts.Summary && opts.File == "-" {
-		return usageErrorf("--summary with -f -: the summary and the snapshot would both go to stdout; give -f FILE")
+		return cmdutil.UsageErrorf("--summary with -f -: the summary and the snapshot would both go to stdout; give -f FILE")
 	}
-	if err := checkOutput(opts.File); err != nil {
+	if err := cmdutil.CheckOutput(opts.File); err != nil {
 		return fmt.Errorf("writing snapshot: %w", err)
 	}
 	return nil
@@ -87,7 +88,7 @@ func (opts *SnapshotOptions) validate() error {
 
 // snapshotRun takes (or loads) one snapshot and writes it, or its summary.
 func snapshotRun(opts *SnapshotOptions) error {
-	snaps, err := opts.Source(SourceOptions{TasksPerMV: opts.TasksPerMV, WithMetrics: opts.WithMetrics}).Load()
+	snaps, err := opts.Source(cmdutil.SourceOptions{TasksPerMV: opts.TasksPerMV, WithMetrics: opts.WithMetrics}).Load()
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func snapshotRun(opts *SnapshotOptions) error {
 			return err
 		}
 	}
-	return opts.emit(report.SnapshotSummaryDoc{Summary: sources.Summarize(s)})
+	return opts.Emit(report.SnapshotSummaryDoc{Summary: sources.Summarize(s)})
 }
 
 // writeSnapshot writes to w when path is "" or "-", else replaces path
@@ -114,14 +115,4 @@ func writeSnapshot(w io.Writer, path string, s *snapshot.Snapshot) error {
 		return fmt.Errorf("writing snapshot: %w", err)
 	}
 	return nil
-}
-
-// checkOutput refuses, before any work, an output path WriteAtomic would
-// refuse after it: a device, a FIFO, a directory ("" and "-" are stdout).
-func checkOutput(path string) error {
-	if path == "" || path == "-" {
-		return nil
-	}
-	_, err := fileio.CheckOutput(path)
-	return err
 }

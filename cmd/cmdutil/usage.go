@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"fmt"
@@ -21,9 +21,9 @@ import (
 // unknown one with cobra's "did you mean" suggestions. Without it cobra
 // prints a group's help and exits 0 for "mv lsit" (a group has no RunE, so
 // cobra never validates its arguments).
-func guardSubcommands(c *cobra.Command) {
+func GuardSubcommands(c *cobra.Command) {
 	for _, sub := range c.Commands() {
-		guardSubcommands(sub)
+		GuardSubcommands(sub)
 	}
 	if !c.HasSubCommands() {
 		return
@@ -46,7 +46,7 @@ func guardSubcommands(c *cobra.Command) {
 		if cmd.Flags().NFlag() == 0 {
 			return cmd.Help()
 		}
-		return usageErrorf("%q needs a subcommand: %s", cmd.CommandPath(), strings.Join(subcommandNames(cmd), ", "))
+		return UsageErrorf("%q needs a subcommand: %s", cmd.CommandPath(), strings.Join(subcommandNames(cmd), ", "))
 	}
 }
 
@@ -55,7 +55,7 @@ func unknownSubcommand(c *cobra.Command, arg string) error {
 	if s := c.SuggestionsFor(arg); len(s) > 0 {
 		msg += fmt.Sprintf("; did you mean %s?", quoteJoin(s, " or "))
 	}
-	return usageErrorf("%s (commands: %s)", msg, strings.Join(subcommandNames(c), ", "))
+	return UsageErrorf("%s (commands: %s)", msg, strings.Join(subcommandNames(c), ", "))
 }
 
 func subcommandNames(c *cobra.Command) []string {
@@ -78,50 +78,50 @@ func quoteJoin(ss []string, sep string) string {
 
 // passwordRefused is the message of --password: the flag exists (hidden) only
 // to say this, rather than "unknown flag". The value is never echoed.
-const passwordRefused = "--password is not accepted: a password on the command line is visible in ps and the shell history; set DORISDIAG_PASSWORD (or MYSQL_PWD) in the environment instead"
+const PasswordRefused = "--password is not accepted: a password on the command line is visible in ps and the shell history; set DORISDIAG_PASSWORD (or MYSQL_PWD) in the environment instead"
 
 // checkGlobalUsage validates the global flags every command shares, before
 // any work: --fail-on given empty, --password, --host h:port. It runs as the
 // root's pre-run, while the flags are still being read: --host HOST:PORT is
 // normalised into --host and --port here, before any command copies them.
-func checkGlobalUsage(c *cobra.Command, cfg *Config) error {
+func CheckGlobalUsage(c *cobra.Command, cfg *Config) error {
 	if f := c.Flags().Lookup("password"); f != nil && f.Changed {
-		return usageErrorf("%s", passwordRefused)
+		return UsageErrorf("%s", PasswordRefused)
 	}
 	if f := c.Flags().Lookup("fail-on"); f != nil && f.Changed && strings.TrimSpace(cfg.FailOn) == "" {
-		return usageErrorf("--fail-on %q: want none, warning or critical (omit the flag for the command's default)", cfg.FailOn)
+		return UsageErrorf("--fail-on %q: want none, warning or critical (omit the flag for the command's default)", cfg.FailOn)
 	}
 	portFlag := c.Flags().Lookup("port")
-	return cfg.Conn.splitHostPort(portFlag != nil && portFlag.Changed)
+	return cfg.Conn.SplitHostPort(portFlag != nil && portFlag.Changed)
 }
 
-// splitHostPort accepts --host HOST:PORT (and [IPv6]:PORT) as --host HOST
+// SplitHostPort accepts --host HOST:PORT (and [IPv6]:PORT) as --host HOST
 // --port PORT; PORT is the MySQL-protocol port. A different explicit --port
 // is a conflict, and the HTTP port given as the query port is caught.
-func (o *connOptions) splitHostPort(portGiven bool) error {
+func (o *ConnOptions) SplitHostPort(portGiven bool) error {
 	h := o.Host
 	if h == "" {
 		return nil
 	}
 	if strings.Contains(h, "/") {
-		return usageErrorf("--host %q: want a host name or address, optionally with :PORT (the MySQL port), not a URL", h)
+		return UsageErrorf("--host %q: want a host name or address, optionally with :PORT (the MySQL port), not a URL", h)
 	}
 	if !strings.Contains(h, ":") || net.ParseIP(h) != nil { // bare IPv6 has colons and no port
 		return nil
 	}
 	host, portStr, err := net.SplitHostPort(h)
 	if err != nil || host == "" {
-		return usageErrorf("--host %q: want HOST or HOST:PORT ([IPv6]:PORT)", h)
+		return UsageErrorf("--host %q: want HOST or HOST:PORT ([IPv6]:PORT)", h)
 	}
 	port, err := strconv.Atoi(portStr)
 	if err != nil || port <= 0 || port > 65535 {
-		return usageErrorf("--host %q: port %q is not a port number (want 1–65535)", h, portStr)
+		return UsageErrorf("--host %q: port %q is not a port number (want 1–65535)", h, portStr)
 	}
 	if portGiven && port != o.Port {
-		return usageErrorf("--host %q and --port %d name two different ports: give the port once", h, o.Port)
+		return UsageErrorf("--host %q and --port %d name two different ports: give the port once", h, o.Port)
 	}
 	if port == o.HTTPPort && port != o.Port {
-		return usageErrorf("--host %q: %d is the HTTP port (--http-port); the port in --host is the MySQL-protocol port (--port, default 9030)", h, port)
+		return UsageErrorf("--host %q: %d is the HTTP port (--http-port); the port in --host is the MySQL-protocol port (--port, default 9030)", h, port)
 	}
 	o.Host, o.Port = host, port
 	return nil
@@ -130,7 +130,7 @@ func (o *connOptions) splitHostPort(portGiven bool) error {
 // nearestNames returns the candidates closest to name (case-insensitive
 // edit distance, at most max of them, nearest first, ties in name order),
 // for an error that names what exists instead.
-func nearestNames(name string, candidates []string, max int) []string {
+func NearestNames(name string, candidates []string, max int) []string {
 	seen := map[string]bool{}
 	type cand struct {
 		s string
@@ -142,7 +142,7 @@ func nearestNames(name string, candidates []string, max int) []string {
 			continue
 		}
 		seen[c] = true
-		cs = append(cs, cand{c, levenshtein(strings.ToLower(name), strings.ToLower(c))})
+		cs = append(cs, cand{c, Levenshtein(strings.ToLower(name), strings.ToLower(c))})
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].d != cs[j].d {
@@ -159,19 +159,19 @@ func nearestNames(name string, candidates []string, max int) []string {
 
 // noMatch is the usage error of a name that matches nothing: what was asked,
 // how many exist, and the nearest ones ("%s %q%s": before, name, after).
-func noMatch(before, name, after string, candidates []string) error {
-	all := nearestNames(name, candidates, len(candidates))
+func NoMatch(before, name, after string, candidates []string) error {
+	all := NearestNames(name, candidates, len(candidates))
 	if len(all) == 0 {
-		return usageErrorf("%s %q%s (the snapshot has none)", before, name, after)
+		return UsageErrorf("%s %q%s (the snapshot has none)", before, name, after)
 	}
 	near := all[:min(5, len(all))]
 	for i, n := range near {
 		near[i] = shellquote.Quote(n) // pasteable as the flag's value
 	}
-	return usageErrorf("%s %q%s (%d in the snapshot; nearest: %s)", before, name, after, len(all), strings.Join(near, ", "))
+	return UsageErrorf("%s %q%s (%d in the snapshot; nearest: %s)", before, name, after, len(all), strings.Join(near, ", "))
 }
 
-func levenshtein(a, b string) int {
+func Levenshtein(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
@@ -192,7 +192,7 @@ func levenshtein(a, b string) int {
 	return prev[len(rb)]
 }
 
-func containsFold(ss []string, s string) bool {
+func ContainsFold(ss []string, s string) bool {
 	for _, x := range ss {
 		if strings.EqualFold(x, s) {
 			return true
@@ -201,7 +201,7 @@ func containsFold(ss []string, s string) bool {
 	return false
 }
 
-func contains(ss []string, s string) bool {
+func Contains(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
 			return true
