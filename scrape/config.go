@@ -1,3 +1,10 @@
+// Package scrape is everything that talks to a cluster, and the one place
+// that dials: Config, the SQL client and its read-only allowlist, HTTP GET
+// with its credential rules, /metrics and /api/tso, the hop errors, the
+// redaction of the password, and the dial guard every connection asks
+// first. The readers stand on it: scrape/collect (a snapshot) and
+// scrape/doctor (the doctor's reads); it imports neither
+// (docs/architecture.md "Inside scrape").
 package scrape
 
 import (

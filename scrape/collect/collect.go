@@ -1,4 +1,4 @@
-// Package scrape is everything that talks to a cluster. Collect takes one
+// Package collect is the MySQL collector. Collect takes one
 // read-only snapshot of a live Doris cluster over the MySQL protocol
 // (github.com/go-sql-driver/mysql) and, for the clock fallback and /metrics,
 // HTTP GET (docs/snapshot.md "How a live snapshot is taken").
