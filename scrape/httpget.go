@@ -27,12 +27,12 @@ type Credentials struct {
 	Password string
 }
 
-// authAsk recognises an answer that asks for credentials without the HTTP
+// AuthAsk recognises an answer that asks for credentials without the HTTP
 // challenge: Doris's TSOAction answers HTTP 200 {"code":400,"data":"Need auth
 // information."} (see tsoAsksForAuth). nil: only a 401 Basic challenge counts.
 type AuthAsk func(body []byte) bool
 
-// get is the one HTTP GET of dorisdiag: /api/tso, the FE's and every BE's
+// Get is the one HTTP GET of dorisdiag: /api/tso, the FE's and every BE's
 // /metrics all go through it.
 //
 //   - The first request carries no Authorization header.

@@ -429,7 +429,7 @@ func TargetsFromSnapshot(s *snapshot.Snapshot) []Target {
 	return out
 }
 
-// reservedName refuses, before any lookup, a host in the reserved .invalid
+// ReservedName refuses, before any lookup, a host in the reserved .invalid
 // domain (RFC 2606, RFC 6761 §6.4: such names never resolve). The bundled
 // scenarios name their nodes so (fe1.demo.invalid), and asking a resolver
 // for them would still send a packet off the machine.

@@ -75,7 +75,7 @@ func (e *CleartextCredentialsError) Error() string {
 		"(speak HTTPS to it with --http-scheme https, or send them in cleartext anyway with --allow-http-credentials)", e.URL, e.User)
 }
 
-// httpScheme is the scheme of the collector's HTTP requests.
+// Scheme is the scheme of the collector's HTTP requests.
 func (cfg Config) Scheme() string {
 	if cfg.HTTPScheme != "" {
 		return cfg.HTTPScheme
@@ -86,7 +86,7 @@ func (cfg Config) Scheme() string {
 	return "http"
 }
 
-// fetchOptions are the collector's HTTP options: its timeouts, the
+// FetchOptions are the collector's HTTP options: its timeouts, the
 // credentials for a challenge, the scheme and TLS of --tls.
 func (cfg Config) FetchOptions(maxBytes int64) (FetchOptions, error) {
 	o := FetchOptions{ConnectTimeout: cfg.Timeout, HeaderTimeout: cfg.Timeout, RequestTimeout: wholeRequest(cfg.Timeout), MaxBytes: maxBytes,
@@ -115,7 +115,7 @@ func withPort(hostport string, port int) string {
 	return net.JoinHostPort(h, strconv.Itoa(port))
 }
 
-// feHTTPAddr is where the collector asks an FE's HTTP endpoints: hostport,
+// FEHTTPAddr is where the collector asks an FE's HTTP endpoints: hostport,
 // or with HTTPS and FEHTTPSPort that port of the same host.
 func (cfg Config) FEHTTPAddr(hostport string) string {
 	if cfg.Scheme() != "https" {

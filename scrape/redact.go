@@ -30,13 +30,13 @@ import (
 // minRedactLen is the shortest secret redaction looks for.
 const minRedactLen = 4
 
-// secret is a password with the non-secrets it may coincide with.
+// Secret is a password with the non-secrets it may coincide with.
 type Secret struct {
 	value  string
 	public []string // user name, host, host:port
 }
 
-// secret is the collection's password with its user and host.
+// Secret is the collection's password with its user and host.
 func (cfg Config) Secret() Secret {
 	return Secret{value: cfg.Password, public: []string{cfg.User, cfg.Host}}
 }
@@ -51,7 +51,7 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// redact returns err with every whole occurrence of the secret in its text
+// Redact returns err with every whole occurrence of the secret in its text
 // replaced by ***, under the rules above; err itself when nothing changes.
 func (s Secret) Redact(err error) error {
 	if err == nil {

@@ -63,7 +63,7 @@ func CheckReadOnly(query string) error {
 	return nil
 }
 
-// table is a query result with every cell kept as text (NULL = nil), the
+// Table is a query result with every cell kept as text (NULL = nil), the
 // columns named as the server named them. Scanning everything as text is
 // deliberate: Doris serves the same concept as BIGINT in one build and
 // VARCHAR in another, and `\N`, `N/A` and -1 must be normalised with the
@@ -88,7 +88,7 @@ func (t *Table) column(col string) (int, bool) {
 	return i, ok
 }
 
-// get returns the cell of row r in column col, nil when NULL or absent.
+// Get returns the cell of row r in column col, nil when NULL or absent.
 func (t *Table) Get(r []*string, col string) *string {
 	i, ok := t.column(col)
 	if !ok || i >= len(r) {
@@ -97,7 +97,7 @@ func (t *Table) Get(r []*string, col string) *string {
 	return r[i]
 }
 
-// client runs read-only statements, each under its own timeout, and counts
+// SQLClient runs read-only statements, each under its own timeout, and counts
 // and optionally logs them.
 type SQLClient struct {
 	DB      *sql.DB
@@ -105,19 +105,19 @@ type SQLClient struct {
 	Host    string // host:port, named in every error
 	Secret  Secret // redacted from every error
 
-	Mu      sync.Mutex
-	Queries []string
+	mu      sync.Mutex
+	queries []string
 }
 
-// query runs one statement. The read-only check happens here, before the
+// Query runs one statement. The read-only check happens here, before the
 // driver sees the text.
 func (c *SQLClient) Query(ctx context.Context, q string) (*Table, error) {
 	if err := CheckReadOnly(q); err != nil {
 		return nil, err
 	}
-	c.Mu.Lock()
-	c.Queries = append(c.Queries, q)
-	c.Mu.Unlock()
+	c.mu.Lock()
+	c.queries = append(c.queries, q)
+	c.mu.Unlock()
 	// The connection first, outside the statement's bound: when the pool
 	// has none (the first statement, or after a statement's timeout closed
 	// it), hopConnector dials and handshakes, each hop under its own bound
@@ -202,9 +202,17 @@ func (c *SQLClient) Query(ctx context.Context, q string) (*Table, error) {
 }
 
 func (c *SQLClient) Statements() []string {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
-	return append([]string(nil), c.Queries...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.queries...)
+}
+
+// Count adds statements another session sent (SHOW DATA in a database's
+// own session) to this client's, so the query count stays exact.
+func (c *SQLClient) Count(statements []string) {
+	c.mu.Lock()
+	c.queries = append(c.queries, statements...)
+	c.mu.Unlock()
 }
 
 func Errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }

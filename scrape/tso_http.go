@@ -14,7 +14,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// fetchTSO is the last clock fallback: GET /api/tso on target (host:port of
+// FetchTSO is the last clock fallback: GET /api/tso on target (host:port of
 // an FE's HTTP server; the collector picks the Master's, see tsoTargets).
 //
 // Doris's TSOAction (fe-core/.../httpv2/rest/TSOAction.java @db2b4e86)
@@ -79,7 +79,7 @@ func DecodeEnvelope(body []byte) (envelope, error) {
 	return e, err
 }
 
-// dataText is data as text: a JSON string unquoted, anything else as sent.
+// DataText is data as text: a JSON string unquoted, anything else as sent.
 func (e envelope) DataText() string {
 	var s string
 	if json.Unmarshal(e.Data, &s) == nil {
@@ -88,7 +88,7 @@ func (e envelope) DataText() string {
 	return string(bytes.TrimSpace(e.Data))
 }
 
-// tsoAsksForAuth recognises TSOAction's answer to a request without
+// TSOAsksForAuth recognises TSOAction's answer to a request without
 // credentials: code 400 with data "Need auth information." (verified, see
 // fetchTSO). A code 401 envelope (ResponseEntityBuilder.unauthorized) is
 // accepted too: UNVERIFIED that /api/tso ever sends it.
@@ -103,7 +103,7 @@ func TSOAsksForAuth(body []byte) bool {
 	return *e.Code == 400 && strings.Contains(strings.ToLower(e.DataText()), "need auth information")
 }
 
-// feAnswerError is an httpv2 envelope with a code other than 0; Data is
+// FEAnswerError is an httpv2 envelope with a code other than 0; Data is
 // Doris's reason ("Current FE is not master").
 type FEAnswerError struct {
 	URL  string
@@ -127,7 +127,7 @@ func (e *FEAnswerError) Error() string {
 	return msg
 }
 
-// notMaster: the FE asked is a follower (TSOAction: "Current FE is not
+// NotMaster: the FE asked is a follower (TSOAction: "Current FE is not
 // master").
 func (e *FEAnswerError) NotMaster() bool {
 	return strings.Contains(strings.ToLower(e.Data), "not master")

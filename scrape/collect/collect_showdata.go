@@ -373,8 +373,6 @@ func (col *collector) queryIn(ctx context.Context, db, q string) (*scrape.Table,
 	defer conn.Close()
 	c := &scrape.SQLClient{DB: conn, Timeout: col.cfg.Timeout, Host: addr, Secret: col.cfg.Secret()}
 	t, err := c.Query(ctx, q)
-	col.c.Mu.Lock()
-	col.c.Queries = append(col.c.Queries, c.Statements()...)
-	col.c.Mu.Unlock()
+	col.c.Count(c.Statements())
 	return t, err
 }
