@@ -62,7 +62,7 @@ type Options struct {
 	// MaxLabelValueBytes caps every served label value; 0 =
 	// DefaultMaxLabelValueBytes (serve.go).
 	MaxLabelValueBytes int
-	Logger        *slog.Logger
+	Logger             *slog.Logger
 	// NoGCAfterRound skips the full collection at the end of every
 	// completed round (tests and benchmarks that compare both).
 	NoGCAfterRound bool
@@ -91,7 +91,7 @@ type Exporter struct {
 	state *round.State
 	cur   atomic.Pointer[published]
 	reg   *prometheus.Registry
-	mu    sync.Mutex // one round at a time
+	mu    sync.Mutex  // one round at a time
 	enc   encodeCache // the /metrics bodies of the published state (serve.go)
 	round int
 	said  bool
