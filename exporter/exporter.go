@@ -59,16 +59,16 @@ type Options struct {
 	DesignSeries  string // auto | on | off; "" = auto
 	Diag          round.Options
 	TelemetryPath string // "" = /metrics
-	// MaxLabelValueBytes caps every served label value; 0 =
-	// DefaultMaxLabelValueBytes (serve.go).
-	MaxLabelValueBytes int
-	Logger             *slog.Logger
+	Logger        *slog.Logger
 	// NoGCAfterRound skips the full collection at the end of every
 	// completed round (tests and benchmarks that compare both).
 	NoGCAfterRound bool
 	// Now is the wall clock (round duration, /readyz); nil = time.Now.
 	// Tests inject one; diag never sees it.
 	Now func() time.Time
+	// MaxLabelValueBytes caps every served label value; 0 =
+	// DefaultMaxLabelValueBytes (serve.go).
+	MaxLabelValueBytes int
 }
 
 // published is one immutable view of the exporter's state.
