@@ -176,7 +176,6 @@ func (e *Exporter) Round(ctx context.Context) error {
 	next.statements = float64(snap.Source.Queries)
 	next.lastError = ""
 	next.design = e.designFor(res)
-	e.cur.Store(&next)
 	// The round's snapshot and analysis (about 85 MB at the design's scale)
 	// are garbage now; what stays is the published result, the change points
 	// and the counters. Collecting here, while the live heap is smallest,
@@ -189,6 +188,10 @@ func (e *Exporter) Round(ctx context.Context) error {
 	if !e.opt.NoGCAfterRound {
 		runtime.GC()
 	}
+	// Published after the collection: the first scrape of a round encodes
+	// its body (serve.go), and that allocation then lands on the smallest
+	// heap, not on top of the round's garbage.
+	e.cur.Store(&next)
 	if !e.said {
 		e.said = true
 		if next.design {

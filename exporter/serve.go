@@ -253,8 +253,11 @@ type body struct {
 
 // encodeCache is the exporter's current bodies (one per published state).
 type encodeCache struct {
-	mu  sync.Mutex
-	cur *bodies
+	mu    sync.Mutex
+	cur   *bodies
+	sizes map[expfmt.Format]int // the last body's size per format
+	// negotiated: Accept header → format (negotiate).
+	negotiated map[string]expfmt.Format
 }
 
 // Body returns the /metrics body of the published state in format, gzipped
@@ -345,6 +348,7 @@ func (e *Exporter) encode(format expfmt.Format) ([]byte, error) {
 		return nil, err
 	}
 	var buf bytes.Buffer
+	buf.Grow(e.enc.sizeHint(format))
 	enc := expfmt.NewEncoder(&buf, format)
 	for _, mf := range mfs {
 		if err := enc.Encode(mf); err != nil {
@@ -356,7 +360,26 @@ func (e *Exporter) encode(format expfmt.Format) ([]byte, error) {
 			return nil, err
 		}
 	}
+	e.enc.setSizeHint(format, buf.Len())
 	return buf.Bytes(), nil
+}
+
+// sizeHint is the size of the last body of format plus 1/16 (a buffer that
+// grows by doubling would hold up to twice the body).
+func (c *encodeCache) sizeHint(f expfmt.Format) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.sizes[f]
+	return n + n/16
+}
+
+func (c *encodeCache) setSizeHint(f expfmt.Format, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sizes == nil {
+		c.sizes = map[expfmt.Format]int{}
+	}
+	c.sizes[f] = n
 }
 
 // capLabelValues cuts every label value longer than max bytes (in place)
@@ -410,7 +433,7 @@ func fnv1a(s string) uint64 {
 // when the client accepts it.
 func (e *Exporter) metricsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		format := expfmt.NegotiateAccept(r.Header, servedFormats...)
+		format := e.negotiate(r.Header)
 		gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
 		b, err := e.Body(format, gz)
 		if err != nil {
@@ -420,7 +443,7 @@ func (e *Exporter) metricsHandler() http.Handler {
 		}
 		h := w.Header()
 		h.Set("Content-Type", string(format))
-		h.Add("Vary", "Accept, Accept-Encoding")
+		h.Set("Vary", "Accept, Accept-Encoding")
 		if gz {
 			h.Set("Content-Encoding", "gzip")
 		}
@@ -430,6 +453,29 @@ func (e *Exporter) metricsHandler() http.Handler {
 		}
 		_, _ = io.Copy(w, bytes.NewReader(b))
 	})
+}
+
+// negotiate is expfmt.NegotiateAccept over the served formats, remembered
+// for up to 64 distinct Accept headers (a scraper sends the same one every
+// time; parsing it cost more than serving the cached body).
+func (e *Exporter) negotiate(h http.Header) expfmt.Format {
+	accept := strings.Join(h.Values("Accept"), ",")
+	e.enc.mu.Lock()
+	f, ok := e.enc.negotiated[accept]
+	e.enc.mu.Unlock()
+	if ok {
+		return f
+	}
+	f = expfmt.NegotiateAccept(h, servedFormats...)
+	e.enc.mu.Lock()
+	if e.enc.negotiated == nil {
+		e.enc.negotiated = map[string]expfmt.Format{}
+	}
+	if len(e.enc.negotiated) < 64 {
+		e.enc.negotiated[accept] = f
+	}
+	e.enc.mu.Unlock()
+	return f
 }
 
 // acceptsGzip: Accept-Encoding names gzip (or *) with a non-zero quality.
