@@ -15,6 +15,7 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
@@ -65,7 +66,7 @@ func (m *memStore) add(t time.Time, mfs []*dto.MetricFamily) {
 				continue // summaries and histograms: the Go collector's, no panel reads them
 			}
 			b := labels.NewScratchBuilder(len(mm.Label) + 1)
-			b.Add(labels.MetricName, mf.GetName())
+			b.Add(model.MetricNameLabel, mf.GetName())
 			for _, l := range mm.Label {
 				b.Add(l.GetName(), l.GetValue())
 			}

@@ -123,6 +123,8 @@ func (e *Exporter) ServeWeb(ctx context.Context, listeners []net.Listener, wo We
 	if noH2 {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 	}
+	e.opt.Logger.Info("serving", "tls", tlsConfig != nil, "web_config", wo.ConfigFile != "", "max_connections_per_listener", wo.MaxConnections,
+		"idle_timeout", wo.IdleTimeout.String())
 	errc := make(chan error, len(listeners))
 	for _, l := range listeners {
 		l = netutil.LimitListener(l, wo.MaxConnections)
