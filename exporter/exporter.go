@@ -188,10 +188,11 @@ func (e *Exporter) Round(ctx context.Context) error {
 	if !e.opt.NoGCAfterRound {
 		runtime.GC()
 	}
-	// Published after the collection: the first scrape of a round encodes
-	// its body (serve.go), and that allocation then lands on the smallest
-	// heap, not on top of the round's garbage.
+	// Published after the collection, and the body encoded in the formats
+	// scraped last round (serve.go): that allocation lands on the smallest
+	// heap, not on top of the round's garbage, and no scrape waits for it.
 	e.cur.Store(&next)
+	e.prewarm()
 	if !e.said {
 		e.said = true
 		if next.design {

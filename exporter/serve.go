@@ -278,6 +278,29 @@ func (e *Exporter) Body(format expfmt.Format, gz bool) ([]byte, error) {
 	return c.get(e, bodyKey{format, gz})
 }
 
+// prewarm encodes, for the state just published, the formats the previous
+// state was scraped in: the round pays the encoding (once per format, as a
+// scrape would have), and no scrape of a steady scraper waits for one.
+func (e *Exporter) prewarm() {
+	e.enc.mu.Lock()
+	old := e.enc.cur
+	e.enc.mu.Unlock()
+	if old == nil {
+		return
+	}
+	old.mu.Lock()
+	keys := make([]bodyKey, 0, len(old.m))
+	for k := range old.m {
+		keys = append(keys, k)
+	}
+	old.mu.Unlock()
+	for _, k := range keys {
+		if _, err := e.Body(k.format, k.gzip); err != nil {
+			e.opt.Logger.Warn("encoding /metrics", "format", string(k.format), "err", err)
+		}
+	}
+}
+
 func (c *bodies) entry(k bodyKey) *body {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -129,13 +129,26 @@ func TestMetricsEncodedOncePerRoundAndFormat(t *testing.T) {
 			t.Fatal("two scrapes of one round served different text bodies")
 		}
 	}
+	// The next round encodes the two formats scraped in this one as it
+	// publishes; its scrapes collect nothing more.
 	mustRound(t, e)
-	_, b := fetchT(t, srv.URL+"/metrics", acceptText, "")
-	if n.Load() != 3 {
-		t.Errorf("the first scrape after a new round collected %d times in all, want 3", n.Load())
+	if n.Load() != 4 {
+		t.Errorf("publishing round 2 collected %d times in all, want 4 (the 2 formats scraped in round 1)", n.Load())
 	}
-	if !strings.Contains(string(b), "dorisdiag_exporter_rounds_total 2\n") {
-		t.Error("the scrape after round 2 does not serve round 2")
+	for i := 0; i < 10; i++ {
+		fetchT(t, srv.URL+"/metrics", acceptOM, "gzip")
+		_, b := fetchT(t, srv.URL+"/metrics", acceptText, "")
+		if !strings.Contains(string(b), "dorisdiag_exporter_rounds_total 2\n") {
+			t.Fatal("a scrape after round 2 does not serve round 2")
+		}
+	}
+	if n.Load() != 4 {
+		t.Errorf("scrapes of round 2 in the formats already encoded collected %d times in all, want 4", n.Load())
+	}
+	// A format not asked for before is encoded by its first scrape.
+	fetchT(t, srv.URL+"/metrics", "application/openmetrics-text;version=0.0.1", "")
+	if n.Load() != 5 {
+		t.Errorf("the first OpenMetrics 0.0.1 scrape collected %d times in all, want 5", n.Load())
 	}
 }
 
