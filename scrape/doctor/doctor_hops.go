@@ -1,6 +1,8 @@
-package scrape
+package doctor
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -54,7 +56,7 @@ func (r *doctorRun) hops(ctx context.Context) {
 	}
 	tsoAt, via := r.masterHTTP, "the Master's Host:HttpPort (SHOW FRONTENDS)"
 	if tsoAt == "" {
-		tsoAt, via = r.o.feHTTPAddr(net.JoinHostPort(r.o.Host, strconv.Itoa(r.o.HTTPPort))), "--host:--http-port (no Master known)"
+		tsoAt, via = r.o.FEHTTPAddr(net.JoinHostPort(r.o.Host, strconv.Itoa(r.o.HTTPPort))), "--host:--http-port (no Master known)"
 	}
 	run(func() { r.tsoHop(ctx, tsoAt, via) })
 	for _, be := range r.d.Backends {
@@ -126,14 +128,14 @@ func (r *doctorRun) order() {
 
 // sessionHTTPAsked is the address the --host HTTP hop used.
 func (r *doctorRun) sessionHTTPAsked() string {
-	return r.o.feHTTPAddr(net.JoinHostPort(r.o.Host, strconv.Itoa(r.o.HTTPPort)))
+	return r.o.FEHTTPAddr(net.JoinHostPort(r.o.Host, strconv.Itoa(r.o.HTTPPort)))
 }
 
 func (r *doctorRun) feAddr(fe snapshot.DoctorNode) string {
 	if fe.Host == "" || fe.HTTPPort <= 0 {
 		return ""
 	}
-	return r.o.feHTTPAddr(net.JoinHostPort(strings.Trim(fe.Host, "[]"), strconv.Itoa(fe.HTTPPort)))
+	return r.o.FEHTTPAddr(net.JoinHostPort(strings.Trim(fe.Host, "[]"), strconv.Itoa(fe.HTTPPort)))
 }
 
 // beTarget is one address a BE is probed at.
@@ -194,14 +196,14 @@ func (r *doctorRun) beTargets(be snapshot.DoctorNode) []beTarget {
 // bounded by the timeout as a whole, redirects not followed, credentials
 // only on a challenge, and how it ended.
 type httpHop struct {
-	p         Payload
+	p         scrape.Payload
 	err       error
 	connected bool
 	sent      time.Time
 	recv      time.Time
 }
 
-func (r *doctorRun) get(ctx context.Context, rawURL string, ask authAsk) httpHop {
+func (r *doctorRun) get(ctx context.Context, rawURL string, ask scrape.AuthAsk) httpHop {
 	var mu sync.Mutex
 	h := httpHop{}
 	mark := func() { mu.Lock(); h.connected = true; mu.Unlock() }
@@ -217,15 +219,15 @@ func (r *doctorRun) get(ctx context.Context, rawURL string, ask authAsk) httpHop
 	// path is none of them is refused here (CheckHTTPRead then refuses any
 	// method but GET and every mutating endpoint, on redirects too).
 	if u, err := url.Parse(rawURL); err != nil || !isContractEndpoint(u.Path) {
-		h.err = fmt.Errorf("%w: %s is no endpoint of the wire contract", ErrNotReadOnlyHTTP, rawURL)
+		h.err = fmt.Errorf("%w: %s is no endpoint of the wire contract", scrape.ErrNotReadOnlyHTTP, rawURL)
 		return h
 	}
 	hctx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, trace), r.t)
 	defer cancel()
-	client := NewClient(r.fo)
+	client := scrape.NewClient(r.fo)
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	h.sent = time.Now()
-	p, err := get(hctx, client, rawURL, r.fo, ask)
+	p, err := scrape.Get(hctx, client, rawURL, r.fo, ask)
 	h.recv = time.Now()
 	client.CloseIdleConnections()
 	mu.Lock()
@@ -234,7 +236,7 @@ func (r *doctorRun) get(ctx context.Context, rawURL string, ask authAsk) httpHop
 	return h
 }
 
-func (r *doctorRun) url(addr, path string) string { return r.o.httpScheme() + "://" + addr + path }
+func (r *doctorRun) url(addr, path string) string { return r.o.Scheme() + "://" + addr + path }
 
 func isContractEndpoint(p string) bool {
 	_, ok := doris.Endpoint(p)
@@ -256,7 +258,7 @@ func (r *doctorRun) feHTTPHop(ctx context.Context, fe snapshot.DoctorNode, addr,
 // tsoHop probes GET /api/tso on the Master and reads its clock.
 func (r *doctorRun) tsoHop(ctx context.Context, addr, via string) {
 	u := r.url(addr, doris.TSOAction.Name)
-	h := r.get(ctx, u, tsoAsksForAuth)
+	h := r.get(ctx, u, scrape.TSOAsksForAuth)
 	hop := r.hop(snapshot.HopFETSO, "", addr, u, via, h)
 	if h.err == nil {
 		ms, err := tsoPhysicalMs(h.p.Body)
@@ -265,7 +267,7 @@ func (r *doctorRun) tsoHop(ctx context.Context, addr, via string) {
 			r.addClock(snapshot.ClockReading{Source: doris.SourceHTTPTSO, Target: addr, ServerMs: ms, ResolutionMs: 1,
 				SentMs: h.sent.UnixMilli(), ReceivedMs: h.recv.UnixMilli()})
 		default:
-			var fe *feAnswerError
+			var fe *scrape.FEAnswerError
 			hop.Outcome, hop.Error = snapshot.OutcomeHTTPError, err.Error()
 			if errors.As(err, &fe) && fe.Code != nil && *fe.Code == 401 {
 				hop.Outcome = snapshot.OutcomeUnauthorized
@@ -298,8 +300,8 @@ func (r *doctorRun) hop(kind, node, addr, u, via string, h httpHop) snapshot.Hop
 		return hop
 	}
 	hop.Outcome, hop.Reachable = classifyHTTP(h.err, h.connected)
-	hop.Error = r.o.secret().redact(h.err).Error()
-	var se *HTTPStatusError
+	hop.Error = r.o.Secret().Redact(h.err).Error()
+	var se *scrape.HTTPStatusError
 	if errors.As(h.err, &se) {
 		hop.Status, hop.Location = se.Code, se.Location
 	}
@@ -322,11 +324,11 @@ func (r *doctorRun) dateClock(n snapshot.DoctorNode, addr string, h httpHop) {
 // answered. connected: a TCP connection was made, so a timeout is the
 // server's silence, not the network's.
 func classifyHTTP(err error, connected bool) (string, bool) {
-	var se *HTTPStatusError
-	var te *TimeoutError
-	var cc *CleartextCredentialsError
-	var tl *TooLargeError
-	var rn *ReservedNameError
+	var se *scrape.HTTPStatusError
+	var te *scrape.TimeoutError
+	var cc *scrape.CleartextCredentialsError
+	var tl *scrape.TooLargeError
+	var rn *scrape.ReservedNameError
 	var dns *net.DNSError
 	var rh tls.RecordHeaderError
 	var ua x509.UnknownAuthorityError
@@ -352,14 +354,14 @@ func classifyHTTP(err error, connected bool) (string, bool) {
 		return snapshot.OutcomeUnauthorized, true
 	case errors.As(err, &tl):
 		return snapshot.OutcomeHTTPError, true
-	case errors.Is(err, ErrNotReadOnlyHTTP):
+	case errors.Is(err, scrape.ErrNotReadOnlyHTTP):
 		return snapshot.OutcomeSkipped, false
 	case errors.As(err, &te):
 		if te.Phase == "connect" || !connected {
 			return snapshot.OutcomeConnectTimeout, false
 		}
 		return snapshot.OutcomeReadTimeout, false
-	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+	case errors.Is(err, context.DeadlineExceeded), scrape.IsTimeout(err):
 		if connected {
 			return snapshot.OutcomeReadTimeout, false
 		}
@@ -386,9 +388,9 @@ func classifyHTTP(err error, connected bool) (string, bool) {
 // classifyMySQL names how the query port hop failed (the hop's own bound
 // may end it as the caller's deadline: the hop it stopped in decides).
 func classifyMySQL(err error) string {
-	var ne *NetError
+	var ne *scrape.NetError
 	var me *mysql.MySQLError
-	var rn *ReservedNameError
+	var rn *scrape.ReservedNameError
 	var dns *net.DNSError
 	var ua x509.UnknownAuthorityError
 	var hn x509.HostnameError
@@ -409,15 +411,15 @@ func classifyMySQL(err error) string {
 		}
 		return snapshot.OutcomeError
 	case errors.As(err, &ne):
-		timeout := ne.Kind == KindTimeout || errors.Is(ne.Err, context.DeadlineExceeded)
+		timeout := ne.Kind == scrape.KindTimeout || errors.Is(ne.Err, context.DeadlineExceeded)
 		switch {
-		case timeout && ne.Hop == HopMySQLConnect:
+		case timeout && ne.Hop == scrape.HopMySQLConnect:
 			return snapshot.OutcomeConnectTimeout
 		case timeout:
 			return snapshot.OutcomeReadTimeout
-		case ne.Kind == KindRefused:
+		case ne.Kind == scrape.KindRefused:
 			return snapshot.OutcomeRefused
-		case ne.Kind == KindClosed:
+		case ne.Kind == scrape.KindClosed:
 			return snapshot.OutcomeClosed
 		}
 	}
@@ -430,16 +432,16 @@ func classifyMySQL(err error) string {
 // mysqlReachable: the FE answered something (a MySQL error, a handshake).
 func mysqlReachable(err error) bool {
 	var me *mysql.MySQLError
-	var ne *NetError
+	var ne *scrape.NetError
 	if errors.As(err, &me) {
 		return true
 	}
-	return errors.As(err, &ne) && (ne.Hop != HopMySQLConnect && ne.Kind != KindRefused)
+	return errors.As(err, &ne) && (ne.Hop != scrape.HopMySQLConnect && ne.Kind != scrape.KindRefused)
 }
 
 // feHealthOutcome reads HealthAction's envelope: code 0 is ok.
 func feHealthOutcome(body []byte, hop *snapshot.Hop) string {
-	e, err := decodeEnvelope(body)
+	e, err := scrape.DecodeEnvelope(body)
 	if err != nil || e.Code == nil {
 		hop.Error = "the answer is not HealthAction's envelope"
 		return snapshot.OutcomeOK // an HTTP server answered 2xx
@@ -448,13 +450,13 @@ func feHealthOutcome(body []byte, hop *snapshot.Hop) string {
 	case 0:
 		return snapshot.OutcomeOK
 	case 401:
-		hop.Error = "FE answered code 401: " + e.dataText()
+		hop.Error = "FE answered code 401: " + e.DataText()
 		return snapshot.OutcomeUnauthorized
 	case 503:
-		hop.Error = "FE answered code 503: " + e.dataText()
+		hop.Error = "FE answered code 503: " + e.DataText()
 		return snapshot.OutcomeNotReady
 	}
-	hop.Error = "FE answered code " + strconv.Itoa(*e.Code) + ": " + e.Msg + " " + e.dataText()
+	hop.Error = "FE answered code " + strconv.Itoa(*e.Code) + ": " + e.Msg + " " + e.DataText()
 	return snapshot.OutcomeHTTPError
 }
 
@@ -478,12 +480,12 @@ func beHealthOutcome(body []byte, hop *snapshot.Hop) string {
 // tsoPhysicalMs reads TSOAction's answer: the physical time of current_tso
 // (or current_tso_physical_time when the TSO is absent).
 func tsoPhysicalMs(body []byte) (int64, error) {
-	e, err := decodeEnvelope(body)
+	e, err := scrape.DecodeEnvelope(body)
 	if err != nil {
 		return 0, errors.New("GET /api/tso: not JSON")
 	}
 	if e.Code == nil || *e.Code != 0 {
-		return 0, &feAnswerError{URL: doris.TSOAction.Name, Code: e.Code, Msg: e.Msg, Data: e.dataText()}
+		return 0, &scrape.FEAnswerError{URL: doris.TSOAction.Name, Code: e.Code, Msg: e.Msg, Data: e.DataText()}
 	}
 	var data struct {
 		CurrentTSO   json.Number `json:"current_tso"`
@@ -506,4 +508,4 @@ func tsoPhysicalMs(body []byte) (int64, error) {
 // envelopeAsksForAuth recognises an httpv2 envelope asking for credentials
 // without a 401 challenge: code 401 (ResponseEntityBuilder.unauthorized), or
 // TSOAction's code 400 "Need auth information.".
-func envelopeAsksForAuth(body []byte) bool { return tsoAsksForAuth(body) }
+func envelopeAsksForAuth(body []byte) bool { return scrape.TSOAsksForAuth(body) }

@@ -1,6 +1,8 @@
-package scrape
+package collect
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"context"
 	"errors"
 	"fmt"
@@ -22,8 +24,8 @@ import (
 func (col *collector) clock(ctx context.Context) error {
 	var errs []string
 	if t, ok := col.selectInfo(ctx, &doris.TSOStatus.Relation, "", false); ok {
-		if len(t.rows) > 0 {
-			rr := col.reader(t, t.rows[0], snapshot.SourceTSOStatus, "")
+		if len(t.Rows) > 0 {
+			rr := col.reader(t, t.Rows[0], snapshot.SourceTSOStatus, "")
 			if cur := rr.optTSO(doris.TSOStatus.CurrentTSO); cur != nil && cur.IsReal() && *cur > 0 {
 				col.snap.Cluster.CurrentTSO = *cur
 				col.snap.Cluster.ClockSource = snapshot.SourceTSOStatus
@@ -36,10 +38,10 @@ func (col *collector) clock(ctx context.Context) error {
 		errs = append(errs, "information_schema.tso_status: not readable")
 	}
 	showTSO := doris.ShowTSOStatus.Statements[0].Build()
-	t, err := col.c.query(ctx, showTSO)
-	if err == nil && len(t.rows) > 0 {
-		col.capability(snapshot.SourceShowTSOStatus, true, t.cols)
-		rr := col.reader(t, t.rows[0], snapshot.SourceShowTSOStatus, "")
+	t, err := col.c.Query(ctx, showTSO)
+	if err == nil && len(t.Rows) > 0 {
+		col.capability(snapshot.SourceShowTSOStatus, true, t.Cols)
+		rr := col.reader(t, t.Rows[0], snapshot.SourceShowTSOStatus, "")
 		if cur := rr.optTSO(doris.ShowTSOStatus.CurrentTSO); cur != nil && *cur > 0 && cur.IsReal() {
 			col.snap.Cluster.CurrentTSO = *cur
 			col.snap.Cluster.ClockSource = snapshot.SourceShowTSOStatus
@@ -59,7 +61,7 @@ func (col *collector) clock(ctx context.Context) error {
 	var urls []string
 	targets := col.tsoTargets()
 	for i, target := range targets {
-		cur, url, herr := fetchTSO(ctx, col.cfg, target)
+		cur, url, herr := scrape.FetchTSO(ctx, col.cfg, target)
 		if herr == nil {
 			col.capability(snapshot.SourceHTTPTSO, true, nil)
 			col.snap.Cluster.CurrentTSO = cur
@@ -72,8 +74,8 @@ func (col *collector) clock(ctx context.Context) error {
 		// The next target is asked only when this FE says it is not the
 		// Master (--host is on a follower after all, e.g. behind a
 		// load balancer).
-		var fe *feAnswerError
-		if i+1 < len(targets) && !(errors.As(herr, &fe) && fe.notMaster()) {
+		var fe *scrape.FEAnswerError
+		if i+1 < len(targets) && !(errors.As(herr, &fe) && fe.NotMaster()) {
 			break
 		}
 	}
@@ -82,36 +84,18 @@ func (col *collector) clock(ctx context.Context) error {
 		col.gap(snapshot.SourceHTTPTSO, urls[i], herr)
 		errs = append(errs, "GET /api/tso: "+herr.Error())
 	}
-	return col.cfg.secret().redact(fmt.Errorf("no cluster clock could be read (%s)", strings.Join(errs, "; ")))
+	return col.cfg.Secret().Redact(fmt.Errorf("no cluster clock could be read (%s)", strings.Join(errs, "; ")))
 }
 
-func (col *collector) show(ctx context.Context, source, q string) (*table, bool) {
-	t, err := col.c.query(ctx, q)
+func (col *collector) show(ctx context.Context, source, q string) (*scrape.Table, bool) {
+	t, err := col.c.Query(ctx, q)
 	if err != nil {
 		col.capability(source, false, nil)
 		col.gap(source, q, err)
 		return nil, false
 	}
-	col.capability(source, true, t.cols)
+	col.capability(source, true, t.Cols)
 	return t, true
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func atoi(s string) int {
-	var n int
-	_, err := fmt.Sscan(strings.TrimSpace(s), &n)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 // tsoTargets are the host:ports to ask GET /api/tso, in order. TSOAction
@@ -124,12 +108,12 @@ func atoi(s string) int {
 //   - the session is on a follower: the Master row's Host:HttpPort
 //     (FrontendsProcNode; HttpPort is the FE's Config.http_port).
 func (col *collector) tsoTargets() []string {
-	user := col.cfg.feHTTPAddr(net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort)))
+	user := col.cfg.FEHTTPAddr(net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort)))
 	master := ""
 	if col.frontendsRead {
 		for _, fe := range col.snap.Frontends {
 			if fe.IsMaster && fe.Host != "" && fe.HTTPPort > 0 {
-				master = col.cfg.feHTTPAddr(net.JoinHostPort(fe.Host, strconv.Itoa(fe.HTTPPort)))
+				master = col.cfg.FEHTTPAddr(net.JoinHostPort(fe.Host, strconv.Itoa(fe.HTTPPort)))
 				break
 			}
 		}
@@ -150,7 +134,7 @@ func (col *collector) frontends(ctx context.Context) {
 		return
 	}
 	col.frontendsRead = true
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceFrontends, "")
 		// CurrentConnected says which FE serves this session: its /metrics
 		// is the one fetched, and only the Master's has the state series.
@@ -159,8 +143,8 @@ func (col *collector) frontends(ctx context.Context) {
 			col.connectedKnown = true
 		}
 		col.snap.Frontends = append(col.snap.Frontends, snapshot.Node{
-			Kind: "fe", ID: rr.raw(doris.Frontends.Name), Host: firstNonEmpty(rr.raw(doris.Frontends.Host), rr.raw(doris.Frontends.HostName), rr.raw(doris.Frontends.IP)),
-			HTTPPort: atoi(rr.raw(doris.Frontends.HTTPPort)), QueryPort: atoi(rr.raw(doris.Frontends.QueryPort)),
+			Kind: "fe", ID: rr.raw(doris.Frontends.Name), Host: scrape.FirstNonEmpty(rr.raw(doris.Frontends.Host), rr.raw(doris.Frontends.HostName), rr.raw(doris.Frontends.IP)),
+			HTTPPort: scrape.Atoi(rr.raw(doris.Frontends.HTTPPort)), QueryPort: scrape.Atoi(rr.raw(doris.Frontends.QueryPort)),
 			IsMaster: rr.bool(doris.Frontends.IsMaster), Alive: rr.bool(doris.Frontends.Alive), Version: rr.raw(doris.Frontends.Version),
 		})
 	}
@@ -171,11 +155,11 @@ func (col *collector) backends(ctx context.Context) {
 	if !ok {
 		return
 	}
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceBackends, "")
 		col.snap.Backends = append(col.snap.Backends, snapshot.Node{
-			Kind: "be", ID: rr.raw(doris.Backends.BackendID), Host: firstNonEmpty(rr.raw(doris.Backends.Host), rr.raw(doris.Backends.HostName), rr.raw(doris.Backends.IP)),
-			HTTPPort: atoi(rr.raw(doris.Backends.HTTPPort)), Alive: rr.bool(doris.Backends.Alive), Version: rr.raw(doris.Backends.Version),
+			Kind: "be", ID: rr.raw(doris.Backends.BackendID), Host: scrape.FirstNonEmpty(rr.raw(doris.Backends.Host), rr.raw(doris.Backends.HostName), rr.raw(doris.Backends.IP)),
+			HTTPPort: scrape.Atoi(rr.raw(doris.Backends.HTTPPort)), Alive: rr.bool(doris.Backends.Alive), Version: rr.raw(doris.Backends.Version),
 		})
 	}
 }
@@ -185,8 +169,8 @@ func (col *collector) streams(ctx context.Context) {
 	if !ok {
 		return
 	}
-	col.snap.Streams = slices.Grow(col.snap.Streams, len(t.rows)) // one allocation instead of regrowing per power of two
-	for _, r := range t.rows {
+	col.snap.Streams = slices.Grow(col.snap.Streams, len(t.Rows)) // one allocation instead of regrowing per power of two
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceTableStreams, "")
 		rr.row = rr.raw(doris.TableStreams.DBName) + "." + rr.raw(doris.TableStreams.StreamName)
 		st := snapshot.Stream{
@@ -217,8 +201,8 @@ func (col *collector) consumption(ctx context.Context) {
 	if !ok {
 		return
 	}
-	col.snap.Consumption = slices.Grow(col.snap.Consumption, len(t.rows)) // one allocation instead of regrowing per power of two
-	for _, r := range t.rows {
+	col.snap.Consumption = slices.Grow(col.snap.Consumption, len(t.Rows)) // one allocation instead of regrowing per power of two
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceTableStreamConsumption, "")
 		rr.row = rr.raw(doris.TableStreamConsumption.DBName) + "." + rr.raw(doris.TableStreamConsumption.StreamName) + " " + rr.raw(doris.TableStreamConsumption.Unit)
 		c := snapshot.Consumption{
@@ -253,8 +237,8 @@ func (col *collector) consumption(ctx context.Context) {
 // tvf reads a metadata TVF with SELECT * and maps its columns by name: a
 // TVF's columns are not in information_schema.columns, and the result names
 // them as well (a missing newer column is simply absent).
-func (col *collector) tvf(ctx context.Context, source, q string) (*table, bool) {
-	t, err := col.c.query(ctx, q)
+func (col *collector) tvf(ctx context.Context, source, q string) (*scrape.Table, bool) {
+	t, err := col.c.Query(ctx, q)
 	if err != nil {
 		if _, seen := col.snap.Capabilities.Sources[source]; !seen {
 			col.capability(source, !isUnknownTable(err), nil)
@@ -262,7 +246,7 @@ func (col *collector) tvf(ctx context.Context, source, q string) (*table, bool) 
 		col.gap(source, q, err)
 		return nil, false
 	}
-	col.capability(source, true, t.cols)
+	col.capability(source, true, t.Cols)
 	return t, true
 }
 
@@ -271,7 +255,7 @@ func (col *collector) jobs(ctx context.Context) {
 	if !ok {
 		return
 	}
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceJobs, "")
 		rr.row = rr.str(doris.Jobs.MvDatabaseName) + "." + rr.str(doris.Jobs.MvName)
 		col.snap.Jobs = append(col.snap.Jobs, snapshot.Job{
@@ -291,7 +275,7 @@ func (col *collector) jobs(ctx context.Context) {
 func (col *collector) tasks(ctx context.Context) {
 	n := col.cfg.TasksPerMV
 	q := doris.Tasks.Statements[0].Build(strconv.Itoa(n))
-	t, err := col.c.query(ctx, q)
+	t, err := col.c.Query(ctx, q)
 	if err != nil {
 		col.gap(snapshot.SourceTasks, q, fmt.Errorf("windowed read failed, reading tasks() whole: %w", err))
 		var ok bool
@@ -300,8 +284,8 @@ func (col *collector) tasks(ctx context.Context) {
 		}
 		col.snap.Supersede(snapshot.SourceTasks, "tasks() read whole")
 	} else {
-		cols := make([]string, 0, len(t.cols))
-		for _, c := range t.cols {
+		cols := make([]string, 0, len(t.Cols))
+		for _, c := range t.Cols {
 			if !strings.EqualFold(c, "dorisdiag_rank") {
 				cols = append(cols, c)
 			}
@@ -310,7 +294,7 @@ func (col *collector) tasks(ctx context.Context) {
 	}
 	perMV := map[string]int{}
 	var tasks []snapshot.Task
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceTasks, "")
 		rr.row = rr.str(doris.Tasks.MvDatabaseName) + "." + rr.str(doris.Tasks.MvName) + " task " + rr.str(doris.Tasks.TaskID)
 		task := snapshot.Task{
@@ -361,7 +345,7 @@ func (col *collector) mvStatus(ctx context.Context) {
 	if !ok {
 		return
 	}
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceIVMMVStatus, "")
 		rr.row = rr.raw(doris.IVMMVStatus.DBName) + "." + rr.raw(doris.IVMMVStatus.MVName)
 		col.snap.MVStatus = append(col.snap.MVStatus, snapshot.MVStatus{
@@ -388,7 +372,7 @@ func (col *collector) dependencies(ctx context.Context) {
 	if !ok {
 		return
 	}
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceIVMDependencies, "")
 		rr.row = rr.raw(doris.IVMDependencies.DBName) + "." + rr.raw(doris.IVMDependencies.MVName) + " " + rr.raw(doris.IVMDependencies.BaseTableDB) + "." + rr.raw(doris.IVMDependencies.BaseTableName)
 		col.snap.Dependencies = append(col.snap.Dependencies, snapshot.Dependency{
@@ -439,7 +423,7 @@ func (col *collector) mvInfos(ctx context.Context) {
 		if !ok {
 			continue
 		}
-		for _, r := range t.rows {
+		for _, r := range t.Rows {
 			rr := col.reader(t, r, snapshot.SourceMVInfos, "")
 			rr.row = db + "." + rr.str(doris.MVInfos.Name)
 			col.snap.MVs = append(col.snap.MVs, snapshot.MVInfo{

@@ -1,6 +1,8 @@
-package scrape
+package doctor
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -27,7 +29,7 @@ import (
 func (r *doctorRun) labels(ctx context.Context) {
 	addr := r.masterHTTP
 	if addr == "" {
-		addr = r.o.feHTTPAddr(net.JoinHostPort(r.o.Host, strconv.Itoa(r.o.HTTPPort)))
+		addr = r.o.FEHTTPAddr(net.JoinHostPort(r.o.Host, strconv.Itoa(r.o.HTTPPort)))
 	}
 	out := make([]snapshot.LabelState, len(r.o.Labels))
 	sem := make(chan struct{}, r.o.LabelConcurrency)
@@ -56,16 +58,16 @@ func LoadStateURL(scheme, addr, db, label string) string {
 
 func (r *doctorRun) label(ctx context.Context, addr string, l LabelRef) snapshot.LabelState {
 	st := snapshot.LabelState{DB: l.DB, Label: l.Label, Target: addr}
-	u := LoadStateURL(r.o.httpScheme(), addr, l.DB, l.Label)
+	u := LoadStateURL(r.o.Scheme(), addr, l.DB, l.Label)
 	h := r.get(ctx, u, envelopeAsksForAuth)
 	if h.err != nil {
-		st.Error = r.o.secret().redact(h.err).Error()
+		st.Error = r.o.Secret().Redact(h.err).Error()
 		return st
 	}
 	state, shape, err := parseLoadState(h.p.Body)
 	st.State, st.Shape = state, shape
 	if err != nil {
-		st.Error = r.o.secret().redact(fmt.Errorf("GET %s: %w", redactQuery(u), err)).Error()
+		st.Error = r.o.Secret().Redact(fmt.Errorf("GET %s: %w", redactQuery(u), err)).Error()
 	}
 	return st
 }
@@ -109,14 +111,14 @@ func parseLoadState(body []byte) (state, shape string, err error) {
 		}
 		return strings.ToUpper(strings.TrimSpace(s)), "result", nil
 	}
-	e, derr := decodeEnvelope(body)
+	e, derr := scrape.DecodeEnvelope(body)
 	if derr != nil || e.Code == nil {
 		return "", "", errors.New("the answer is neither shape of get_load_state")
 	}
 	if *e.Code != 0 && *e.Code != 200 {
-		return "", "envelope", &feAnswerError{URL: doris.LoadStateAction.Name, Code: e.Code, Msg: e.Msg, Data: e.dataText()}
+		return "", "envelope", &scrape.FEAnswerError{URL: doris.LoadStateAction.Name, Code: e.Code, Msg: e.Msg, Data: e.DataText()}
 	}
-	s := strings.ToUpper(strings.TrimSpace(e.dataText()))
+	s := strings.ToUpper(strings.TrimSpace(e.DataText()))
 	if s == "" {
 		return "", "envelope", errors.New("the envelope carries no state")
 	}

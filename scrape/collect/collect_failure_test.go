@@ -1,15 +1,17 @@
-package scrape_test
+package collect_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
+	"github.com/dorisdiag/dorisdiag/scrape/collect"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/scrape"
@@ -25,7 +27,7 @@ func TestTimeoutSilentListener(t *testing.T) {
 	p, _ := strconv.Atoi(port)
 	done := make(chan error, 1)
 	go func() {
-		_, err := scrape.Collect(context.Background(), scrape.Config{Host: host, Port: p, HTTPPort: 1, Timeout: 300 * time.Millisecond})
+		_, err := collect.Collect(context.Background(), scrape.Config{Host: host, Port: p, HTTPPort: 1, Timeout: 300 * time.Millisecond})
 		done <- err
 	}()
 	select {
@@ -49,7 +51,7 @@ func TestPasswordNeverAppears(t *testing.T) {
 	_, cfg := startEmulator(t, snap, emulator.Options{User: "diag", Password: secret})
 	cfg.Password = secret
 	cfg.WithMetrics = true
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	b, _ := json.Marshal(got)
 	if strings.Contains(string(b), secret) {
 		t.Fatal("the snapshot contains the password")
@@ -61,7 +63,7 @@ func TestPasswordNeverAppears(t *testing.T) {
 	// A wrong password: the error names the host, never the password tried.
 	wrong := "Wr0ng-" + secret
 	cfg.Password = wrong
-	_, err := scrape.Collect(context.Background(), cfg)
+	_, err := collect.Collect(context.Background(), cfg)
 	if err == nil {
 		t.Fatal("a wrong password was accepted")
 	}
@@ -74,7 +76,7 @@ func TestPasswordNeverAppears(t *testing.T) {
 	_, cfg2 := startEmulator(t, snap, emulator.Options{NoTSOStatus: true, NoShowTSO: true})
 	cfg2.Password = secret
 	cfg2.HTTPPort = 1 // nothing listens: the fallback fails
-	_, err = scrape.Collect(context.Background(), cfg2)
+	_, err = collect.Collect(context.Background(), cfg2)
 	if err == nil || strings.Contains(err.Error(), secret) {
 		t.Fatalf("clock fallback error: %v", err)
 	}
@@ -132,7 +134,7 @@ func scaled(k int) *snapshot.Snapshot {
 func TestQueryCountConstant(t *testing.T) {
 	count := func(s *snapshot.Snapshot) ([]string, *snapshot.Snapshot) {
 		e, cfg := startEmulator(t, s, emulator.Options{QueryLog: true})
-		got := collect(t, cfg)
+		got := collectLive(t, cfg)
 		return e.Queries(), got
 	}
 	small, _ := count(scaled(1))
@@ -166,7 +168,7 @@ func TestTasksWindow(t *testing.T) {
 	}
 	_, cfg := startEmulator(t, s, emulator.Options{})
 	cfg.TasksPerMV = 5
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	per := map[int64]int{}
 	for _, tk := range got.Tasks {
 		per[tk.MVID]++
@@ -192,7 +194,7 @@ func TestClockFallbacks(t *testing.T) {
 		{emulator.Options{NoTSOStatus: true, NoShowTSO: true, Legacy: true}, snapshot.SourceHTTPTSO},
 	} {
 		_, cfg := startEmulator(t, emulator.Sample(), tc.opts)
-		got := collect(t, cfg)
+		got := collectLive(t, cfg)
 		if got.Cluster.ClockSource != tc.clock || got.Cluster.CurrentTSO != want {
 			t.Errorf("%+v: clock %q %d, want %q %d", tc.opts, got.Cluster.ClockSource, got.Cluster.CurrentTSO, tc.clock, want)
 		}
@@ -208,7 +210,7 @@ func TestFailingSourceIsAGap(t *testing.T) {
 		snapshot.SourceTableStreamConsumption: {Present: false},
 	}
 	_, cfg := startEmulator(t, s, emulator.Options{})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	gaps := map[string]bool{}
 	for _, g := range got.CouldNotRead {
 		gaps[g.Source] = true
@@ -231,7 +233,7 @@ func TestMalformedValuesAreCounted(t *testing.T) {
 	s.Consumption[0].ConsumptionStatus = "12abc"
 	s.Consumption[0].Lag = "lots"
 	_, cfg := startEmulator(t, s, emulator.Options{})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	cols := map[string]bool{}
 	for _, m := range got.Malformed {
 		cols[m.Column] = true
@@ -250,7 +252,7 @@ func TestShowCreateTableFallback(t *testing.T) {
 	s := emulator.Sample()
 	s.Capabilities.Sources = map[string]snapshot.SourceCapability{snapshot.SourceTableProperties: {Present: false}}
 	_, cfg := startEmulator(t, s, emulator.Options{})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	if len(got.CouldNotRead) != 0 {
 		t.Errorf("gaps: %+v", got.CouldNotRead)
 	}
@@ -262,7 +264,7 @@ func TestShowCreateTableFallback(t *testing.T) {
 	diffJSON(t, "show create fallback", emulator.Comparable(s, false), emulator.Comparable(got, false))
 
 	cfg.MaxShowCreate = 1
-	got = collect(t, cfg)
+	got = collectLive(t, cfg)
 	if len(got.CouldNotRead) != 1 || got.CouldNotRead[0].Source != snapshot.SourceShowCreateTable {
 		t.Errorf("over the limit: gaps %+v, want one SHOW CREATE TABLE entry", got.CouldNotRead)
 	}

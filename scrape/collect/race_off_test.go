@@ -1,5 +1,5 @@
 //go:build !race
 
-package scrape_test
+package collect_test
 
 const raceEnabled = false

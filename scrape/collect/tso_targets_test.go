@@ -1,6 +1,8 @@
-package scrape
+package collect
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"reflect"
 	"testing"
 
@@ -29,7 +31,7 @@ func TestTSOTargets(t *testing.T) {
 		{"on the Master", true, true, true, fes, []string{"fe.lb:8030", "10.0.0.1:8031"}},
 		{"connection unknown", true, false, false, fes, []string{"fe.lb:8030", "10.0.0.1:8031"}},
 	} {
-		col := &collector{cfg: Config{Host: "fe.lb", HTTPPort: 8030}, snap: &snapshot.Snapshot{Frontends: tc.fes},
+		col := &collector{cfg: scrape.Config{Host: "fe.lb", HTTPPort: 8030}, snap: &snapshot.Snapshot{Frontends: tc.fes},
 			frontendsRead: tc.read, connectedKnown: tc.known, connectedMaster: tc.onMaster}
 		if got := col.tsoTargets(); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)

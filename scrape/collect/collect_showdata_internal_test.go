@@ -1,6 +1,8 @@
-package scrape
+package collect
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -51,7 +53,7 @@ func TestParseSize(t *testing.T) {
 func TestSizeCellMalformed(t *testing.T) {
 	snap := &snapshot.Snapshot{}
 	v := "lots"
-	tb := &table{cols: []string{"BinlogSize"}, index: map[string]int{"BINLOGSIZE": 0}}
+	tb := &scrape.Table{Cols: []string{"BinlogSize"}, Index: map[string]int{"BINLOGSIZE": 0}}
 	rr := &rowReader{t: tb, r: []*string{&v}, source: snapshot.SourceShowData, row: "demo.orders", snap: snap}
 	if got, _ := rr.size(doris.ShowDataProperties.BinlogSize); got != nil {
 		t.Errorf("size of %q = %d, want unknown", v, *got)

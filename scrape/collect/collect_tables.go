@@ -1,6 +1,8 @@
-package scrape
+package collect
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"context"
 	"regexp"
 	"slices"
@@ -151,7 +153,7 @@ func (col *collector) tableProperties(ctx context.Context, in string, byKey map[
 	if !ok {
 		return
 	}
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceTableProperties, "")
 		tb := byKey[tableKey{rr.raw(doris.TableProperties.TableSchema), rr.raw(doris.TableProperties.TableName)}]
 		if tb == nil || !isChangelogProperty(rr.raw(doris.TableProperties.PropertyName)) {
@@ -184,7 +186,7 @@ func (col *collector) tableOptions(ctx context.Context, in string, byKey map[tab
 	if !ok {
 		return
 	}
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceTableOptions, "")
 		tb := byKey[tableKey{rr.raw(doris.TableOptions.TableSchema), rr.raw(doris.TableOptions.TableName)}]
 		if tb == nil {
@@ -209,7 +211,7 @@ func (col *collector) tableIDs(ctx context.Context, in string, byKey map[tableKe
 	if !ok {
 		return
 	}
-	for _, r := range t.rows {
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceMetadataNameIDs, "")
 		tb := byKey[tableKey{rr.raw(doris.MetadataNameIDs.DatabaseName), rr.raw(doris.MetadataNameIDs.TableName)}]
 		if tb == nil {
@@ -232,8 +234,8 @@ func (col *collector) partitions(ctx context.Context, in string, byKey map[table
 	if !ok {
 		return
 	}
-	col.snap.Partitions = slices.Grow(col.snap.Partitions, len(t.rows)) // one allocation instead of regrowing per power of two
-	for _, r := range t.rows {
+	col.snap.Partitions = slices.Grow(col.snap.Partitions, len(t.Rows)) // one allocation instead of regrowing per power of two
+	for _, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourcePartitions, "")
 		k := tableKey{rr.raw(doris.Partitions.TableSchema), rr.raw(doris.Partitions.TableName)}
 		if byKey[k] == nil {
@@ -278,16 +280,16 @@ func (col *collector) showCreate(ctx context.Context, byKey map[tableKey]*snapsh
 		"%d base tables without changelog properties in table_properties were not read (limit %d SHOW CREATE TABLE), e.g. %s")
 	for _, k := range keys {
 		q := doris.ShowCreateTable.Statements[0].Build(doris.QuoteIdent(k.db), doris.QuoteIdent(k.name))
-		t, err := col.c.query(ctx, q)
+		t, err := col.c.Query(ctx, q)
 		if err != nil {
 			col.gap(snapshot.SourceShowCreateTable, q, err)
 			continue
 		}
 		present = true
-		if len(t.rows) == 0 {
+		if len(t.Rows) == 0 {
 			continue
 		}
-		rr := col.reader(t, t.rows[0], snapshot.SourceShowCreateTable, k.db+"."+k.name)
+		rr := col.reader(t, t.Rows[0], snapshot.SourceShowCreateTable, k.db+"."+k.name)
 		ddl := rr.raw(doris.ShowCreateTable.CreateTable)
 		tb := byKey[k]
 		for _, m := range propRe.FindAllStringSubmatch(ddl, -1) {
@@ -321,6 +323,6 @@ func (col *collector) boundTables(keys []tableKey, limit int, source, format str
 	for _, k := range skipped[:min(5, len(skipped))] {
 		names = append(names, k.db+"."+k.name)
 	}
-	col.gap(source, "", errorsf(format, len(skipped), limit, strings.Join(names, ", ")))
+	col.gap(source, "", scrape.Errorf(format, len(skipped), limit, strings.Join(names, ", ")))
 	return keys[:limit]
 }

@@ -1,4 +1,4 @@
-package scrape_test
+package collect_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/scrape/collect"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -33,9 +34,9 @@ func startEmulator(t testing.TB, snap *snapshot.Snapshot, opts emulator.Options)
 	return e, scrape.Config{Host: host, Port: p, HTTPPort: hp, User: opts.User, Password: opts.Password, Timeout: 10 * time.Second}
 }
 
-func collect(t testing.TB, cfg scrape.Config) *snapshot.Snapshot {
+func collectLive(t testing.TB, cfg scrape.Config) *snapshot.Snapshot {
 	t.Helper()
-	s, err := scrape.Collect(context.Background(), cfg)
+	s, err := collect.Collect(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
@@ -73,7 +74,7 @@ func TestRoundTripSample(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
 		want := emulator.Sample()
 		_, cfg := startEmulator(t, want, emulator.Options{Legacy: legacy})
-		got := collect(t, cfg)
+		got := collectLive(t, cfg)
 		if len(got.CouldNotRead) != 0 {
 			t.Errorf("legacy=%v: could not read: %+v", legacy, got.CouldNotRead)
 		}
@@ -93,7 +94,7 @@ func TestRoundTripSample(t *testing.T) {
 
 func TestCollectCountsAndQueries(t *testing.T) {
 	e, cfg := startEmulator(t, emulator.Sample(), emulator.Options{QueryLog: true})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	counts := map[string]int{"streams": len(got.Streams), "consumption": len(got.Consumption), "mvs": len(got.MVs),
 		"jobs": len(got.Jobs), "tasks": len(got.Tasks), "tables": len(got.Tables), "partitions": len(got.Partitions),
 		"mv_status": len(got.MVStatus), "deps": len(got.Dependencies), "fe": len(got.Frontends), "be": len(got.Backends)}

@@ -1,6 +1,8 @@
-package scrape
+package doctor
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"context"
 	"io"
 	"log"
@@ -43,11 +45,11 @@ func TestHopOutcomes(t *testing.T) {
 	hole := "127.0.0.1:1" // dialled through the black hole below
 
 	run := func(scheme string, pool bool, timeout time.Duration) *doctorRun {
-		o := DoctorOptions{Config: Config{Timeout: timeout, User: "u", Password: "p"}}
+		o := DoctorOptions{Config: scrape.Config{Timeout: timeout, User: "u", Password: "p"}}
 		o.HTTPScheme = scheme
 		o.HTTPDialContext = testnet.BlackholeDial(hole)
 		o.defaults()
-		fo, err := o.fetchOptions(1 << 20)
+		fo, err := o.FetchOptions(1 << 20)
 		if err != nil {
 			t.Fatal(err)
 		}

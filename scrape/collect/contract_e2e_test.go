@@ -1,4 +1,4 @@
-package scrape_test
+package collect_test
 
 import (
 	"strings"
@@ -30,7 +30,7 @@ func TestEveryStatementIsInTheContract(t *testing.T) {
 		}
 		for mode, opts := range modes {
 			e, cfg := startEmulator(t, snap, opts)
-			collect(t, cfg)
+			collectLive(t, cfg)
 			for _, q := range e.Queries() {
 				rel, st, ok := doristest.Match(q)
 				if !ok {

@@ -1,6 +1,8 @@
-package scrape
+package collect
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +18,7 @@ import (
 // times and offsets) and recording every value it cannot interpret in
 // snap.Malformed — never dropping one silently.
 type rowReader struct {
-	t      *table
+	t      *scrape.Table
 	r      []*string
 	source string
 	row    string // identifies the row in Malformed entries
@@ -38,7 +40,7 @@ func (rr *rowReader) bad(c doris.Column, val, why string) {
 // or one of the column's sentinel texts in the wire contract (the value
 // Doris writes for "no value": partitions.CREATE_TIME's 0, -1 for "never").
 func (rr *rowReader) cell(c doris.Column) *string {
-	p := rr.t.get(rr.r, c.Name)
+	p := rr.t.Get(rr.r, c.Name)
 	if p == nil {
 		return nil
 	}
@@ -52,7 +54,7 @@ func (rr *rowReader) cell(c doris.Column) *string {
 
 // raw is the cell text exactly as sent; "" for NULL or an absent column.
 func (rr *rowReader) raw(c doris.Column) string {
-	if p := rr.t.get(rr.r, c.Name); p != nil {
+	if p := rr.t.Get(rr.r, c.Name); p != nil {
 		return *p
 	}
 	return ""
@@ -78,7 +80,7 @@ func (rr *rowReader) naStr(c doris.Column) string {
 
 // optStr is a nullable text value: nil for NULL, `\N`, or a missing column.
 func (rr *rowReader) optStr(c doris.Column) *string {
-	p := rr.t.get(rr.r, c.Name)
+	p := rr.t.Get(rr.r, c.Name)
 	if p == nil || *p == `\N` {
 		return nil
 	}
@@ -114,7 +116,7 @@ func (rr *rowReader) int(c doris.Column) int64 {
 	if p := rr.optInt(c, false); p != nil {
 		return *p
 	}
-	if rr.t.has(c.Name) && rr.t.get(rr.r, c.Name) == nil {
+	if rr.t.Has(c.Name) && rr.t.Get(rr.r, c.Name) == nil {
 		rr.bad(c, "NULL", "required value is NULL")
 	}
 	return 0

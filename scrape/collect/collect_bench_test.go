@@ -1,4 +1,4 @@
-package scrape_test
+package collect_test
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/scenario"
-	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/scrape/collect"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -27,7 +27,7 @@ func BenchmarkCollectScale(b *testing.B) {
 	var got *snapshot.Snapshot
 	for i := 0; i < b.N; i++ {
 		e.ResetQueries()
-		got, err = scrape.Collect(context.Background(), cfg)
+		got, err = collect.Collect(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

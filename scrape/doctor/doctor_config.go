@@ -1,6 +1,8 @@
-package scrape
+package doctor
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -48,13 +50,13 @@ func (r *doctorRun) sessionFEConfig(ctx context.Context) {
 	node := snapshot.ConfigReading{Node: string(doris.FE), ID: r.d.Session.Name, Host: r.o.Host, IsMaster: r.d.Session.IsMaster}
 	if r.c != nil && r.sqlOK {
 		q := doris.ShowFrontendConfig.Statements[0].Build()
-		t, err := r.c.query(ctx, q)
+		t, err := r.c.Query(ctx, q)
 		if err == nil {
 			node.Source = doris.SourceShowFEConfig
 			c := doris.ShowFrontendConfig
 			var rows []configRow
-			for _, row := range t.rows {
-				get := func(col doris.Column) string { return cell(t, row, col) }
+			for _, row := range t.Rows {
+				get := func(col doris.Column) string { return scrape.Cell(t, row, col) }
 				rows = append(rows, configRow{name: get(c.Key), value: get(c.Value), typ: get(c.Type),
 					mutable: optBoolText(get(c.IsMutable)), masterOnly: optBoolText(get(c.MasterOnly))})
 			}
@@ -101,13 +103,13 @@ func (r *doctorRun) httpFEConfig(ctx context.Context, addr string, node snapshot
 		r.gap(doris.SourceHTTPFEConfig, kind, priv, u, h.err)
 		return node, false
 	}
-	e, err := decodeEnvelope(h.p.Body)
+	e, err := scrape.DecodeEnvelope(h.p.Body)
 	if err != nil || e.Code == nil {
 		r.gap(doris.SourceHTTPFEConfig, snapshot.GapError, "", u, fmt.Errorf("GET %s: not the httpv2 envelope", u))
 		return node, false
 	}
 	if *e.Code != 0 {
-		err := &feAnswerError{URL: u, Code: e.Code, Msg: e.Msg, Data: e.dataText()}
+		err := &scrape.FEAnswerError{URL: u, Code: e.Code, Msg: e.Msg, Data: e.DataText()}
 		if *e.Code == 401 || *e.Code == 403 {
 			r.gap(doris.SourceHTTPFEConfig, snapshot.GapPrivilege, "ADMIN or NODE", u, err)
 		} else {
@@ -158,15 +160,15 @@ func (r *doctorRun) beConfig(ctx context.Context) {
 		failed := false
 		for _, k := range keys {
 			q := doris.ShowBackendConfig.Statements[0].Build(doris.QuoteLiteral(k.Name))
-			t, err := r.c.query(ctx, q)
+			t, err := r.c.Query(ctx, q)
 			if err != nil {
 				r.gap(doris.SourceShowBEConfig, gapKind(err), privilegeOf(err), q, err)
 				failed = true
 				break
 			}
 			c := doris.ShowBackendConfig
-			for _, row := range t.rows {
-				get := func(col doris.Column) string { return cell(t, row, col) }
+			for _, row := range t.Rows {
+				get := func(col doris.Column) string { return scrape.Cell(t, row, col) }
 				id := get(c.BackendID)
 				b, ok := byBE[id]
 				if !ok {
@@ -328,7 +330,7 @@ func (r *doctorRun) effectivePolicy() {
 			}
 			for _, e := range c.Entries {
 				if e.Key == key {
-					d.EffectivePolicy, d.PolicySource = e.Value, c.Source+" ("+firstNonEmpty(c.ID, c.Host)+")"
+					d.EffectivePolicy, d.PolicySource = e.Value, c.Source+" ("+scrape.FirstNonEmpty(c.ID, c.Host)+")"
 					return
 				}
 			}

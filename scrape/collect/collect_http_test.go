@@ -1,4 +1,4 @@
-package scrape_test
+package collect_test
 
 import (
 	"context"
@@ -23,7 +23,7 @@ const httpSecret = "Hx7-emulated-pw"
 func TestTSOFollowerAsksMaster(t *testing.T) {
 	e, cfg := startEmulator(t, emulator.Sample(), emulator.Options{Follower: true, NoTSOStatus: true, NoShowTSO: true,
 		User: "diag", Password: httpSecret})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	if got.Cluster.ClockSource != snapshot.SourceHTTPTSO || got.Cluster.CurrentTSO != emulator.Sample().Cluster.CurrentTSO {
 		t.Fatalf("clock %q %d", got.Cluster.ClockSource, got.Cluster.CurrentTSO)
 	}
@@ -50,14 +50,14 @@ func TestTSOFollowerAsksMaster(t *testing.T) {
 // (the envelope's data), name the host:port, and never the password.
 func TestTSOErrorCarriesDorisReason(t *testing.T) {
 	e, cfg := startEmulator(t, emulator.Sample(), emulator.Options{Follower: true, User: "diag", Password: httpSecret})
-	_, err := scrape.FetchTSOForTest(context.Background(), cfg, e.HTTPAddr())
+	_, err := fetchTSO(context.Background(), cfg, e.HTTPAddr())
 	want := "GET http://" + e.HTTPAddr() + "/api/tso: FE answered code 400 (Bad Request): Current FE is not master"
 	if err == nil || err.Error() != want {
 		t.Errorf("follower: error %v, want %q", err, want)
 	}
 	// The Master asks for credentials, gets the wrong ones, refuses them.
 	cfg.Password = "Wrong-" + httpSecret
-	_, err = scrape.FetchTSOForTest(context.Background(), cfg, e.MasterHTTPAddr())
+	_, err = fetchTSO(context.Background(), cfg, e.MasterHTTPAddr())
 	if err == nil || !strings.Contains(err.Error(), "Access denied for user 'diag'") || !strings.Contains(err.Error(), e.MasterHTTPAddr()) {
 		t.Errorf("wrong password: %v", err)
 	}
@@ -74,7 +74,7 @@ func TestTSOErrorCarriesDorisReason(t *testing.T) {
 func TestNoCredentialsToFEMetrics(t *testing.T) {
 	e, cfg := startEmulator(t, emulator.Sample(), emulator.Options{User: "diag", Password: httpSecret})
 	cfg.WithMetrics = true
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	if len(got.Metrics) != 1 || got.Metrics[0].Error != "" {
 		t.Fatalf("metrics %+v", got.Metrics)
 	}
@@ -100,7 +100,7 @@ func TestBEMetricsAuthChallenge(t *testing.T) {
 	s := emulator.Sample()
 	s.Metrics = append(s.Metrics, snapshot.MetricsPayload{Kind: "be", Target: "be1.demo.invalid:8040", Body: "# TYPE doris_be_up gauge\ndoris_be_up 1\n"})
 	e, cfg := startEmulator(t, s, emulator.Options{BEHTTP: true, EnableAllHTTPAuth: true, User: "diag", Password: httpSecret})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	var targets []scrape.Target
 	for _, b := range got.Backends {
 		targets = append(targets, scrape.Target{Kind: "be", Host: net.JoinHostPort(b.Host, strconv.Itoa(b.HTTPPort))})
@@ -128,4 +128,12 @@ func TestBEMetricsAuthChallenge(t *testing.T) {
 	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "401") || !strings.Contains(res[0].Err.Error(), targets[0].Host) {
 		t.Errorf("without credentials: %v", res[0].Err)
 	}
+}
+
+// fetchTSO is the collector's clock fallback, with the defaults Collect
+// applies, as the tests above call it.
+func fetchTSO(ctx context.Context, cfg scrape.Config, target string) (string, error) {
+	cfg.Defaults()
+	t, _, err := scrape.FetchTSO(ctx, cfg, target)
+	return t.String(), err
 }

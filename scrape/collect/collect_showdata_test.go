@@ -1,4 +1,4 @@
-package scrape_test
+package collect_test
 
 import (
 	"strings"
@@ -39,7 +39,7 @@ func TestShowDataHealthyLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, cfg := startEmulator(t, want, emulator.Options{QueryLog: true})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	for _, g := range got.CouldNotRead {
 		t.Errorf("could not read %s: %s (%s)", g.Source, g.Error, g.Query)
 	}
@@ -67,7 +67,7 @@ func TestShowDataHealthyLive(t *testing.T) {
 func TestShowDataNoAdmin(t *testing.T) {
 	want := emulator.Sample()
 	e, cfg := startEmulator(t, want, emulator.Options{QueryLog: true, NoAdmin: true, NoDataProperties: true})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	for _, g := range got.CouldNotRead {
 		// Without ADMIN, SHOW FRONTENDS/BACKENDS are refused too (a warning
 		// of their own); SHOW DATA must not be a gap.
@@ -114,7 +114,7 @@ func TestShowDataZeroDatabaseSkipsTables(t *testing.T) {
 		s.Tables[i].ChangelogSizeBytes = new(int64)
 	}
 	e, cfg := startEmulator(t, s, emulator.Options{QueryLog: true})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	if stmts := showDataStatements(e); len(stmts) != 1 {
 		t.Errorf("statements: %v, want only the PROPERTIES form", stmts)
 	}
@@ -129,7 +129,7 @@ func TestShowDataZeroDatabaseSkipsTables(t *testing.T) {
 // is "not on this build": no gap, no malformed value, no per-table statement.
 func TestShowDataLegacy(t *testing.T) {
 	e, cfg := startEmulator(t, emulator.Sample(), emulator.Options{QueryLog: true, Legacy: true})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	if len(got.CouldNotRead) != 0 || len(got.Malformed) != 0 {
 		t.Errorf("gaps %+v, malformed %+v", got.CouldNotRead, got.Malformed)
 	}

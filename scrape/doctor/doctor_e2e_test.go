@@ -1,4 +1,4 @@
-package scrape_test
+package doctor_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/scrape/doctor"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -25,7 +26,7 @@ import (
 
 const doctorUser, doctorPass = "diag", "doctor-secret-1"
 
-func startDoctorEmulator(t *testing.T, opts emulator.Options) (*emulator.Emulator, scrape.DoctorOptions) {
+func startDoctorEmulator(t *testing.T, opts emulator.Options) (*emulator.Emulator, doctor.DoctorOptions) {
 	t.Helper()
 	snap, err := scenario.Load("healthy")
 	if err != nil {
@@ -37,12 +38,12 @@ func startDoctorEmulator(t *testing.T, opts emulator.Options) (*emulator.Emulato
 	opts.User, opts.Password = doctorUser, doctorPass
 	e, cfg := startEmulator(t, snap, opts)
 	cfg.Timeout = 2 * time.Second
-	return e, scrape.DoctorOptions{Config: cfg, Parts: scrape.DoctorConfig | scrape.DoctorNet | scrape.DoctorLabels}
+	return e, doctor.DoctorOptions{Config: cfg, Parts: doctor.DoctorConfig | doctor.DoctorNet | doctor.DoctorLabels}
 }
 
-func runDoctor(t *testing.T, o scrape.DoctorOptions) *snapshot.Doctor {
+func runDoctor(t *testing.T, o doctor.DoctorOptions) *snapshot.Doctor {
 	t.Helper()
-	d, err := scrape.Doctor(context.Background(), o)
+	d, err := doctor.Doctor(context.Background(), o)
 	if err != nil {
 		t.Fatalf("Doctor: %v", err)
 	}
@@ -128,7 +129,7 @@ func TestDoctorHealthy(t *testing.T) {
 		FEConfig:   map[string]string{"enable_feature_binlog": "true", "enable_table_stream": "true"},
 		LoadStates: map[string]string{"demo/sink-1042-1043-0": "VISIBLE"},
 	})
-	o.Labels = []scrape.LabelRef{{DB: "demo", Label: "sink-1042-1043-0"}, {DB: "demo", Label: "never-loaded"}}
+	o.Labels = []doctor.LabelRef{{DB: "demo", Label: "sink-1042-1043-0"}, {DB: "demo", Label: "never-loaded"}}
 	d := runDoctor(t, o)
 
 	for _, h := range d.Hops {
@@ -216,7 +217,7 @@ func contains(list []string, s string) bool {
 func TestDoctorBEThatNeverAnswers(t *testing.T) {
 	e, o := startDoctorEmulator(t, emulator.Options{StalledBEs: []string{"10002"}})
 	o.Timeout = time.Second // the other BEs must answer within it, even on a loaded machine
-	o.Parts = scrape.DoctorConfig | scrape.DoctorNet
+	o.Parts = doctor.DoctorConfig | doctor.DoctorNet
 	d := runDoctor(t, o)
 
 	var stalled []snapshot.Hop
@@ -258,7 +259,7 @@ func TestDoctorBEThatNeverAnswers(t *testing.T) {
 func TestDoctorConnectTimeout(t *testing.T) {
 	e, o := startDoctorEmulator(t, emulator.Options{})
 	o.Timeout = time.Second
-	o.Parts = scrape.DoctorNet
+	o.Parts = doctor.DoctorNet
 	hole := e.BEHTTPAddrs()[0]
 	o.HTTPDialContext = testnet.BlackholeDial(hole)
 	d := runDoctor(t, o)
@@ -286,7 +287,7 @@ func TestDoctorRedirectTargets(t *testing.T) {
 		FEConfig:    map[string]string{"streamload_redirect_policy": "public"},
 	})
 	o.Timeout = time.Second
-	o.Parts = scrape.DoctorNet
+	o.Parts = doctor.DoctorNet
 	for _, tc := range []struct {
 		policy, want, target string
 	}{
@@ -339,7 +340,7 @@ func TestDoctorRedirectTargets(t *testing.T) {
 // failures, superseded by the HTTP readings.
 func TestDoctorWithoutADMIN(t *testing.T) {
 	e, o := startDoctorEmulator(t, emulator.Options{NoConfigAdmin: true})
-	o.Parts = scrape.DoctorConfig
+	o.Parts = doctor.DoctorConfig
 	d := runDoctor(t, o)
 	for _, src := range []string{doris.SourceShowFEConfig, doris.SourceShowBEConfig} {
 		found := false
@@ -397,8 +398,8 @@ func TestDoctorLabelShapes(t *testing.T) {
 	for _, shape := range []bool{false, true} {
 		_, o := startDoctorEmulator(t, emulator.Options{LoadStateResultShape: shape,
 			LoadStates: map[string]string{"demo/a": "VISIBLE", "demo/b": "ABORTED"}})
-		o.Parts = scrape.DoctorLabels
-		o.Labels = []scrape.LabelRef{{DB: "demo", Label: "a"}, {DB: "demo", Label: "b"}, {DB: "demo", Label: "c"}, {DB: "nodb", Label: "a"}}
+		o.Parts = doctor.DoctorLabels
+		o.Labels = []doctor.LabelRef{{DB: "demo", Label: "a"}, {DB: "demo", Label: "b"}, {DB: "demo", Label: "c"}, {DB: "nodb", Label: "a"}}
 		d := runDoctor(t, o)
 		want := []string{"VISIBLE", "ABORTED", "UNKNOWN", ""}
 		for i, l := range d.Labels {
@@ -423,7 +424,7 @@ func TestDoctorLabelShapes(t *testing.T) {
 // the Master's own values are read from the Master over HTTP.
 func TestDoctorOnAFollower(t *testing.T) {
 	e, o := startDoctorEmulator(t, emulator.Options{Follower: true})
-	o.Parts = scrape.DoctorConfig | scrape.DoctorNet
+	o.Parts = doctor.DoctorConfig | doctor.DoctorNet
 	d := runDoctor(t, o)
 	if !d.Session.Known || d.Session.IsMaster {
 		t.Fatalf("session %+v, want a follower", d.Session)
@@ -444,8 +445,8 @@ func TestDoctorOnAFollower(t *testing.T) {
 func TestDoctorQueryPortRefused(t *testing.T) {
 	h, ps, _ := net.SplitHostPort(testnet.ClosedPort(t))
 	p, _ := strconv.Atoi(ps)
-	o := scrape.DoctorOptions{Config: scrape.Config{Host: h, Port: p, HTTPPort: p, Timeout: 300 * time.Millisecond},
-		Parts: scrape.DoctorNet | scrape.DoctorConfig}
+	o := doctor.DoctorOptions{Config: scrape.Config{Host: h, Port: p, HTTPPort: p, Timeout: 300 * time.Millisecond},
+		Parts: doctor.DoctorNet | doctor.DoctorConfig}
 	d := runDoctor(t, o)
 	q := hopsOf(d, snapshot.HopFEQuery)
 	if len(q) != 1 || q[0].Outcome != snapshot.OutcomeRefused {

@@ -1,6 +1,8 @@
-package scrape
+package doctor
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"context"
 	"errors"
 	"fmt"
@@ -62,7 +64,7 @@ type DoctorOptions struct {
 	// Config is the connection: Host, Port, HTTPPort, User, Password, TLS,
 	// Timeout (the bound of every hop: the connectivity matrix takes at most
 	// 2 x Timeout, discovery included).
-	Config
+	scrape.Config
 	Parts DoctorParts
 	// RedirectPolicy is the redirect-policy header the loader sends with
 	// its Stream Load ("": none, the FE's streamload_redirect_policy).
@@ -83,9 +85,9 @@ type DoctorOptions struct {
 type doctorRun struct {
 	o     DoctorOptions
 	d     *snapshot.Doctor
-	mu    sync.Mutex // d.Hops, d.Clocks, d.Gaps, d.Config, d.Labels
-	c     *client    // the MySQL session; nil when it could not be opened
-	fo    FetchOptions
+	mu    sync.Mutex        // d.Hops, d.Clocks, d.Gaps, d.Config, d.Labels
+	c     *scrape.SQLClient // the MySQL session; nil when it could not be opened
+	fo    scrape.FetchOptions
 	t     time.Duration
 	sqlOK bool // the session answered SELECT 1
 
@@ -97,7 +99,7 @@ type doctorRun struct {
 // on bad options: an FE that cannot be reached, a privilege that is
 // missing, a node that hangs are all recorded (Hops, Gaps), never an error.
 func Doctor(ctx context.Context, o DoctorOptions) (*snapshot.Doctor, error) {
-	o.defaults()
+	o.Defaults()
 	if o.Host == "" {
 		return nil, errors.New("doctor: no --host")
 	}
@@ -110,13 +112,13 @@ func Doctor(ctx context.Context, o DoctorOptions) (*snapshot.Doctor, error) {
 	if o.LabelConcurrency <= 0 {
 		o.LabelConcurrency = 4
 	}
-	fo, err := o.fetchOptions(4 << 20)
+	fo, err := o.FetchOptions(4 << 20)
 	if err != nil {
 		return nil, err
 	}
 	// Every hop is bounded by Timeout as a whole, not per phase.
 	fo.RequestTimeout = o.Timeout
-	fo.accept = "application/json"
+	fo.Accept = "application/json"
 	fo.DialContext = o.HTTPDialContext
 	start := time.Now()
 	r := &doctorRun{o: o, fo: fo, t: o.Timeout, d: &snapshot.Doctor{
@@ -124,7 +126,7 @@ func Doctor(ctx context.Context, o DoctorOptions) (*snapshot.Doctor, error) {
 		Session:  snapshot.DoctorSession{Host: net.JoinHostPort(o.Host, strconv.Itoa(o.Port))},
 		LoadHost: o.LoadHost, RedirectPolicy: o.RedirectPolicy, Gaps: []snapshot.DoctorGap{},
 	}}
-	r.sessionHTTP = o.feHTTPAddr(net.JoinHostPort(o.Host, strconv.Itoa(o.HTTPPort)))
+	r.sessionHTTP = o.FEHTTPAddr(net.JoinHostPort(o.Host, strconv.Itoa(o.HTTPPort)))
 
 	// The connectivity matrix: discovery (the query port hop, SHOW
 	// FRONTENDS, SHOW BACKENDS) within Timeout, the --host HTTP hop beside
@@ -144,7 +146,7 @@ func Doctor(ctx context.Context, o DoctorOptions) (*snapshot.Doctor, error) {
 	r.discover(dctx)
 	cancelDisc()
 	if r.c != nil {
-		defer r.c.db.Close()
+		defer r.c.DB.Close()
 	}
 
 	var rest sync.WaitGroup
@@ -177,12 +179,12 @@ func Doctor(ctx context.Context, o DoctorOptions) (*snapshot.Doctor, error) {
 	rest.Wait()
 	r.effectivePolicy()
 	r.order()
-	r.d.Gaps = redactGaps(r.d.Gaps, o.secret())
+	r.d.Gaps = redactGaps(r.d.Gaps, o.Secret())
 	return r.d, nil
 }
 
 func (o *DoctorOptions) defaults() {
-	o.Config.defaults()
+	o.Config.Defaults()
 }
 
 // discover opens the session and reads who is who: the query port hop
@@ -198,20 +200,20 @@ func (r *doctorRun) discover(ctx context.Context) {
 			r.addHop(hop)
 		}
 	}()
-	if err := reservedName(addr); err != nil {
+	if err := scrape.ReservedName(addr); err != nil {
 		hop.Outcome, hop.Error = snapshot.OutcomeUnresolvable, err.Error()
 		r.gap(doris.SourceSelectOne, snapshot.GapUnreachable, "", addr, err)
 		return
 	}
-	db, err := openDB(r.o.Config, addr)
+	db, err := scrape.OpenDB(r.o.Config, addr)
 	if err != nil {
-		hop.Outcome, hop.Error = classifyMySQL(err), r.o.secret().redact(err).Error()
+		hop.Outcome, hop.Error = classifyMySQL(err), r.o.Secret().Redact(err).Error()
 		r.gap(doris.SourceSelectOne, snapshot.GapError, "", addr, err)
 		return
 	}
-	r.c = &client{db: db, timeout: r.t, host: addr, secret: r.o.secret()}
+	r.c = &scrape.SQLClient{DB: db, Timeout: r.t, Host: addr, Secret: r.o.Secret()}
 	q := doris.SelectOne.Statements[0].Build()
-	if _, err := r.c.query(ctx, q); err != nil {
+	if _, err := r.c.Query(ctx, q); err != nil {
 		hop.Outcome, hop.Error = classifyMySQL(err), err.Error()
 		hop.Reachable = mysqlReachable(err)
 		r.gap(doris.SourceSelectOne, gapKind(err), privilegeOf(err), q, err)
@@ -225,25 +227,25 @@ func (r *doctorRun) discover(ctx context.Context) {
 
 func (r *doctorRun) frontends(ctx context.Context) {
 	q := doris.Frontends.Statements[0].Build()
-	t, err := r.c.query(ctx, q)
+	t, err := r.c.Query(ctx, q)
 	if err != nil {
 		r.gap(doris.SourceFrontends, gapKind(err), privilegeOf(err), q, err)
 		return
 	}
 	c := doris.Frontends
-	for _, row := range t.rows {
-		get := func(col doris.Column) string { return cell(t, row, col) }
-		n := snapshot.DoctorNode{Kind: "fe", ID: get(c.Name), Host: firstNonEmpty(get(c.Host), get(c.HostName), get(c.IP)),
-			HTTPPort: atoi(get(c.HTTPPort)), QueryPort: atoi(get(c.QueryPort)), IsMaster: isTrue(get(c.IsMaster)),
+	for _, row := range t.Rows {
+		get := func(col doris.Column) string { return scrape.Cell(t, row, col) }
+		n := snapshot.DoctorNode{Kind: "fe", ID: get(c.Name), Host: scrape.FirstNonEmpty(get(c.Host), get(c.HostName), get(c.IP)),
+			HTTPPort: scrape.Atoi(get(c.HTTPPort)), QueryPort: scrape.Atoi(get(c.QueryPort)), IsMaster: isTrue(get(c.IsMaster)),
 			Alive: isTrue(get(c.Alive)), Version: get(c.Version)}
 		if strings.EqualFold(get(c.CurrentConnected), "yes") {
 			r.d.Session.Name, r.d.Session.IsMaster, r.d.Session.Known = n.ID, n.IsMaster, true
 			if n.Host != "" && n.HTTPPort > 0 {
-				r.sessionHTTP = r.o.feHTTPAddr(net.JoinHostPort(strings.Trim(n.Host, "[]"), strconv.Itoa(n.HTTPPort)))
+				r.sessionHTTP = r.o.FEHTTPAddr(net.JoinHostPort(strings.Trim(n.Host, "[]"), strconv.Itoa(n.HTTPPort)))
 			}
 		}
 		if n.IsMaster && n.Host != "" && n.HTTPPort > 0 {
-			r.masterHTTP = r.o.feHTTPAddr(net.JoinHostPort(strings.Trim(n.Host, "[]"), strconv.Itoa(n.HTTPPort)))
+			r.masterHTTP = r.o.FEHTTPAddr(net.JoinHostPort(strings.Trim(n.Host, "[]"), strconv.Itoa(n.HTTPPort)))
 		}
 		r.d.Frontends = append(r.d.Frontends, n)
 	}
@@ -251,17 +253,17 @@ func (r *doctorRun) frontends(ctx context.Context) {
 
 func (r *doctorRun) backends(ctx context.Context) {
 	q := doris.Backends.Statements[0].Build()
-	t, err := r.c.query(ctx, q)
+	t, err := r.c.Query(ctx, q)
 	if err != nil {
 		r.gap(doris.SourceBackends, gapKind(err), privilegeOf(err), q, err)
 		return
 	}
 	c := doris.Backends
-	for _, row := range t.rows {
-		get := func(col doris.Column) string { return cell(t, row, col) }
-		n := snapshot.DoctorNode{Kind: "be", ID: get(c.BackendID), Host: firstNonEmpty(get(c.Host), get(c.HostName), get(c.IP)),
-			HTTPPort: atoi(get(c.HTTPPort)), Alive: isTrue(get(c.Alive)), Version: get(c.Version)}
-		if t.has(c.Tag.Name) {
+	for _, row := range t.Rows {
+		get := func(col doris.Column) string { return scrape.Cell(t, row, col) }
+		n := snapshot.DoctorNode{Kind: "be", ID: get(c.BackendID), Host: scrape.FirstNonEmpty(get(c.Host), get(c.HostName), get(c.IP)),
+			HTTPPort: scrape.Atoi(get(c.HTTPPort)), Alive: isTrue(get(c.Alive)), Version: get(c.Version)}
+		if t.Has(c.Tag.Name) {
 			pub, priv, err := doris.ParseBackendTag(get(c.Tag))
 			if err != nil {
 				n.Tag = get(c.Tag)
@@ -274,13 +276,6 @@ func (r *doctorRun) backends(ctx context.Context) {
 }
 
 // cell is a cell's text ("" for NULL or an absent column).
-func cell(t *table, row []*string, c doris.Column) string {
-	if p := t.get(row, c.Name); p != nil {
-		return *p
-	}
-	return ""
-}
-
 func isTrue(s string) bool {
 	s = strings.TrimSpace(s)
 	return strings.EqualFold(s, "true") || s == "1"
@@ -316,9 +311,9 @@ func (r *doctorRun) supersede(source, by string) {
 	}
 }
 
-func redactGaps(gs []snapshot.DoctorGap, s secret) []snapshot.DoctorGap {
+func redactGaps(gs []snapshot.DoctorGap, s scrape.Secret) []snapshot.DoctorGap {
 	for i := range gs {
-		gs[i].Error = s.redact(errors.New(gs[i].Error)).Error()
+		gs[i].Error = s.Redact(errors.New(gs[i].Error)).Error()
 	}
 	return gs
 }
@@ -352,11 +347,11 @@ func isPrivilegeError(err error) bool {
 }
 
 func gapKind(err error) string {
-	var ne *NetError
+	var ne *scrape.NetError
 	switch {
 	case isPrivilegeError(err):
 		return snapshot.GapPrivilege
-	case errors.As(err, &ne) && ne.Kind != KindServer:
+	case errors.As(err, &ne) && ne.Kind != scrape.KindServer:
 		return snapshot.GapUnreachable
 	}
 	return snapshot.GapError

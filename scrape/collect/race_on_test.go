@@ -1,6 +1,6 @@
 //go:build race
 
-package scrape_test
+package collect_test
 
 // raceEnabled shrinks the largest end-to-end inputs under -race, which
 // slows the emulator ~10×: .ci/run keeps -race on the collector well under

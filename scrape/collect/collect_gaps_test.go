@@ -1,4 +1,4 @@
-package scrape_test
+package collect_test
 
 import (
 	"testing"
@@ -18,7 +18,7 @@ func TestCreateTimeZeroIsUnknown(t *testing.T) {
 	early := int64(86_400_000) // 1970-01-02: still served as 0
 	s.Partitions[1].CreateTimeMs = &early
 	_, cfg := startEmulator(t, s, emulator.Options{})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	if len(got.Partitions) != 2 {
 		t.Fatalf("partitions %+v", got.Partitions)
 	}
@@ -38,7 +38,7 @@ func TestCreateTimeZeroIsUnknown(t *testing.T) {
 // is recorded with the source that took over, so diag raises no finding.
 func TestFallbackGapsAreSuperseded(t *testing.T) {
 	_, cfg := startEmulator(t, emulator.Sample(), emulator.Options{NoTSOStatus: true, NoShowTSO: true})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	if got.Cluster.ClockSource != snapshot.SourceHTTPTSO {
 		t.Fatalf("clock from %q", got.Cluster.ClockSource)
 	}
@@ -62,7 +62,7 @@ func TestFallbackGapsAreSuperseded(t *testing.T) {
 // are gaps with Doris's error, not superseded; everything else lands.
 func TestNoAdminGaps(t *testing.T) {
 	_, cfg := startEmulator(t, emulator.Sample(), emulator.Options{NoAdmin: true})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	gaps := map[string]snapshot.ReadGap{}
 	for _, g := range got.CouldNotRead {
 		gaps[g.Source] = g

@@ -1,6 +1,8 @@
-package scrape
+package collect
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"context"
 	"io"
 	"net"
@@ -11,10 +13,6 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// DefaultMetricsMaxBytes bounds a /metrics body: the seed's worst Master FE
-// payload is about 50 MB (design.md "Bounded reads").
-const DefaultMetricsMaxBytes = 64 << 20
-
 // metrics fetches GET /metrics of the FE the collector is connected to
 // (Config.WithMetrics) through get: no credentials are sent, since the FE's
 // MetricsAction is public ("Metrics endpoint is public - no authentication
@@ -23,15 +21,15 @@ const DefaultMetricsMaxBytes = 64 << 20
 // the payload and as a gap; the multi-target fetcher lives with the
 // metrics commands.
 func (col *collector) metrics(ctx context.Context) {
-	target := col.cfg.feHTTPAddr(net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort)))
-	url := col.cfg.httpScheme() + "://" + target + "/metrics"
+	target := col.cfg.FEHTTPAddr(net.JoinHostPort(col.cfg.Host, strconv.Itoa(col.cfg.HTTPPort)))
+	url := col.cfg.Scheme() + "://" + target + "/metrics"
 	p := snapshot.MetricsPayload{Kind: "fe", Target: target, URL: url, FetchedAt: time.Now().UTC(), IsMaster: col.connectedMaster}
-	o, err := col.cfg.fetchOptions(col.cfg.MetricsMaxBytes)
+	o, err := col.cfg.FetchOptions(col.cfg.MetricsMaxBytes)
 	// The body is read once, straight into the string the snapshot keeps
 	// (no growing buffer, no second copy).
 	var body strings.Builder
 	if err == nil {
-		_, err = FetchMetricsTo(ctx, NewClient(o), url, o, func(r io.Reader) error {
+		_, err = scrape.FetchMetricsTo(ctx, scrape.NewClient(o), url, o, func(r io.Reader) error {
 			_, err := io.Copy(&body, r)
 			return err
 		})

@@ -1,4 +1,4 @@
-package scrape_test
+package collect_test
 
 import (
 	"strings"
@@ -32,7 +32,7 @@ func TestLiveExcludedTriggerTablesFromMapForm(t *testing.T) {
 		t.Fatalf("the scenario must serve the Java map form, got %q", raw)
 	}
 	_, cfg := startEmulator(t, want, emulator.Options{Legacy: true})
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	if len(got.Dependencies) != 0 {
 		t.Fatal("legacy build: ivm_dependencies must not be read")
 	}

@@ -1,4 +1,4 @@
-package scrape_test
+package collect_test
 
 import (
 	"strings"
@@ -29,7 +29,7 @@ func TestRoundTripScenarios(t *testing.T) {
 					want = scenario.Scale(scenario.ScaleConfig{MVs: 200, BasePerMV: 3, UserStreams: 100, ConsumptionRows: 5000})
 				}
 				_, cfg := startEmulator(t, want, emulator.Options{Legacy: legacy})
-				got := collect(t, cfg)
+				got := collectLive(t, cfg)
 				bounded := name == "scale" && !legacy
 				for _, g := range got.CouldNotRead {
 					if bounded && g.Source == snapshot.SourceShowData && strings.Contains(g.Error, "not read (limit 50 SHOW DATA FROM db.tbl)") {
@@ -78,11 +78,11 @@ func TestWithMetrics(t *testing.T) {
 		}
 	}
 	_, cfg := startEmulator(t, want, emulator.Options{})
-	if got := collect(t, cfg); len(got.Metrics) != 0 {
+	if got := collectLive(t, cfg); len(got.Metrics) != 0 {
 		t.Fatalf("metrics fetched without being asked: %d", len(got.Metrics))
 	}
 	cfg.WithMetrics = true
-	got := collect(t, cfg)
+	got := collectLive(t, cfg)
 	if len(got.Metrics) != 1 || got.Metrics[0].Body != master || got.Metrics[0].Error != "" || !got.Metrics[0].IsMaster || master == "" {
 		t.Fatalf("metrics: %+v (body equal %v)", got.Metrics, len(got.Metrics) == 1 && got.Metrics[0].Body == master)
 	}

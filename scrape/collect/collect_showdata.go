@@ -1,6 +1,8 @@
-package scrape
+package collect
 
 import (
+	"github.com/dorisdiag/dorisdiag/scrape"
+
 	"context"
 	"errors"
 	"fmt"
@@ -45,9 +47,9 @@ import (
 var binlogCols = doris.BinlogSizeColumns() // ChangelogSize: alias only, in no Doris build
 
 // binlogCol is the changelog size column t has; ok=false when the build has none.
-func binlogCol(t *table) (doris.Column, bool) {
+func binlogCol(t *scrape.Table) (doris.Column, bool) {
 	for _, c := range binlogCols {
-		if t.has(c.Name) {
+		if t.Has(c.Name) {
 			return c, true
 		}
 	}
@@ -107,7 +109,7 @@ func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tabl
 	read := 0
 	for _, k := range targets {
 		q := doris.ShowDataTable.Statements[0].Build(doris.QuoteIdent(k.db), doris.QuoteIdent(k.name))
-		t, err := col.c.query(ctx, q)
+		t, err := col.c.Query(ctx, q)
 		if err != nil {
 			col.gap(snapshot.SourceShowData, q, err)
 			if firstErr == nil {
@@ -117,7 +119,7 @@ func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tabl
 		}
 		read++
 		if cols == nil {
-			cols = t.cols
+			cols = t.Cols
 		}
 		bc, ok := binlogCol(t)
 		if !ok {
@@ -126,7 +128,7 @@ func (col *collector) showData(ctx context.Context, dbs []string, byKey map[tabl
 		}
 		tb := byKey[k]
 		found := false
-		for _, r := range t.rows {
+		for _, r := range t.Rows {
 			rr := col.reader(t, r, snapshot.SourceShowData, k.db+"."+k.name)
 			if strings.TrimSpace(rr.raw(doris.ShowDataTable.IndexName)) != "Total" {
 				continue
@@ -171,24 +173,24 @@ func (col *collector) showDataByDB(ctx context.Context, dbs []string) ([]snapsho
 			doris.QuoteLiteral("db_names"), doris.QuoteLiteral(strings.Join(dbs, ",")))
 	}
 	var notes []string
-	t, err := col.c.query(ctx, q)
-	if err == nil && t.has(sp.DBName.Name) {
-		return col.dbRows(t, sp.DBName, sp.DataSize, "total", sp.Name, want), t.cols, nil
+	t, err := col.c.Query(ctx, q)
+	if err == nil && t.Has(sp.DBName.Name) {
+		return col.dbRows(t, sp.DBName, sp.DataSize, "total", sp.Name, want), t.Cols, nil
 	}
 	if err == nil {
-		err = fmt.Errorf("no DBName column in %v", t.cols)
+		err = fmt.Errorf("no DBName column in %v", t.Cols)
 	}
 	notes = append(notes, "SHOW DATA PROPERTIES (entire_warehouse) failed: "+err.Error())
 
 	sa := doris.ShowDataAllDBs
 	all := sa.Statements[0].Build()
-	t, err = col.c.query(ctx, all)
-	if err == nil && t.has(sa.DbName.Name) {
-		return col.dbRows(t, sa.DbName, sa.Size, "Total", all, want), t.cols, notes
+	t, err = col.c.Query(ctx, all)
+	if err == nil && t.Has(sa.DbName.Name) {
+		return col.dbRows(t, sa.DbName, sa.Size, "Total", all, want), t.Cols, notes
 	}
 	switch {
 	case err == nil:
-		err = fmt.Errorf("no DbName column in %v (the session has a current database?)", t.cols)
+		err = fmt.Errorf("no DbName column in %v (the session has a current database?)", t.Cols)
 	case isAccessDenied(err):
 		err = fmt.Errorf("needs the ADMIN privilege: %w", err)
 	}
@@ -197,13 +199,13 @@ func (col *collector) showDataByDB(ctx context.Context, dbs []string) ([]snapsho
 
 // dbRows reads the per-database rows of want; the trailing total row
 // ("total" or "Total", always last) and recycle-bin rows are skipped.
-func (col *collector) dbRows(t *table, nameCol, dataCol doris.Column, total, stmt string, want map[string]bool) []snapshot.DatabaseSize {
+func (col *collector) dbRows(t *scrape.Table, nameCol, dataCol doris.Column, total, stmt string, want map[string]bool) []snapshot.DatabaseSize {
 	bc, hasBinlog := binlogCol(t)
 	var out []snapshot.DatabaseSize
-	for i, r := range t.rows {
+	for i, r := range t.Rows {
 		rr := col.reader(t, r, snapshot.SourceShowData, "")
 		name := rr.raw(nameCol)
-		if i == len(t.rows)-1 && name == total || !want[name] {
+		if i == len(t.Rows)-1 && name == total || !want[name] {
 			continue
 		}
 		rr.row = name
@@ -254,7 +256,7 @@ func isAccessDenied(err error) bool {
 // size reads one SHOW DATA size cell: nil for NULL, recorded as malformed
 // when it is not a size. The text is returned when it was the human form.
 func (rr *rowReader) size(col doris.Column) (*int64, string) {
-	p := rr.t.get(rr.r, col.Name)
+	p := rr.t.Get(rr.r, col.Name)
 	if p == nil || isNullText(strings.TrimSpace(*p)) {
 		return nil, ""
 	}
@@ -324,22 +326,22 @@ func (col *collector) showDataPerDBSession(ctx context.Context, targets []tableK
 	var left []tableKey
 	for _, db := range dbs {
 		t, err := col.queryIn(ctx, db, sd.Statements[0].Build())
-		if err == nil && !t.has(sd.TableName.Name) {
-			err = fmt.Errorf("no %s column in %v", sd.TableName.Name, t.cols)
+		if err == nil && !t.Has(sd.TableName.Name) {
+			err = fmt.Errorf("no %s column in %v", sd.TableName.Name, t.Cols)
 		}
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("SHOW DATA in database %s failed, reading its tables one by one: %v", db, err))
 			left = append(left, byDB[db]...)
 			continue
 		}
-		cols = t.cols
+		cols = t.Cols
 		bc, ok := binlogCol(t)
 		if !ok {
 			notes = append(notes, "this build has no BinlogSize: changelog size not on this build")
 			return nil, cols, notes
 		}
 		sized := map[string]bool{}
-		for _, r := range t.rows {
+		for _, r := range t.Rows {
 			rr := col.reader(t, r, snapshot.SourceShowData, db)
 			name := rr.raw(sd.TableName)
 			tb := byKey[tableKey{db, name}]
@@ -362,17 +364,15 @@ func (col *collector) showDataPerDBSession(ctx context.Context, targets []tableK
 // queryIn runs one statement on a session of its own whose current database
 // is db, counted with the collection's statements. The session is closed
 // at once: one extra connection at a time, never kept.
-func (col *collector) queryIn(ctx context.Context, db, q string) (*table, error) {
-	addr := col.c.host
-	conn, err := openDBIn(col.cfg, addr, db)
+func (col *collector) queryIn(ctx context.Context, db, q string) (*scrape.Table, error) {
+	addr := col.c.Host
+	conn, err := scrape.OpenDBIn(col.cfg, addr, db)
 	if err != nil {
-		return nil, col.cfg.secret().redact(fmt.Errorf("connecting to %s (database %s): %w", addr, db, err))
+		return nil, col.cfg.Secret().Redact(fmt.Errorf("connecting to %s (database %s): %w", addr, db, err))
 	}
 	defer conn.Close()
-	c := &client{db: conn, timeout: col.cfg.Timeout, host: addr, secret: col.cfg.secret()}
-	t, err := c.query(ctx, q)
-	col.c.mu.Lock()
-	col.c.queries = append(col.c.queries, c.statements()...)
-	col.c.mu.Unlock()
+	c := &scrape.SQLClient{DB: conn, Timeout: col.cfg.Timeout, Host: addr, Secret: col.cfg.Secret()}
+	t, err := c.Query(ctx, q)
+	col.c.Count(c.Statements())
 	return t, err
 }
