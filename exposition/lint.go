@@ -20,9 +20,10 @@ package exposition
 import (
 	"bytes"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
+	"math/rand/v2"
+	"os"
 	"sort"
 )
 
@@ -59,6 +60,10 @@ type Options struct {
 	// MaxLabels caps the labels of one sample (default DefaultMaxLabels);
 	// a sample with more is reported as label-limit-exceeded.
 	MaxLabels int
+	// SizeHint is the payload's size in bytes when the caller knows it (an
+	// HTTP Content-Length); 0 asks the reader (a Len method, or the size of
+	// a regular file). It only sizes the tables Lint grows as it reads.
+	SizeHint int64
 }
 
 // Defaults of the per-line bounds, far above any real payload (real series
@@ -152,8 +157,26 @@ type Result struct {
 // I/O failures and the size limit; bad input is a problem, never an error.
 func Lint(r io.Reader, opts Options) (*Result, error) {
 	e := newEngine(opts)
+	e.sizeHint = sizeOf(r, opts.SizeHint)
 	err := e.run(r, nil)
 	return e.result(), err
+}
+
+// sizeOf is the payload's expected size: the caller's hint, else what the
+// reader says of itself (0: unknown).
+func sizeOf(r io.Reader, hint int64) int64 {
+	if hint > 0 {
+		return hint
+	}
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return 0
 }
 
 type famState struct {
@@ -173,6 +196,9 @@ type famState struct {
 	hasLe       bool
 	spaceWarned bool
 	labels      []string
+	// the family's earlier runs of lines in the series log (seriesSet)
+	run      logRun
+	moreRuns []logRun
 }
 
 type sampleInfo struct {
@@ -230,8 +256,19 @@ type engine struct {
 	suppr    map[string]int
 
 	lastFam int32
-	seed    maphash.Seed
-	dups    dupSet
+	hseed   uint64
+	seen    seriesSet
+	pairBuf []byte
+
+	// the line reader and the payload's expected size, to size the series log
+	lr       *lineReader
+	sizeHint int64
+
+	// the last name setOrCreate resolved, and what to (a line names the
+	// family of the line before it, nearly always)
+	lastTok              []byte
+	lastTokFam           int32
+	lastTokHC, lastTokHS bool
 
 	series, lines int
 	bytes         int64
@@ -253,7 +290,9 @@ func newEngine(opts Options) *engine {
 		lastFam:     -1,
 		curBucket:   math.NaN(),
 		curQuantile: math.NaN(),
-		seed:        maphash.MakeSeed(),
+		lastTokFam:  -1,
+		seen:        seriesSet{runFam: -1},
+		hseed:       rand.Uint64(),
 		labels:      make([]label, 0, 16),
 		arena:       make([]byte, 0, 4096),
 	}
@@ -296,6 +335,7 @@ const maxJoin = 3
 func (e *engine) run(r io.Reader, w io.Writer) error {
 	lr := newLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
 	lr.maxLine = e.opts.MaxLineBytes
+	e.lr = lr
 	lineNo := 0
 	for {
 		s, end, hasLF, ok := lr.lineAt(0)

@@ -101,8 +101,41 @@ func unsafeString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
+// nameClass marks the bytes that continue an unquoted name: nameLabel for
+// a label name, nameMetric for a metric name (which also allows ':').
+var nameClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		if b != '"' && nameCont(b, false, false) {
+			t[c] |= nameLabel | nameMetric
+		}
+		if b == ':' {
+			t[c] |= nameMetric
+		}
+	}
+	return t
+}()
+
+const (
+	nameLabel  = 1
+	nameMetric = 2
+)
+
 // parseFloat is expfmt's parseFloat: strconv.ParseFloat without 'p', 'P', '_'.
 func parseFloat(b []byte) (float64, bool) {
+	if n := len(b); n > 0 && n <= 15 {
+		// the usual value: a small integer, exact in a float64
+		var v uint64
+		for _, c := range b {
+			d := c - '0'
+			if d > 9 {
+				goto general
+			}
+			v = v*10 + uint64(d)
+		}
+		return float64(v), true
+	}
+general:
 	if bytes.IndexByte(b, '_') >= 0 || bytes.IndexByte(b, 'p') >= 0 || bytes.IndexByte(b, 'P') >= 0 {
 		return 0, false
 	}
@@ -176,10 +209,26 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 		return nil, i, stOK
 	}
 	start := i
+	e.quotedName = false
+	if b != '"' {
+		// The usual name: ASCII name bytes up to a blank, '=', '{', ','
+		// or '}'; anything else (a quote inside it, the end of the input)
+		// takes the loop below.
+		cls := uint8(nameLabel)
+		if metric {
+			cls = nameMetric
+		}
+		j := i + 1
+		for j < e.n && nameClass[e.rec[j]]&cls != 0 {
+			j++
+		}
+		if j < e.n && e.rec[j] != '"' || j == e.n && e.hasLF {
+			return e.rec[start:j], j, stOK
+		}
+	}
 	simple := true
 	quoted, escaped := false, false
 	mark := len(e.arena)
-	e.quotedName = false
 	for {
 		if escaped {
 			switch b {
@@ -242,8 +291,15 @@ func (e *engine) setOrCreate(tok []byte, pos int) status {
 		e.fail(RuleMetricNameInvalid, pos, nil, nil, "invalid metric name %q", tok)
 		return stFail
 	}
+	if e.lastTokFam >= 0 && string(tok) == string(e.lastTok) {
+		// the family of the line before: resolved the same way again (a
+		// family is never removed, nor its TYPE changed once set)
+		e.cur, e.recFam = e.lastTokFam, e.lastTokFam
+		e.isHistCount, e.isHistSum = e.lastTokHC, e.lastTokHS
+		return stOK
+	}
 	if idx, ok := e.famIdx[string(tok)]; ok {
-		e.cur, e.recFam = idx, idx
+		e.resolved(tok, idx)
 		return stOK
 	}
 	n := len(tok)
@@ -259,7 +315,7 @@ func (e *engine) setOrCreate(tok []byte, pos int) status {
 	}
 	if base != nil {
 		if idx, ok := e.famIdx[string(base)]; ok && e.fams[idx].typ == typeSummary {
-			e.cur, e.recFam = idx, idx
+			e.resolved(tok, idx)
 			return stOK
 		}
 	}
@@ -268,8 +324,8 @@ func (e *engine) setOrCreate(tok []byte, pos int) status {
 	}
 	if base != nil {
 		if idx, ok := e.famIdx[string(base)]; ok && e.fams[idx].typ.isHist() {
-			e.cur, e.recFam = idx, idx
 			e.isHistCount, e.isHistSum = isCount, isSum
+			e.resolved(tok, idx)
 			return stOK
 		}
 	}
@@ -280,10 +336,17 @@ func (e *engine) setOrCreate(tok []byte, pos int) status {
 	}
 	name := string(tok)
 	e.famIdx[name] = int32(len(e.fams))
-	e.cur = int32(len(e.fams))
-	e.recFam = e.cur
 	e.fams = append(e.fams, famState{name: name, firstLine: e.lineOf(pos)})
+	e.resolved(tok, int32(len(e.fams)-1))
 	return stOK
+}
+
+// resolved makes idx the current family and remembers that tok names it.
+func (e *engine) resolved(tok []byte, idx int32) {
+	e.cur, e.recFam = idx, idx
+	e.lastTok = append(e.lastTok[:0], tok...)
+	e.lastTokFam = idx
+	e.lastTokHC, e.lastTokHS = e.isHistCount, e.isHistSum
 }
 
 const phantom = -2 // a family the no-mutation pass would have created
