@@ -2,6 +2,8 @@ package exposition
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,5 +98,103 @@ func TestLintAllocatesNothingPerLine(t *testing.T) {
 	small, large := allocs(gen(20000)), allocs(gen(80000))
 	if large > small+20 {
 		t.Fatalf("%v allocations for 20,000 lines, %v for 80,000: something allocates per line", small, large)
+	}
+}
+
+// lineProblems are the problems a line rule raises: what stays the same
+// whether a family is tracked or not (the per-family rules and the notice
+// are not line rules).
+func lineProblems(res *Result) []string {
+	perFamily := map[string]bool{RuleHelpMissing: true, RuleCounterWithoutTotal: true, RuleNonCounterWithTotal: true,
+		RuleCamelCase: true, RuleUnitAbbreviation: true, RuleNonBaseUnit: true, RuleTypeInName: true, RuleReservedChars: true,
+		RuleReservedSuffix: true, RuleHistogramAsQuantiles: true, RuleFamiliesNotTracked: true, RuleReservedLabel: true}
+	var out []string
+	for _, p := range res.Problems {
+		if !perFamily[p.Rule] {
+			out = append(out, strconv.Itoa(p.Line)+":"+strconv.Itoa(p.Col)+" "+p.Rule+" "+p.Family)
+		}
+	}
+	return out
+}
+
+// Families beyond Options.MaxFamilies are parsed exactly as tracked ones:
+// the same verdict and the same line problems on every seed and fixture,
+// with a cap of one family (everything but the first untracked).
+func TestUntrackedFamiliesKeepTheVerdict(t *testing.T) {
+	inputs := append([]string{}, fuzzSeeds...)
+	inputs = append(inputs,
+		"# HELP a x\n# TYPE a gauge\na 1\n# HELP b y\n# TYPE b summary\nb{quantile=\"0.5\"} 1\nb_sum 1\nb_count 1\n# HELP b z\n",
+		"# TYPE a gauge\na 1\n# TYPE b gauge\nb 1\n# TYPE b counter\n",
+		"# TYPE a gauge\na 1\nb 1\nc 1\nb{x=\"1\"} 2\n# TYPE b gauge\n",
+		"# TYPE h histogram\n# TYPE g histogram\ng_bucket{le=\"1\"} 1\ng_sum 1\ng_count -1\n{g_bucket,le=\"x\"} 1\n",
+		"a 1\nb{x=\"1\"} 1\nb{x=\"1\"} 1\nc 1\n{b, x=\"\\q\"} 1\n")
+	files, _ := filepath.Glob("../fixtures/metrics/*.prom")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, string(data))
+	}
+	for _, in := range inputs {
+		full, err := Lint(strings.NewReader(in), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		capped, err := Lint(strings.NewReader(in), Options{MaxFamilies: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full.Parseable != capped.Parseable || full.Errors != capped.Errors || full.Series != capped.Series {
+			t.Errorf("%.80q: parseable %v/%v, errors %d/%d, series %d/%d (tracked/capped)", in,
+				full.Parseable, capped.Parseable, full.Errors, capped.Errors, full.Series, capped.Series)
+			continue
+		}
+		if a, b := strings.Join(lineProblems(full), "\n"), strings.Join(lineProblems(capped), "\n"); a != b {
+			t.Errorf("%.80q: line problems differ\ntracked:\n%s\ncapped:\n%s", in, a, b)
+		}
+		if n := len(full.Families); n > 1 && (capped.FamiliesNotTracked != n-1 || len(capped.Families) != 1) {
+			t.Errorf("%.80q: %d families, capped lists %d and counts %d untracked", in, n, len(capped.Families), capped.FamiliesNotTracked)
+		}
+	}
+}
+
+func TestFamiliesNotTrackedSaysSo(t *testing.T) {
+	res, err := Lint(bytes.NewReader(genFamilyPayload(50)), Options{MaxFamilies: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FamiliesNotTracked != 30 || len(res.Families) != 20 || res.Series != 50 {
+		t.Fatalf("%d families listed, %d not tracked, %d series", len(res.Families), res.FamiliesNotTracked, res.Series)
+	}
+	var notice *Problem
+	for i := range res.Problems {
+		if res.Problems[i].Rule == RuleFamiliesNotTracked {
+			notice = &res.Problems[i]
+		}
+	}
+	if notice == nil || notice.Line != 41 || !strings.Contains(notice.Message, "30 families") {
+		t.Fatalf("notice %+v", notice)
+	}
+}
+
+// Issue 24: 10^6 distinct families (one TYPE and one sample each, 53 MB)
+// took 749 MB; the families beyond the cap cost a hash and 2 bytes. The
+// bytes allocated bound the peak heap.
+func TestMillionFamiliesBounded(t *testing.T) {
+	data := familiesPayload(t)
+	var res *Result
+	alloc := allocatedBy(func() {
+		var err error
+		res, err = Lint(bytes.NewReader(data), callerOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	if alloc > 128<<20 {
+		t.Errorf("linting 10^6 families allocated %d MB, budget 128 MB", alloc>>20)
+	}
+	if res.Series != manyFamilies || res.FamiliesNotTracked != manyFamilies-10000 || !res.Parseable {
+		t.Errorf("%d series, %d families not tracked, parseable %v", res.Series, res.FamiliesNotTracked, res.Parseable)
 	}
 }

@@ -58,7 +58,7 @@ func (e *engine) commit() {
 		sum += e.pairHash(&e.labels[k])
 	}
 	h := mix(hashBytes(e.hseed, e.sample.name) ^ sum)
-	if first, dup := e.seen.insert(e.cur, f, h, uint32(e.line), e); dup {
+	if first, dup := e.seen.insert(e.cur, e.famKey(e.cur), f, h, uint32(e.line), e); dup {
 		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+itoa(int(first))+"; Prometheus keeps one of the samples",
 			"make each name and label set unique")
 	}
@@ -111,18 +111,15 @@ func (e *engine) keep(f *famState) {
 
 // touch books that family idx has a line here, for non-contiguous-family.
 func (e *engine) touch(idx int32) {
-	if idx == e.lastFam {
+	key := e.famKey(idx)
+	if key == e.lastFam {
 		return
 	}
 	f := &e.fams[idx]
 	if f.touched && !f.nonContig {
 		f.nonContig = true
-		prev := ""
-		if e.lastFam >= 0 {
-			prev = e.fams[e.lastFam].name
-		}
 		p := Problem{Rule: RuleNonContiguousFamily, Severity: severityOf(RuleNonContiguousFamily), Line: e.line, Col: 1, Family: f.name,
-			Message: "family " + f.name + " continues here after " + prev + "; its lines should be contiguous (first seen on line " + itoa(f.firstLine) + ")",
+			Message: "family " + f.name + " continues here after " + e.lastFamName + "; its lines should be contiguous" + firstOn("first seen", f.firstLine),
 			Fix:     "print all lines of a family together"}
 		e.note(&p, f.typ)
 		e.pend = append(e.pend, p)
@@ -136,7 +133,7 @@ func (e *engine) touch(idx int32) {
 			f.keep, f.noNaN = pol.Keep, pol.NoNaN
 		}
 	}
-	e.lastFam = idx
+	e.lastFam, e.lastFamName = key, f.name
 }
 
 func mix(x uint64) uint64 {
@@ -209,9 +206,21 @@ func canonicalEscaped(raw, value []byte) bool {
 // reader's length): once a few MiB are read, the series log grows once to
 // it instead of doubling all the way.
 func (e *engine) expectSeries(n int) int {
+	return e.extrapolate(n, 4<<20)
+}
+
+// expectMore is how many of what n counts the payload will hold, from
+// whatever it read so far (n when its size is unknown).
+func (e *engine) expectMore(n int) int {
+	return max(n, e.extrapolate(n, 1))
+}
+
+// extrapolate scales n, counted over the bytes read so far, to the
+// payload's size, once at least minRead bytes are read; else 2n.
+func (e *engine) extrapolate(n int, minRead int64) int {
 	if e.lr != nil && e.sizeHint > 0 {
 		read := e.lr.total - int64(e.lr.end-e.lr.start)
-		if read >= 4<<20 && e.sizeHint > read {
+		if read >= minRead && e.sizeHint > read {
 			est := int64(float64(n) * float64(e.sizeHint) / float64(read) * 1.05)
 			if est > int64(2*n) && est < 1<<31 {
 				return int(est)
@@ -235,24 +244,25 @@ type seriesSet struct {
 	hashes []uint64 // the log: every series in payload order
 	lines  []uint32
 	run    runSet
-	runFam int32 // the family of the current run (-1: none yet)
-	start  int32 // where the current run begins in the log
-	reread int   // log entries re-read for families that came back
+	runFam int32  // the family of the current run (-1: none yet)
+	runKey uint64 // and its famKey
+	start  int32  // where the current run begins in the log
+	reread int    // log entries re-read for families that came back
 	all    *dupSet
 }
 
 // logRun is a span of the series log: one run of a family's lines.
 type logRun struct{ start, end int32 }
 
-func (s *seriesSet) insert(fam int32, f *famState, h uint64, line uint32, e *engine) (uint32, bool) {
+func (s *seriesSet) insert(fam int32, key uint64, f *famState, h uint64, line uint32, e *engine) (uint32, bool) {
 	if h == 0 {
 		h = 1 // 0 marks an empty slot
 	}
 	if s.all != nil {
 		return s.all.insert(h, line)
 	}
-	if fam != s.runFam {
-		s.startRun(fam, f, e)
+	if fam != s.runFam || key != s.runKey {
+		s.startRun(fam, key, f, e)
 		if s.all != nil {
 			return s.all.insert(h, line)
 		}
@@ -271,9 +281,10 @@ func (s *seriesSet) insert(fam int32, f *famState, h uint64, line uint32, e *eng
 }
 
 // startRun ends the current run and begins one of family fam.
-func (s *seriesSet) startRun(fam int32, f *famState, e *engine) {
+// An untracked family keeps no runs: its duplicates are found within a run.
+func (s *seriesSet) startRun(fam int32, key uint64, f *famState, e *engine) {
 	end := int32(len(s.hashes))
-	if s.runFam >= 0 && end > s.start {
+	if e.tracked(s.runFam) && end > s.start {
 		p := &e.fams[s.runFam]
 		if p.run.end == 0 {
 			p.run = logRun{s.start, end}
@@ -281,7 +292,7 @@ func (s *seriesSet) startRun(fam int32, f *famState, e *engine) {
 			p.moreRuns = append(p.moreRuns, logRun{s.start, end})
 		}
 	}
-	s.runFam, s.start = fam, end
+	s.runFam, s.runKey, s.start = fam, key, end
 	s.run.reset()
 	if f.run.end == 0 {
 		return

@@ -291,15 +291,14 @@ func (e *engine) setOrCreate(tok []byte, pos int) status {
 		e.fail(RuleMetricNameInvalid, pos, nil, nil, "invalid metric name %q", tok)
 		return stFail
 	}
-	if e.lastTokFam >= 0 && string(tok) == string(e.lastTok) {
+	if e.lastTokFam >= 0 && string(tok) == string(e.lastTok) && (e.lastTokFam != e.spare || e.spareH == e.lastTokH) {
 		// the family of the line before: resolved the same way again (a
 		// family is never removed, nor its TYPE changed once set)
 		e.cur, e.recFam = e.lastTokFam, e.lastTokFam
 		e.isHistCount, e.isHistSum = e.lastTokHC, e.lastTokHS
 		return stOK
 	}
-	if idx, ok := e.famIdx[string(tok)]; ok {
-		e.resolved(tok, idx)
+	if e.use(tok, tok, func(mtype) bool { return true }) {
 		return stOK
 	}
 	n := len(tok)
@@ -313,25 +312,27 @@ func (e *engine) setOrCreate(tok []byte, pos int) status {
 	case isSum:
 		base = tok[:n-4]
 	}
-	if base != nil {
-		if idx, ok := e.famIdx[string(base)]; ok && e.fams[idx].typ == typeSummary {
-			e.resolved(tok, idx)
-			return stOK
-		}
+	if base != nil && e.use(tok, base, func(t mtype) bool { return t == typeSummary }) {
+		return stOK
 	}
 	if isBucket {
 		base = tok[:n-7]
 	}
 	if base != nil {
-		if idx, ok := e.famIdx[string(base)]; ok && e.fams[idx].typ.isHist() {
-			e.isHistCount, e.isHistSum = isCount, isSum
-			e.resolved(tok, idx)
+		e.isHistCount, e.isHistSum = isCount, isSum
+		if e.use(tok, base, mtype.isHist) {
 			return stOK
 		}
+		e.isHistCount, e.isHistSum = false, false
 	}
 	if e.noMutate {
 		e.cur = phantom
 		e.phantomName = tok
+		return stOK
+	}
+	if len(e.famIdx) >= e.opts.MaxFamilies {
+		e.newUntracked(tok, e.lineOf(pos))
+		e.resolved(tok, e.spare)
 		return stOK
 	}
 	name := string(tok)
@@ -341,11 +342,30 @@ func (e *engine) setOrCreate(tok []byte, pos int) status {
 	return stOK
 }
 
+// use makes family name current for tok when it exists and its type
+// passes ok: a tracked family, or an untracked one unpacked into the spare.
+func (e *engine) use(tok, name []byte, ok func(mtype) bool) bool {
+	if idx, found := e.famIdx[string(name)]; found {
+		if !ok(e.fams[idx].typ) {
+			return false
+		}
+		e.resolved(tok, idx)
+		return true
+	}
+	h, st, found := e.findUntracked(name)
+	if !found || !ok(mtype(st&fsType)) {
+		return false
+	}
+	e.loadSpare(h, e.names.intern(name), st)
+	e.resolved(tok, e.spare)
+	return true
+}
+
 // resolved makes idx the current family and remembers that tok names it.
 func (e *engine) resolved(tok []byte, idx int32) {
 	e.cur, e.recFam = idx, idx
 	e.lastTok = append(e.lastTok[:0], tok...)
-	e.lastTokFam = idx
+	e.lastTokFam, e.lastTokH = idx, e.spareH
 	e.lastTokHC, e.lastTokHS = e.isHistCount, e.isHistSum
 }
 
