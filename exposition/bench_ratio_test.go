@@ -70,12 +70,14 @@ func promtoolCheck(tb testing.TB, promtool, path string) time.Duration {
 }
 
 // BenchmarkLintRatios50MB interleaves, in each iteration, the floor, the
-// linter on the payload with its planted errors (all must be found), expfmt
-// on the clean payload and promtool on the clean payload (when installed;
+// linter on the payload with its 5 planted errors (all must be found),
+// expfmt on the clean payload, the linter on the 50-error variant and
+// promtool on the clean payload (when installed;
 // DORISDIAG_BENCH_NO_PROMTOOL=1 leaves it out), and reports each one's mean
 // time and the ratios the budgets are stated in.
 func BenchmarkLintRatios50MB(b *testing.B) {
 	clean, dirty := payloads(b)
+	fifty := payload50Errors(b)
 	promtool, _ := exec.LookPath("promtool")
 	if os.Getenv("DORISDIAG_BENCH_NO_PROMTOOL") != "" {
 		promtool = ""
@@ -88,7 +90,7 @@ func BenchmarkLintRatios50MB(b *testing.B) {
 		}
 	}
 	buf := make([]byte, 1<<20)
-	var floorD, lintD, expfmtD, promD time.Duration
+	var floorD, lintD, lint50D, expfmtD, promD time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -104,6 +106,11 @@ func BenchmarkLintRatios50MB(b *testing.B) {
 			b.Fatal(err)
 		}
 		t3 := time.Now()
+		res, err = Lint(bytes.NewReader(fifty), callerOptions)
+		if err != nil || res.Errors != errors50 {
+			b.Fatalf("lint: %v, %d errors, want %d", err, res.Errors, errors50)
+		}
+		lint50D += time.Since(t3)
 		floorD += t1.Sub(t0)
 		lintD += t2.Sub(t1)
 		expfmtD += t3.Sub(t2)
@@ -116,6 +123,7 @@ func BenchmarkLintRatios50MB(b *testing.B) {
 	b.ReportMetric(ms(floorD), "floor-ms")
 	b.ReportMetric(ms(lintD), "lint-ms")
 	b.ReportMetric(ms(expfmtD), "expfmt-ms")
+	b.ReportMetric(ms(lint50D), "lint50err-ms")
 	b.ReportMetric(float64(lintD)/float64(floorD), "lint/floor")
 	b.ReportMetric(float64(expfmtD)/float64(lintD), "expfmt/lint")
 	if promtool != "" {

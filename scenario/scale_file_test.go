@@ -15,6 +15,10 @@ import (
 //
 //	DORISDIAG_WRITE_SCALE=/tmp/scale9.json DORISDIAG_SCALE_FACTOR=9 go test ./scenario -run TestWriteScaleFile
 //
+// DORISDIAG_SCALE_STREAMS=N sets the user streams and the consumption rows
+// to N each (issue 24's 400,000-stream snapshot: N=394000 beside the 6,000
+// internal streams of the 2,000 MVs).
+//
 // Without the variable it does nothing.
 func TestWriteScaleFile(t *testing.T) {
 	path := os.Getenv("DORISDIAG_WRITE_SCALE")
@@ -25,6 +29,9 @@ func TestWriteScaleFile(t *testing.T) {
 	n = max(n, 1)
 	c := DefaultScale
 	c.MVs, c.UserStreams, c.ConsumptionRows = c.MVs*n, c.UserStreams*n, c.ConsumptionRows*n
+	if k, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_STREAMS")); k > 0 {
+		c.UserStreams, c.ConsumptionRows = k, k
+	}
 	s := Scale(c)
 	f, err := os.Create(path)
 	if err != nil {
