@@ -690,7 +690,9 @@ func (e *engine) result() *Result {
 	}
 	res.Errors, res.Warnings, res.Infos = e.counts[0], e.counts[1], e.counts[2]
 	res.Parseable = res.Errors == 0
-	res.Families = make([]FamilyStat, 0, len(e.famIdx))
+	if len(e.famIdx) > 0 {
+		res.Families = make([]FamilyStat, 0, len(e.famIdx))
+	}
 	for i := range e.fams {
 		if int32(i) == e.spare {
 			continue
