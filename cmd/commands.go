@@ -17,6 +17,7 @@ func commandTree() []func(*Factory) *cobra.Command {
 		func(f *Factory) *cobra.Command { return NewCmdExplain(f, nil) },
 		NewCmdMetrics,
 		func(f *Factory) *cobra.Command { return NewCmdCheck(f, nil) },
+		func(f *Factory) *cobra.Command { return NewCmdDoctor(f, nil) },
 		func(f *Factory) *cobra.Command { return NewCmdDemo(f, nil) },
 		func(f *Factory) *cobra.Command { return NewCmdExporter(f, nil) },
 	}

@@ -66,6 +66,10 @@ const allGlobals = "source,connection,output,gate"
 var commandMeta = map[string]cmdMeta{
 	"check":            {kind: "check", globals: allGlobals, failOn: "critical"},
 	"demo":             {kind: "demo", globals: "demo,output,gate", failOn: "none"},
+	"doctor":           {kind: "doctor", globals: allGlobals, failOn: doctorFailOn},
+	"doctor config":    {kind: "doctor", globals: allGlobals, failOn: doctorFailOn},
+	"doctor net":       {kind: "doctor", globals: allGlobals, failOn: doctorFailOn},
+	"doctor labels":    {kind: "doctor", globals: allGlobals, failOn: doctorFailOn},
 	"explain":          {kind: "explain", globals: "output"},
 	"headroom":         {kind: "headroom", globals: allGlobals, failOn: "none"},
 	"metrics":          {globals: "-"},

@@ -78,6 +78,7 @@ func typ[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // snapshot file (snapshot.Write). A new kind is added here.
 var docKinds = []docKind{
 	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
+	{"doctor", "dorisdiag doctor [config|net|labels] -o json", []reflect.Type{typ[report.DoctorDoc]()}},
 	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
 	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[report.HeadroomDoc]()}},
 	{"metrics_fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[report.MetricsFixDoc]()}},

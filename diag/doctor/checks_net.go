@@ -89,7 +89,7 @@ var CodeClockSkew = diag.Declare(diag.Declaration{
 	Spec:    "Doris TSOAction (GET /api/tso current_tso_physical_time); the HTTP Date header",
 	Meaning: "A server time read over the network (the TSO's physical time, or a Date header) lies outside this host's clock by more than the threshold, even allowing for the round trip and the reading's resolution.",
 	Matters: "Times given in this host's clock (tso decode --local, --now, a loader's own timestamps) are off by as much against the cluster's TSO; a skewed FE also skews the TSOs it allocates.",
-	Confirm: "dorisdiag tso lag --host FE;  chronyc tracking",
+	Confirm: "dorisdiag doctor net --host FE;  chronyc tracking",
 	Fix:     "Synchronise the clocks (NTP/chrony) of this host and the cluster's nodes.",
 })
 
