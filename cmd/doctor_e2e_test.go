@@ -144,6 +144,9 @@ func TestDoctorNetNamesTheSilentBE(t *testing.T) {
 	}
 	// The table names it too, first.
 	out, _, code = run(t, env, "", append([]string{"doctor", "net", "--timeout", "1s"}, args...)...)
+	if os.Getenv("DOCTOR_SHOW") != "" {
+		t.Log(out)
+	}
 	if code != ExitFindings || !strings.Contains(out, "[✗] BE 10002") || strings.Index(out, "BE 10002") > strings.Index(out, "[✓]") {
 		t.Errorf("table: exit %d, want the silent BE first:\n%s", code, out)
 	}
@@ -164,6 +167,10 @@ func TestDoctorHealthyExitsZero(t *testing.T) {
 				t.Errorf("%v: %+v", sub, f)
 			}
 		}
+	}
+	if os.Getenv("DOCTOR_SHOW") != "" {
+		out, _, _ := run(t, env, "", append([]string{"doctor", "--timeout", "5s"}, args...)...)
+		t.Log(out)
 	}
 	doctorContract(t, e)
 }

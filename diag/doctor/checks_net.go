@@ -139,7 +139,7 @@ func (r *run) redirected(h snapshot.Hop) bool {
 	return false
 }
 
-func hopGroup(h snapshot.Hop) string {
+func (r *run) hopGroup(h snapshot.Hop) string {
 	switch h.Kind {
 	case snapshot.HopBEHTTP:
 		return "BE " + h.Node
@@ -147,9 +147,29 @@ func hopGroup(h snapshot.Hop) string {
 		return "this host"
 	}
 	if h.Node == "" {
-		return "FE " + h.Target
+		return r.groupOf("", h.Target)
 	}
 	return "FE " + h.Node
+}
+
+// groupOf names the node of a reading by its node ("fe NAME", "be ID" or a
+// bare FE name) or, without one, by the FE whose HTTP hop had its target.
+func (r *run) groupOf(node, target string) string {
+	if k, id, ok := strings.Cut(node, " "); ok && (k == "fe" || k == "be") {
+		return strings.ToUpper(k) + " " + id
+	}
+	if node != "" {
+		return "FE " + node
+	}
+	for _, h := range r.d.Hops {
+		if h.Kind == snapshot.HopFEHTTP && h.Target == target && h.Node != "" {
+			return "FE " + h.Node
+		}
+	}
+	if target == "" {
+		return "this host"
+	}
+	return "node " + target
 }
 
 func hopName(h snapshot.Hop) string {
@@ -157,9 +177,9 @@ func hopName(h snapshot.Hop) string {
 	case snapshot.HopFEQuery:
 		return "query port " + h.Target
 	case snapshot.HopFEHTTP:
-		return "HTTP " + h.Target
+		return strings.TrimSpace("HTTP " + h.Target)
 	case snapshot.HopFETSO:
-		return "/api/tso " + h.Target
+		return strings.TrimSpace("/api/tso " + h.Target)
 	case snapshot.HopBEHTTP:
 		p := strings.Join(h.Policies, ", ")
 		if h.Target == "" {
@@ -170,19 +190,12 @@ func hopName(h snapshot.Hop) string {
 	return h.Kind + " " + h.Target
 }
 
-func hopObject(h snapshot.Hop) diag.Object {
-	name := h.Node
-	if name == "" {
-		name = h.Target
-	}
-	if h.Kind == snapshot.HopBEHTTP && h.Target != "" {
-		name += " " + h.Target
-	}
-	return diag.Object{Kind: "node", Name: name}
+func (r *run) hopObject(h snapshot.Hop) diag.Object {
+	return diag.Object{Kind: "node", Name: strings.TrimSpace(r.hopGroup(h) + " " + h.Target)}
 }
 
 func (r *run) hopCheck(h snapshot.Hop) {
-	g, name := hopGroup(h), hopName(h)
+	g, name := r.hopGroup(h), hopName(h)
 	ev := map[string]string{"hop": h.Kind, "target": h.Target, "outcome": h.Outcome, "elapsed_ms": strconv.FormatInt(h.ElapsedMs, 10), "timeout_ms": strconv.FormatInt(h.TimeoutMs, 10)}
 	if h.Via != "" {
 		ev["via"] = h.Via
@@ -199,14 +212,14 @@ func (r *run) hopCheck(h snapshot.Hop) {
 		return
 	case snapshot.OutcomeSkipped:
 		if isBE && loads && strings.Contains(h.Error, "no redirect") {
-			r.raise(g, name, finding(CodeHopUnreachable, hopObject(h), "a Stream Load to BE "+h.Node+" fails at the FE: "+h.Error,
+			r.raise(g, name, finding(CodeHopUnreachable, r.hopObject(h), "a Stream Load to BE "+h.Node+" fails at the FE: "+h.Error,
 				"The redirect policy names an endpoint this BE does not have.", "set the BE's endpoint (ALTER SYSTEM MODIFY BACKEND ... 'tag.public_endpoint'/'tag.private_endpoint') or change the redirect policy", ev))
 			return
 		}
 		r.unknown(g, name, "not probed"+why, "")
 		return
 	}
-	f := diag.Finding{Object: hopObject(h), Evidence: ev}
+	f := diag.Finding{Object: r.hopObject(h), Evidence: ev}
 	timeout := h.Outcome == snapshot.OutcomeConnectTimeout || h.Outcome == snapshot.OutcomeReadTimeout
 	switch {
 	case timeout && isBE && loads:
@@ -261,12 +274,7 @@ func (r *run) clockChecks() {
 	lim := r.o.MaxClockSkew.Milliseconds()
 	for _, c := range r.d.Clocks {
 		lo, hi := c.SkewBoundsMs()
-		g := "this host"
-		if c.Node != "" {
-			g = "FE " + c.Node
-		} else if c.Target != "" {
-			g = "node " + c.Target
-		}
+		g := r.groupOf(c.Node, c.Target)
 		name := "clock skew (" + c.Source + ")"
 		bounds := fmt.Sprintf("server − this host in [%d, %d] ms", lo, hi)
 		switch {

@@ -130,26 +130,17 @@ func (r *run) masterSetting(key string) (setting, string) {
 	return lookup(c, key), note
 }
 
-// group names a reading's node in the report.
+// group names a reading's node in the report, as the network lines name
+// it: "FE <name>", "BE <id>".
 func group(c *snapshot.ConfigReading) string {
 	if c.Node == string(doris.BE) {
-		if c.Host != "" {
-			return "BE " + c.ID + " (" + c.Host + ")"
-		}
-		return "BE " + c.ID
+		return "BE " + firstNonEmpty(c.ID, c.Host)
 	}
-	name := c.ID
-	if name == "" {
-		name = c.Host
-	}
-	if c.IsMaster {
-		return "FE " + name + " (Master)"
-	}
-	return "FE " + name
+	return "FE " + firstNonEmpty(c.ID, c.Host)
 }
 
 func nodeObject(c *snapshot.ConfigReading) diag.Object {
-	return diag.Object{Kind: "node", Name: strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(group(c), "FE "), "BE ")), DB: ""}
+	return diag.Object{Kind: "node", Name: group(c)}
 }
 
 var clusterObject = diag.Object{Kind: "cluster"}
