@@ -186,7 +186,7 @@ func exitCodes(c *cobra.Command) []string {
 	}
 	def := failOnDefault(c)
 	if c == c.Root() {
-		def = "none; check, metrics lint, metrics scrape: critical"
+		def = "none; check, doctor, metrics lint, metrics scrape: critical"
 	}
 	return []string{
 		fmt.Sprintf("0  ran; no finding at or above --fail-on (default %s)", def),
