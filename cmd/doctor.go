@@ -146,8 +146,9 @@ MTMV queue and threads, the task history, the Stream Load label window
 (--replay-window), a session on a follower, HTTPS-only FEs. A key that
 exists only in the design says "not on this build". A missing privilege is
 shown, not failed on.`,
-		Example: `  dorisdiag doctor config --host fe1 --replay-window 24h`,
-		Args:    cobra.NoArgs,
+		Example: `  dorisdiag doctor config --host fe1 --replay-window 24h
+  dorisdiag doctor config --host fe1 --fail-on warning --save doctor.json`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			o.common = f.common()
 			if err := o.validate(o.common); err != nil {
