@@ -61,6 +61,8 @@ func ruleBinlogGate(r *run, f facts) {
 				r.unknown(g, name, fmt.Sprintf("not read from %s", c.Source), "")
 			case on:
 				r.pass(g, name, "true")
+			case !f.known:
+				r.unknown(g, name, "false, but "+notRead, "")
 			case need == "":
 				r.pass(g, name, "false, and no changelog table, stream or IVM MV needs it")
 			default:
@@ -102,6 +104,8 @@ func ruleTableStreamGate(r *run, f facts) {
 			r.unknown(g, name, fmt.Sprintf("not read from %s", c.Source), "")
 		case on:
 			r.pass(g, name, "true")
+		case !f.known:
+			r.unknown(g, name, "false, but "+notRead, "")
 		case n == 0:
 			r.pass(g, name, "false, and no table stream or IVM MV exists")
 		default:
@@ -140,6 +144,8 @@ func ruleTTLCleanupPaused(r *run, f facts) {
 			r.unknown(g, "disable_auto_compaction", fmt.Sprintf("not read from %s", c.Source), "")
 		case !off:
 			r.pass(g, "disable_auto_compaction", "false: compaction, and the TTL cleanup with it, runs")
+		case !f.known:
+			r.unknown(g, "disable_auto_compaction", "true, but "+notRead, "")
 		case len(f.changelogTables) == 0:
 			r.info(g, "disable_auto_compaction", "true, but no changelog table is known", "")
 		default:

@@ -55,6 +55,8 @@ func ruleKeepAlive(r *run, f facts) {
 	e, eok := en.bool()
 	n, nok := iv.int()
 	switch {
+	case !f.known:
+		r.unknown(g, key, notRead, "")
 	case len(f.ivmMVs) == 0:
 		r.pass(g, key, "no IVM MV: no keep-alive needed")
 	case en.absent && iv.absent:
@@ -228,6 +230,8 @@ func ruleMonitorQuotas(r *run, f facts) {
 		switch {
 		case s.absent:
 			r.notOnBuild(g, q.key, "no per-object quota")
+		case !f.known && ok:
+			r.unknown(g, q.key, fmt.Sprintf("%d, but %s", lim, notRead), "")
 		case !ok:
 			r.unknown(g, q.key, "not read from "+m.Source+note, "")
 		case int64(q.n) > lim:
@@ -255,9 +259,13 @@ var CodeMTMVCapacity = diag.Declare(diag.Declaration{
 	Related: []string{"MV_TASK_QUEUED_LONG"},
 })
 
-func ruleMTMVCapacity(r *run, _ facts) {
+func ruleMTMVCapacity(r *run, f facts) {
 	m, note := r.master()
 	if m == nil {
+		return
+	}
+	if !f.known {
+		r.unknown(group(m), "job_mtmv_task_consumer_thread_num", notRead, "")
 		return
 	}
 	g := group(m)

@@ -157,6 +157,10 @@ func keyDefault(node doris.NodeKind, key string) string {
 
 // facts are what the snapshot holds that the configuration must serve.
 type facts struct {
+	// known: the snapshot holds the cluster's objects (it was collected,
+	// not only the doctor's readings): "nothing needs it" is a finding of
+	// fact only then, else unknown.
+	known           bool
 	changelogTables []snapshot.Table // changelog (binlog) enabled
 	userStreams     []snapshot.Stream
 	ivmStreams      []snapshot.Stream
@@ -171,7 +175,7 @@ type facts struct {
 
 func (r *run) facts() facts {
 	s := r.s
-	f := facts{mvTTL: map[int64]int64{}}
+	f := facts{mvTTL: map[int64]int64{}, known: len(s.Capabilities.Sources) > 0}
 	ttl := map[string]int64{}
 	for _, t := range s.Tables {
 		if t.ChangelogEnabled != nil && *t.ChangelogEnabled {
@@ -213,6 +217,10 @@ func (r *run) facts() facts {
 	}
 	return f
 }
+
+// notRead is the summary of a rule that needs the cluster's objects when
+// they were not read.
+const notRead = "the cluster's tables, streams and MVs were not read: whether anything needs it is unknown"
 
 // needsChangelog says what needs the binlog feature ("" when nothing does).
 func (f facts) needsChangelog() string {

@@ -37,6 +37,7 @@ func clusterWith(fe, be cfg, mut func(b *diagtest.B)) *snapshot.Snapshot {
 	}
 	s := diagtest.Norm(b.S)
 	s.Source.TasksPerMV = 20
+	s.Capabilities.Sources[doris.SourceTableStreams] = snapshot.SourceCapability{Present: true} // the objects were read
 	healthyFE := cfg{"enable_feature_binlog": "true", "enable_table_stream": "true"}
 	healthyBE := cfg{"enable_feature_binlog": "true"}
 	s.Doctor = &snapshot.Doctor{Parts: []string{"config"}, Session: snapshot.DoctorSession{Name: "fe1", IsMaster: true, Known: true},
@@ -128,7 +129,9 @@ func TestConfigRules(t *testing.T) {
 		{name: "binlog off on the FE", fe: cfg{"enable_feature_binlog": "false"}, code: "CONFIG_BINLOG_OFF", contains: "experimental_enable_feature_binlog = false"},
 		{name: "binlog off on a BE", be: cfg{"enable_feature_binlog": "false"}, code: "CONFIG_BINLOG_OFF", contains: "BE 10001"},
 		{name: "binlog off, nothing needs it", fe: cfg{"enable_feature_binlog": "false"}, be: cfg{"enable_feature_binlog": "false"}, code: "CONFIG_BINLOG_OFF", notCode: true,
-			mut: func(b *diagtest.B) { b.S.Tables, b.S.Streams, b.S.MVs, b.S.Consumption, b.S.Tasks, b.S.Jobs = nil, nil, nil, nil, nil, nil }},
+			mut: func(b *diagtest.B) {
+				b.S.Tables, b.S.Streams, b.S.MVs, b.S.Consumption, b.S.Tasks, b.S.Jobs = nil, nil, nil, nil, nil, nil
+			}},
 		{name: "table stream off", fe: cfg{"enable_table_stream": "false"}, code: "CONFIG_TABLE_STREAM_OFF", contains: "IVM fallback"},
 		{name: "table stream key not on this build", fe: cfg{"enable_table_stream": absent}, code: "CONFIG_TABLE_STREAM_OFF", notCode: true},
 		{name: "compaction off", be: cfg{"disable_auto_compaction": "true"}, code: "CONFIG_TTL_CLEANUP_PAUSED"},
@@ -247,6 +250,19 @@ func TestUnreadKeyIsUnknown(t *testing.T) {
 	for _, c := range res.Checks {
 		if c.Group == "FE fe1" && c.Status == StatusPass && c.Name != "session FE" {
 			t.Errorf("%s: pass with nothing read (%s)", c.Name, c.Summary)
+		}
+	}
+}
+
+// Without the cluster's objects, a gate that is off is unknown, never a
+// pass ("nothing needs it" is not known).
+func TestObjectsNotReadIsUnknown(t *testing.T) {
+	s := clusterWith(cfg{"enable_feature_binlog": "false"}, nil, nil)
+	s.Tables, s.Streams, s.MVs, s.Consumption, s.Tasks = nil, nil, nil, nil, nil
+	s.Capabilities.Sources = map[string]snapshot.SourceCapability{}
+	for _, c := range Analyze(s, Options{}).Checks {
+		if c.Name == "experimental_enable_feature_binlog" && c.Status != StatusUnknown {
+			t.Errorf("binlog off with the objects unread: %s %q", c.Status, c.Summary)
 		}
 	}
 }
