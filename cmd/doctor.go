@@ -108,7 +108,8 @@ Exits 1 on a critical finding unless --fail-on says otherwise. docs/doctor.md.`,
   dorisdiag doctor net --host fe1 --timeout 5s --redirect-policy public
   dorisdiag doctor config --host fe1 --replay-window 24h
   dorisdiag doctor labels --host fe1 --db demo sink-1042-1043-0
-  dorisdiag doctor --host fe1 --save doctor.json && dorisdiag check --snapshot doctor.json`,
+  dorisdiag doctor --host fe1 --save doctor.json
+  dorisdiag check --snapshot doctor.json     # the config rules run in check too`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			o.common = f.common()
@@ -147,7 +148,7 @@ MTMV queue and threads, the task history, the Stream Load label window
 exists only in the design says "not on this build". A missing privilege is
 shown, not failed on.`,
 		Example: `  dorisdiag doctor config --host fe1 --replay-window 24h
-  dorisdiag doctor config --host fe1 --fail-on warning --save doctor.json`,
+  dorisdiag doctor config --host fe1 --save doctor.json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			o.common = f.common()

@@ -15,6 +15,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/doris/doristest"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/scenario"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // dorisdiag doctor end to end (issue 22, "Done when"): the emulator over
@@ -250,5 +251,70 @@ func TestNewCmdDoctorFlags(t *testing.T) {
 	lo, err := parse(t, func(runF func(*DoctorLabelsOptions) error) *cobra.Command { return NewCmdDoctorLabels(f, runF) }, "--db", "demo", "a", "b")
 	if err != nil || len(lo.labels) != 2 || lo.labels[1].DB != "demo" {
 		t.Errorf("labels: %+v, %v", lo, err)
+	}
+}
+
+// writeDoctorSnapshot writes the healthy scenario with a doctor section as
+// `doctor --save` would: the Master's configuration with the binlog gate
+// off on one BE, a BE that never answers, a clock reading, an UNKNOWN label.
+func writeDoctorSnapshot(t *testing.T, path string) {
+	t.Helper()
+	s, err := scenario.Load("healthy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := s.Cluster.Now.UnixMilli()
+	yes := true
+	s.Doctor = &snapshot.Doctor{TakenAtMs: now, TimeoutMs: 2000, NetElapsedMs: 2004, Parts: []string{"config", "net"}, EffectivePolicy: "", PolicySource: "SHOW FRONTEND CONFIG (fe_1)",
+		Session:   snapshot.DoctorSession{Host: "fe1.demo.invalid:9030", Name: "fe_1", IsMaster: true, Known: true},
+		Frontends: []snapshot.DoctorNode{{Kind: "fe", ID: "fe_1", Host: "fe1.demo.invalid", HTTPPort: 8030, QueryPort: 9030, IsMaster: true, Alive: true, Version: "doris-5.0.0-rc01"}},
+		Backends: []snapshot.DoctorNode{{Kind: "be", ID: "10001", Host: "be1.demo.invalid", HTTPPort: 8040, Alive: true, Version: "doris-5.0.0-rc01"},
+			{Kind: "be", ID: "10002", Host: "be2.demo.invalid", HTTPPort: 8040, Alive: true, Version: "doris-5.0.0-rc01"}},
+		Config: []snapshot.ConfigReading{
+			{Node: "fe", ID: "fe_1", Host: "fe1.demo.invalid", IsMaster: true, Source: doris.SourceShowFEConfig, Entries: []snapshot.ConfigEntry{
+				{Key: "enable_feature_binlog", Name: "experimental_enable_feature_binlog", Value: "true", Type: "boolean"},
+				{Key: "enable_table_stream", Name: "enable_table_stream", Value: "true", Type: "boolean"},
+				{Key: "streaming_label_keep_max_second", Name: "streaming_label_keep_max_second", Value: "43200", Type: "int", Mutable: &yes, MasterOnly: &yes},
+				{Key: "label_num_threshold", Name: "label_num_threshold", Value: "2000", Type: "int"},
+				{Key: "max_persistence_task_count", Name: "max_persistence_task_count", Value: "100", Type: "int"},
+				{Key: "job_mtmv_task_consumer_thread_num", Name: "job_mtmv_task_consumer_thread_num", Value: "10", Type: "int"},
+				{Key: "mtmv_task_queue_size", Name: "mtmv_task_queue_size", Value: "1024", Type: "int"},
+				{Key: "enable_https", Name: "experimental_enable_https", Value: "false", Type: "boolean"}},
+				Missing: []string{"enable_ivm_stream_keepalive", "ivm_stream_keepalive_interval_second", "enable_changelog_ivm_monitor", "enable_tls"}},
+			{Node: "be", ID: "10001", Host: "be1.demo.invalid", Source: doris.SourceShowBEConfig, Entries: []snapshot.ConfigEntry{
+				{Key: "enable_feature_binlog", Name: "enable_feature_binlog", Value: "false", Type: "bool"},
+				{Key: "disable_auto_compaction", Name: "disable_auto_compaction", Value: "false", Type: "bool"}}},
+		},
+		Hops: []snapshot.Hop{
+			{Kind: snapshot.HopFEQuery, Target: "fe1.demo.invalid:9030", Via: "--host:--port", Outcome: snapshot.OutcomeOK, Reachable: true, ElapsedMs: 3, TimeoutMs: 2000},
+			{Kind: snapshot.HopFEHTTP, Node: "fe_1", Target: "fe1.demo.invalid:8030", Outcome: snapshot.OutcomeOK, Reachable: true, ElapsedMs: 2, TimeoutMs: 2000},
+			{Kind: snapshot.HopBEHTTP, Node: "10001", Target: "be1.demo.invalid:8040", Via: "Host:HttpPort", Policies: []string{"default", "direct"}, Outcome: snapshot.OutcomeOK, Reachable: true, ElapsedMs: 2, TimeoutMs: 2000},
+			{Kind: snapshot.HopBEHTTP, Node: "10002", Target: "be2.demo.invalid:8040", Via: "Host:HttpPort", Policies: []string{"default", "direct"}, Outcome: snapshot.OutcomeReadTimeout,
+				Error: "be2.demo.invalid:8040: no answer within 2s (connected)", ElapsedMs: 2000, TimeoutMs: 2000},
+		},
+		Clocks: []snapshot.ClockReading{{Source: doris.SourceHTTPTSO, Node: "fe fe_1", Target: "fe1.demo.invalid:8030", ServerMs: now, ResolutionMs: 1, SentMs: now - 2, ReceivedMs: now + 2}},
+		Gaps:   []snapshot.DoctorGap{},
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := snapshot.Write(f, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDoctorSavedGolden: a saved reading renders the same way tomorrow, in
+// every format, offline.
+func TestDoctorSavedGolden(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doctor.json")
+	writeDoctorSnapshot(t, path)
+	for _, f := range []struct{ format, golden string }{{"table", "doctor_saved.txt"}, {"wide", "doctor_saved_wide.txt"}, {"markdown", "doctor_saved.md"}, {"json", "doctor_saved.json"}} {
+		out, stderr, code := run(t, nil, "", "doctor", "--snapshot", path, "-o", f.format)
+		if code != ExitFindings {
+			t.Errorf("-o %s: exit %d, want 1 (the silent BE, the binlog gate); stderr %s", f.format, code, stderr)
+		}
+		golden(t, f.golden, out)
 	}
 }

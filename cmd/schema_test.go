@@ -713,7 +713,10 @@ func TestEveryKindEmitted(t *testing.T) {
 	if _, _, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snapFile); code != ExitOK {
 		t.Fatalf("snapshot --demo incident -f: exit %d", code)
 	}
+	doctorFile := filepath.Join(dir, "doctor.json")
+	writeDoctorSnapshot(t, doctorFile)
 	var cmds [][]string
+	cmds = append(cmds, []string{"doctor", "--snapshot", doctorFile, "-o", "json", "--fail-on", "none"})
 	for _, sc := range []string{"healthy", "incident", "legacy"} {
 		cmds = append(cmds,
 			[]string{"check", "--demo", sc, "-o", "json", "--fail-on", "none"},

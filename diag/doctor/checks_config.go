@@ -129,7 +129,7 @@ var CodeTTLCleanupPaused = diag.Declare(diag.Declaration{
 		"with compaction off, nothing expired is removed.",
 	Matters: "The changelog grows without bound on that BE, and so does its disk use.",
 	Confirm: "SHOW BACKEND CONFIG LIKE 'disable_auto_compaction';",
-	Fix:     "curl -X POST 'http://BE:8040/api/update_config?disable_auto_compaction=false&persist=true' (mutable; dorisdiag never sends it), or set it in be.conf.",
+	Fix:     "curl -X POST 'http://BE:8040/api/update_config?disable_auto_compaction=false&persist=true' (mutable; doctor only reads, it never sends this), or set it in be.conf.",
 	Related: []string{"CONFIG_BINLOG_OFF"},
 })
 
