@@ -11,6 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	doctorcmd "github.com/dorisdiag/dorisdiag/cmd/doctor"
+
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/doris/doristest"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
@@ -118,7 +121,7 @@ func parseDoctor(t *testing.T, out string) doctorJSON {
 func TestDoctorNetNamesTheSilentBE(t *testing.T) {
 	e, args, env := doctorEmulator(t, emulator.Options{StalledBEs: []string{"10002"}})
 	out, stderr, code := run(t, env, "", append([]string{"doctor", "net", "--timeout", "1s", "-o", "json"}, args...)...)
-	if code != ExitFindings {
+	if code != cmdutil.ExitFindings {
 		t.Fatalf("exit %d, want 1; stderr %s\n%s", code, stderr, out)
 	}
 	d := parseDoctor(t, out)
@@ -148,7 +151,7 @@ func TestDoctorNetNamesTheSilentBE(t *testing.T) {
 	if os.Getenv("DOCTOR_SHOW") != "" {
 		t.Log(out)
 	}
-	if code != ExitFindings || !strings.Contains(out, "[✗] BE 10002") || strings.Index(out, "BE 10002") > strings.Index(out, "[✓]") {
+	if code != cmdutil.ExitFindings || !strings.Contains(out, "[✗] BE 10002") || strings.Index(out, "BE 10002") > strings.Index(out, "[✓]") {
 		t.Errorf("table: exit %d, want the silent BE first:\n%s", code, out)
 	}
 	doctorContract(t, e)
@@ -160,7 +163,7 @@ func TestDoctorHealthyExitsZero(t *testing.T) {
 	e, args, env := doctorEmulator(t, emulator.Options{})
 	for _, sub := range [][]string{{"doctor"}, {"doctor", "net"}, {"doctor", "config"}} {
 		out, stderr, code := run(t, env, "", append(append(sub, "--timeout", "5s", "-o", "json"), args...)...)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("%v: exit %d; stderr %s\n%s", sub, code, stderr, out)
 		}
 		for _, f := range parseDoctor(t, out).Findings {
@@ -183,7 +186,7 @@ func TestDoctorConfigRuleThroughTheWire(t *testing.T) {
 	e, args, env := doctorEmulator(t, emulator.Options{BEConfigByID: map[string]map[string]string{"10003": {"disable_auto_compaction": "true"}}})
 	save := filepath.Join(t.TempDir(), "doctor.json")
 	out, stderr, code := run(t, env, "", append([]string{"doctor", "config", "--fail-on", "warning", "--save", save, "-o", "json"}, args...)...)
-	if code != ExitFindings {
+	if code != cmdutil.ExitFindings {
 		t.Fatalf("exit %d, want 1 with --fail-on warning; stderr %s\n%s", code, stderr, out)
 	}
 	var found bool
@@ -203,7 +206,7 @@ func TestDoctorConfigRuleThroughTheWire(t *testing.T) {
 		t.Errorf("check --snapshot of a doctor --save does not run the config rules:\n%.3000s", out)
 	}
 	// doctor over the saved file renders the same reading, offline.
-	if out, _, code := run(t, nil, "", "doctor", "--snapshot", save, "-o", "json"); code != ExitOK || !strings.Contains(out, "CONFIG_TTL_CLEANUP_PAUSED") {
+	if out, _, code := run(t, nil, "", "doctor", "--snapshot", save, "-o", "json"); code != cmdutil.ExitOK || !strings.Contains(out, "CONFIG_TTL_CLEANUP_PAUSED") {
 		t.Errorf("doctor --snapshot: exit %d\n%.2000s", code, out)
 	}
 }
@@ -218,7 +221,7 @@ func TestDoctorLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, stderr, code := run(t, env, "", append([]string{"doctor", "labels", "--db", "demo", "sink-1", "--file", file, "-o", "json"}, args...)...)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d; stderr %s\n%s", code, stderr, out)
 	}
 	d := parseDoctor(t, out)
@@ -236,20 +239,26 @@ func TestDoctorLabels(t *testing.T) {
 }
 
 func TestNewCmdDoctorFlags(t *testing.T) {
-	f := testFactory(&Config{Output: "table", Conn: connOptions{Host: "fe1"}})
-	o, err := parse(t, func(runF func(*DoctorOptions) error) *cobra.Command { return NewCmdDoctor(f, runF) },
+	f := testFactory(&cmdutil.Config{Output: "table", Conn: cmdutil.ConnOptions{Host: "fe1"}})
+	o, err := parse(t, func(runF func(*doctorcmd.DoctorOptions) error) *cobra.Command { return doctorcmd.NewCmdDoctor(f, runF) },
 		"--redirect-policy", "public", "--load-host", "fe.example", "--replay-window", "24h")
 	if err != nil || o == nil || o.RedirectPolicy != "public" || o.LoadHost != "fe.example" || o.ReplayWindow.Hours() != 24 {
 		t.Fatalf("valid flags: %+v, %v", o, err)
 	}
-	_, err = parse(t, func(runF func(*DoctorOptions) error) *cobra.Command { return NewCmdDoctor(f, runF) }, "--redirect-policy", "nearest")
+	_, err = parse(t, func(runF func(*doctorcmd.DoctorOptions) error) *cobra.Command { return doctorcmd.NewCmdDoctor(f, runF) }, "--redirect-policy", "nearest")
 	wantUsage(t, err, `--redirect-policy "nearest"`)
-	_, err = parse(t, func(runF func(*DoctorLabelsOptions) error) *cobra.Command { return NewCmdDoctorLabels(f, runF) }, "sink-1")
+	_, err = parse(t, func(runF func(*doctorcmd.DoctorLabelsOptions) error) *cobra.Command {
+		return doctorcmd.NewCmdDoctorLabels(f, runF)
+	}, "sink-1")
 	wantUsage(t, err, "need --db")
-	_, err = parse(t, func(runF func(*DoctorLabelsOptions) error) *cobra.Command { return NewCmdDoctorLabels(f, runF) }, "--db", "demo")
+	_, err = parse(t, func(runF func(*doctorcmd.DoctorLabelsOptions) error) *cobra.Command {
+		return doctorcmd.NewCmdDoctorLabels(f, runF)
+	}, "--db", "demo")
 	wantUsage(t, err, "give labels")
-	lo, err := parse(t, func(runF func(*DoctorLabelsOptions) error) *cobra.Command { return NewCmdDoctorLabels(f, runF) }, "--db", "demo", "a", "b")
-	if err != nil || len(lo.labels) != 2 || lo.labels[1].DB != "demo" {
+	lo, err := parse(t, func(runF func(*doctorcmd.DoctorLabelsOptions) error) *cobra.Command {
+		return doctorcmd.NewCmdDoctorLabels(f, runF)
+	}, "--db", "demo", "a", "b")
+	if err != nil || len(lo.Names) != 2 || lo.DB != "demo" {
 		t.Errorf("labels: %+v, %v", lo, err)
 	}
 }
@@ -312,7 +321,7 @@ func TestDoctorSavedGolden(t *testing.T) {
 	writeDoctorSnapshot(t, path)
 	for _, f := range []struct{ format, golden string }{{"table", "doctor_saved.txt"}, {"wide", "doctor_saved_wide.txt"}, {"markdown", "doctor_saved.md"}, {"json", "doctor_saved.json"}} {
 		out, stderr, code := run(t, nil, "", "doctor", "--snapshot", path, "-o", f.format)
-		if code != ExitFindings {
+		if code != cmdutil.ExitFindings {
 			t.Errorf("-o %s: exit %d, want 1 (the silent BE, the binlog gate); stderr %s", f.format, code, stderr)
 		}
 		golden(t, f.golden, out)
