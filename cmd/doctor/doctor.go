@@ -16,7 +16,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	doctorreport "github.com/dorisdiag/dorisdiag/report/doctor"
-	"github.com/dorisdiag/dorisdiag/scrape"
+	scrapedoctor "github.com/dorisdiag/dorisdiag/scrape/doctor"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -24,7 +24,7 @@ import (
 // `dorisdiag doctor` (issue 22, docs/doctor.md): is this cluster configured
 // for its changelog consumers, and can this host reach every node a load or
 // a scrape is sent to. `doctor` runs config and net; `doctor labels` looks
-// Stream Load labels up. scrape.Doctor reads, diag/doctor judges, report
+// Stream Load labels up. scrapedoctor.Doctor reads, diag/doctor judges, report
 // renders, the gate exits 1 on a finding at or above --fail-on (critical).
 
 // FailOn is doctor's default --fail-on, as check's: a hop a load
@@ -40,9 +40,9 @@ type doctorInputs struct {
 	MaxClockSkew   time.Duration
 	Save           string
 	// parts is what the command runs.
-	parts scrape.DoctorParts
+	parts scrapedoctor.DoctorParts
 	// labels are doctor labels' DB/LABEL pairs (from the arguments or --file).
-	labels []scrape.LabelRef
+	labels []scrapedoctor.LabelRef
 }
 
 func (in *doctorInputs) addFlags(c *cobra.Command, net, config bool) {
@@ -92,7 +92,7 @@ type DoctorOptions struct {
 
 // NewCmdDoctor builds `doctor` and its commands.
 func NewCmdDoctor(f *cmdutil.Factory, runF func(*DoctorOptions) error) *cobra.Command {
-	o := &DoctorOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrape.DoctorConfig | scrape.DoctorNet}}
+	o := &DoctorOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrapedoctor.DoctorConfig | scrapedoctor.DoctorNet}}
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the cluster's configuration for changelog consumers and this host's reach to every node",
@@ -136,7 +136,7 @@ type DoctorConfigOptions struct {
 
 // NewCmdDoctorConfig builds `doctor config`.
 func NewCmdDoctorConfig(f *cmdutil.Factory, runF func(*DoctorConfigOptions) error) *cobra.Command {
-	o := &DoctorConfigOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrape.DoctorConfig}}
+	o := &DoctorConfigOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrapedoctor.DoctorConfig}}
 	c := &cobra.Command{
 		Use:   "config",
 		Short: "Judge every FE's and BE's configuration against the changelog consumers it serves",
@@ -174,7 +174,7 @@ type DoctorNetOptions struct {
 
 // NewCmdDoctorNet builds `doctor net`.
 func NewCmdDoctorNet(f *cmdutil.Factory, runF func(*DoctorNetOptions) error) *cobra.Command {
-	o := &DoctorNetOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrape.DoctorNet}}
+	o := &DoctorNetOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrapedoctor.DoctorNet}}
 	c := &cobra.Command{
 		Use:   "net",
 		Short: "Probe every hop from this host: query port, FE HTTP, the Master's TSO, each BE a Stream Load is redirected to",
@@ -219,7 +219,7 @@ const maxLabels = 10000
 
 // NewCmdDoctorLabels builds `doctor labels`.
 func NewCmdDoctorLabels(f *cmdutil.Factory, runF func(*DoctorLabelsOptions) error) *cobra.Command {
-	o := &DoctorLabelsOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrape.DoctorLabels | scrape.DoctorConfig}}
+	o := &DoctorLabelsOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrapedoctor.DoctorLabels | scrapedoctor.DoctorConfig}}
 	c := &cobra.Command{
 		Use:   "labels --db DB LABEL... | --file FILE",
 		Short: "Look Stream Load labels up, and explain UNKNOWN: never loaded, or removed after the label window",
@@ -268,7 +268,7 @@ func (o *DoctorLabelsOptions) readLabels() error {
 		if len(o.labels) >= maxLabels {
 			return cmdutil.UsageErrorf("more than %d labels", maxLabels)
 		}
-		o.labels = append(o.labels, scrape.LabelRef{DB: db, Label: label})
+		o.labels = append(o.labels, scrapedoctor.LabelRef{DB: db, Label: label})
 		return nil
 	}
 	for _, n := range o.Names {
@@ -342,20 +342,20 @@ func doctorRun(c cmdutil.Common, in *doctorInputs) error {
 	return c.Gate(res.Findings, FailOn)
 }
 
-// doctorLive runs scrape.Doctor; with the config part it also takes the
+// doctorLive runs scrapedoctor.Doctor; with the config part it also takes the
 // cluster's snapshot (the tables, streams and MVs the rules judge the
 // configuration against). The doctor section is the live reading even
 // when that snapshot cannot be taken (a gap says so).
 func doctorLive(c cmdutil.Common, src *cmdutil.Source, in *doctorInputs) (*snapshot.Snapshot, error) {
 	cfg := src.LiveConfig()
-	d, err := scrape.Doctor(context.Background(), scrape.DoctorOptions{Config: cfg, Parts: in.parts,
+	d, err := scrapedoctor.Doctor(context.Background(), scrapedoctor.DoctorOptions{Config: cfg, Parts: in.parts,
 		RedirectPolicy: in.RedirectPolicy, LoadHost: in.LoadHost, Labels: in.labels, HTTPDialContext: c.IO.DialContext})
 	if err != nil {
 		return nil, err
 	}
 	snap := &snapshot.Snapshot{SchemaVersion: snapshot.SchemaVersion, Capabilities: snapshot.Capabilities{Sources: map[string]snapshot.SourceCapability{}},
 		Source: snapshot.Source{Kind: "live", Host: cfg.Host, Port: cfg.Port, User: cfg.User}, CouldNotRead: []snapshot.ReadGap{}}
-	if in.parts&scrape.DoctorConfig != 0 && in.parts&scrape.DoctorLabels == 0 && queryPortOK(d) {
+	if in.parts&scrapedoctor.DoctorConfig != 0 && in.parts&scrapedoctor.DoctorLabels == 0 && queryPortOK(d) {
 		snaps, err := src.Load()
 		if err != nil {
 			d.Gaps = append(d.Gaps, snapshot.DoctorGap{Source: "snapshot", Kind: snapshot.GapError, Error: "the cluster's objects could not be read, so the rules judge the configuration alone: " + err.Error()})
@@ -363,7 +363,7 @@ func doctorLive(c cmdutil.Common, src *cmdutil.Source, in *doctorInputs) (*snaps
 			snap = snaps[len(snaps)-1]
 		}
 	}
-	if in.parts&scrape.DoctorLabels != 0 {
+	if in.parts&scrapedoctor.DoctorLabels != 0 {
 		// The configuration is read for the label window only.
 		d.Parts = []string{"labels"}
 	}
