@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"github.com/dorisdiag/dorisdiag/cmd/doctor"
 	"github.com/dorisdiag/dorisdiag/cmd/exporter"
 	"github.com/dorisdiag/dorisdiag/cmd/metrics"
 	"github.com/dorisdiag/dorisdiag/cmd/mv"
@@ -27,6 +28,7 @@ func commandTree() []func(*cmdutil.Factory) *cobra.Command {
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdExplain(f, nil) },
 		metrics.NewCmdMetrics,
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdCheck(f, nil) },
+		func(f *cmdutil.Factory) *cobra.Command { return doctor.NewCmdDoctor(f, nil) },
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdDemo(f, nil) },
 		func(f *cmdutil.Factory) *cobra.Command { return exporter.NewCmdExporter(f, nil) },
 	}

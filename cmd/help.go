@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"github.com/dorisdiag/dorisdiag/cmd/doctor"
 	"github.com/dorisdiag/dorisdiag/cmd/metrics"
 	"io"
 	"strings"
@@ -68,6 +69,10 @@ const allGlobals = "source,connection,output,gate"
 var commandMeta = map[string]cmdMeta{
 	"check":            {kind: "check", globals: allGlobals, failOn: "critical"},
 	"demo":             {kind: "demo", globals: "demo,output,gate", failOn: "none"},
+	"doctor":           {kind: "doctor", globals: allGlobals, failOn: doctor.FailOn},
+	"doctor config":    {kind: "doctor", globals: allGlobals, failOn: doctor.FailOn},
+	"doctor net":       {kind: "doctor", globals: allGlobals, failOn: doctor.FailOn},
+	"doctor labels":    {kind: "doctor", globals: allGlobals, failOn: doctor.FailOn},
 	"explain":          {kind: "explain", globals: "output"},
 	"headroom":         {kind: "headroom", globals: allGlobals, failOn: "none"},
 	"metrics":          {globals: "-"},
@@ -184,7 +189,7 @@ func exitCodes(c *cobra.Command) []string {
 	}
 	def := failOnDefault(c)
 	if c == c.Root() {
-		def = "none; check, metrics lint, metrics scrape: critical"
+		def = "none; check, doctor, metrics lint, metrics scrape: critical"
 	}
 	return []string{
 		fmt.Sprintf("0  ran; no finding at or above --fail-on (default %s)", def),

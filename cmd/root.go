@@ -72,7 +72,7 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	pf := root.PersistentFlags()
 	pf.StringVarP(&cfg.Output, "output", "o", "table", "output format: table, wide, json, markdown, prom (each command lists the ones it supports)")
 	pf.BoolVar(&cfg.NoColor, "no-color", false, "never colour output (also: NO_COLOR environment variable); colour is used only on a TTY")
-	pf.StringVar(&cfg.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check, metrics lint, metrics scrape: critical)")
+	pf.StringVar(&cfg.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check, doctor, metrics lint, metrics scrape: critical)")
 	pf.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "timeout for each network operation (connect, query, HTTP request)")
 	pf.StringVar(&cfg.Conn.Host, "host", "", "Doris FE host, or HOST:PORT with the MySQL port (live mode); the password comes from DORISDIAG_PASSWORD or MYSQL_PWD, never a flag")
 	pf.IntVar(&cfg.Conn.Port, "port", 9030, "Doris FE MySQL-protocol (query) port")

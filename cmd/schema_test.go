@@ -34,6 +34,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
+	doctorreport "github.com/dorisdiag/dorisdiag/report/doctor"
 	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
 	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
 	tsoreport "github.com/dorisdiag/dorisdiag/report/tso"
@@ -82,6 +83,7 @@ func typ[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // snapshot file (snapshot.Write). A new kind is added here.
 var docKinds = []docKind{
 	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
+	{"doctor", "dorisdiag doctor [config|net|labels] -o json", []reflect.Type{typ[doctorreport.DoctorDoc]()}},
 	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
 	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[report.HeadroomDoc]()}},
 	{"metrics_fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[metricsreport.MetricsFixDoc]()}},
@@ -719,7 +721,10 @@ func TestEveryKindEmitted(t *testing.T) {
 	if _, _, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snapFile); code != cmdutil.ExitOK {
 		t.Fatalf("snapshot --demo incident -f: exit %d", code)
 	}
+	doctorFile := filepath.Join(dir, "doctor.json")
+	writeDoctorSnapshot(t, doctorFile)
 	var cmds [][]string
+	cmds = append(cmds, []string{"doctor", "--snapshot", doctorFile, "-o", "json", "--fail-on", "none"})
 	for _, sc := range []string{"healthy", "incident", "legacy"} {
 		cmds = append(cmds,
 			[]string{"check", "--demo", sc, "-o", "json", "--fail-on", "none"},

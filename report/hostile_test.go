@@ -11,6 +11,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
+	diagdoctor "github.com/dorisdiag/dorisdiag/diag/doctor"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	diagmv "github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/sources"
@@ -19,6 +20,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/report/demo"
+	doctorreport "github.com/dorisdiag/dorisdiag/report/doctor"
 	"github.com/dorisdiag/dorisdiag/report/explain"
 	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
 	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
@@ -67,6 +69,20 @@ func hostileSnapshot(t *testing.T) *snapshot.Snapshot {
 // hostileMetrics is a /metrics payload whose HELP text and label values
 // carry escapes.
 const hostileMetrics = "# HELP doris_fe_x help \x1b[2Jtext \u202e\n# TYPE doris_fe_x gauge\ndoris_fe_x{table=\"a\x1b[8mb\u2067\"} 1\ndoris_fe_y{t=\"q\"q\"} 2\n"
+
+// hostileDoctor is a doctor reading whose node names, hop errors, labels
+// and configuration values carry escapes.
+func hostileDoctor(s *snapshot.Snapshot, evil string) *diagdoctor.Result {
+	c := *s
+	c.Doctor = &snapshot.Doctor{Parts: []string{"config", "net", "labels"}, PolicySource: "unknown",
+		Session: snapshot.DoctorSession{Host: evil, Name: evil, Known: true},
+		Config: []snapshot.ConfigReading{{Node: "be", ID: evil, Host: evil, Source: "GET /api/show_config",
+			Entries: []snapshot.ConfigEntry{{Key: "disable_auto_compaction", Name: "disable_auto_compaction", Value: "true"}, {Key: "enable_feature_binlog", Name: evil, Value: evil}}}},
+		Hops:   []snapshot.Hop{{Kind: snapshot.HopBEHTTP, Node: evil, Target: evil, Outcome: snapshot.OutcomeReadTimeout, Error: evil, Via: evil, Policies: []string{evil}}},
+		Labels: []snapshot.LabelState{{DB: evil, Label: evil, State: "UNKNOWN"}, {DB: evil, Label: evil, Error: evil}},
+		Gaps:   []snapshot.DoctorGap{{Source: evil, Kind: snapshot.GapPrivilege, Privilege: evil, Error: evil}}}
+	return diagdoctor.Analyze(&c, diagdoctor.Options{})
+}
 
 // hostileDocs builds one document of every kind from hostile input.
 func hostileDocs(t *testing.T) map[string]report.Doc {
@@ -119,6 +135,7 @@ func hostileDocs(t *testing.T) map[string]report.Doc {
 		"metrics_scrape":        metricsreport.NewMetricsScrapeDoc(ma, []metricsreport.ScrapeFetch{{Reachable: true, Status: 200}}, "targets"),
 		"metrics_fix":           metricsreport.MetricsFixDoc{Source: evil, Fix: rep, Findings: ma.Findings},
 		"watch_error":           report.WatchErrorDoc{Error: evil},
+		"doctor":                doctorreport.DoctorDoc{Result: hostileDoctor(s, evil)},
 	}
 }
 

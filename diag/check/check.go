@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/doctor"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/sources"
@@ -142,6 +143,9 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	all = append(all, sa.Findings...)
 	all = append(all, mvs.Findings...)
 	all = append(all, mr.Findings...)
+	// The doctor's config rules, when the snapshot carries its readings
+	// (dorisdiag doctor --save): cheap, no read of their own.
+	all = append(all, doctor.ConfigFindings(last, doctor.Options{})...)
 	all = dedupe(all)
 	kept, suppressed := opt.Policy.Apply(all)
 	diag.SortFindings(kept)
