@@ -32,6 +32,7 @@ type descs struct {
 	selfRounds, selfFailures, selfSkipped, selfDuration, selfStatements      *prometheus.Desc
 	selfLastSuccess, selfDesign, selfPoints, selfPointPartitions, selfMerges *prometheus.Desc
 	selfDisagree, selfUnreadable, selfInterval, selfPrecise                  *prometheus.Desc
+	lbMaxPending, lbMaxDelay, lbStreamPending, lbMVDelay                     *prometheus.Desc
 	names                                                                    []string
 }
 
@@ -85,6 +86,11 @@ func newDescs() *descs {
 		selfUnreadable:      d("dorisdiag_exporter_sources_unreadable", "Sources the latest completed round could not read (its view is partial when > 0)."),
 		selfInterval:        d("dorisdiag_exporter_interval_seconds", "The round interval (--interval)."),
 		selfPrecise:         d("dorisdiag_exporter_pending_partitions", "Partitions behind, by the precision of their pending age (PRECISE once a change point bounds it).", "precision"),
+
+		lbMaxPending:    d("dorisdiag_exporter_max_pending_age_lower_bound", "1 when doris_fe_changelog_stream_max_pending_age_seconds of the kind is only a proven lower bound (the worst stream has no upper bound); absent otherwise.", "kind"),
+		lbMaxDelay:      d("dorisdiag_exporter_max_data_delay_lower_bound", "1 when doris_fe_ivm_mv_max_data_delay_seconds is only a proven lower bound (the worst MV's delay has no upper bound); absent otherwise."),
+		lbStreamPending: d("dorisdiag_exporter_stream_pending_age_lower_bound", "1 when the stream's doris_fe_changelog_stream_pending_age_seconds is only a proven lower bound (a partition with no upper bound, as streams show proves it); absent otherwise.", streamLabels...),
+		lbMVDelay:       d("dorisdiag_exporter_mv_data_delay_lower_bound", "1 when the MV's doris_fe_ivm_mv_data_delay_seconds is only a proven lower bound (no upper bound); absent otherwise.", mvLabels...),
 	}
 	out.names = names
 	return out
@@ -104,7 +110,8 @@ func (d *descs) all() []*prometheus.Desc {
 		d.lastSample, d.sampleDuration, d.sampleFailures, d.notExported, d.mvDelay, d.mvState, d.mvFailures, d.mvFallbacks,
 		d.mvLastDuration, d.streamState, d.streamPending, d.streamHeadroom, d.streamGaps, d.selfRounds, d.selfFailures,
 		d.selfSkipped, d.selfDuration, d.selfStatements, d.selfLastSuccess, d.selfDesign, d.selfPoints, d.selfPointPartitions,
-		d.selfMerges, d.selfDisagree, d.selfUnreadable, d.selfInterval, d.selfPrecise}
+		d.selfMerges, d.selfDisagree, d.selfUnreadable, d.selfInterval, d.selfPrecise,
+		d.lbMaxPending, d.lbMaxDelay, d.lbStreamPending, d.lbMVDelay}
 }
 
 // collector renders the last published state; it never blocks on a round.
@@ -162,6 +169,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		if v, ok := r.MaxPendingAge[kind]; ok {
 			g(d.maxPending, v, kind)
+			if r.MaxPendingLowerBound[kind] {
+				g(d.lbMaxPending, 1, kind)
+			}
 		}
 		if v, ok := r.MinHeadroom[kind]; ok {
 			g(d.minHeadroom, v, kind)
@@ -176,6 +186,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if r.MaxDataDelay != nil {
 		g(d.maxDelay, *r.MaxDataDelay)
+		if r.MaxDataDelayLowerBound {
+			g(d.lbMaxDelay, 1)
+		}
 	}
 	for i, le := range round.DelayBuckets {
 		g(d.byDelay, float64(r.DelayBucketCounts[i]), strconv.FormatFloat(le, 'f', -1, 64))
@@ -205,6 +218,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		m := &r.MVs[i]
 		lv := []string{m.DBID, m.DB, strconv.FormatInt(m.ID, 10), m.Name}
 		g(d.mvDelay, m.DataDelay, lv...)
+		if m.LowerBound {
+			g(d.lbMVDelay, 1, lv...)
+		}
 		g(d.mvState, m.StateNumber, lv...)
 		g(d.mvFailures, m.ConsecutiveFailures, lv...)
 		cnt(d.mvFallbacks, m.Fallbacks, lv...)
@@ -217,6 +233,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		lv := []string{s.DBID, s.DB, strconv.FormatInt(s.ID, 10), s.Name}
 		g(d.streamState, s.StateNumber, lv...)
 		g(d.streamPending, s.PendingAge, lv...)
+		if s.LowerBound {
+			g(d.lbStreamPending, 1, lv...)
+		}
 		if s.Headroom != nil {
 			g(d.streamHeadroom, *s.Headroom, lv...)
 		}
