@@ -160,13 +160,13 @@ type Result struct {
 	// MaxPendingLowerBound: kinds whose MaxPendingAge is only a proven lower
 	// bound (the worst stream has no upper bound).
 	MaxPendingLowerBound map[string]bool
-	MinHeadroom        map[string]float64               // kind → the smallest known headroom
-	MVsByState         map[mv.FreshnessState]int
-	MaxDataDelay       *float64
+	MinHeadroom          map[string]float64 // kind → the smallest known headroom
+	MVsByState           map[mv.FreshnessState]int
+	MaxDataDelay         *float64
 	// MaxDataDelayLowerBound: MaxDataDelay is only a proven lower bound.
 	MaxDataDelayLowerBound bool
-	DelayBucketCounts  []int // per DelayBuckets, then +Inf (every known delay)
-	ExcludedOutdated   int
+	DelayBucketCounts      []int // per DelayBuckets, then +Inf (every known delay)
+	ExcludedOutdated       int
 	// RetainedBytes is SHOW DATA's BinlogSize summed over the changelog
 	// tables; nil when no table reports it.
 	RetainedBytes        *float64
@@ -204,9 +204,9 @@ type ExportedMV struct {
 	DataDelay      float64 // -1 when unknown; the proven lower bound when LowerBound
 	Precision      diag.Precision
 	// LowerBound: DataDelay is only a proven lower bound (no upper bound).
-	LowerBound bool
-	State          mv.FreshnessState
-	StateNumber    float64
+	LowerBound  bool
+	State       mv.FreshnessState
+	StateNumber float64
 	// ConsecutiveFailures from the server's persisted summary when present,
 	// else the bounded task history (a lower bound).
 	ConsecutiveFailures float64
@@ -229,8 +229,8 @@ type ExportedStream struct {
 	// LowerBound: PendingAge is only a proven lower bound (a partition
 	// with no upper bound), as `streams show` proves it.
 	LowerBound bool
-	Headroom       *float64 // nil: not exported (no partition with a TTL, or unknown)
-	GapEvents      float64
+	Headroom   *float64 // nil: not exported (no partition with a TTL, or unknown)
+	GapEvents  float64
 }
 
 // Round computes one round from a fresh snapshot. A round that could not

@@ -243,7 +243,7 @@ type Stream struct {
 	// is the stream's bound, unknown above when a partition has none.
 	knownMaxPending diag.Value
 	severity        diag.Severity
-	ttlOff   bool // the TTL is known to be off (or the table dropped): no retention, not "unknown"
+	ttlOff          bool // the TTL is known to be off (or the table dropped): no retention, not "unknown"
 }
 
 // ServerStream are the seed T2 columns of table_streams, as the server
