@@ -82,7 +82,19 @@ type published struct {
 	rounds, failures    float64
 	skipped             float64
 	lastError           string
+	// consecutiveFailures counts the failed rounds since the last completed
+	// one (a collection error, a timeout, or a critical source unreadable).
+	consecutiveFailures int
+	// lastSample is the cluster time of the latest completed round: a round
+	// that could not read a critical source is published (what it read is
+	// served, the rest withheld) but is no sample.
+	lastSample time.Time
 }
+
+// NotReadyAfterFailures: /readyz answers 503 after this many failed rounds
+// in a row (docs/exporter.md "Endpoints"), or when no round completed
+// within two intervals.
+const NotReadyAfterFailures = 2
 
 // Exporter runs rounds and serves their results.
 type Exporter struct {
@@ -158,6 +170,7 @@ func (e *Exporter) Round(ctx context.Context) error {
 	next := *prev
 	if err != nil {
 		next.failures++
+		next.consecutiveFailures++
 		next.lastDuration, next.haveDuration = e.opt.Now().Sub(start).Seconds(), true
 		next.lastError = err.Error()
 		e.cur.Store(&next)
@@ -167,13 +180,29 @@ func (e *Exporter) Round(ctx context.Context) error {
 	res := e.state.Round(snap)
 	dur := e.opt.Now().Sub(start).Seconds()
 	next.res = res
-	next.rounds++
-	next.lastSuccess = e.opt.Now()
-	next.lastDuration, next.lastSuccessDuration, next.haveDuration = dur, dur, true
+	next.lastDuration, next.haveDuration = dur, true
 	next.statements = float64(snap.Source.Queries)
-	next.lastError = ""
 	next.design = e.designFor(res)
+	failed := res.Failed()
+	if failed {
+		// Blind, not healthy: the round is published so that what it read
+		// is current and the rest is withheld with its reason, but it
+		// counts as failed and is no sample (docs/exporter.md).
+		next.failures++
+		next.consecutiveFailures++
+		next.lastError = res.FailedReason()
+	} else {
+		next.rounds++
+		next.consecutiveFailures = 0
+		next.lastSuccess = e.opt.Now()
+		next.lastSuccessDuration = dur
+		next.lastSample = res.ClusterTime
+		next.lastError = ""
+	}
 	e.cur.Store(&next)
+	if failed {
+		e.opt.Logger.Warn("round failed: a critical source could not be read; its series are withheld", "round", e.round, "err", next.lastError)
+	}
 	// The round's snapshot and analysis (about 85 MB at the design's scale)
 	// are garbage now; what stays is the published result, the change points
 	// and the counters. Collecting here, while the live heap is smallest,
@@ -185,6 +214,9 @@ func (e *Exporter) Round(ctx context.Context) error {
 	snap, res = nil, nil
 	if !e.opt.NoGCAfterRound {
 		runtime.GC()
+	}
+	if failed {
+		return errors.New(next.lastError)
 	}
 	if !e.said {
 		e.said = true
@@ -248,10 +280,12 @@ func (e *Exporter) Run(ctx context.Context) {
 	}
 }
 
-// Ready reports whether a round completed within two intervals.
+// Ready reports whether a round completed within two intervals and fewer
+// than NotReadyAfterFailures rounds failed since.
 func (e *Exporter) Ready() bool {
 	p := e.cur.Load()
-	return p.res != nil && e.opt.Now().Sub(p.lastSuccess) <= 2*e.opt.Interval
+	return p.res != nil && !p.lastSuccess.IsZero() && p.consecutiveFailures < NotReadyAfterFailures &&
+		e.opt.Now().Sub(p.lastSuccess) <= 2*e.opt.Interval
 }
 
 // Handler serves the telemetry path, /healthz (alive), /readyz (a round
@@ -272,6 +306,9 @@ func (e *Exporter) Handler() (http.Handler, error) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		p := e.cur.Load()
 		msg := "not ready: no round completed within two intervals"
+		if p.consecutiveFailures >= NotReadyAfterFailures {
+			msg = fmt.Sprintf("not ready: %d rounds failed in a row", p.consecutiveFailures)
+		}
 		if p.lastError != "" {
 			msg += "; last error: " + p.lastError
 		}

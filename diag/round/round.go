@@ -184,12 +184,17 @@ type Result struct {
 	// (SERVER_CLIENT_MISMATCH) by object kind and field.
 	Disagreements map[[2]string]int
 
-	ChangePoints           int
-	ChangePointPartitions  int
-	ChangePointMerges      int64
-	ChangePointsDropped    int64
-	Findings               int
-	SourcesUnreadable      int
+	ChangePoints          int
+	ChangePointPartitions int
+	ChangePointMerges     int64
+	ChangePointsDropped   int64
+	Findings              int
+	SourcesUnreadable     int
+	// Unreadable lists the sources not read (SOURCE_UNREACHABLE, with the
+	// severity check gives them); Withheld the areas of series a critical
+	// one leaves out (blind.go).
+	Unreadable             []Unreadable
+	Withheld               []Withheld
 	TasksCountedThisRound  int
 	GapCommitsInferredNow  int
 	Check                  *check.Result `json:"-"` // only with ExporterOptions.KeepCheck
@@ -295,6 +300,7 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 		r.DelayBucketCounts[len(DelayBuckets)]++
 	}
 
+	r.Unreadable, r.Withheld = blindness(res)
 	dbIDs := databaseIDs(s)
 	st.countTasks(s, res.MVs, r)
 	st.inferGaps(res.Streams, r)
