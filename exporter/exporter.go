@@ -61,6 +61,9 @@ type Options struct {
 	DesignSeries  string // auto | on | off; "" = auto
 	Diag          round.Options
 	TelemetryPath string // "" = /metrics
+	// Cluster is --cluster: cluster="NAME" on every series served ("" for
+	// none), so rules and dashboards group by cluster.
+	Cluster string
 	Logger        *slog.Logger
 	// NoGCAfterRound skips the full collection at the end of every
 	// completed round (tests and benchmarks that compare both).
@@ -136,10 +139,14 @@ func New(opt Options) (*Exporter, error) {
 	}
 	e := &Exporter{opt: opt, state: round.NewState(opt.Diag), reg: prometheus.NewRegistry()}
 	e.cur.Store(&published{})
-	if err := e.reg.Register(collector{e: e, d: newDescs()}); err != nil {
+	var reg prometheus.Registerer = e.reg
+	if opt.Cluster != "" {
+		reg = prometheus.WrapRegistererWith(prometheus.Labels{"cluster": opt.Cluster}, e.reg)
+	}
+	if err := reg.Register(collector{e: e, d: newDescs()}); err != nil {
 		return nil, err
 	}
-	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return e, nil
 }
 

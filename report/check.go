@@ -56,7 +56,9 @@ func init() {
 	Register("check", FormatTable, table)
 	Register("check", FormatWide, table)
 	Register("check", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return checkMarkdown(w, d.(CheckDoc).Result) })
-	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).Result)) })
+	Register("check", FormatProm, func(w io.Writer, st Style, d Doc) error {
+		return WritePromStyled(w, st, CheckProm(d.(CheckDoc).Result))
+	})
 }
 
 // checkOverview writes the overview of `check`: a title, then one row per
