@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
@@ -33,7 +34,7 @@ type descs struct {
 	selfLastSuccess, selfDesign, selfPoints, selfPointPartitions, selfMerges *prometheus.Desc
 	selfDisagree, selfUnreadable, selfInterval, selfPrecise                  *prometheus.Desc
 	lbMaxPending, lbMaxDelay, lbStreamPending, lbMVDelay                     *prometheus.Desc
-	selfSourceUnreadable, selfWithheld                                       *prometheus.Desc
+	selfSourceUnreadable, selfWithheld, finding                              *prometheus.Desc
 	names                                                                    []string
 }
 
@@ -88,6 +89,7 @@ func newDescs() *descs {
 		selfInterval:        d("dorisdiag_exporter_interval_seconds", "The round interval (--interval)."),
 		selfPrecise:         d("dorisdiag_exporter_pending_partitions", "Partitions behind, by the precision of their pending age (PRECISE once a change point bounds it).", "precision"),
 
+		finding:              d("dorisdiag_finding", "1 for each finding of check at warning or above in the latest round, by code, severity and object (the series the generated alert rules fire on).", check.AlertingLabels...),
 		selfSourceUnreadable: d("dorisdiag_exporter_source_unreadable", "1 for each source the latest round could not read, with the severity check gives it (critical: the round failed).", "source", "severity"),
 		selfWithheld:         d("dorisdiag_exporter_series_withheld", "1 for each area of series (streams, mvs) absent from the latest round because a critical source it depends on could not be read.", "area", "source"),
 
@@ -115,7 +117,7 @@ func (d *descs) all() []*prometheus.Desc {
 		d.mvLastDuration, d.streamState, d.streamPending, d.streamHeadroom, d.streamGaps, d.selfRounds, d.selfFailures,
 		d.selfSkipped, d.selfDuration, d.selfStatements, d.selfLastSuccess, d.selfDesign, d.selfPoints, d.selfPointPartitions,
 		d.selfMerges, d.selfDisagree, d.selfUnreadable, d.selfInterval, d.selfPrecise,
-		d.lbMaxPending, d.lbMaxDelay, d.lbStreamPending, d.lbMVDelay, d.selfSourceUnreadable, d.selfWithheld}
+		d.lbMaxPending, d.lbMaxDelay, d.lbStreamPending, d.lbMVDelay, d.selfSourceUnreadable, d.selfWithheld, d.finding}
 }
 
 // collector renders the last published state; it never blocks on a round.
@@ -165,6 +167,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		g(d.selfWithheld, 1, w.Area, w.Source)
 	}
 	blindStreams, blindMVs := r.Blind(round.AreaStreams), r.Blind(round.AreaMVs)
+	for _, a := range r.Alerting {
+		g(d.finding, 1, a.Values()...)
+	}
 	g(d.selfPrecise, float64(r.StreamsPendingPrecise), "PRECISE")
 	g(d.selfPrecise, float64(r.StreamsPendingUpperBnd), "UPPER_BOUND")
 	for _, k := range sortedPairs(r.Disagreements) {

@@ -458,7 +458,11 @@ func CheckProm(r *check.Result) []PromFamily {
 	for _, reason := range sortedKeys(o.Tasks.FallbackReasons) {
 		fb.Samples = append(fb.Samples, lab(float64(o.Tasks.FallbackReasons[reason]), "reason", strings.ToLower(reason)))
 	}
-	fams = append(fams, sev, byCode, streams, pend, pendLB, head, mvs, delay, delayLB, fb)
+	finding := g("dorisdiag_finding", "1 for each finding at warning or above, by code, severity and object (the series the generated alert rules fire on).")
+	for _, a := range check.Alertings(r.Findings) {
+		finding.Samples = append(finding.Samples, lab(1, "code", a.Code, "severity", a.Severity, "kind", a.Kind, "db", a.DB, "name", a.Name, "partition", a.Partition))
+	}
+	fams = append(fams, sev, byCode, streams, pend, pendLB, head, mvs, delay, delayLB, fb, finding)
 	if b := o.Space.ChangelogBytes; b != nil {
 		fams = append(fams, g("dorisdiag_changelog_bytes", "Changelog size summed over the base tables that report it (SHOW DATA BinlogSize).", one(float64(*b))))
 	}

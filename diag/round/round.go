@@ -193,8 +193,11 @@ type Result struct {
 	// Unreadable lists the sources not read (SOURCE_UNREACHABLE, with the
 	// severity check gives them); Withheld the areas of series a critical
 	// one leaves out (blind.go).
-	Unreadable             []Unreadable
-	Withheld               []Withheld
+	Unreadable []Unreadable
+	Withheld   []Withheld
+	// Alerting is check's findings at warning or above, one per code and
+	// object (the dorisdiag_finding series the generated rules fire on).
+	Alerting               []check.Alerting
 	TasksCountedThisRound  int
 	GapCommitsInferredNow  int
 	Check                  *check.Result `json:"-"` // only with ExporterOptions.KeepCheck
@@ -301,6 +304,7 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 	}
 
 	r.Unreadable, r.Withheld = blindness(res)
+	r.Alerting = check.Alertings(res.Findings)
 	dbIDs := databaseIDs(s)
 	st.countTasks(s, res.MVs, r)
 	st.inferGaps(res.Streams, r)
