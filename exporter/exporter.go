@@ -108,6 +108,10 @@ type Exporter struct {
 	mu    sync.Mutex // one round at a time
 	round int
 	said  bool
+	// demoStart is the wall-clock time of a demo's first round: the demo's
+	// simulated cluster clock is exported on the wall clock from there, so
+	// `time() - last_sample_timestamp` reads fresh (docs/exporter.md "--demo").
+	demoStart time.Time
 }
 
 // New builds an exporter; nothing runs until Run or Round.
@@ -167,6 +171,9 @@ func (e *Exporter) Round(ctx context.Context) error {
 	defer e.mu.Unlock()
 	e.round++
 	start := e.opt.Now()
+	if e.round == 1 {
+		e.demoStart = start
+	}
 	rctx, cancel := context.WithTimeout(ctx, e.opt.RoundTimeout)
 	snap, err := e.opt.Source(rctx, e.round)
 	cancel()
@@ -204,6 +211,9 @@ func (e *Exporter) Round(ctx context.Context) error {
 		next.lastSuccess = e.opt.Now()
 		next.lastSuccessDuration = dur
 		next.lastSample = res.ClusterTime
+		if e.opt.Demo {
+			next.lastSample = e.demoStart.Add(time.Duration(e.round-1) * e.opt.Interval)
+		}
 		next.lastError = ""
 	}
 	e.cur.Store(&next)

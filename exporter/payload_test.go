@@ -23,7 +23,10 @@ import (
 // demoExporter runs n rounds of a snapshot through the demo source.
 func demoExporter(t testing.TB, s *snapshot.Snapshot, n int) *exporter.Exporter {
 	t.Helper()
-	e, err := exporter.New(exporter.Options{Interval: interval, Source: exporter.DemoSource(s, interval), Demo: true})
+	// The wall clock stands at the scenario's cluster time: the demo's
+	// sample timestamps are then the scenario's (deterministic).
+	clock := &fakeClock{t: s.Cluster.Now}
+	e, err := exporter.New(exporter.Options{Interval: interval, Source: exporter.DemoSource(s, interval), Demo: true, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
