@@ -196,7 +196,9 @@ func newView(res *exposition.Result, o ConformOptions) *view {
 			v.designSeries += f.Series
 		}
 	}
-	v.master, v.state = IsMaster(res), StateSeries(res)
+	// A dorisdiag exporter stands in for the Master's monitor: its state
+	// series are the Master's (docs/exporter.md), not a follower's.
+	v.master, v.state = IsMaster(res) || IsDorisdiagExporter(res), StateSeries(res)
 	v.samples(v.tally)
 	return v
 }

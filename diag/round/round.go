@@ -287,11 +287,9 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 	for i := range res.MVs.MVs {
 		m := &res.MVs.MVs[i]
 		if !m.DataDelay.Known() {
-			// A delay known only as "at least L" is beyond every bucket
-			// below L: counted in +Inf only, so the over-15m alert sees it.
-			if m.DataDelay.Lower != nil {
-				r.DelayBucketCounts[len(DelayBuckets)]++
-			}
+			// Known values only (the design's buckets; an MV whose delay is
+			// only "at least L" is state unknown, and MV_DELAY_HIGH's rule
+			// alerts on it).
 			continue
 		}
 		d := *m.DataDelay.Seconds
