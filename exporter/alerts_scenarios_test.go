@@ -158,7 +158,9 @@ func promtoolFile(t *testing.T, tl timeline, eval int, cluster string, want map[
 			if isFinding {
 				code = code[:strings.IndexByte(code, '"')]
 				as := byCode[code]
-				sort.Slice(as, func(i, j int) bool { return strings.Join(as[i].Values(), "\x00") < strings.Join(as[j].Values(), "\x00") })
+				sort.Slice(as, func(i, j int) bool {
+					return strings.Join(as[i].Values(), "\x00") < strings.Join(as[j].Values(), "\x00")
+				})
 				for _, a := range as {
 					lb := map[string]string{"cluster": cluster}
 					for i, n := range check.AlertingLabels {

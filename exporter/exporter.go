@@ -64,7 +64,7 @@ type Options struct {
 	// Cluster is --cluster: cluster="NAME" on every series served ("" for
 	// none), so rules and dashboards group by cluster.
 	Cluster string
-	Logger        *slog.Logger
+	Logger  *slog.Logger
 	// NoGCAfterRound skips the full collection at the end of every
 	// completed round (tests and benchmarks that compare both).
 	NoGCAfterRound bool
