@@ -2,6 +2,7 @@ package exporter_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,13 @@ func TestOwnOutputPassesMetricsLint(t *testing.T) {
 				clock.Advance(interval)
 			}
 			body := scrapeText(t, e)
+			// --cluster labels every series, go_* and process_* included
+			// (issue 20 item 4).
+			for _, line := range strings.Split(string(body), "\n") {
+				if line != "" && !strings.HasPrefix(line, "#") && !strings.Contains(line, `cluster="demo-`+name+`"`) {
+					t.Fatalf("a series without the cluster label: %s", line)
+				}
+			}
 			res, err := exposition.Lint(bytes.NewReader(body), metrics.LintOptions(exposition.Options{}))
 			if err != nil {
 				t.Fatal(err)
