@@ -225,7 +225,8 @@ func TestCheckPromOutput(t *testing.T) {
 		}
 		if name == "incident" {
 			for _, series := range alertSeries(t) {
-				if fams[series] == nil {
+				// The blindness rules read the exporter's own series.
+				if fams[series] == nil && !strings.HasPrefix(series, "dorisdiag_exporter_") {
 					t.Errorf("alert rules use %s, which check -o prom does not write", series)
 				}
 			}
