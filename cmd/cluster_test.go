@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 // TestPromTextfilesOfTwoClustersDoNotCollide (issue 20 item 4, Why: `check
@@ -72,7 +74,7 @@ func TestPromTextfilesOfTwoClustersDoNotCollide(t *testing.T) {
 			t.Fatalf("%s: no series", file)
 		}
 	}
-	if _, stderr, code := run(t, nil, "", "check", "--demo", "incident", "-o", "prom", "--file-mode", "999"); code != ExitError || !strings.Contains(stderr, "--file-mode") {
+	if _, stderr, code := run(t, nil, "", "check", "--demo", "incident", "-o", "prom", "--file-mode", "999"); code != cmdutil.ExitError || !strings.Contains(stderr, "--file-mode") {
 		t.Errorf("--file-mode 999: exit %d, %q; want a usage error", code, stderr)
 	}
 }
