@@ -7,6 +7,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	// Every package that declares finding codes is linked, so the rules
+	// are the same whatever else the binary holds (diag.Codes lists what
+	// is linked); tsotool's codes are the one set no other import brings.
+	_ "github.com/dorisdiag/dorisdiag/diag/tsotool"
 )
 
 // The shipped alert rules (docs/alerts/dorisdiag-alerts.yml), generated from
