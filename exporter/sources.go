@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -96,7 +97,11 @@ func AdvanceMonitor(s *snapshot.Snapshot, d time.Duration) (*snapshot.Snapshot, 
 		v := *h >= 0
 		return &v
 	}
-	c.Streams = append([]snapshot.Stream(nil), s.Streams...)
+	// A slice is copied only when the scenario has the monitor's columns in
+	// it (at the design's scale a copy of every row each round cost RSS).
+	if slices.ContainsFunc(s.Streams, func(st snapshot.Stream) bool { return st.MonitorSampleTimeMs != nil }) {
+		c.Streams = append([]snapshot.Stream(nil), s.Streams...)
+	}
 	for i := range c.Streams {
 		st := &c.Streams[i]
 		if st.MonitorSampleTimeMs == nil {
@@ -107,8 +112,16 @@ func AdvanceMonitor(s *snapshot.Snapshot, d time.Duration) (*snapshot.Snapshot, 
 		st.MinRetentionHeadroomSeconds = shrink(st.MinRetentionHeadroomSeconds)
 		st.CanResume = resume(st.MinRetentionHeadroomSeconds, st.CanResume)
 	}
-	c.Consumption = append([]snapshot.Consumption(nil), s.Consumption...)
+	sampled := slices.ContainsFunc(s.Consumption, func(p snapshot.Consumption) bool {
+		return p.PendingAgeSeconds != nil || p.RetentionHeadroomSeconds != nil || p.RetentionFloorTSO != nil
+	})
+	if sampled {
+		c.Consumption = append([]snapshot.Consumption(nil), s.Consumption...)
+	}
 	for i := range c.Consumption {
+		if !sampled {
+			break
+		}
 		p := &c.Consumption[i]
 		p.PendingAgeSeconds = grow(p.PendingAgeSeconds)
 		if p.RetentionHeadroomSeconds != nil {
