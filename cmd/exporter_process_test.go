@@ -78,7 +78,9 @@ func (p *exporterProc) metric(tb testing.TB, name string) float64 {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+		// A series without labels of its own carries only the cluster's.
+		line := clusterLabel.ReplaceAllString(sc.Text(), "")
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
 				tb.Fatal(err)

@@ -55,7 +55,7 @@ var globalFlagGroup = map[string]string{
 	"host": "source", "snapshot": "source", "demo": "source",
 	"port": "connection", "http-port": "connection", "user": "connection", "tls": "connection", "tls-ca": "connection", "timeout": "connection",
 	"http-scheme": "connection", "fe-https-port": "connection", "allow-http-credentials": "connection",
-	"output": "output", "no-color": "output", "no-pager": "output",
+	"output": "output", "no-color": "output", "no-pager": "output", "cluster": "output",
 	"fail-on": "gate",
 }
 

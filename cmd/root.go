@@ -88,6 +88,7 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	pf.StringArrayVar(&cfg.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
 	pf.StringVar(&cfg.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(cmdutil.ScenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
+	pf.StringVar(&cfg.Cluster, "cluster", "", "cluster label of every -o prom series and of the exporter's (default: the FE host given, demo-SCENARIO for a bundled scenario)")
 	cmdutil.AddPagerFlag(root, cfg)
 
 	for _, add := range commandTree() {

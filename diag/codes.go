@@ -44,10 +44,12 @@ type Declaration struct {
 	Fix     string   // how to fix
 	Related []string // related codes, by name
 
-	// Series and Alert name the exported series (docs/exporter.md) and the
-	// shipped alert rule (docs/alerts/dorisdiag-alerts.yml) that carry the
-	// code, "" where none does yet: the exporter and the alert rules are to
-	// be generated from them (what fires on a scenario is check's findings).
+	// Series and Alert name the design's series (docs/exporter.md) and its
+	// alert rule (docs/alerts/design-alerts.yml) that also carry the code,
+	// "" where none does. The shipped rules (docs/alerts/dorisdiag-alerts.yml)
+	// are generated from every declaration — one rule per code over the
+	// dorisdiag_finding series, which carries check's findings — so what
+	// fires on a cluster is check's findings (exporter.AlertRules).
 	Series string
 	Alert  string
 }

@@ -59,7 +59,10 @@ type Options struct {
 	DesignSeries  string // auto | on | off; "" = auto
 	Diag          round.Options
 	TelemetryPath string // "" = /metrics
-	Logger        *slog.Logger
+	// Cluster is --cluster: cluster="NAME" on every series served ("" for
+	// none), so rules and dashboards group by cluster.
+	Cluster string
+	Logger  *slog.Logger
 	// NoGCAfterRound skips the full collection at the end of every
 	// completed round (tests and benchmarks that compare both).
 	NoGCAfterRound bool
@@ -83,7 +86,19 @@ type published struct {
 	rounds, failures    float64
 	skipped             float64
 	lastError           string
+	// consecutiveFailures counts the failed rounds since the last completed
+	// one (a collection error, a timeout, or a critical source unreadable).
+	consecutiveFailures int
+	// lastSample is the cluster time of the latest completed round: a round
+	// that could not read a critical source is published (what it read is
+	// served, the rest withheld) but is no sample.
+	lastSample time.Time
 }
+
+// NotReadyAfterFailures: /readyz answers 503 after this many failed rounds
+// in a row (docs/exporter.md "Endpoints"), or when no round completed
+// within two intervals.
+const NotReadyAfterFailures = 2
 
 // Exporter runs rounds and serves their results.
 type Exporter struct {
@@ -95,6 +110,10 @@ type Exporter struct {
 	enc   encodeCache // the /metrics bodies of the published state (serve.go)
 	round int
 	said  bool
+	// demoStart is the wall-clock time of a demo's first round: the demo's
+	// simulated cluster clock is exported on the wall clock from there, so
+	// `time() - last_sample_timestamp` reads fresh (docs/exporter.md "--demo").
+	demoStart time.Time
 }
 
 // New builds an exporter; nothing runs until Run or Round.
@@ -126,10 +145,14 @@ func New(opt Options) (*Exporter, error) {
 	}
 	e := &Exporter{opt: opt, state: round.NewState(opt.Diag), reg: prometheus.NewRegistry()}
 	e.cur.Store(&published{})
-	if err := e.reg.Register(collector{e: e, d: newDescs()}); err != nil {
+	var reg prometheus.Registerer = e.reg
+	if opt.Cluster != "" {
+		reg = prometheus.WrapRegistererWith(prometheus.Labels{"cluster": opt.Cluster}, e.reg)
+	}
+	if err := reg.Register(collector{e: e, d: newDescs()}); err != nil {
 		return nil, err
 	}
-	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return e, nil
 }
 
@@ -150,6 +173,9 @@ func (e *Exporter) Round(ctx context.Context) error {
 	defer e.mu.Unlock()
 	e.round++
 	start := e.opt.Now()
+	if e.round == 1 {
+		e.demoStart = start
+	}
 	rctx, cancel := context.WithTimeoutCause(ctx, e.opt.RoundTimeout, roundTimeout(e.opt.RoundTimeout))
 	snap, err := e.opt.Source(rctx, e.round)
 	err = nameRoundTimeout(rctx, err)
@@ -161,6 +187,7 @@ func (e *Exporter) Round(ctx context.Context) error {
 	next := *prev
 	if err != nil {
 		next.failures++
+		next.consecutiveFailures++
 		next.lastDuration, next.haveDuration = e.opt.Now().Sub(start).Seconds(), true
 		next.lastError = err.Error()
 		e.cur.Store(&next)
@@ -170,12 +197,28 @@ func (e *Exporter) Round(ctx context.Context) error {
 	res := e.state.Round(snap)
 	dur := e.opt.Now().Sub(start).Seconds()
 	next.res = res
-	next.rounds++
-	next.lastSuccess = e.opt.Now()
-	next.lastDuration, next.lastSuccessDuration, next.haveDuration = dur, dur, true
+	next.lastDuration, next.haveDuration = dur, true
 	next.statements = float64(snap.Source.Queries)
-	next.lastError = ""
 	next.design = e.designFor(res)
+	failed := res.Failed()
+	if failed {
+		// Blind, not healthy: the round is published so that what it read
+		// is current and the rest is withheld with its reason, but it
+		// counts as failed and is no sample (docs/exporter.md).
+		next.failures++
+		next.consecutiveFailures++
+		next.lastError = res.FailedReason()
+	} else {
+		next.rounds++
+		next.consecutiveFailures = 0
+		next.lastSuccess = e.opt.Now()
+		next.lastSuccessDuration = dur
+		next.lastSample = res.ClusterTime
+		if e.opt.Demo {
+			next.lastSample = e.demoStart.Add(time.Duration(e.round-1) * e.opt.Interval)
+		}
+		next.lastError = ""
+	}
 	// The round's snapshot and analysis (about 85 MB at the design's scale)
 	// are garbage now; what stays is the published result, the change points
 	// and the counters. Collecting here, while the live heap is smallest,
@@ -193,6 +236,10 @@ func (e *Exporter) Round(ctx context.Context) error {
 	// heap, not on top of the round's garbage, and no scrape waits for it.
 	e.cur.Store(&next)
 	e.prewarm()
+	if failed {
+		e.opt.Logger.Warn("round failed: a critical source could not be read; its series are withheld", "round", e.round, "err", next.lastError)
+		return errors.New(next.lastError)
+	}
 	if !e.said {
 		e.said = true
 		if next.design {
@@ -255,10 +302,12 @@ func (e *Exporter) Run(ctx context.Context) {
 	}
 }
 
-// Ready reports whether a round completed within two intervals.
+// Ready reports whether a round completed within two intervals and fewer
+// than NotReadyAfterFailures rounds failed since.
 func (e *Exporter) Ready() bool {
 	p := e.cur.Load()
-	return p.res != nil && e.opt.Now().Sub(p.lastSuccess) <= 2*e.opt.Interval
+	return p.res != nil && !p.lastSuccess.IsZero() && p.consecutiveFailures < NotReadyAfterFailures &&
+		e.opt.Now().Sub(p.lastSuccess) <= 2*e.opt.Interval
 }
 
 // Handler serves the telemetry path, /healthz (alive), /readyz (a round
@@ -276,6 +325,9 @@ func (e *Exporter) Handler() (http.Handler, error) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		p := e.cur.Load()
 		msg := "not ready: no round completed within two intervals"
+		if p.consecutiveFailures >= NotReadyAfterFailures {
+			msg = fmt.Sprintf("not ready: %d rounds failed in a row", p.consecutiveFailures)
+		}
 		if p.lastError != "" {
 			msg += "; last error: " + p.lastError
 		}

@@ -34,6 +34,7 @@ func knownSeries(t *testing.T) map[string]string {
 			out[n] = "FE/BE only"
 		}
 	}
+	out["up"] = "Prometheus (the scrape of the exporter itself)"
 	for _, name := range []string{"incident", "healthy"} {
 		s, err := scenario.Load(name)
 		if err != nil {

@@ -362,7 +362,12 @@ func (e *Exporter) Gather() ([]*dto.MetricFamily, error) {
 	name, help, gauge, v := LabelValuesTruncated,
 		fmt.Sprintf("Label values of the served result cut at %d bytes (each ends in ~ and 16 hex digits of its hash).", capBytes),
 		dto.MetricType_GAUGE, float64(cut)
-	mfs = append(mfs, &dto.MetricFamily{Name: &name, Help: &help, Type: &gauge, Metric: []*dto.Metric{{Gauge: &dto.Gauge{Value: &v}}}})
+	m := &dto.Metric{Gauge: &dto.Gauge{Value: &v}}
+	if e.opt.Cluster != "" { // --cluster labels every series (docs/exporter.md)
+		ln, lv := "cluster", e.opt.Cluster
+		m.Label = []*dto.LabelPair{{Name: &ln, Value: &lv}}
+	}
+	mfs = append(mfs, &dto.MetricFamily{Name: &name, Help: &help, Type: &gauge, Metric: []*dto.Metric{m}})
 	sort.Slice(mfs, func(i, j int) bool { return mfs[i].GetName() < mfs[j].GetName() })
 	return mfs, nil
 }

@@ -53,6 +53,11 @@ type Options struct {
 	// and the fix; the rule, severity and place stay Lint's. A clean line
 	// never calls it.
 	Note func(p Problem, familyType string) (message, fix string)
+	// Designed, when set, names the problems the producer's own
+	// specification requires (a convention it chose knowingly): they are
+	// reported as info, so that --fail-on warning gates on what is wrong,
+	// not on what the specification asks for.
+	Designed func(p Problem) bool
 	// MaxLineBytes caps one line (default DefaultMaxLineBytes): a longer
 	// line is reported as line-too-long and skipped without being buffered,
 	// so memory never depends on what one line holds.
@@ -593,10 +598,13 @@ func (e *engine) warn(rule string, pos int, family, lbl string, value []byte, ms
 
 // note lets Options.Note reword p with what the caller knows of the
 // producer; typ is the TYPE of p's family. Only the message and the fix
-// change.
+// change, and the severity of a problem Options.Designed names (info).
 func (e *engine) note(p *Problem, typ mtype) {
 	if e.opts.Note != nil {
 		p.Message, p.Fix = e.opts.Note(*p, typ.String())
+	}
+	if e.opts.Designed != nil && p.Severity != SeverityError && e.opts.Designed(*p) {
+		p.Severity = SeverityInfo
 	}
 }
 

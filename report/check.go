@@ -56,7 +56,9 @@ func init() {
 	Register("check", FormatTable, table)
 	Register("check", FormatWide, table)
 	Register("check", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return checkMarkdown(w, d.(CheckDoc).Result) })
-	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).Result)) })
+	Register("check", FormatProm, func(w io.Writer, st Style, d Doc) error {
+		return WritePromStyled(w, st, CheckProm(d.(CheckDoc).Result))
+	})
 }
 
 // CheckOverview writes the overview of `check`: a title, then one row per
@@ -94,7 +96,7 @@ func CheckOverview(w io.Writer, st Style, r *check.Result) error {
 	var pending, headroom []string
 	for _, kind := range []string{"user", "ivm"} {
 		if v := o.Streams.MaxPendingAge[kind]; v != nil && v.Seconds > 0 {
-			pending = append(pending, fmt.Sprintf("%s %s %s", kind, Glue(dur(v.Seconds)+precision(v.Precision)), v.Object))
+			pending = append(pending, fmt.Sprintf("%s %s %s", kind, Glue(boundText(v)), v.Object))
 		}
 		if v := o.Streams.MinHeadroom[kind]; v != nil {
 			obj := v.Object
@@ -116,7 +118,7 @@ func CheckOverview(w io.Writer, st Style, r *check.Result) error {
 		line += " — " + c
 	}
 	if v := o.MVs.MaxDelay; v != nil && v.Seconds > 0 {
-		line += fmt.Sprintf("; worst delay %s %s", Glue(dur(v.Seconds)+precision(v.Precision)), v.Object)
+		line += fmt.Sprintf("; worst delay %s %s", Glue(boundText(v)), v.Object)
 	}
 	if o.MVs.ExcludedOutdated > 0 {
 		line += fmt.Sprintf("; %d with an excluded dependency outdated", o.MVs.ExcludedOutdated)
@@ -356,7 +358,7 @@ func checkMarkdown(w io.Writer, r *check.Result) error {
 		{"MVs", fmt.Sprintf("%d (%s)", o.MVs.Total, stateCounts(Style{}, o.MVs.ByState))},
 	}
 	if v := o.MVs.MaxDelay; v != nil {
-		rows = append(rows, []string{"worst MV delay", dur(v.Seconds) + precision(v.Precision) + " — " + v.Object})
+		rows = append(rows, []string{"worst MV delay", boundText(v) + " — " + v.Object})
 	}
 	for _, kind := range []string{"user", "ivm"} {
 		if v := o.Streams.MinHeadroom[kind]; v != nil {
@@ -423,11 +425,15 @@ func CheckProm(r *check.Result) []PromFamily {
 			streams.Samples = append(streams.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", string(st)))
 		}
 	}
-	pend := g("dorisdiag_stream_max_pending_age_seconds", "Largest known pending age by stream kind (upper bound; never too small).")
+	pend := g("dorisdiag_stream_max_pending_age_seconds", "Largest pending age by stream kind: an upper bound, or the proven lower bound when dorisdiag_stream_max_pending_age_lower_bound says so (never too small).")
+	pendLB := g("dorisdiag_stream_max_pending_age_lower_bound", "1 when dorisdiag_stream_max_pending_age_seconds of the kind is only a proven lower bound (the worst stream has no upper bound).")
 	head := g("dorisdiag_stream_min_retention_headroom_seconds", "Smallest known retention headroom by stream kind; negative when an offset left the retention.")
 	for _, kind := range []string{"ivm", "user"} {
 		if v := o.Streams.MaxPendingAge[kind]; v != nil {
 			pend.Samples = append(pend.Samples, lab(v.Seconds, "kind", kind))
+			if v.LowerBound {
+				pendLB.Samples = append(pendLB.Samples, lab(1, "kind", kind))
+			}
 		}
 		if v := o.Streams.MinHeadroom[kind]; v != nil {
 			head.Samples = append(head.Samples, lab(v.Seconds, "kind", kind))
@@ -440,15 +446,23 @@ func CheckProm(r *check.Result) []PromFamily {
 	// An unknown delay stays unknown: no sample when no MV's delay is known
 	// (a 0 would read as "nobody behind" and its alert could never fire;
 	// docs/check.md, DorisdiagMvDelayUnknown in docs/alerts/).
-	delay := g("dorisdiag_mv_max_data_delay_seconds", "Largest known IVM MV data delay (upper bound).")
+	delay := g("dorisdiag_mv_max_data_delay_seconds", "Largest IVM MV data delay: an upper bound, or the proven lower bound when dorisdiag_mv_max_data_delay_lower_bound says so (never too small).")
+	delayLB := g("dorisdiag_mv_max_data_delay_lower_bound", "1 when dorisdiag_mv_max_data_delay_seconds is only a proven lower bound (the worst MV's delay has no upper bound).")
 	if v := o.MVs.MaxDelay; v != nil {
 		delay.Samples = append(delay.Samples, one(v.Seconds))
+		if v.LowerBound {
+			delayLB.Samples = append(delayLB.Samples, one(1))
+		}
 	}
 	fb := g("dorisdiag_fallbacks_in_window", "IVM refresh fallbacks within the window, by reason.")
 	for _, reason := range SortedKeys(o.Tasks.FallbackReasons) {
 		fb.Samples = append(fb.Samples, lab(float64(o.Tasks.FallbackReasons[reason]), "reason", strings.ToLower(reason)))
 	}
-	fams = append(fams, sev, byCode, streams, pend, head, mvs, delay, fb)
+	finding := g("dorisdiag_finding", "1 for each finding at warning or above, by code, severity and object (the series the generated alert rules fire on).")
+	for _, a := range check.Alertings(r.Findings) {
+		finding.Samples = append(finding.Samples, lab(1, "code", a.Code, "severity", a.Severity, "kind", a.Kind, "db", a.DB, "name", a.Name, "partition", a.Partition))
+	}
+	fams = append(fams, sev, byCode, streams, pend, pendLB, head, mvs, delay, delayLB, fb, finding)
 	if b := o.Space.ChangelogBytes; b != nil {
 		fams = append(fams, g("dorisdiag_changelog_bytes", "Changelog size summed over the base tables that report it (SHOW DATA BinlogSize).", one(float64(*b))))
 	}
@@ -509,6 +523,15 @@ func dur(seconds float64) string {
 		return tso.FormatDuration(int64(ms - 0.5))
 	}
 	return tso.FormatDuration(int64(ms + 0.5))
+}
+
+// boundText is an extreme with its bound: "12m00s", "≤ … (≤, UPPER_BOUND)",
+// "3h50m (≥, no upper bound)".
+func boundText(v *check.ObjectValue) string {
+	if v.LowerBound {
+		return dur(v.Seconds) + " (≥, no upper bound)"
+	}
+	return dur(v.Seconds) + precision(v.Precision)
 }
 
 func precision(p diag.Precision) string {

@@ -66,6 +66,30 @@ func WriteProm(w io.Writer, fams []PromFamily) error {
 	return err
 }
 
+// WritePromStyled is WriteProm with st's cluster label first on every
+// sample (--cluster): two clusters' textfiles on one node_exporter never
+// write the same series.
+func WritePromStyled(w io.Writer, st Style, fams []PromFamily) error {
+	return WritePromCluster(w, st.cluster, fams)
+}
+
+// WritePromCluster is WriteProm with cluster="NAME" first on every sample
+// (none when name is "").
+func WritePromCluster(w io.Writer, name string, fams []PromFamily) error {
+	if name == "" {
+		return WriteProm(w, fams)
+	}
+	out := make([]PromFamily, len(fams))
+	for i, f := range fams {
+		f.Samples = append([]PromSample(nil), f.Samples...)
+		for j := range f.Samples {
+			f.Samples[j].Labels = append([][2]string{{"cluster", name}}, f.Samples[j].Labels...)
+		}
+		out[i] = f
+	}
+	return WriteProm(w, out)
+}
+
 var (
 	labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
 	helpEscaper  = strings.NewReplacer(`\`, `\\`, "\n", `\n`)

@@ -21,6 +21,8 @@ type Style struct {
 	// width is the number of columns the table format must fit (0: no
 	// limit: wide, markdown, and a pipe without COLUMNS).
 	width int
+	// cluster is the cluster="..." label of every -o prom sample ("" none).
+	cluster string
 	// wideHint names where the columns and text cut to fit are shown in
 	// full ("-o wide", or "-o json" for a kind without wide); set by Emit.
 	wideHint string
@@ -36,6 +38,13 @@ func (s Style) WithWidth(n int) Style {
 		n = 0
 	}
 	s.width = n
+	return s
+}
+
+// WithCluster sets the cluster label every -o prom series carries ("" for
+// none).
+func (s Style) WithCluster(name string) Style {
+	s.cluster = name
 	return s
 }
 

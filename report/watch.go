@@ -87,7 +87,9 @@ func init() {
 	Register("watch_error", FormatTable, banner)
 	Register("watch_error", FormatWide, banner)
 	Register("watch_error", FormatMarkdown, banner)
-	Register("watch_error", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, WatchErrorProm(d.(WatchErrorDoc))) })
+	Register("watch_error", FormatProm, func(w io.Writer, st Style, d Doc) error {
+		return WritePromStyled(w, st, WatchErrorProm(d.(WatchErrorDoc)))
+	})
 }
 
 // WithWatch implements Watched.

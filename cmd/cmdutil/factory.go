@@ -48,6 +48,24 @@ type Config struct {
 	// Snapshots and Demo select the source with Conn.Host (one of the three).
 	Snapshots []string
 	Demo      string
+	// Cluster is --cluster: the cluster label of every -o prom series and
+	// of the exporter's (ClusterName gives the default).
+	Cluster string
+}
+
+// ClusterName is the cluster label: --cluster, else the FE host given,
+// else "demo-SCENARIO" for --demo; "" for --snapshot files without
+// --cluster (no label: a saved file names no cluster of its own).
+func (cfg Config) ClusterName() string {
+	switch {
+	case cfg.Cluster != "":
+		return cfg.Cluster
+	case cfg.Conn.Host != "":
+		return cfg.Conn.Host
+	case cfg.Demo != "":
+		return "demo-" + cfg.Demo
+	}
+	return ""
 }
 
 // connOptions are the live-cluster flags. The password is never a flag
@@ -95,7 +113,7 @@ func (c Common) Color() bool { return c.IO.colorEnabled(c.Config.NoColor) }
 
 // style is the rendering style of output written to w.
 func (c Common) style(w io.Writer) report.Style {
-	return report.NewStyle(w, c.Color()).WithWidth(c.IO.width())
+	return report.NewStyle(w, c.Color()).WithWidth(c.IO.width()).WithCluster(c.Config.ClusterName())
 }
 
 // OutputFormat validates -o against what a command supports.
@@ -175,6 +193,7 @@ func (c Common) Watched(src *Source, o watch.Options, run watch.Func) error {
 	return watch.Run(o, watch.Env{
 		Out: c.IO.Out, Err: c.IO.Err, IsTTY: c.IO.IsTTY,
 		Format:     report.Format(c.Config.Output),
+		Cluster:    c.Config.ClusterName(),
 		Source:     src,
 		EmitError:  func(w io.Writer, d report.Doc) error { return c.emitTo(w, nil, d) },
 		Verdict:    func(err error) bool { return err == ErrFindings },

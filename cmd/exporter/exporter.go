@@ -124,7 +124,7 @@ func exporterRun(o *ExporterOptions) error {
 	}
 	logger := slog.New(slog.NewTextHandler(o.IO.Err, &slog.HandlerOptions{Level: o.level}))
 	opt := exporter.Options{Interval: o.Interval, RoundTimeout: o.RoundTimeout, DesignSeries: o.DesignSeries,
-		TelemetryPath: o.TelemetryPath, Logger: logger,
+		TelemetryPath: o.TelemetryPath, Logger: logger, Cluster: o.Config.ClusterName(),
 		Diag: round.Options{MVQuota: quotaOpt(o.MVQuota), StreamQuota: quotaOpt(o.StreamQuota)}}
 	switch kind {
 	case "file":

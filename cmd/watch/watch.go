@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"time"
@@ -34,6 +35,11 @@ type Options struct {
 	Rounds   int           // --watch-rounds: stop after N rounds (tests, cron); 0 = until interrupted
 	File     string        // -f: write the output to FILE, replaced atomically each round
 	MaxKeep  int           // snapshots kept in the series (0: DefaultMaxKeep)
+	// FileMode is --file-mode: the permission bits of -f FILE; "" is 0644
+	// for -o prom (a node_exporter textfile, read by another user), 0600
+	// otherwise (docs/security.md "Files").
+	FileMode string
+	mode     fs.FileMode
 }
 
 // AddFlags adds --watch, --watch-rounds and -f to c, bound to o.
@@ -41,7 +47,8 @@ func AddFlags(c *cobra.Command, o *Options) {
 	c.Flags().DurationVar(&o.Interval, "watch", 0, "repeat every INTERVAL (default 15s when given without a value): redraw on a TTY, append on a pipe; -o json writes one document per line")
 	c.Flags().Lookup("watch").NoOptDefVal = "15s"
 	c.Flags().IntVar(&o.Rounds, "watch-rounds", 0, "with --watch, stop after this many rounds (0 = until interrupted); the exit code is that of the last round")
-	c.Flags().StringVarP(&o.File, "file", "f", "", "write the output to FILE instead of stdout, replaced atomically, mode 0600 (each round with --watch; required with -o prom --watch; - is stdout)")
+	c.Flags().StringVarP(&o.File, "file", "f", "", "write the output to FILE instead of stdout, replaced atomically (each round with --watch; required with -o prom --watch; - is stdout)")
+	c.Flags().StringVar(&o.FileMode, "file-mode", "", "octal permission bits of -f FILE (default 0644 with -o prom, a node_exporter textfile another user reads; 0600 otherwise)")
 }
 
 // Round is one call of a command's run function.
@@ -76,7 +83,9 @@ type Env struct {
 	// Format is -o: json writes each round on one line (NDJSON); prom needs
 	// -f FILE and gets the round's own series appended.
 	Format report.Format
-	Source Source
+	// Cluster is the cluster label of the -o prom series (--cluster).
+	Cluster string
+	Source  Source
 	// EmitError renders a failed round's watch_error document in the -o
 	// format.
 	EmitError func(w io.Writer, d report.Doc) error
@@ -113,6 +122,20 @@ func Run(o Options, env Env, run Func) error {
 	}
 	if o.File == "-" {
 		o.File = "" // -f - is stdout
+	}
+	o.mode = fileio.Mode
+	if env.Format == report.FormatProm {
+		o.mode = fileio.TextfileMode
+	}
+	if o.FileMode != "" {
+		m, err := fileio.ParseMode(o.FileMode)
+		if err != nil {
+			return usageErrorf("--file-mode: %v", err)
+		}
+		if o.File == "" {
+			return usageErrorf("--file-mode needs -f FILE")
+		}
+		o.mode = m
 	}
 	// A device, FIFO or directory target is refused before any work.
 	if o.File != "" {
@@ -155,7 +178,7 @@ func once(o Options, env Env, run Func) error {
 	if rerr != nil && !env.verdict(rerr) {
 		return rerr
 	}
-	if err := writeFileAtomic(o.File, b.Bytes()); err != nil {
+	if err := writeFileAtomic(o.File, o.mode, b.Bytes()); err != nil {
 		return err
 	}
 	return rerr
@@ -229,7 +252,7 @@ func loop(o Options, env Env, run Func) error {
 			}
 			if env.Format == report.FormatProm {
 				var p bytes.Buffer
-				if err := report.WriteProm(&p, report.WatchRoundProm(wr)); err != nil {
+				if err := report.WritePromCluster(&p, env.Cluster, report.WatchRoundProm(wr)); err != nil {
 					return err
 				}
 				out = append(out, p.Bytes()...)
@@ -275,7 +298,7 @@ func oneLine(doc []byte, ndjson bool) ([]byte, error) {
 // banner, which says how old it is).
 func writeRound(o Options, env Env, ndjson bool, round int, header, body, stale []byte) error {
 	if o.File != "" {
-		return writeFileAtomic(o.File, body)
+		return writeFileAtomic(o.File, o.mode, body)
 	}
 	out := env.Out
 	if ndjson {
@@ -295,12 +318,12 @@ func writeRound(o Options, env Env, ndjson bool, round int, header, body, stale 
 	return nil
 }
 
-// writeFileAtomic replaces path with data (fileio.WriteAtomic: a temp file
-// in the same directory, fsync, rename; a regular file or a new path only;
-// mode 0600). A reader sees the old file or the new one, never a
-// half-written one.
-func writeFileAtomic(path string, data []byte) error {
-	if err := fileio.WriteFileAtomic(path, data); err != nil {
+// writeFileAtomic replaces path with data (fileio.WriteAtomicMode: a temp
+// file in the same directory, fsync, rename; a regular file or a new path
+// only; mode from --file-mode). A reader sees the old file or the new one,
+// never a half-written one.
+func writeFileAtomic(path string, mode fs.FileMode, data []byte) error {
+	if err := fileio.WriteFileAtomicMode(path, mode, data); err != nil {
 		return fmt.Errorf("-f %s: %w", path, err)
 	}
 	return nil

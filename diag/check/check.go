@@ -57,7 +57,8 @@ type Overview struct {
 type StreamsOverview struct {
 	Total  int                              `json:"total"`
 	ByKind map[string]map[streams.State]int `json:"by_kind_state"` // kind → state → count; every state present
-	// MaxPendingAge is the worst known pending age per kind (upper bound).
+	// MaxPendingAge is the worst pending age per kind: an upper bound, or a
+	// proven lower bound (LowerBound) when the worst stream has no upper bound.
 	MaxPendingAge map[string]*ObjectValue `json:"max_pending_age"`
 	// MinHeadroom is the smallest known retention headroom per kind; may be negative.
 	MinHeadroom map[string]*ObjectValue `json:"min_headroom"`
@@ -69,6 +70,9 @@ type ObjectValue struct {
 	Partition string         `json:"partition,omitempty"`
 	Seconds   float64        `json:"seconds"`
 	Precision diag.Precision `json:"precision,omitempty"`
+	// LowerBound: Seconds is only a proven lower bound (the value has no
+	// upper bound, e.g. a stream partition with data and no offset).
+	LowerBound bool `json:"lower_bound,omitempty"`
 	// Level is diag's judgment of the value for a reader ("ok", "warning",
 	// "critical"; "" when none is made): report maps it to a colour and never
 	// decides it. For the smallest headroom it follows --min-headroom.
@@ -216,9 +220,16 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *m
 		}
 		o.Streams.ByKind[s.Kind][s.State]++
 		name := s.DB + "." + s.Name
-		if v := s.MaxPendingAge; v.Known() {
-			if cur := o.Streams.MaxPendingAge[s.Kind]; cur == nil || *v.Seconds > cur.Seconds {
-				o.Streams.MaxPendingAge[s.Kind] = &ObjectValue{Object: name, Seconds: *v.Seconds, Precision: v.Precision}
+		// A stream whose pending age has no upper bound counts with its
+		// proven lower bound, marked so (never dropped as unknown while a
+		// smaller known value stands for the kind).
+		if v := s.MaxPendingAge; v.Known() || v.Lower != nil {
+			sec, lb := v.Get(0), !v.Known()
+			if lb {
+				sec = *v.Lower
+			}
+			if cur := o.Streams.MaxPendingAge[s.Kind]; cur == nil || sec > cur.Seconds {
+				o.Streams.MaxPendingAge[s.Kind] = &ObjectValue{Object: name, Seconds: sec, Precision: v.Precision, LowerBound: lb}
 			}
 		}
 		if h := s.MinHeadroomSeconds; h != nil {
@@ -241,9 +252,13 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *m
 		name := m.DB + "." + m.Name
 		o.MVs.Total++
 		o.MVs.ByState[m.FreshnessState]++
-		if v := m.DataDelay; v.Known() {
-			if o.MVs.MaxDelay == nil || *v.Seconds > o.MVs.MaxDelay.Seconds {
-				o.MVs.MaxDelay = &ObjectValue{Object: name, Seconds: *v.Seconds, Precision: v.Precision}
+		if v := m.DataDelay; v.Known() || v.Lower != nil {
+			sec, lb := v.Get(0), !v.Known()
+			if lb {
+				sec = *v.Lower
+			}
+			if o.MVs.MaxDelay == nil || sec > o.MVs.MaxDelay.Seconds {
+				o.MVs.MaxDelay = &ObjectValue{Object: name, Seconds: sec, Precision: v.Precision, LowerBound: lb}
 			}
 		}
 		if m.HasExcludedOutdated() {

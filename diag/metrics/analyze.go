@@ -111,7 +111,9 @@ func AnalyzePayloads(in []Input, opt Options) *Result {
 		res := p.Lint
 		pr.Fetched, pr.Lint = true, res
 		pr.Parseable, pr.Series, pr.Problems = res.Parseable, res.Series, len(res.Problems)
-		pr.IsMaster, pr.StateSeries = IsMaster(res), StateSeries(res)
+		// A dorisdiag exporter serves the Master's series from outside the
+		// FE: its state series are the Master's, not a follower's.
+		pr.IsMaster, pr.StateSeries = IsMaster(res) || IsDorisdiagExporter(res), StateSeries(res)
 		if !res.Parseable {
 			r.Unparseable++
 		}

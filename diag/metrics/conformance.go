@@ -44,7 +44,7 @@ const (
 var ConformanceRules = []exposition.Rule{
 	{Name: RuleDesignUnknownFamily, Severity: exposition.SeverityInfo, Doc: `a doris_fe_changelog_*, doris_fe_ivm_* or doris_be_changelog_* family that is not in the reference tables of apache/doris#69907`},
 	{Name: RuleDesignWrongType, Severity: exposition.SeverityWarning, Doc: `a designed family with another TYPE than the reference table's`},
-	{Name: RuleDesignLabelSet, Severity: exposition.SeverityWarning, Doc: `a designed series whose label names differ from the reference table's`},
+	{Name: RuleDesignLabelSet, Severity: exposition.SeverityWarning, Doc: `a designed series whose label names differ from the reference table's (a ` + "`cluster`" + ` label on top is allowed: the exporter's ` + "`--cluster`" + `)`},
 	{Name: RuleDesignUnknownLabelValue, Severity: exposition.SeverityWarning, Doc: `a label value outside the designed set (kind user|ivm, the 7 stream states, the 5 MV states, le 60|300|900|3600|+Inf, ...); reasons must be lower case`},
 	{Name: RuleDesignMissingCluster, Severity: exposition.SeverityWarning, Doc: `per-object series without the cluster-level series that cover every object, or a cluster-level family missing some of its designed series`},
 	{Name: RuleDesignPerObjectOver, Severity: exposition.SeverityWarning, Doc: `more objects with per-object series than prom_output_ivm_mv_metrics_limit / prom_output_table_stream_metrics_limit`},
@@ -54,7 +54,7 @@ var ConformanceRules = []exposition.Rule{
 	{Name: RuleDesignStateValue, Severity: exposition.SeverityWarning, Doc: `a per-object state gauge that is not one of the state numbers (streams 0-6, MVs 0-4)`},
 	{Name: RuleDesignBuckets, Severity: exposition.SeverityWarning, Doc: `doris_fe_ivm_mvs_by_data_delay is not cumulative, or its le="+Inf" is not the number of MVs with a known delay (doris_fe_ivm_mvs fresh + lagging + rebuild_required)`},
 	{Name: RuleDesignUnknownNotCounted, Severity: exposition.SeverityWarning, Doc: `more MVs export doris_fe_ivm_mv_data_delay_seconds -1 (unknown) than doris_fe_ivm_mvs counts as unknown + initializing: an MV without a known delay must count in one of them (apache/doris#69907 "Unknown values")`},
-	{Name: RuleDesignStateOnFollower, Severity: exposition.SeverityWarning, Doc: `state series from an FE that is not the Master (no node_info{type="is_master"} 1), or from more than one FE`},
+	{Name: RuleDesignStateOnFollower, Severity: exposition.SeverityWarning, Doc: `state series from an FE that is not the Master (no node_info{type="is_master"} 1), or from more than one FE; a dorisdiag exporter payload (its dorisdiag_exporter_design_series) stands in for the Master`},
 	{Name: RuleDesignMonitorStale, Severity: exposition.SeverityWarning, Doc: `now - doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds exceeds 2 x the monitor interval, or the Master exports state series without it`},
 	{Name: RuleDesignSeriesBudget, Severity: exposition.SeverityWarning, Doc: `more changelog/IVM series than the design's budget (about 9,100 with the default quotas)`},
 	{Name: RuleDesignNotChecked, Severity: exposition.SeverityInfo, Doc: `more changelog/IVM samples than the linter keeps (exposition.Options.MaxSamples); the rest were counted, not checked`},
@@ -196,7 +196,9 @@ func newView(res *exposition.Result, o ConformOptions) *view {
 			v.designSeries += f.Series
 		}
 	}
-	v.master, v.state = IsMaster(res), StateSeries(res)
+	// A dorisdiag exporter stands in for the Master's monitor: its state
+	// series are the Master's (docs/exporter.md), not a follower's.
+	v.master, v.state = IsMaster(res) || IsDorisdiagExporter(res), StateSeries(res)
 	v.samples(v.tally)
 	return v
 }

@@ -251,8 +251,15 @@ func checkTTLCleanupFailed(v *view) {
 	}
 }
 
+// sameLabelNames compares a sample's label names with the design's; a
+// `cluster` label is allowed on top (the multi-cluster label of
+// `dorisdiag exporter --cluster`, docs/exporter.md "Many clusters").
 func sameLabelNames(have map[string]string, want []string) bool {
-	if len(have) != len(want) {
+	n := len(have)
+	if _, ok := have["cluster"]; ok {
+		n--
+	}
+	if n != len(want) {
 		return false
 	}
 	for _, w := range want {

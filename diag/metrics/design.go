@@ -162,6 +162,18 @@ func IsMaster(res *exposition.Result) bool {
 	return false
 }
 
+// IsDorisdiagExporter reports a payload served by `dorisdiag exporter`
+// (its own dorisdiag_exporter_design_series family), which serves the
+// Master's series from outside the FE.
+func IsDorisdiagExporter(res *exposition.Result) bool {
+	for _, f := range res.Families {
+		if f.Name == "dorisdiag_exporter_design_series" {
+			return true
+		}
+	}
+	return false
+}
+
 // StateSeries counts the Master-only series in the payload.
 func StateSeries(res *exposition.Result) int {
 	n := 0

@@ -17,6 +17,7 @@ import (
 func LintOptions(o exposition.Options) exposition.Options {
 	o.Family = familyPolicy
 	o.Note = note
+	o.Designed = designed
 	return o
 }
 
@@ -47,6 +48,12 @@ var quirks = map[string]string{
 	exposition.RuleCamelCase:            "MV metrics carry partitionType",
 	exposition.RuleReservedLabel:        "the BE prints histograms as quantiles",
 	exposition.RuleSpaceBeforeLabels:    `summaries print "x_sum {} 1"`,
+}
+
+// designed is the profile's exposition.Options.Designed: the design's
+// bucket gauge carries `le` on purpose (apache/doris#69907 §2 Reference).
+func designed(p exposition.Problem) bool {
+	return p.Rule == exposition.RuleReservedLabel && p.Label == "le" && p.Family == bucketsFamily
 }
 
 // note is the profile's exposition.Options.Note.

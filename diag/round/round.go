@@ -156,12 +156,17 @@ type Result struct {
 	ServerMonitor bool
 
 	StreamsByKindState map[string]map[streams.State]int // kind → state → count, every state
-	MaxPendingAge      map[string]float64               // kind → the largest known pending age (absent: none known)
-	MinHeadroom        map[string]float64               // kind → the smallest known headroom
-	MVsByState         map[mv.FreshnessState]int
-	MaxDataDelay       *float64
-	DelayBucketCounts  []int // per DelayBuckets, then +Inf (every known delay)
-	ExcludedOutdated   int
+	MaxPendingAge      map[string]float64               // kind → the largest pending age (absent: none known)
+	// MaxPendingLowerBound: kinds whose MaxPendingAge is only a proven lower
+	// bound (the worst stream has no upper bound).
+	MaxPendingLowerBound map[string]bool
+	MinHeadroom          map[string]float64 // kind → the smallest known headroom
+	MVsByState           map[mv.FreshnessState]int
+	MaxDataDelay         *float64
+	// MaxDataDelayLowerBound: MaxDataDelay is only a proven lower bound.
+	MaxDataDelayLowerBound bool
+	DelayBucketCounts      []int // per DelayBuckets, then +Inf (every known delay)
+	ExcludedOutdated       int
 	// RetainedBytes is SHOW DATA's BinlogSize summed over the changelog
 	// tables; nil when no table reports it.
 	RetainedBytes        *float64
@@ -179,12 +184,20 @@ type Result struct {
 	// (SERVER_CLIENT_MISMATCH) by object kind and field.
 	Disagreements map[[2]string]int
 
-	ChangePoints           int
-	ChangePointPartitions  int
-	ChangePointMerges      int64
-	ChangePointsDropped    int64
-	Findings               int
-	SourcesUnreadable      int
+	ChangePoints          int
+	ChangePointPartitions int
+	ChangePointMerges     int64
+	ChangePointsDropped   int64
+	Findings              int
+	SourcesUnreadable     int
+	// Unreadable lists the sources not read (SOURCE_UNREACHABLE, with the
+	// severity check gives them); Withheld the areas of series a critical
+	// one leaves out (blind.go).
+	Unreadable []Unreadable
+	Withheld   []Withheld
+	// Alerting is check's findings at warning or above, one per code and
+	// object (the dorisdiag_finding series the generated rules fire on).
+	Alerting               []check.Alerting
 	TasksCountedThisRound  int
 	GapCommitsInferredNow  int
 	Check                  *check.Result `json:"-"` // only with ExporterOptions.KeepCheck
@@ -196,10 +209,12 @@ type Result struct {
 type ExportedMV struct {
 	DBID, DB, Name string
 	ID             int64
-	DataDelay      float64 // -1 when unknown
+	DataDelay      float64 // -1 when unknown; the proven lower bound when LowerBound
 	Precision      diag.Precision
-	State          mv.FreshnessState
-	StateNumber    float64
+	// LowerBound: DataDelay is only a proven lower bound (no upper bound).
+	LowerBound  bool
+	State       mv.FreshnessState
+	StateNumber float64
 	// ConsecutiveFailures from the server's persisted summary when present,
 	// else the bounded task history (a lower bound).
 	ConsecutiveFailures float64
@@ -217,10 +232,13 @@ type ExportedStream struct {
 	ID             int64
 	State          streams.State
 	StateNumber    float64
-	PendingAge     float64 // -1 when unknown
+	PendingAge     float64 // -1 when unknown; the proven lower bound when LowerBound
 	Precision      diag.Precision
-	Headroom       *float64 // nil: not exported (no partition with a TTL, or unknown)
-	GapEvents      float64
+	// LowerBound: PendingAge is only a proven lower bound (a partition
+	// with no upper bound), as `streams show` proves it.
+	LowerBound bool
+	Headroom   *float64 // nil: not exported (no partition with a TTL, or unknown)
+	GapEvents  float64
 }
 
 // Round computes one round from a fresh snapshot. A round that could not
@@ -238,9 +256,13 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 		StreamsByKindState: o.Streams.ByKind, MaxPendingAge: map[string]float64{}, MinHeadroom: map[string]float64{},
 		MVsByState: o.MVs.ByState, ExcludedOutdated: o.MVs.ExcludedOutdated, NotExported: map[string]int{},
 		Disagreements: map[[2]string]int{}, Findings: len(res.Findings), SourcesUnreadable: o.Sources.Unreadable, Check: res}
+	r.MaxPendingLowerBound = map[string]bool{}
 	for kind, v := range o.Streams.MaxPendingAge {
 		if v != nil {
 			r.MaxPendingAge[kind] = v.Seconds
+			if v.LowerBound {
+				r.MaxPendingLowerBound[kind] = true
+			}
 		}
 	}
 	for kind, v := range o.Streams.MinHeadroom {
@@ -250,6 +272,7 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 	}
 	if o.MVs.MaxDelay != nil {
 		r.MaxDataDelay = new(o.MVs.MaxDelay.Seconds)
+		r.MaxDataDelayLowerBound = o.MVs.MaxDelay.LowerBound
 	}
 	if o.Space.ChangelogBytes != nil {
 		r.RetainedBytes = new(float64(*o.Space.ChangelogBytes))
@@ -264,6 +287,9 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 	for i := range res.MVs.MVs {
 		m := &res.MVs.MVs[i]
 		if !m.DataDelay.Known() {
+			// Known values only (the design's buckets; an MV whose delay is
+			// only "at least L" is state unknown, and MV_DELAY_HIGH's rule
+			// alerts on it).
 			continue
 		}
 		d := *m.DataDelay.Seconds
@@ -275,6 +301,8 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 		r.DelayBucketCounts[len(DelayBuckets)]++
 	}
 
+	r.Unreadable, r.Withheld = blindness(res)
+	r.Alerting = check.Alertings(res.Findings)
 	dbIDs := databaseIDs(s)
 	st.countTasks(s, res.MVs, r)
 	st.inferGaps(res.Streams, r)
@@ -485,7 +513,8 @@ func (st *State) perObject(res *check.Result, dbIDs map[string]int64, r *Result)
 		}
 	}
 	for _, m := range mvs {
-		e := ExportedMV{DBID: dbIDText(dbIDs, m.DB), DB: m.DB, Name: m.Name, ID: m.ID, DataDelay: m.DataDelay.Get(-1),
+		delay, dlb := boundOr(m.DataDelay)
+		e := ExportedMV{DBID: dbIDText(dbIDs, m.DB), DB: m.DB, Name: m.Name, ID: m.ID, DataDelay: delay, LowerBound: dlb,
 			Precision: m.DataDelay.Precision, State: m.FreshnessState, StateNumber: stateNumber(mv.StateNumbers, m.FreshnessState, mv.FreshUnknown),
 			ConsecutiveFailures: float64(m.History.ConsecutiveFailures), Fallbacks: st.mvFalls[m.ID]}
 		if m.Server != nil && m.Server.ConsecutiveFailures != nil {
@@ -532,8 +561,9 @@ func (st *State) perObject(res *check.Result, dbIDs map[string]int64, r *Result)
 	}
 	r.Streams = make([]ExportedStream, 0, len(users))
 	for _, s := range users {
+		pend, plb := boundOr(s.MaxPendingAge)
 		e := ExportedStream{DBID: dbIDText(dbIDs, s.DB), DB: s.DB, Name: s.Name, ID: s.ID, State: s.State,
-			StateNumber: streamStateNumber(s.State), PendingAge: s.MaxPendingAge.Get(-1),
+			StateNumber: streamStateNumber(s.State), PendingAge: pend, LowerBound: plb,
 			Precision: s.MaxPendingAge.Precision, GapEvents: st.gapEvents[s.ID]}
 		if s.MinHeadroomSeconds != nil {
 			e.Headroom = new(*s.MinHeadroomSeconds)
@@ -557,4 +587,16 @@ func streamStateNumber(state streams.State) float64 {
 		return float64(n)
 	}
 	return float64(streams.StateNumber(streams.StateUnknown))
+}
+
+// boundOr is the value exported for a duration: its upper bound (or exact
+// value) when known, else its proven lower bound (lower true), else -1.
+func boundOr(v diag.Value) (sec float64, lower bool) {
+	switch {
+	case v.Seconds != nil:
+		return *v.Seconds, false
+	case v.Lower != nil:
+		return *v.Lower, true
+	}
+	return -1, false
 }

@@ -14,7 +14,7 @@ var CodeUnreachable = diag.Declare(diag.Declaration{
 	Impact:   diag.ImpactVisibility,
 	Place:    1,
 	Series:   "dorisdiag_sources_unreadable",
-	Alert:    "DorisdiagSourceUnreadable",
+	Alert:    "DorisdiagSourceUnreachable",
 	Title:    "A source could not be read; the report is partial",
 	Spec:     "docs/architecture.md \"Partial failures\"",
 	Meaning:  "One system table, table-valued function, FE or BE could not be read while the snapshot was taken. Everything else was read and is reported. The severity follows what the source costs (see \"What an unreadable source costs\" below): critical for a source the diagnosis needs (table_streams, table_stream_consumption, the cluster clock; the MV sources when MVs exist), a warning naming what is not diagnosed for an optional one (SHOW DATA, partitions, SHOW FRONTENDS/BACKENDS, one node's /metrics). A fallback that another source superseded (SHOW TSO STATUS failed, GET /api/tso gave the clock) is no finding, only a line in the sources.",

@@ -200,7 +200,7 @@ var CodePendingAgeHigh = diag.Declare(diag.Declaration{
 // critical finding says more.
 func checkStreamPendingAge(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
-	if sr.Kind != KindUser || len(s.behind) != 0 || sr.MaxPendingAge.Seconds == nil || *sr.MaxPendingAge.Seconds <= a.opt.MaxPending.Seconds() {
+	if sr.Kind != KindUser || len(s.behind) != 0 || sr.knownMaxPending.Seconds == nil || *sr.knownMaxPending.Seconds <= a.opt.MaxPending.Seconds() {
 		return nil
 	}
 	var w *Partition
@@ -211,12 +211,12 @@ func checkStreamPendingAge(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 		}
 	}
 	bound := ""
-	if sr.MaxPendingAge.Precision == diag.PrecisionUpperBound {
+	if sr.knownMaxPending.Precision == diag.PrecisionUpperBound {
 		bound = "up to "
 	}
-	return measured(sr.MaxPendingAge.Seconds, s.finding(CodePendingAgeHigh, fmt.Sprintf("a change has waited %s%s on %s (> %s)", bound, fmtSecs(sr.MaxPendingAge.Seconds), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
-		fmt.Sprintf("%d partition(s) behind; pending age %s (%s, %s).", sr.PendingPartitions, fmtSecs(sr.MaxPendingAge.Seconds), sr.MaxPendingAge.Precision, sr.MaxPendingAge.Note),
-		s.ev("pending_partitions", strconv.Itoa(sr.PendingPartitions), "worst_partition", w.Unit, "pending_age_seconds", fmtF(sr.MaxPendingAge.Seconds), "precision", string(sr.MaxPendingAge.Precision)),
+	return measured(sr.knownMaxPending.Seconds, s.finding(CodePendingAgeHigh, fmt.Sprintf("a change has waited %s%s on %s (> %s)", bound, fmtSecs(sr.knownMaxPending.Seconds), w.Unit, tso.FormatDuration(a.opt.MaxPending.Milliseconds())),
+		fmt.Sprintf("%d partition(s) behind; pending age %s (%s, %s).", sr.PendingPartitions, fmtSecs(sr.knownMaxPending.Seconds), sr.knownMaxPending.Precision, sr.knownMaxPending.Note),
+		s.ev("pending_partitions", strconv.Itoa(sr.PendingPartitions), "worst_partition", w.Unit, "pending_age_seconds", fmtF(sr.knownMaxPending.Seconds), "precision", string(sr.knownMaxPending.Precision)),
 		"Check the consuming job of "+doris.FormatName(sr.DB, sr.Name)+"; "+s.consQ))
 }
 
@@ -225,7 +225,7 @@ func checkStreamPendingAge(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 // bound is over the threshold ("at least").
 func checkStreamPendingAgeLowerBound(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
-	if sr.Kind != KindUser || len(s.behind) != 0 || (sr.MaxPendingAge.Seconds != nil && *sr.MaxPendingAge.Seconds > a.opt.MaxPending.Seconds()) {
+	if sr.Kind != KindUser || len(s.behind) != 0 || (sr.knownMaxPending.Seconds != nil && *sr.knownMaxPending.Seconds > a.opt.MaxPending.Seconds()) {
 		return nil
 	}
 	var w *Partition

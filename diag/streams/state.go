@@ -195,7 +195,8 @@ func (a *streamAnalyzer) aggregate(sr *Stream) {
 		}
 	}
 	if maxPending != nil {
-		sr.MaxPendingAge = *maxPending
+		sr.knownMaxPending = *maxPending
+		sr.MaxPendingAge = boundMaxPending(sr.Partitions, *maxPending)
 	} else {
 		sr.MaxPendingAge = diag.UnknownValue(diag.SourceClient, "no partition with a pending age")
 	}
@@ -238,6 +239,46 @@ func (a *streamAnalyzer) aggregate(sr *Stream) {
 	default:
 		sr.State, sr.StateReason = StateCaughtUp, "every partition is caught up"
 	}
+}
+
+// boundMaxPending is the stream's max pending age as a bound over its
+// partitions (apache/doris#69907 §3 Definitions: "never report a delay too
+// small"): the largest known upper bound is only an upper bound of the max
+// when every partition has one. A partition with no upper bound (no offset
+// and no creation time, or an unreadable offset) makes the max's upper bound
+// unknown; its proven lower bound — the largest lower bound over the
+// partitions — is then the value shown and exported, never a smaller known
+// value of another partition, never 0 or "caught up".
+func boundMaxPending(parts []Partition, known diag.Value) diag.Value {
+	var open *diag.Value
+	var lower *float64
+	for i := range parts {
+		p := &parts[i]
+		if p.OffsetState == OffsetInitialSnapshotPending {
+			continue
+		}
+		v := &p.PendingAge
+		lo := v.Lower
+		if lo == nil && v.Seconds != nil && v.Precision == diag.PrecisionPrecise {
+			lo = v.Seconds
+		}
+		if lo != nil && (lower == nil || *lo > *lower) {
+			lower = lo
+		}
+		if v.Seconds == nil && (open == nil || (v.Lower != nil && (open.Lower == nil || *v.Lower > *open.Lower))) {
+			open = v
+		}
+	}
+	if open == nil {
+		return known
+	}
+	out := *open
+	out.Seconds = nil
+	out.Precision = diag.PrecisionUnknown
+	if lower != nil {
+		out.Lower = f64(*lower)
+	}
+	return out
 }
 
 func precisionIfBehind(v *diag.Value) diag.Precision {

@@ -238,8 +238,12 @@ type Stream struct {
 	// Rates over a series (nil with one snapshot).
 	Rates *Rates `json:"rates,omitempty"`
 
-	severity diag.Severity
-	ttlOff   bool // the TTL is known to be off (or the table dropped): no retention, not "unknown"
+	// knownMaxPending is the largest known upper bound over the
+	// partitions (the per-partition checks' threshold input); MaxPendingAge
+	// is the stream's bound, unknown above when a partition has none.
+	knownMaxPending diag.Value
+	severity        diag.Severity
+	ttlOff          bool // the TTL is known to be off (or the table dropped): no retention, not "unknown"
 }
 
 // ServerStream are the seed T2 columns of table_streams, as the server

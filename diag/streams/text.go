@@ -112,3 +112,12 @@ func dataUpper(p *Partition) *float64 {
 	}
 	return p.DataAge.Seconds
 }
+
+// pendingText is a pending age with its bound: "3m00s, PRECISE",
+// "at least 3h50m, no upper bound", "?".
+func pendingText(v diag.Value) string {
+	if v.Seconds == nil && v.Lower != nil {
+		return "at least " + fmtSecs(v.Lower) + ", no upper bound"
+	}
+	return fmtSecs(v.Seconds) + ", " + string(v.Precision)
+}

@@ -100,7 +100,7 @@ func (a *streamAnalyzer) verdict(sr *Stream) []string {
 		case StateInitializing:
 			v = append(v, fmt.Sprintf("%s is initializing: the next read returns the initial snapshot.", name))
 		case StateLagging:
-			v = append(v, fmt.Sprintf("%s is behind on %d partition(s) (pending age %s, %s); the next read proceeds.", name, sr.PendingPartitions, fmtSecs(sr.MaxPendingAge.Seconds), sr.MaxPendingAge.Precision))
+			v = append(v, fmt.Sprintf("%s is behind on %d partition(s) (pending age %s); the next read proceeds.", name, sr.PendingPartitions, pendingText(sr.MaxPendingAge)))
 		default:
 			v = append(v, fmt.Sprintf("%s is caught up; the next read proceeds.", name))
 		}

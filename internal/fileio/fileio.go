@@ -12,8 +12,10 @@
 // directory, fsync, rename. The target must be a regular file or not exist:
 // a device, a FIFO or a directory is refused before anything is written, so
 // `snapshot -f /dev/null` run as root can no longer replace /dev/null with a
-// regular file. Everything is written with one mode, Mode (0600): a snapshot
-// names every object of the cluster.
+// regular file. Everything is written with mode Mode (0600: a snapshot
+// names every object of the cluster), except what a caller writes with
+// WriteAtomicMode: a node_exporter textfile is written 0644 by default
+// (--file-mode), so a collector running as another user can read it.
 package fileio
 
 import (
@@ -23,6 +25,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // Mode is the file mode of every file dorisdiag writes.
@@ -160,7 +164,28 @@ const outputHint = ": give a regular file or a new path, or - for standard outpu
 // one; on any error the temporary file is removed and path is untouched.
 // path must pass CheckOutput, before anything is written and again just
 // before the rename.
-func WriteAtomic(path string, write func(io.Writer) error) (err error) {
+func WriteAtomic(path string, write func(io.Writer) error) error {
+	return WriteAtomicMode(path, Mode, write)
+}
+
+// TextfileMode is the default mode of a node_exporter textfile (-o prom -f):
+// readable by a collector running as another user (docs/security.md "Files").
+const TextfileMode fs.FileMode = 0o644
+
+// ParseMode reads a --file-mode value: octal permission bits, 0000–0777
+// ("0644", "644", "0o640").
+func ParseMode(s string) (fs.FileMode, error) {
+	t := strings.TrimPrefix(strings.TrimPrefix(s, "0o"), "0O")
+	v, err := strconv.ParseUint(t, 8, 32)
+	if err != nil || t == "" || v > 0o777 {
+		return 0, fmt.Errorf("%q is not an octal file mode between 0000 and 0777", s)
+	}
+	return fs.FileMode(v), nil
+}
+
+// WriteAtomicMode is WriteAtomic with the file's permission bits (the
+// process umask does not apply: the mode is set with chmod).
+func WriteAtomicMode(path string, mode fs.FileMode, write func(io.Writer) error) (err error) {
 	target, err := CheckOutput(path)
 	if err != nil {
 		return err
@@ -180,7 +205,7 @@ func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if err = f.Chmod(Mode); err != nil {
+	if err = f.Chmod(mode.Perm()); err != nil {
 		return err
 	}
 	if err = write(f); err != nil {
@@ -211,7 +236,12 @@ func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 
 // WriteFileAtomic is WriteAtomic of data.
 func WriteFileAtomic(path string, data []byte) error {
-	return WriteAtomic(path, func(w io.Writer) error {
+	return WriteFileAtomicMode(path, Mode, data)
+}
+
+// WriteFileAtomicMode is WriteAtomicMode of data.
+func WriteFileAtomicMode(path string, mode fs.FileMode, data []byte) error {
+	return WriteAtomicMode(path, mode, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
