@@ -153,7 +153,7 @@ func ruleLeaves(pkgs []pkg) []string {
 
 // ruleNoFixtures: no non-test package outside fixtures/ imports fixtures/...
 // (fixturesAllowlist aside), and the binary never links the emulator or
-// the other test support (internal/testnet, doris/doristest).
+// the other test support (internal/testnet, internal/testbin, doris/doristest).
 func ruleNoFixtures(pkgs []pkg) []string {
 	var bad []string
 	for _, p := range pkgs {
@@ -167,7 +167,7 @@ func ruleNoFixtures(pkgs []pkg) []string {
 		}
 		if p.ImportPath == mod {
 			for _, d := range p.Deps {
-				if underDir(d, "fixtures/emulator") || underDir(d, "internal/testnet") || underDir(d, "doris/doristest") || underDir(d, "diag/internal/diagtest") {
+				if underDir(d, "fixtures/emulator") || underDir(d, "internal/testnet") || underDir(d, "internal/testbin") || underDir(d, "doris/doristest") || underDir(d, "diag/internal/diagtest") {
 					bad = append(bad, fmt.Sprintf("the dorisdiag binary links %s", d))
 				}
 			}
@@ -310,6 +310,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"binary links the emulator", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("fixtures/emulator")}}}},
 		{"binary links doristest", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("doris/doristest")}}}},
 		{"binary links diagtest", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("diag/internal/diagtest")}}}},
+		{"binary links testbin", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("internal/testbin")}}}},
 		{"a diag package imports net", ruleNoIO, append(socketFreeGraph("", pkg{}), pkg{ImportPath: m("diag/streams"), Imports: []string{"net"}})},
 		{"diag imports net/http", ruleNoIO, socketFreeGraph(m("diag"), pkg{Imports: []string{"net/http"}})},
 		{"report reaches os/exec via a module package", ruleNoIO, append(socketFreeGraph(m("report"), pkg{Imports: []string{m("helper")}, Deps: []string{m("helper")}}),
