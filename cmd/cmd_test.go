@@ -104,7 +104,7 @@ func TestGateFailOn(t *testing.T) {
 		{"none", "critical", ExitOK},
 	} {
 		c := common{IO: &IOStreams{}, Config: Config{FailOn: tc.failOn}}
-		if got := exitCode(c.gate(fs, tc.def), io.Discard); got != tc.want {
+		if got := exitCodeFor(c.gate(fs, tc.def), io.Discard, "dorisdiag"); got != tc.want {
 			t.Errorf("--fail-on %q (default %s) with a warning: exit %d, want %d", tc.failOn, tc.def, got, tc.want)
 		}
 	}

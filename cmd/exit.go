@@ -36,13 +36,11 @@ type alreadyReported struct{ err error }
 
 func (e alreadyReported) Error() string { return e.err.Error() }
 
-// exitCode maps the error a command returned to the process exit code and
-// prints it, in one place: one line "dorisdiag: <what>: <why>", never a stack.
-func exitCode(err error, stderr io.Writer) int { return exitCodeFor(err, stderr, "dorisdiag") }
-
-// exitCodeFor is exitCode with the command whose --help a usage error points
-// to: the command that was run ("dorisdiag mv explain"), not the root, so the
-// hint shows that command's arguments and flags.
+// exitCodeFor maps the error a command returned to the process exit code and
+// prints it, in one place: one line "dorisdiag: <what>: <why>", never a
+// stack. A usage error's hint points to helpCmd's --help: the command that
+// was run ("dorisdiag mv explain"), not the root, so the hint shows that
+// command's arguments and flags.
 func exitCodeFor(err error, stderr io.Writer, helpCmd string) int {
 	if err == nil {
 		return ExitOK

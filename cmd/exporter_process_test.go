@@ -7,12 +7,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 )
 
 // Issue 15's resource budgets measured on the real processes
@@ -164,6 +165,7 @@ func exporterProcessSkip(tb testing.TB) {
 // scale (2,000 MVs, 7,000 streams, 50,000 partitions). About 45 s.
 func TestExporterDemoScaleRSSBudget(t *testing.T) {
 	exporterProcessSkip(t)
+	t.Parallel() // 30 rounds of 1 s, mostly waiting: the child is measured, not this process
 	p := startExporterProc(t, dorisdiagBinary(t), "--demo", "scale", "--interval", "1s")
 	cpu, hwm, rss := measureRounds(t, p, 5, 25, time.Second)
 	t.Logf("--demo scale: %.3f s CPU/round (rounds 5..30), VmHWM %.1f MB, VmRSS %.1f MB", cpu, hwm, rss)
@@ -193,11 +195,7 @@ func BenchmarkExporterProcessDemoScale(b *testing.B) {
 func BenchmarkExporterProcessLiveScale(b *testing.B) {
 	exporterProcessSkip(b)
 	bin := dorisdiagBinary(b)
-	emu := filepath.Join(b.TempDir(), "doris-emulator")
-	if out, err := exec.Command("go", "build", "-o", emu, "github.com/dorisdiag/dorisdiag/fixtures/emulator/cmd/doris-emulator").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	ecmd := exec.Command(emu, "--scenario", "scale", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0")
+	ecmd := exec.Command(testbin.Build(b, testbin.Emulator), "--scenario", "scale", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0")
 	out, err := ecmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)

@@ -90,14 +90,6 @@ func newDescs() *descs {
 	return out
 }
 
-// SeriesNames lists every family the exporter can serve (besides the Go and
-// process collectors' go_* and process_*), sorted.
-func SeriesNames() []string {
-	n := append([]string(nil), newDescs().names...)
-	sort.Strings(n)
-	return n
-}
-
 func (d *descs) all() []*prometheus.Desc {
 	return []*prometheus.Desc{d.streams, d.maxPending, d.minHeadroom, d.gapCommits, d.retained, d.mvs, d.maxDelay, d.byDelay,
 		d.excludedOutdated, d.refreshTasks, d.refreshDuration, d.fallbacks, d.failures, d.oldestPending, d.oldestRunning,

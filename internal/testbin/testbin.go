@@ -15,8 +15,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -27,6 +27,11 @@ const Module = "github.com/dorisdiag/dorisdiag"
 
 // Emulator is the import path of the doris-emulator command.
 const Emulator = Module + "/fixtures/emulator/cmd/doris-emulator"
+
+// DorisdiagTest is the import path of dorisdiag as tests run it in a child
+// process: loopback dials only, its peak memory reported on request
+// (internal/testbin/dorisdiagtest).
+const DorisdiagTest = Module + "/internal/testbin/dorisdiagtest"
 
 var (
 	mu     sync.Mutex
@@ -99,7 +104,11 @@ func build(pkg string) result {
 			return result{err: err}
 		}
 	}
-	bin := filepath.Join(dir, path.Base(pkg))
+	name := "dorisdiag" // the module's root; a sub-package by its path
+	if pkg != Module {
+		name = strings.ReplaceAll(strings.TrimPrefix(pkg, Module+"/"), "/", "_")
+	}
+	bin := filepath.Join(dir, name)
 	if out, err := exec.Command(goTool, "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 		return result{err: fmt.Errorf("go build %s: %v\n%s", pkg, err, out)}
 	}
