@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -69,13 +70,29 @@ var fixturesAllowlist = map[string][]string{}
 
 func load(t *testing.T) []pkg {
 	t.Helper()
+	loaded.once.Do(func() { loaded.pkgs, loaded.err = goList() })
+	if loaded.err != nil {
+		t.Fatal(loaded.err)
+	}
+	return append([]pkg(nil), loaded.pkgs...)
+}
+
+// loaded is the module's `go list`, run once for every test of the package
+// (each took seconds of CPU on its own).
+var loaded struct {
+	once sync.Once
+	pkgs []pkg
+	err  error
+}
+
+func goList() ([]pkg, error) {
 	cmd := exec.Command("go", "list", "-json", "./...")
 	cmd.Dir = filepath.Join("..", "..")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -json ./...: %v\n%s", err, stderr.String())
+		return nil, fmt.Errorf("go list -json ./...: %v\n%s", err, stderr.String())
 	}
 	var pkgs []pkg
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -84,14 +101,14 @@ func load(t *testing.T) []pkg {
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
-			t.Fatalf("decoding go list output: %v", err)
+			return nil, fmt.Errorf("decoding go list output: %v", err)
 		}
 		pkgs = append(pkgs, p)
 	}
 	if len(pkgs) < 10 {
-		t.Fatalf("go list found %d packages of %s; expected the whole module", len(pkgs), mod)
+		return nil, fmt.Errorf("go list found %d packages of %s; expected the whole module", len(pkgs), mod)
 	}
-	return pkgs
+	return pkgs, nil
 }
 
 func index(pkgs []pkg) map[string]pkg {
