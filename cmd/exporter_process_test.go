@@ -165,7 +165,6 @@ func exporterProcessSkip(tb testing.TB) {
 // scale (2,000 MVs, 7,000 streams, 50,000 partitions). About 45 s.
 func TestExporterDemoScaleRSSBudget(t *testing.T) {
 	exporterProcessSkip(t)
-	t.Parallel() // 30 rounds of 1 s, mostly waiting: the child is measured, not this process
 	p := startExporterProc(t, dorisdiagBinary(t), "--demo", "scale", "--interval", "1s")
 	cpu, hwm, rss := measureRounds(t, p, 5, 25, time.Second)
 	t.Logf("--demo scale: %.3f s CPU/round (rounds 5..30), VmHWM %.1f MB, VmRSS %.1f MB", cpu, hwm, rss)

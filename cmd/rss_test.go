@@ -123,10 +123,11 @@ func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns child processes and streams 64 MiB bodies")
 	}
-	t.Parallel() // its children are measured, not this process
 	// Every child gets --timeout 5m: the budget is memory; a loaded machine
 	// (64 MiB bodies served by this process) must not fail it on the
-	// default 10 s whole-request timeout.
+	// default 10 s whole-request timeout. Not t.Parallel: a child measured
+	// next to another memory budget's child (TestExporterDemoScaleRSSBudget)
+	// went over its budget on a loaded machine.
 	const size = 64 << 20
 	bin := dorisdiagBinary(t)
 	check := func(name string, rss int64, code int, stderr string, okCodes ...int) {
