@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/cmd"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"github.com/dorisdiag/dorisdiag/scrape"
 )
 
@@ -34,7 +35,7 @@ func main() {
 		}
 		return nil
 	})
-	code := cmd.Main(os.Args[1:], cmd.System())
+	code := cmd.Main(os.Args[1:], cmdutil.System())
 	reportPeakMemory()
 	os.Exit(code)
 }
