@@ -3,21 +3,19 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 )
+
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
 // BenchmarkTSODecodeProcess measures `dorisdiag tso decode` as a whole
 // process — fork, exec, Go runtime start, cobra, decode, print — because it
 // runs in cron and CI loops (design.md budget: under 20 ms). The binary is
-// built once, outside the timed loop.
+// built once (testbin), outside the timed loop.
 func BenchmarkTSODecodeProcess(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "dorisdiag")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		b.Fatalf("building dorisdiag: %v", err)
-	}
+	bin := testbin.Dorisdiag(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		out, err := exec.Command(bin, "tso", "decode", "469067681628160003").Output()

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 )
 
 // BenchmarkCheckSnapshotScale and BenchmarkCheckDemoScale run `check` on the
@@ -33,12 +35,7 @@ func scaleSetup(b *testing.B) (bin, file string) {
 			scaleErr = err
 			return
 		}
-		scaleBin = filepath.Join(dir, "dorisdiag")
-		build := exec.Command("go", "build", "-o", scaleBin, ".")
-		build.Stderr = os.Stderr
-		if scaleErr = build.Run(); scaleErr != nil {
-			return
-		}
+		scaleBin = testbin.Dorisdiag(b)
 		// Written by a child: generating it here would leave this process
 		// large, and a child's max RSS starts at its parent's (the rusage
 		// high-water mark survives the fork and exec).

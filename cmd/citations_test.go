@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,6 +49,12 @@ var (
 // cannot follow. prose says whether a line break continues the sentence
 // (Markdown paragraphs) or ends it (terminal output, JSON).
 func citationProblems(text string, prose bool) []string {
+	return citationProblemsFrom(text, prose, 0)
+}
+
+// citationProblemsFrom is citationProblems for the citations that start at
+// or after from; the text before it is the sentence's context only.
+func citationProblemsFrom(text string, prose bool, from int) []string {
 	var out []string
 	context := func(i, j int) string {
 		a, b := strings.LastIndex(text[:i], "\n")+1, strings.Index(text[j:], "\n")
@@ -82,14 +89,23 @@ func citationProblems(text string, prose bool) []string {
 		return start
 	}
 	for _, m := range bareTask.FindAllStringIndex(text, -1) {
+		if m[0] < from {
+			continue
+		}
 		if !strings.Contains(text[sentenceStart(m[0]):m[0]], designRef) {
 			out = append(out, "design reference "+strings.TrimSpace(text[m[0]:m[1]])+" without "+designRef+": "+context(m[0], m[1]))
 		}
 	}
 	for _, m := range internalWord.FindAllStringIndex(text, -1) {
+		if m[0] < from {
+			continue
+		}
 		out = append(out, "internal note "+text[m[0]:m[1]]+": "+context(m[0], m[1]))
 	}
 	for _, m := range prNumber.FindAllStringSubmatchIndex(text, -1) {
+		if m[0] < from {
+			continue
+		}
 		if m[2] < 0 {
 			out = append(out, "bare number "+text[m[0]:m[1]]+": "+context(m[0], m[1]))
 		}
@@ -140,16 +156,211 @@ func TestCitationProblemsRule(t *testing.T) {
 	}
 }
 
+// citationScanner checks terminal or JSON output (a line ends a sentence)
+// as it is written, in one pass over it: the output is never held (the
+// JSON of `streams --demo=scale` alone is over 100 MB). A line that may hold
+// a citation (mayCite) is checked with the lines it continues — indented
+// under a non-empty line, at most 8 back, as citationProblems reads a
+// sentence when prose is false — which are the only lines kept.
+type citationScanner struct {
+	partial  []byte
+	ring     [8][]byte // the last lines read, each with its newline
+	head, n  int       // ring[head] is the oldest of n lines
+	problems []string
+	window   []byte
+}
+
+func (s *citationScanner) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			s.partial = append(s.partial, p...)
+			break
+		}
+		if len(s.partial) > 0 {
+			s.partial = append(s.partial, p[:i+1]...)
+			s.line(s.partial)
+			s.partial = s.partial[:0]
+		} else {
+			s.line(p[:i+1])
+		}
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// WriteString is Write of a string (fmt.Fprint and io.WriteString use it).
+func (s *citationScanner) WriteString(text string) (int, error) { return s.Write([]byte(text)) }
+
+// done checks an unterminated last line and returns the problems found.
+func (s *citationScanner) done() []string {
+	if len(s.partial) > 0 {
+		s.line(s.partial)
+		s.partial = nil
+	}
+	return s.problems
+}
+
+// kept returns the i-th kept line, 0 the oldest.
+func (s *citationScanner) kept(i int) []byte { return s.ring[(s.head+i)%len(s.ring)] }
+
+func (s *citationScanner) line(l []byte) {
+	if mayCite(l) {
+		// The window: l, and the lines before it while the first one is
+		// indented and the one above it is not empty (its newline aside).
+		w, first := s.n, l
+		for k := 0; k < 8 && w > 0 && len(first) > 0 && first[0] == ' ' && len(s.kept(w-1)) > 1; k++ {
+			w--
+			first = s.kept(w)
+		}
+		s.window = s.window[:0]
+		for i := w; i < s.n; i++ {
+			s.window = append(s.window, s.kept(i)...)
+		}
+		from := len(s.window)
+		s.window = append(s.window, l...)
+		s.problems = append(s.problems, citationProblemsFrom(string(s.window), false, from)...)
+	}
+	// Keep l, over the oldest line when the ring is full.
+	slot := (s.head + s.n) % len(s.ring)
+	if s.n == len(s.ring) {
+		slot = s.head
+		s.head = (s.head + 1) % len(s.ring)
+	} else {
+		s.n++
+	}
+	s.ring[slot] = append(s.ring[slot][:0], l...)
+}
+
+// mayCite reports whether line can hold a match of bareTask, internalWord or
+// prNumber: a superset test on bytes, so that the regular expressions run on
+// a few lines only. A line with non-ASCII bytes is always checked (case
+// folding in internalWord is Unicode's).
+func mayCite(line []byte) bool {
+	for i := 0; i < len(line); i++ {
+		b := line[i]
+		if b >= 0x80 {
+			return true
+		}
+		next := byte(0)
+		if i+1 < len(line) {
+			next = line[i+1]
+		}
+		switch b | 0x20 { // ASCII lower case (and '#' stays '#')
+		case 't':
+			if b == 'T' && next >= '0' && next <= '9' {
+				return true
+			}
+		case 's':
+			if b == 'S' && next >= '0' && next <= '9' {
+				return true
+			}
+			if foldPrefix(line[i:], "seed") || foldPrefix(line[i:], "style.md") {
+				return true
+			}
+		case '#':
+			if next >= '0' && next <= '9' {
+				return true
+			}
+		case 'b':
+			if foldPrefix(line[i:], "brief") {
+				return true
+			}
+		case 'd':
+			if foldPrefix(line[i:], "doris.md") || foldPrefix(line[i:], "design.md") {
+				return true
+			}
+		case 'w':
+			if foldPrefix(line[i:], "wire-audit") {
+				return true
+			}
+		case 'g':
+			if foldPrefix(line[i:], "go-libraries") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foldPrefix: b starts with the lower-case ASCII word w, in any case.
+func foldPrefix(b []byte, w string) bool {
+	if len(b) < len(w) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := b[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The streaming pass finds what citationProblems finds on the whole text:
+// the rule's cases, and outputs wrapped to the terminal and indented JSON.
+func TestCitationScannerAgreesWithWholeText(t *testing.T) {
+	texts := []string{
+		"  apache/doris#69907 says so, wrapped\n  to the terminal (T9).\n",
+		"apache/doris#69907 says so\n  (T9), wrapped\n",
+		"x\n\n  (T9) after an empty line\n",
+		"{\n  \"detail\": \"apache/doris#69907 T9\",\n  \"next\": \"see S4\"\n}\n",
+		"a\n b\n  c\n   d\n    e\n     f\n      g\n       h\n        i\n         j (T9) seed #12345\n",
+		"no newline at the end: BRIEF",
+		"Design.MD and ſeed and Wire-Audit and GO-LIBRARIES § 3\n",
+	}
+	for _, tc := range []struct {
+		text  string
+		prose bool
+		bad   bool
+	}{
+		{"refreshes fail: the internal stream expired (T0)", false, true},
+		{"apache/doris#69907 says so\n(T9).", false, true},
+		{"  apache/doris#69907 says so, wrapped\n  to the terminal (T9).", false, false},
+		{"fixed by apache/doris#69778", false, false},
+	} {
+		texts = append(texts, tc.text)
+	}
+	for _, text := range texts {
+		want := citationProblems(text, false)
+		for _, chunk := range []int{1, 3, len(text) + 1} {
+			sc := &citationScanner{}
+			for i := 0; i < len(text); i += chunk {
+				sc.Write([]byte(text[i:min(len(text), i+chunk)]))
+			}
+			got := sc.done()
+			sort.Strings(got)
+			w := append([]string(nil), want...)
+			sort.Strings(w)
+			if strings.Join(got, "\n") != strings.Join(w, "\n") {
+				t.Errorf("%q in chunks of %d: streaming found %q, the whole text %q", text, chunk, got, w)
+			}
+		}
+	}
+}
+
 // TestUserTextCitesOnlyPublicSources runs every command on every bundled
 // scenario in every human and JSON format, explains every code and every
 // stream and MV, lints every fixture payload, prints every --help, and reads
-// docs/*.md and README.md: none of it may cite our notes.
+// docs/*.md and README.md: none of it may cite our notes. Each output is
+// read once, as it is written (citationScanner).
 func TestUserTextCitesOnlyPublicSources(t *testing.T) {
-	type text struct {
-		source, body string
-		prose        bool
+	seen := map[string][]string{}
+	read := 0
+	add := func(source string, problems []string) {
+		read++
+		once := map[string]bool{}
+		for _, p := range problems {
+			if !once[p] {
+				once[p] = true
+				seen[p] = append(seen[p], source)
+			}
+		}
 	}
-	var texts []text
 	formats := []string{"table", "wide", "markdown", "json"}
 	runAll := func(args ...string) {
 		fs := formats
@@ -158,9 +369,10 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 		}
 		for _, f := range fs {
 			a := append(append([]string{}, args...), "-o", f, "--no-color")
-			var out, errb bytes.Buffer
+			out := &citationScanner{}
+			var errb bytes.Buffer
 			env := map[string]string{"COLUMNS": "120", "PAGER": "cat"}
-			ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
+			ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: out, Err: &errb, Getenv: func(k string) string { return env[k] }}
 			code := Main(a, ios)
 			if code == cmdutil.ExitError && (strings.Contains(errb.String(), "format") || strings.Contains(errb.String(), "holds no /metrics payloads")) {
 				continue // a format this command does not write
@@ -168,7 +380,9 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 			if code == cmdutil.ExitError {
 				t.Errorf("%s: exit 2: %s", strings.Join(a, " "), errb.String())
 			}
-			texts = append(texts, text{strings.Join(a, " "), out.String() + errb.String(), false})
+			errs := &citationScanner{}
+			errs.Write(errb.Bytes())
+			add(strings.Join(a, " "), append(out.done(), errs.done()...))
 		}
 	}
 	names := func(args []string, key string) []string {
@@ -228,10 +442,9 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		var out bytes.Buffer
-		c.SetOut(&out)
-		c.SetErr(&out)
-		texts = append(texts, text{c.CommandPath() + " --help", c.Long + "\n" + c.Short + "\n" + c.Example + "\n" + c.UsageString(), false})
+		sc := &citationScanner{}
+		io.WriteString(sc, c.Long+"\n"+c.Short+"\n"+c.Example+"\n"+c.UsageString())
+		add(c.CommandPath()+" --help", sc.done())
 		for _, s := range c.Commands() {
 			walk(s)
 		}
@@ -244,15 +457,9 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		texts = append(texts, text{p, string(b), true})
+		add(p, citationProblems(string(b), true)) // prose: a paragraph is read whole
 	}
 
-	seen := map[string][]string{}
-	for _, tx := range texts {
-		for _, p := range citationProblems(tx.body, tx.prose) {
-			seen[p] = append(seen[p], tx.source)
-		}
-	}
 	var problems []string
 	for p := range seen {
 		problems = append(problems, p)
@@ -266,7 +473,7 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 		}
 		t.Errorf("%s\n    in %s%s", p, src[0], more)
 	}
-	if len(texts) < 200 {
-		t.Errorf("only %d texts read: the walk missed commands", len(texts))
+	if read < 200 {
+		t.Errorf("only %d texts read: the walk missed commands", read)
 	}
 }

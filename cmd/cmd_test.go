@@ -105,7 +105,7 @@ func TestGateFailOn(t *testing.T) {
 		{"none", "critical", cmdutil.ExitOK},
 	} {
 		c := cmdutil.Common{IO: &cmdutil.IOStreams{}, Config: cmdutil.Config{FailOn: tc.failOn}}
-		if got := cmdutil.ExitCode(c.Gate(fs, tc.def), io.Discard); got != tc.want {
+		if got := cmdutil.ExitCodeFor(c.Gate(fs, tc.def), io.Discard, "dorisdiag"); got != tc.want {
 			t.Errorf("--fail-on %q (default %s) with a warning: exit %d, want %d", tc.failOn, tc.def, got, tc.want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"github.com/dorisdiag/dorisdiag/report"
 )
@@ -19,7 +20,7 @@ import (
 // "the bash script needs the bash-completion package and errors on every
 // TAB without it"): keys are typed with send-keys and the screen is read
 // with capture-pane. "dorisdiag" on the shell's PATH is this test binary
-// (TestMain runs Main when recipeMainEnv is set).
+// (testbin.DorisdiagTest, the real command built once for the package).
 
 type tmuxShell struct {
 	t      *testing.T
@@ -49,15 +50,11 @@ func startShell(t *testing.T, argv ...string) *tmuxShell {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, filepath.Join(bin, "dorisdiag")); err != nil {
+	if err := os.Symlink(testbin.Build(t, testbin.DorisdiagTest), filepath.Join(bin, "dorisdiag")); err != nil {
 		t.Fatal(err)
 	}
 	s := &tmuxShell{t: t, socket: filepath.Join(dir, "tmux.sock"), dir: dir}
-	env := []string{"env", "-i", "PATH=" + bin + ":/usr/bin:/bin", "HOME=" + dir, "HISTFILE=/dev/null", "TERM=xterm", "PS1=$ ", recipeMainEnv + "=1"}
+	env := []string{"env", "-i", "PATH=" + bin + ":/usr/bin:/bin", "HOME=" + dir, "HISTFILE=/dev/null", "TERM=xterm", "PS1=$ "}
 	args := append([]string{"-S", s.socket, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-c", dir}, env...)
 	args = append(args, shell)
 	args = append(args, argv[1:]...)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 )
 
 // TestEmulatorRecipeLeavesNothingRunning runs docs/emulator.md's "Running
@@ -47,11 +49,7 @@ func TestEmulatorRecipeLeavesNothingRunning(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, filepath.Join(bin, "dorisdiag")); err != nil {
+	if err := os.Symlink(testbin.Build(t, testbin.DorisdiagTest), filepath.Join(bin, "dorisdiag")); err != nil {
 		t.Fatal(err)
 	}
 	ports := []string{freePort(t), freePort(t)}
@@ -62,7 +60,7 @@ func TestEmulatorRecipeLeavesNothingRunning(t *testing.T) {
 	}
 	sh := exec.Command("sh", "-ec", script)
 	sh.Dir = ".."
-	sh.Env = append(os.Environ(), recipeMainEnv+"=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	sh.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	// Its own process group: whatever the recipe leaves behind when a step
 	// fails is killed at the end, and output is not awaited forever from a
 	// leftover process that holds the pipe.

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 )
 
 // Issue 15's resource budgets measured on the real processes
@@ -255,11 +256,7 @@ func BenchmarkExporterProcessDemoScale(b *testing.B) {
 func BenchmarkExporterProcessLiveScale(b *testing.B) {
 	exporterProcessSkip(b)
 	bin := dorisdiagBinary(b)
-	emu := filepath.Join(b.TempDir(), "doris-emulator")
-	if out, err := exec.Command("go", "build", "-o", emu, "github.com/dorisdiag/dorisdiag/fixtures/emulator/cmd/doris-emulator").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	ecmd := exec.Command(emu, "--scenario", "scale", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0")
+	ecmd := exec.Command(testbin.Build(b, testbin.Emulator), "--scenario", "scale", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0")
 	out, err := ecmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)

@@ -11,13 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 )
 
 // docs/security.md "Files": every rule below is one of issue 14's cases.
@@ -120,40 +120,20 @@ func TestSnapshotFromStdin(t *testing.T) {
 	}
 }
 
-// peakMemoryEnv names the file a child run as dorisdiag (TestMain) writes
-// its peak resident set (VmHWM) and total heap allocation to.
+// peakMemoryEnv names the file testbin.DorisdiagTest writes its peak
+// resident set (VmHWM: its own, unlike the rusage max RSS, which a child
+// started by os/exec inherits from this large test process) and total heap
+// allocation to.
 const peakMemoryEnv = "DORISDIAG_TEST_PEAK_MEMORY_FILE"
 
-// reportPeakMemory is called by TestMain after Main in a child: VmHWM
-// belongs to the child's own address space (unlike the rusage max RSS,
-// which a child started by os/exec inherits from this large test process).
-func reportPeakMemory() {
-	p := os.Getenv(peakMemoryEnv)
-	if p == "" {
-		return
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	hwm := int64(-1)
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-				hwm = kb << 10
-			}
-		}
-	}
-	os.WriteFile(p, []byte(fmt.Sprintf("%d %d", hwm, ms.TotalAlloc)), 0o600)
-}
-
-// childPeak runs this test binary as dorisdiag with args and stdin, and
+// childPeak runs dorisdiag (testbin.DorisdiagTest) with args and stdin, and
 // returns its exit code, stderr, peak resident set (VmHWM) and total heap
 // allocation.
 func childPeak(t *testing.T, stdin *os.File, args ...string) (int, string, int64, int64) {
 	t.Helper()
 	report := filepath.Join(t.TempDir(), "peak")
-	c := exec.Command(os.Args[0], args...)
-	c.Env = append(os.Environ(), recipeMainEnv+"=1", peakMemoryEnv+"="+report)
+	c := exec.Command(testbin.Build(t, testbin.DorisdiagTest), args...)
+	c.Env = append(os.Environ(), peakMemoryEnv+"="+report)
 	c.Stdin = stdin
 	var stderr strings.Builder
 	c.Stderr = &stderr

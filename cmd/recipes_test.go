@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
-	"net"
 	"os"
 	"os/exec"
 	"path"
@@ -21,8 +18,9 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/spf13/cobra"
 
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"github.com/dorisdiag/dorisdiag/exposition"
-	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 )
 
 // The cron and CI recipes of --help, README.md and docs/ are run as written
@@ -31,27 +29,10 @@ import (
 // incident (the old "check -o prom > f.$$ && mv": exit 1, so mv never ran)
 // fails here.
 
-// recipeMainEnv makes the test binary behave as dorisdiag (TestMain), so a
-// recipe's "dorisdiag" is this package's Main without a separate build.
-const recipeMainEnv = "DORISDIAG_TEST_AS_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(recipeMainEnv) == "1" {
-		// A recipe run here never leaves the loopback range: any other
-		// dial (and so any DNS lookup of a host name) is refused first.
-		scrape.SetDialGuard(func(_, addr string) error {
-			host, _, _ := net.SplitHostPort(addr)
-			if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-				return fmt.Errorf("recipe test: refusing to dial %s (loopback only)", addr)
-			}
-			return nil
-		})
-		code := Main(os.Args[1:], cmdutil.System())
-		reportPeakMemory()
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
+// A recipe's "dorisdiag" is the real command, built once for the package
+// (testbin.DorisdiagTest: every dial outside the loopback range refused, so
+// no recipe can reach a live cluster or a name server).
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
 type recipe struct {
 	where string // file:line or "dorisdiag X --help"
@@ -156,11 +137,7 @@ func runRecipe(t *testing.T, r recipe, config []byte, seed map[string]string) (i
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, filepath.Join(bin, "dorisdiag")); err != nil {
+	if err := os.Symlink(testbin.Build(t, testbin.DorisdiagTest), filepath.Join(bin, "dorisdiag")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "dorisdiag.yaml"), config, 0o644); err != nil {
@@ -198,7 +175,7 @@ func runRecipe(t *testing.T, r recipe, config []byte, seed map[string]string) (i
 	}
 	sh := exec.Command("sh", "-c", text)
 	sh.Dir = work
-	sh.Env = append(os.Environ(), recipeMainEnv+"=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	sh.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	out, err := sh.CombinedOutput()
 	exit := 0
 	var ee *exec.ExitError

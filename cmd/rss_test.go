@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -81,19 +82,10 @@ func generator(t *testing.T, shape string, size int) string {
 	return srv.Listener.Addr().String()
 }
 
-// dorisdiagBinary builds the real dorisdiag (the test binary links the
-// emulator, which alone costs about 50 MB of RSS) once per test run.
-func dorisdiagBinary(t testing.TB) string {
-	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go tool to build dorisdiag")
-	}
-	bin := t.TempDir() + "/dorisdiag"
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/dorisdiag/dorisdiag").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+// dorisdiagBinary is the real dorisdiag (the test binary links the
+// emulator, which alone costs about 50 MB of RSS), built once per test run
+// and shared (testbin).
+func dorisdiagBinary(t testing.TB) string { return testbin.Dorisdiag(t) }
 
 // childMaxRSS runs `dorisdiag args...` as a grandchild under GNU time and
 // returns its max RSS, exit code and stderr. Not a direct child: Go starts
@@ -132,6 +124,11 @@ func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns child processes and streams 64 MiB bodies")
 	}
+	// Every child gets --timeout 5m: the budget is memory; a loaded machine
+	// (64 MiB bodies served by this process) must not fail it on the
+	// default 10 s whole-request timeout. Not t.Parallel: a child measured
+	// next to another memory budget's child (TestExporterDemoScaleRSSBudget)
+	// went over its budget on a loaded machine.
 	const size = 64 << 20
 	bin := dorisdiagBinary(t)
 	check := func(name string, rss int64, code int, stderr string, okCodes ...int) {
@@ -150,7 +147,7 @@ func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
 	}
 	for _, shape := range []string{"line", "series"} {
 		one := generator(t, shape, size)
-		rss, code, stderr := childMaxRSS(t, bin, "metrics", "lint", "--max-bytes", strconv.Itoa(size), "-o", "json", "http://"+one+"/metrics")
+		rss, code, stderr := childMaxRSS(t, bin, "metrics", "lint", "--timeout", "5m", "--max-bytes", strconv.Itoa(size), "-o", "json", "http://"+one+"/metrics")
 		check("metrics lint of one 64 MiB "+shape+" body", rss, code, stderr, cmdutil.ExitOK, cmdutil.ExitFindings)
 
 		var targets []string
@@ -160,7 +157,7 @@ func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
 		// -o table: the JSON of six payloads lists 60,000 problems (30 MB of
 		// output, rendered in memory by the report package); the budget here
 		// is the fetching and linting.
-		rss, code, stderr = childMaxRSS(t, bin, "metrics", "scrape", "--max-bytes", strconv.Itoa(size), "-o", "table", "--targets", strings.Join(targets, ","))
+		rss, code, stderr = childMaxRSS(t, bin, "metrics", "scrape", "--timeout", "5m", "--max-bytes", strconv.Itoa(size), "-o", "table", "--targets", strings.Join(targets, ","))
 		check("metrics scrape of six 64 MiB "+shape+" bodies", rss, code, stderr, cmdutil.ExitOK, cmdutil.ExitFindings)
 	}
 
@@ -186,6 +183,6 @@ func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
 	t.Cleanup(func() { e.Close() })
 	host, port, _ := net.SplitHostPort(e.Addr())
 	_, hport, _ := net.SplitHostPort(e.HTTPAddr())
-	rss, code, stderr := childMaxRSS(t, bin, "check", "-o", "json", "--fail-on", "none", "--host", host, "--port", port, "--http-port", hport)
+	rss, code, stderr := childMaxRSS(t, bin, "check", "--timeout", "5m", "-o", "json", "--fail-on", "none", "--host", host, "--port", port, "--http-port", hport)
 	check("check of six BEs with 64 MiB bodies", rss, code, stderr, cmdutil.ExitOK)
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/dorisdiag/dorisdiag/internal/testbin"
 )
 
 // Issue 13, "Done when": screens captured from a real terminal. The built
@@ -34,11 +36,7 @@ func newTmux(t *testing.T) *tmuxTerm {
 		t.Skip("tmux is not installed (apt-get install -y tmux; .ci/run installs it): the real-terminal goldens are skipped")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "dorisdiag")
-	build := exec.Command("go", "build", "-o", bin, "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testbin.Dorisdiag(t)
 	tm := &tmuxTerm{t: t, sock: filepath.Join(dir, "tmux.sock"), bin: bin, dir: dir}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
 	// A session that lives as long as the test, so that the server does not

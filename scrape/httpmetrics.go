@@ -294,24 +294,15 @@ type Payload struct {
 	Date string `json:"-"`
 }
 
-// FetchMetrics GETs url with the client through get, the one HTTP GET of
+// FetchMetricsTo GETs url with the client through getTo, the one HTTP GET of
 // dorisdiag: bounded by opts' header and whole request timeouts (the
-// client's dialer bounds the connect), at most limit bytes of
-// (decompressed) body, no credentials unless a Basic challenge asks for
-// them (opts.Credentials). Errors name the host and what failed: a
-// *TimeoutError, *HTTPStatusError or *TooLargeError, wrapped.
-func FetchMetrics(ctx context.Context, client *http.Client, url string, opts FetchOptions) (Payload, error) {
-	if opts.Accept == "" {
-		opts.Accept = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
-	}
-	return Get(ctx, client, url, opts, nil)
-}
-
-// FetchMetricsTo is FetchMetrics with the 2xx body streamed to sink instead
-// of buffered (Payload.Body stays nil, Payload.Bytes counts it): at most
-// opts.MaxBytes are read, and memory does not grow with the body. The error
-// is the fetch's (named as FetchMetrics names it) or, when the body was read
-// whole, what sink returned.
+// client's dialer bounds the connect), no credentials unless a Basic
+// challenge asks for them (opts.Credentials). The 2xx body is streamed to
+// sink, never buffered (Payload.Body stays nil, Payload.Bytes counts it): at
+// most opts.MaxBytes of (decompressed) body are read, and memory does not
+// grow with the body. Errors name the host and what failed (a
+// *TimeoutError, *HTTPStatusError or *TooLargeError, wrapped) or, when the
+// body was read whole, are what sink returned.
 func FetchMetricsTo(ctx context.Context, client *http.Client, url string, opts FetchOptions, sink func(io.Reader) error) (Payload, error) {
 	if opts.Accept == "" {
 		opts.Accept = "text/plain;version=0.0.4;q=1,*/*;q=0.1"

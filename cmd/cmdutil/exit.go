@@ -36,13 +36,11 @@ type AlreadyReported struct{ Err error }
 
 func (e AlreadyReported) Error() string { return e.Err.Error() }
 
-// exitCode maps the error a command returned to the process exit code and
-// prints it, in one place: one line "dorisdiag: <what>: <why>", never a stack.
-func ExitCode(err error, stderr io.Writer) int { return ExitCodeFor(err, stderr, "dorisdiag") }
-
-// exitCodeFor is exitCode with the command whose --help a usage error points
-// to: the command that was run ("dorisdiag mv explain"), not the root, so the
-// hint shows that command's arguments and flags.
+// ExitCodeFor maps the error a command returned to the process exit code and
+// prints it, in one place: one line "dorisdiag: <what>: <why>", never a
+// stack. A usage error's hint points to helpCmd's --help: the command that
+// was run ("dorisdiag mv explain"), not the root, so the hint shows that
+// command's arguments and flags.
 func ExitCodeFor(err error, stderr io.Writer, helpCmd string) int {
 	if err == nil {
 		return ExitOK

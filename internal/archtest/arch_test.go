@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -69,13 +70,29 @@ var fixturesAllowlist = map[string][]string{}
 
 func load(t *testing.T) []pkg {
 	t.Helper()
+	loaded.once.Do(func() { loaded.pkgs, loaded.err = goList() })
+	if loaded.err != nil {
+		t.Fatal(loaded.err)
+	}
+	return append([]pkg(nil), loaded.pkgs...)
+}
+
+// loaded is the module's `go list`, run once for every test of the package
+// (each took seconds of CPU on its own).
+var loaded struct {
+	once sync.Once
+	pkgs []pkg
+	err  error
+}
+
+func goList() ([]pkg, error) {
 	cmd := exec.Command("go", "list", "-json", "./...")
 	cmd.Dir = filepath.Join("..", "..")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -json ./...: %v\n%s", err, stderr.String())
+		return nil, fmt.Errorf("go list -json ./...: %v\n%s", err, stderr.String())
 	}
 	var pkgs []pkg
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -84,14 +101,14 @@ func load(t *testing.T) []pkg {
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
-			t.Fatalf("decoding go list output: %v", err)
+			return nil, fmt.Errorf("decoding go list output: %v", err)
 		}
 		pkgs = append(pkgs, p)
 	}
 	if len(pkgs) < 10 {
-		t.Fatalf("go list found %d packages of %s; expected the whole module", len(pkgs), mod)
+		return nil, fmt.Errorf("go list found %d packages of %s; expected the whole module", len(pkgs), mod)
 	}
-	return pkgs
+	return pkgs, nil
 }
 
 func index(pkgs []pkg) map[string]pkg {
@@ -175,7 +192,7 @@ func ruleLeaves(pkgs []pkg) []string {
 
 // ruleNoFixtures: no non-test package outside fixtures/ imports fixtures/...
 // (fixturesAllowlist aside), and the binary never links the emulator or
-// the other test support (internal/testnet, doris/doristest).
+// the other test support (internal/testnet, internal/testbin, doris/doristest).
 func ruleNoFixtures(pkgs []pkg) []string {
 	var bad []string
 	for _, p := range pkgs {
@@ -189,7 +206,7 @@ func ruleNoFixtures(pkgs []pkg) []string {
 		}
 		if p.ImportPath == mod {
 			for _, d := range p.Deps {
-				if underDir(d, "fixtures/emulator") || underDir(d, "internal/testnet") || underDir(d, "doris/doristest") || underDir(d, "diag/internal/diagtest") {
+				if underDir(d, "fixtures/emulator") || underDir(d, "internal/testnet") || underDir(d, "internal/testbin") || underDir(d, "doris/doristest") || underDir(d, "diag/internal/diagtest") {
 					bad = append(bad, fmt.Sprintf("the dorisdiag binary links %s", d))
 				}
 			}
@@ -339,6 +356,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"binary links the emulator", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("fixtures/emulator")}}}},
 		{"binary links doristest", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("doris/doristest")}}}},
 		{"binary links diagtest", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("diag/internal/diagtest")}}}},
+		{"binary links testbin", ruleNoFixtures, []pkg{{ImportPath: mod, Deps: []string{m("internal/testbin")}}}},
 		{"a diag package imports net", ruleNoIO, append(socketFreeGraph("", pkg{}), pkg{ImportPath: m("diag/streams"), Imports: []string{"net"}})},
 		{"diag imports net/http", ruleNoIO, socketFreeGraph(m("diag"), pkg{Imports: []string{"net/http"}})},
 		{"report reaches os/exec via a module package", ruleNoIO, append(socketFreeGraph(m("report"), pkg{Imports: []string{m("helper")}, Deps: []string{m("helper")}}),

@@ -1,5 +1,0 @@
-//go:build !race
-
-package collect_test
-
-const raceEnabled = false
