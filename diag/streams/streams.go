@@ -5,6 +5,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/changepoints"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -122,6 +123,10 @@ type Result struct {
 	WhatIf       bool           `json:"what_if"`
 	TTLOverride  *int64         `json:"ttl_override_seconds,omitempty"`
 	Snapshots    int            `json:"snapshots"` // how many snapshots narrowed the pending ages
+	// TTLEnforcement is whether the build enforces the changelog TTL (yes,
+	// no or unknown) and the evidence: every conclusion that rests on
+	// expiry (cannot_resume, headroom, rows skipped) says which holds.
+	TTLEnforcement snapshot.TTLEnforcement `json:"ttl_enforcement"`
 	MinHeadroomS float64        `json:"min_headroom_threshold_seconds"`
 	MaxPendingS  float64        `json:"max_pending_threshold_seconds"`
 	Streams      []Stream       `json:"streams"`
@@ -189,6 +194,9 @@ type Stream struct {
 	BaseTableDB      string `json:"base_table_db,omitempty"`
 	BaseTableName    string `json:"base_table_name,omitempty"`
 	BaseTableDropped bool   `json:"base_table_dropped"`
+	// baseTableDroppedShape is snapshot.Stream.BaseTableDroppedShape
+	// (type_na: the later builds, which keep the table's name; all_na).
+	baseTableDroppedShape string
 	KeyModel         string `json:"key_model,omitempty"`
 	// TTLSeconds is the retention applied (the override in a what-if); nil
 	// when unknown or off, with TTLNote saying which.
