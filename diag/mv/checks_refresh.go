@@ -23,13 +23,14 @@ var CodeChangelogBroken = diag.Declare(diag.Declaration{
 	Alert:     "DorisIvmRefreshFailures",
 	Title:     "Refreshes fail because an internal stream's offset has expired",
 	Spec:      "apache/doris#69907 §1 T0; §3 failure reason CHANGELOG_BROKEN (BINLOG_BROKEN on earlier builds)",
-	Meaning: "The latest failed refresh failed with CHANGELOG_BROKEN / BINLOG_BROKEN: the changelog TTL expired changes the MV's internal stream still needed. On builds " +
+	Meaning: "The latest failed refresh failed on an expired offset: CHANGELOG_BROKEN, or the error \"offset has expired according to binlog.ttl_seconds\" (reason BINLOG_BROKEN): " +
+		"the changelog TTL expired changes the MV's internal stream still needed. IvmFallbackReason BINLOG_BROKEN without that error is a broken IVM baseline, not an expired TTL (MV_IVM_BASELINE_BROKEN). On builds " +
 		"without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every later refresh fails too, even one allowed to fall back, until a manual COMPLETE refresh.",
 	Matters: "The MV stops being maintained: it stays at its last good data.",
 	Confirm: "SELECT TaskId, Status, ErrorMsg, IvmFallbackReason FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = '<db>' AND MvName = '<mv>' ORDER BY CreateTime DESC LIMIT 5;\n" +
 		"dorisdiag mv explain <db>.<mv>  # the dependency whose internal stream cannot resume",
 	Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE; then keep refreshes within the TTL, or raise changelog.ttl_seconds on the base table. Upgrade to a build that falls back to COMPLETE when an IVM stream offset has expired (apache/doris#69907 T0).",
-	Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_NEXT_REFRESH_RECOMPUTES", "STREAM_CANNOT_RESUME_REJECTED"},
+	Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_NEXT_REFRESH_RECOMPUTES", "STREAM_CANNOT_RESUME_REJECTED", "MV_IVM_BASELINE_BROKEN"},
 })
 
 // checkMVChangelogBroken (T0): refreshes fail because an internal stream expired.
@@ -58,8 +59,8 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 		headroom = dep.HeadroomSeconds
 	}
 	return m.measured(headroom, m.one(CodeChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired", reason, where),
-		fmt.Sprintf("The latest refresh (task %d) failed with %s: %s. The changelog TTL expired changes the internal stream still needed; on builds without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every refresh fails until a manual COMPLETE refresh.",
-			h.LastFailure.TaskID, reason, mvOrNone(truncateText(h.LastFailure.ErrorMsg, 200))),
+		fmt.Sprintf("The latest refresh (task %d) failed with %s%s. The changelog TTL expired changes the internal stream still needed; on builds without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every refresh fails until a manual COMPLETE refresh.",
+			h.LastFailure.TaskID, reason, ifText(h.LastFailure.ErrorMsg != "", ": "+truncateText(h.LastFailure.ErrorMsg, 200))),
 		evd, doris.RefreshMV(r.DB, r.Name, "COMPLETE")))
 }
 
@@ -195,7 +196,7 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		n = "at least " + n
 		count = nil // a lower bound, not the count
 	}
-	return m.measured(count, m.one(CodeConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s): %s", n, reason, truncateText(mvOrNone(msg), 120)),
+	return m.measured(count, m.one(CodeConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s)%s", n, reason, ifText(strings.TrimSpace(msg) != "", ": "+truncateText(msg, 120))),
 		fmt.Sprintf("%s consecutive failures (from %s; --max-failures %d). Last failure reason %s%s.", n, src, a.opt.MaxFailures, reason,
 			ifText(h.LastFailure != nil && h.LastFailure.FailureReasonInferred && src != "ivm_mv_status", " (inferred from the error text: tasks() has no failure-reason column)")),
 		m.ev("consecutive_failures", n, "source", src, "failure_reason", reason, "last_error", truncateText(msg, 200)),

@@ -232,7 +232,7 @@ func failureReason(msg, fallbackReason string, refresh RefreshInfo) (string, boo
 	up := strings.ToUpper(msg)
 	low := strings.ToLower(msg)
 	// T0: an expired offset, in either naming (doris.md §0, §2).
-	if strings.Contains(low, "expired") && (strings.Contains(low, "offset") || strings.Contains(low, "ttl_seconds")) {
+	if isExpiryText(msg) {
 		if strings.Contains(low, "binlog") && !strings.Contains(low, "changelog") {
 			return "BINLOG_BROKEN", true
 		}

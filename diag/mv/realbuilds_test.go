@@ -1,0 +1,72 @@
+package mv
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/fixtures/corpus"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// Issue 21 ("Real builds differ"), on real Doris output (fixtures/corpus).
+
+// corpusMV loads a corpus case; mv, when set, is the mv_infos() row of the
+// MV its tasks belong to (the case has the tasks() and jobs() rows only).
+func corpusMV(t *testing.T, name string, mv *snapshot.MVInfo) *Result {
+	t.Helper()
+	s, err := corpus.Snapshot(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mv != nil {
+		s.MVs = append(s.MVs, *mv)
+		s.Normalize()
+	}
+	ss := []*snapshot.Snapshot{s}
+	return Analyze(ss, streams.Analyze(ss, streams.Options{}), Options{})
+}
+
+// mvOrders is the MV the tasks of binlog-broken-fallback and
+// task-errors-5100-5101 belong to (MvId 30001, demo.mv_orders).
+func mvOrders(refresh string) *snapshot.MVInfo {
+	return &snapshot.MVInfo{ID: 30001, DB: "demo", Name: "mv_orders", JobName: "inner_mtmv_30001", State: "NORMAL", RefreshState: "SUCCESS",
+		RefreshInfo: refresh, MvProperties: "{}"}
+}
+
+func codes(fs []diag.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Code.String())
+	}
+	return out
+}
+
+// BINLOG_BROKEN with an empty ErrorMsg is a broken IVM baseline
+// (markIvmBaselineBroken / finishIvmFullRefresh), not an expired TTL; no text
+// says "none".
+func TestBinlogBrokenIsABrokenBaseline(t *testing.T) {
+	for _, refresh := range []string{"BUILD DEFERRED REFRESH INCREMENTAL ON MANUAL"} {
+		r := corpusMV(t, "binlog-broken-fallback", mvOrders(refresh))
+		var got *diag.Finding
+		for i, f := range r.Findings {
+			if f.Code == CodeChangelogBroken {
+				t.Errorf("%s: MV_CHANGELOG_BROKEN (an expired TTL) for a broken baseline: %s — %s", refresh, f.Summary, f.Detail)
+			}
+			if strings.Contains(f.Summary+f.Detail, ": none") {
+				t.Errorf("%s: %s says none for an empty error: %q %q", refresh, f.Code, f.Summary, f.Detail)
+			}
+			if f.Code == CodeIVMBaselineBroken {
+				got = &r.Findings[i]
+			}
+		}
+		if got == nil {
+			t.Fatalf("%s: no MV_IVM_BASELINE_BROKEN in %v", refresh, codes(r.Findings))
+		}
+		if !strings.Contains(got.Detail, "Stream binlog is marked as broken") || !strings.Contains(got.Detail, "not an expired TTL") ||
+			!strings.HasPrefix(got.Next, "REFRESH MATERIALIZED VIEW `demo`.`mv_orders` COMPLETE") || got.Evidence["task_id"] != "50202" {
+			t.Errorf("%s: %q %q %v", refresh, got.Detail, got.Next, got.Evidence)
+		}
+	}
+}
