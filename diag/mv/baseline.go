@@ -29,7 +29,7 @@ var CodeIVMBaselineBroken = diag.Declare(diag.Declaration{
 	Code:     "MV_IVM_BASELINE_BROKEN",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactFreshness,
-	Place:    4,
+	Place:    8,
 	Title:    "The MV's IVM baseline is marked broken: refreshes recompute instead of applying a delta",
 	Spec:     "docs/notes-realbuilds-evidence.md \"BINLOG_BROKEN is a broken IVM baseline\" (Doris IvmRefreshManager markIvmBaselineBroken / finishIvmFullRefresh)",
 	Meaning: "The latest finished refresh task carries IvmFallbackReason BINLOG_BROKEN without an expired-offset error. Doris marks an IVM MV's baseline broken when a " +

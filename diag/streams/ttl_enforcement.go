@@ -30,6 +30,14 @@ const HowToTellTTL = "Whether this build expires changes past the TTL is not pro
 	"expire changes (apache/doris#65897). If you know it does, give --assume-ttl-enforced (or assume_ttl_enforced: true in the config file) to restore the critical gate; " +
 	"--assume-ttl-enforced=false says it does not."
 
+// TTLBuildsDiffer ends the explain text (Meaning) of every code whose
+// conclusion rests on expiry.
+const TTLBuildsDiffer = "Builds differ: earlier ROW binlog builds never expire changes whatever binlog.ttl_seconds says (apache/doris#65897), later ones do " +
+	"(apache/doris#68226), the Doris 5.0 changelog at once. Without evidence that the build enforces the TTL (changelog.* properties, an expired-offset error, " +
+	"the TTL series of apache/doris#69907 on /metrics, the retention columns of table_stream_consumption) the finding is at most a warning worded " +
+	"\"if this build enforces binlog.ttl_seconds (apache/doris#68226)\"; --assume-ttl-enforced (config key assume_ttl_enforced) restores the critical, " +
+	"--assume-ttl-enforced=false drops the finding."
+
 // ExpiryCondition is the condition an expiry finding is worded under when
 // enforcement is unknown; property is the TTL property the table uses
 // ("binlog.ttl_seconds").
