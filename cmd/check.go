@@ -92,7 +92,7 @@ code's severity and ignore findings by code and object pattern.`,
 
 // checkRun runs every diagnosis over each round's series.
 func checkRun(o *CheckOptions) error {
-	opt, failOnDefault, err := o.resolve()
+	opt, failOnDefault, assumeTTL, err := o.resolveConfig()
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func checkRun(o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	sopt := SourceOptions{AttachMetrics: !o.NoMetrics}
+	sopt := SourceOptions{AttachMetrics: !o.NoMetrics, AssumeTTLEnforced: assumeTTL}
 	if o.MetricsTargets != "" {
 		if sopt.MetricsTargets, err = scrape.ParseTargets(o.MetricsTargets); err != nil {
 			return usageErrorf("--metrics-targets: %v", err)
@@ -157,15 +157,23 @@ func diffFindings(prev, cur []diag.Finding) *report.CheckChanges {
 // diagnosis options and the file's fail_on ("" when it has none); o is
 // not changed.
 func (o *CheckOptions) resolve() (check.Options, string, error) {
+	opt, failOn, _, err := o.resolveConfig()
+	return opt, failOn, err
+}
+
+// resolveConfig is resolve, plus the file's assume_ttl_enforced (nil when
+// absent).
+func (o *CheckOptions) resolveConfig() (check.Options, string, *bool, error) {
 	var pol diag.Policy
 	failOn := ""
+	var assumeTTL *bool
 	t := *o // the thresholds, with the file's where no flag was given
 	if o.ConfigFile != "" {
 		cfg, p, err := loadConfig(o.ConfigFile)
 		if err != nil {
-			return check.Options{}, "", usageError{err}
+			return check.Options{}, "", nil, usageError{err}
 		}
-		pol, failOn = p, cfg.FailOn
+		pol, failOn, assumeTTL = p, cfg.FailOn, cfg.AssumeTTLEnforced
 		set := func(flag string, dst *time.Duration, v *duration) {
 			if v != nil && !o.Given[flag] {
 				*dst = time.Duration(*v)
@@ -183,16 +191,16 @@ func (o *CheckOptions) resolve() (check.Options, string, error) {
 	}
 	for name, d := range map[string]time.Duration{"max-delay": t.MaxDelay, "min-headroom": t.MinHeadroom, "max-pending": t.MaxPending, "max-running": t.MaxRunning, "max-queued": t.MaxQueued, "fallback-window": t.FallbackWindow} {
 		if d <= 0 {
-			return check.Options{}, "", usageErrorf("--%s must be positive, got %s", name, d)
+			return check.Options{}, "", nil, usageErrorf("--%s must be positive, got %s", name, d)
 		}
 	}
 	if t.MaxFailures < 1 || t.MinFallbacks < 1 {
-		return check.Options{}, "", usageErrorf("--max-failures and --min-fallbacks must be at least 1")
+		return check.Options{}, "", nil, usageErrorf("--max-failures and --min-fallbacks must be at least 1")
 	}
 	return check.Options{
 		Streams: streams.Options{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending},
 		MVs: mv.Options{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
 			FallbackWindow: t.FallbackWindow, MinFallbacks: t.MinFallbacks},
 		Policy: pol,
-	}, failOn, nil
+	}, failOn, assumeTTL, nil
 }

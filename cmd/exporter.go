@@ -135,6 +135,7 @@ func exporterRun(o *ExporterOptions) error {
 	default:
 		opt.Source = exporter.LiveSource(src.LiveConfig())
 	}
+	opt.Source = assumeTTLSource(opt.Source, o.Config.AssumeTTLEnforced)
 	e, err := exporter.New(opt)
 	if err != nil {
 		return err

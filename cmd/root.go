@@ -88,6 +88,7 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	pf.StringVar(&cfg.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
 	addPagerFlag(root, cfg)
+	addTTLFlag(root, cfg)
 
 	for _, add := range commandTree() {
 		root.AddCommand(add(f))
