@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -164,11 +165,18 @@ func (o *MetricsLintOptions) run() error {
 	if err != nil {
 		return err
 	}
-	res, err := exposition.Lint(in, o.lintOptions())
+	// The bytes are kept for what a Prometheus server does with them and
+	// for the OpenMetrics check (docs/metrics.md "Who rejects what").
+	var body bytes.Buffer
+	res, err := exposition.Lint(io.TeeReader(in, &body), o.lintOptions())
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: res}}, opt)
+	if err := refuseOpenMetrics(source, body.Bytes()); err != nil {
+		return err
+	}
+	consumers := exposition.PayloadConsumers(res, body.Bytes())
+	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: res, Consumers: &consumers}}, opt)
 	if err := o.emit(report.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
 		return err
 	}
@@ -203,8 +211,16 @@ func (o *MetricsLintOptions) runFix() error {
 		if err != nil {
 			return fmt.Errorf("--fix -w %s: %w", o.Write, err)
 		}
-	} else if rep, err = exposition.Fix(in, o.IO.Out, o.lintOptions()); err != nil {
-		return fmt.Errorf("%s: %w", source, err)
+	} else {
+		// Buffered: an OpenMetrics payload is refused as a whole, and what
+		// Fix wrote before it saw the sign must not reach stdout.
+		var out bytes.Buffer
+		if rep, err = exposition.Fix(in, &out, o.lintOptions()); err != nil {
+			return fmt.Errorf("%s: %w", source, err)
+		}
+		if _, err := out.WriteTo(o.IO.Out); err != nil {
+			return err
+		}
 	}
 	unrepaired := &exposition.Result{Problems: rep.Unrepaired, Parseable: rep.OK}
 	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: unrepaired}}, metrics.Options{NoConform: true, IncludeStyle: true})
@@ -213,6 +229,15 @@ func (o *MetricsLintOptions) runFix() error {
 		return err
 	}
 	return o.gate(a.Findings, metricsLintFailOn)
+}
+
+// refuseOpenMetrics refuses an OpenMetrics payload (exit 2): its rules are
+// not Prometheus text's, so the linter's verdicts would be wrong both ways.
+func refuseOpenMetrics(source string, body []byte) error {
+	if sign, ok := exposition.DetectOpenMetrics(body); ok {
+		return fmt.Errorf("%s: %w", source, &exposition.OpenMetricsError{Sign: sign})
+	}
+	return nil
 }
 
 // runSnapshot lints every /metrics payload stored in the (latest) snapshot

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
@@ -152,6 +153,9 @@ func MetricsFix(w io.Writer, st Style, source string, rep exposition.FixReport) 
 			fmt.Fprintf(&b, ": \"%s\" -> \"%s\"", c.Before, c.After)
 		}
 		b.WriteString("\n")
+	}
+	for _, r := range rep.Refused {
+		fmt.Fprintf(&b, "%s:%d: refused: %s: %s -> %s\n", source, r.Line, r.Reason, strconv.Quote(r.Before), strconv.Quote(r.After))
 	}
 	for _, p := range rep.Unrepaired {
 		fmt.Fprintf(&b, "%s:%d:%d: not repaired: %s: %s\n", source, p.Line, p.Col, p.Rule, p.Message)
