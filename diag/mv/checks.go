@@ -27,6 +27,7 @@ type mvCheck struct {
 var mvChecks = []mvCheck{
 	{CodeChangelogBroken, checkMVChangelogBroken},
 	{CodeIVMBaselineBroken, checkMVIVMBaselineBroken},
+	{CodeSchemaChange, checkMVSchemaChange},
 	{CodeInternalStreamMissing, checkMVInternalStreamMissing},
 	{CodeRebuildRequired, checkMVRebuildRequired},
 	{CodeJobPaused, checkMVJobPaused},

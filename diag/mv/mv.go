@@ -173,6 +173,9 @@ type MV struct {
 	JobName      string       `json:"job_name,omitempty"`
 	JobStatus    string       `json:"job_status,omitempty"` // jobs().Status
 	State        string       `json:"mv_state,omitempty"`   // mv_infos().State
+	// SchemaChangeDetail is mv_infos().SchemaChangeDetail as written: why a
+	// base-table change invalidated the MV (State SCHEMA_CHANGE).
+	SchemaChangeDetail string `json:"schema_change_detail,omitempty"`
 	RefreshState string       `json:"refresh_state,omitempty"`
 	Refresh      RefreshInfo  `json:"refresh_info"`
 	Excluded     []TableRef   `json:"excluded_trigger_tables,omitempty"`

@@ -70,3 +70,36 @@ func TestBinlogBrokenIsABrokenBaseline(t *testing.T) {
 		}
 	}
 }
+
+// An MV invalidated by DDL (mv_infos().State SCHEMA_CHANGE): one finding per
+// MV with SchemaChangeDetail as written and what its next refresh does; the
+// docs' NORMAL row gives none.
+func TestSchemaChangeReported(t *testing.T) {
+	r := corpusMV(t, "mv-schema-change", nil)
+	got := map[string]diag.Finding{}
+	for _, f := range r.Findings {
+		if f.Code == CodeSchemaChange {
+			got[f.Object.Name] = f
+		}
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d MV_SCHEMA_CHANGE findings, want 3: %v", len(got), codes(r.Findings))
+	}
+	for name, f := range got {
+		if !strings.HasPrefix(f.Evidence["schema_change_detail"], "The ") || !strings.Contains(f.Detail, f.Evidence["schema_change_detail"]) ||
+			f.Evidence["base_table"] != "ivm_db.ivm_base" {
+			t.Errorf("%s: detail not kept: %q %v", name, f.Detail, f.Evidence)
+		}
+	}
+	if f := got["mv_dropped_base"]; !strings.HasPrefix(f.Next, "RECOVER TABLE `ivm_db`.`ivm_base`") {
+		t.Errorf("deleted base table: next %q", f.Next)
+	}
+	if f := got["mv_updated"]; !strings.Contains(f.Detail, "next successful refresh sets State NORMAL") || !strings.HasPrefix(f.Next, "REFRESH MATERIALIZED VIEW") {
+		t.Errorf("updated: %q next %q", f.Detail, f.Next)
+	}
+	for _, f := range corpusMV(t, "mv-infos-docs-normal", nil).Findings {
+		if f.Code == CodeSchemaChange {
+			t.Errorf("NORMAL MV reported: %s", f.Summary)
+		}
+	}
+}

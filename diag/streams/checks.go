@@ -39,6 +39,7 @@ var streamReadChecks = []streamCheck{
 	checkStreamPendingAgeLowerBound,
 	checkStreamNoOffsetRowsSkipped,
 	checkStreamServerClientMismatch,
+	checkStreamPartitionIDChanged,
 }
 
 // streamFindings raises the hazards of one stream.

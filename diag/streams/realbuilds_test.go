@@ -123,3 +123,29 @@ func TestDroppedBaseTableNewerShape(t *testing.T) {
 		t.Errorf("recovered: %+v", r.Findings)
 	}
 }
+
+// A base partition whose PARTITION_ID changed between two snapshots of a
+// series (TRUNCATE / REPLACE PARTITION write no row binlog): the consumer
+// must resync it, said as a heuristic. The docs' consumption rows, with the
+// partitions rows a newer build adds (PARTITION_ID).
+func TestPartitionIDChangedMeansResync(t *testing.T) {
+	series := make([]*snapshot.Snapshot, 2)
+	for i, id := range []int64{1001, 2002} {
+		s, err := corpus.Snapshot("docs-consumption")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stable, changed := int64(900), id
+		s.Partitions = []snapshot.Partition{{DB: "demo", Table: "orders", Name: "p20260913", ID: &stable}, {DB: "demo", Table: "orders", Name: "p20260914", ID: &changed}}
+		series[i] = s
+	}
+	r := Analyze(series, Options{})
+	fs := findingsOf(r, CodePartitionIDChanged)
+	if len(fs) != 1 || fs[0].Evidence["partitions"] != "p20260914" || fs[0].Evidence["partition_id.p20260914"] != "1001->2002" ||
+		!strings.Contains(fs[0].Summary, "heuristic") {
+		t.Errorf("findings: %+v", fs)
+	}
+	if fs := findingsOf(Analyze(series[1:], Options{}), CodePartitionIDChanged); len(fs) != 0 {
+		t.Errorf("one snapshot: %+v", fs)
+	}
+}
