@@ -28,6 +28,7 @@ var mvChecks = []mvCheck{
 	{CodeChangelogBroken, checkMVChangelogBroken},
 	{CodeIVMBaselineBroken, checkMVIVMBaselineBroken},
 	{CodeSchemaChange, checkMVSchemaChange},
+	{CodeIncrWindowNotReady, checkMVIncrWindowNotReady},
 	{CodeInternalStreamMissing, checkMVInternalStreamMissing},
 	{CodeRebuildRequired, checkMVRebuildRequired},
 	{CodeJobPaused, checkMVJobPaused},

@@ -103,3 +103,35 @@ func TestSchemaChangeReported(t *testing.T) {
 		}
 	}
 }
+
+// Errors 5100 and 5101 of a bounded incremental read: classified in tasks()
+// ErrorMsg, retryable, with their cause.
+func TestIncrWindowErrorsRetryable(t *testing.T) {
+	r := corpusMV(t, "task-errors-5100-5101", mvOrders("BUILD DEFERRED REFRESH INCREMENTAL ON MANUAL"))
+	want := map[int64][2]string{
+		50101: {FailureIncrWindowNotReady, "END_AFTER_CURRENT_TSO"},
+		50102: {FailureIncrWindowNotReady, "TSO_RECOVERING"},
+		50103: {FailureIncrVisibleWaitTimeout, "change_visible_timeout_ms"},
+	}
+	if len(r.MVs) != 1 {
+		t.Fatalf("%d MVs", len(r.MVs))
+	}
+	for _, c := range r.MVs[0].History.Tasks {
+		w := want[c.TaskID]
+		if c.FailureReason != w[0] || !c.Retryable || !strings.Contains(c.RetryCause, w[1]) || !strings.Contains(c.RetryCause, "retry after") {
+			t.Errorf("task %d: reason %q retryable %v cause %q; want %v", c.TaskID, c.FailureReason, c.Retryable, c.RetryCause, w)
+		}
+	}
+	found := false
+	for _, f := range r.Findings {
+		if f.Code == CodeIncrWindowNotReady {
+			found = true
+			if f.Evidence["retryable"] != "true" || !strings.Contains(f.Detail, "Cause: error 510") {
+				t.Errorf("finding: %q %v", f.Detail, f.Evidence)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no MV_INCR_WINDOW_NOT_READY in %v", codes(r.Findings))
+	}
+}

@@ -91,6 +91,11 @@ type TaskClass struct {
 	// every build (tasks() has no failure-reason column).
 	FailureReason         string `json:"failure_reason,omitempty"`
 	FailureReasonInferred bool   `json:"failure_reason_inferred,omitempty"`
+	// Retryable: the failure is a bounded incremental read that must be
+	// retried on the same window (errors 5100 and 5101, incr_window.go);
+	// RetryCause says why the window was not readable.
+	Retryable  bool   `json:"retryable,omitempty"`
+	RetryCause string `json:"retry_cause,omitempty"`
 	TriggerMode           string `json:"trigger_mode,omitempty"` // from TaskContext: MANUAL | COMMIT | SYSTEM | SCHEDULE
 	RefreshMode           string `json:"refresh_mode,omitempty"`
 	RebuiltPartitions     *int64 `json:"rebuilt_partitions,omitempty"`
@@ -159,6 +164,9 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 	case "FAILED":
 		c.Result = ResultFailed
 		c.FailureReason, c.FailureReasonInferred = failureReason(c.ErrorMsg, fallbackReason, refresh)
+		if reason, cause, ok := incrWindowFailure(c.ErrorMsg); ok {
+			c.FailureReason, c.Retryable, c.RetryCause = reason, true, cause
+		}
 	default:
 		c.Result = ResultCanceled
 	}
@@ -319,7 +327,7 @@ func FallbackReasons() []string {
 
 func FailureReasons() []string {
 	out := FallbackReasons()
-	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed, FailureOther} {
+	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed, FailureOther, FailureIncrWindowNotReady, FailureIncrVisibleWaitTimeout} {
 		out = append(out, strings.ToLower(r))
 	}
 	return out
