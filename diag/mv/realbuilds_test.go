@@ -135,3 +135,40 @@ func TestIncrWindowErrorsRetryable(t *testing.T) {
 		t.Errorf("no MV_INCR_WINDOW_NOT_READY in %v", codes(r.Findings))
 	}
 }
+
+// excluded_trigger_tables matched as Doris matches it (isTableNamelike): the
+// bare name 'region' of an MV in shop excludes dim.region, and names no
+// database when no table of that name is known.
+func TestExcludedTriggerBareName(t *testing.T) {
+	r := corpusMV(t, "excluded-trigger-bare-name", nil)
+	if len(r.MVs) != 1 {
+		t.Fatalf("%d MVs", len(r.MVs))
+	}
+	m := r.MVs[0]
+	for _, d := range m.Dependencies {
+		if d.Excluded && d.BaseTableDB == "shop" {
+			t.Errorf("bare name bound to the MV's database: %+v", d)
+		}
+	}
+	if len(m.Excluded) != 1 || m.Excluded[0].DB != "" || m.Excluded[0].Name != "region" {
+		t.Errorf("excluded as written: %+v", m.Excluded)
+	}
+	// With the base table known (dim.region, as the MV's query reads it), it
+	// is that table that is excluded.
+	s, err := corpus.Snapshot("excluded-trigger-bare-name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Tables = append(s.Tables, snapshot.Table{DB: "dim", Name: "region"})
+	ss := []*snapshot.Snapshot{s}
+	r = Analyze(ss, streams.Analyze(ss, streams.Options{}), Options{})
+	var ex []string
+	for _, d := range r.MVs[0].Dependencies {
+		if d.Excluded {
+			ex = append(ex, d.BaseTableDB+"."+d.BaseTableName)
+		}
+	}
+	if len(ex) != 1 || ex[0] != "dim.region" {
+		t.Errorf("excluded dependencies %v, want dim.region", ex)
+	}
+}
