@@ -94,15 +94,15 @@ type TaskClass struct {
 	// Retryable: the failure is a bounded incremental read that must be
 	// retried on the same window (errors 5100 and 5101, incr_window.go);
 	// RetryCause says why the window was not readable.
-	Retryable  bool   `json:"retryable,omitempty"`
-	RetryCause string `json:"retry_cause,omitempty"`
-	TriggerMode           string `json:"trigger_mode,omitempty"` // from TaskContext: MANUAL | COMMIT | SYSTEM | SCHEDULE
-	RefreshMode           string `json:"refresh_mode,omitempty"`
-	RebuiltPartitions     *int64 `json:"rebuilt_partitions,omitempty"`
-	CreateTimeMs          *int64 `json:"create_time_ms,omitempty"`
-	StartTimeMs           *int64 `json:"start_time_ms,omitempty"`
-	FinishTimeMs          *int64 `json:"finish_time_ms,omitempty"`
-	DurationMs            *int64 `json:"duration_ms,omitempty"`
+	Retryable         bool   `json:"retryable,omitempty"`
+	RetryCause        string `json:"retry_cause,omitempty"`
+	TriggerMode       string `json:"trigger_mode,omitempty"` // from TaskContext: MANUAL | COMMIT | SYSTEM | SCHEDULE
+	RefreshMode       string `json:"refresh_mode,omitempty"`
+	RebuiltPartitions *int64 `json:"rebuilt_partitions,omitempty"`
+	CreateTimeMs      *int64 `json:"create_time_ms,omitempty"`
+	StartTimeMs       *int64 `json:"start_time_ms,omitempty"`
+	FinishTimeMs      *int64 `json:"finish_time_ms,omitempty"`
+	DurationMs        *int64 `json:"duration_ms,omitempty"`
 	// AgeSeconds is, for a running task, how long it has run (from StartTime)
 	// and for a pending task how long it has waited (from CreateTime).
 	AgeSeconds  *float64 `json:"age_seconds,omitempty"`
