@@ -92,7 +92,7 @@ code's severity and ignore findings by code and object pattern.`,
 
 // checkRun runs every diagnosis over each round's series.
 func checkRun(o *CheckOptions) error {
-	opt, failOnDefault, assumeTTL, err := o.resolveConfig()
+	opt, failOnDefault, assumeTTL, err := o.resolve()
 	if err != nil {
 		return err
 	}
@@ -156,14 +156,9 @@ func diffFindings(prev, cur []diag.Finding) *report.CheckChanges {
 // command line wins, then the file, then the default. It returns the
 // diagnosis options and the file's fail_on ("" when it has none); o is
 // not changed.
-func (o *CheckOptions) resolve() (check.Options, string, error) {
-	opt, failOn, _, err := o.resolveConfig()
-	return opt, failOn, err
-}
-
-// resolveConfig is resolve, plus the file's assume_ttl_enforced (nil when
-// absent).
-func (o *CheckOptions) resolveConfig() (check.Options, string, *bool, error) {
+//
+// It also returns the file's assume_ttl_enforced (nil when absent).
+func (o *CheckOptions) resolve() (check.Options, string, *bool, error) {
 	var pol diag.Policy
 	failOn := ""
 	var assumeTTL *bool
