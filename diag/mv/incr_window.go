@@ -74,7 +74,7 @@ var CodeIncrWindowNotReady = diag.Declare(diag.Declaration{
 		"or ERR_INCR_VISIBLE_WAIT_TIMEOUT (5101: the transactions committed in the window did not become visible within change_visible_timeout_ms). Both are retryable: " +
 		"the same window is read again after a delay (retryAfterMs); nothing is lost as long as the window is not shortened or taken as empty.",
 	Matters: "Usually transient (a Master failover, a publish backlog). When it repeats, the MV falls behind: look at publish latency (5101), the FE clocks (END_AFTER_CURRENT_TSO) or a Master stuck recovering its TSO.",
-	Confirm: "SELECT TaskId, Status, ErrorMsg FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = '<db>' AND MvName = '<mv>' ORDER BY CreateTime DESC LIMIT 10;\ndorisdiag doctor --host FE   # clock skew between FEs",
+	Confirm: "SELECT TaskId, Status, ErrorMsg FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = '<db>' AND MvName = '<mv>' ORDER BY CreateTime DESC LIMIT 10;",
 	Fix:     "Nothing when it is transient: the next refresh retries. If it repeats: for 5101 find why publish is slow (BE load, compaction) or raise change_visible_timeout_ms; for END_AFTER_CURRENT_TSO fix the FE clocks; for TSO_RECOVERING check the Master FE's log.",
 	Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_DELAY_HIGH"},
 })

@@ -327,7 +327,7 @@ func FallbackReasons() []string {
 
 func FailureReasons() []string {
 	out := FallbackReasons()
-	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed, FailureOther, FailureIncrWindowNotReady, FailureIncrVisibleWaitTimeout} {
+	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed, FailureOther} {
 		out = append(out, strings.ToLower(r))
 	}
 	return out
