@@ -65,7 +65,7 @@ func consumerWording(f *diag.Finding, verdict string, exact bool, c *exposition.
 	case exposition.ServerKept:
 		f.Severity = diag.SeverityWarning
 		f.Summary += " — " + rejecters + "; a Prometheus server keeps the scrape"
-		f.Detail = strings.TrimSpace(f.Detail + " A Prometheus server keeps this scrape (" + how + "); " + rejecters + ".")
+		f.Detail = strings.TrimSpace("A Prometheus server keeps this scrape (" + how + "); " + rejecters + ". " + f.Detail)
 	default:
 		f.Severity = diag.SeverityCritical
 		why := ""
@@ -73,7 +73,7 @@ func consumerWording(f *diag.Finding, verdict string, exact bool, c *exposition.
 			why = fmt.Sprintf(" (line %d: %s)", c.ServerLine, c.ServerReason)
 		}
 		f.Summary += " — a Prometheus server drops the whole scrape"
-		f.Detail = strings.TrimSpace(f.Detail + " A Prometheus server drops the whole scrape" + why + ": no sample of it is stored and up is 0 (" + how + "); " + rejecters + ".")
+		f.Detail = strings.TrimSpace("A Prometheus server drops the whole scrape" + why + ": no sample of it is stored and up is 0 (" + how + "); " + rejecters + ". " + f.Detail)
 	}
 }
 
