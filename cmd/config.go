@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"math"
 	"strconv"
@@ -84,7 +85,7 @@ func loadConfig(path string) (*fileConfig, diag.Policy, error) {
 // configKeys are the keys of each mapping of the file, in the order the
 // errors list them.
 var (
-	configTopKeys       = []string{"fail_on", "thresholds", "severity", "ignore", ttlConfigKey}
+	configTopKeys       = []string{"fail_on", "thresholds", "severity", "ignore", cmdutil.TTLConfigKey}
 	configThresholdKeys = []string{"max_delay", "min_headroom", "max_pending", "max_failures", "max_running", "max_queued"}
 	configIgnoreKeys    = []string{"code", "object", "reason"}
 )
@@ -132,9 +133,9 @@ func mappingPairs(n *yaml.Node, path string, known []string) ([][2]*yaml.Node, e
 		if path != "" {
 			full = path + "." + k.Value
 		}
-		if known != nil && !contains(known, k.Value) {
+		if known != nil && !cmdutil.Contains(known, k.Value) {
 			hint := ""
-			if near := nearestNames(k.Value, known, 1); len(near) > 0 && levenshtein(k.Value, near[0]) <= 3 {
+			if near := cmdutil.NearestNames(k.Value, known, 1); len(near) > 0 && cmdutil.Levenshtein(k.Value, near[0]) <= 3 {
 				hint = fmt.Sprintf("; did you mean %q?", near[0])
 			}
 			return nil, configError(k, "", "unknown key %q%s (keys here: %s)", full, hint, strings.Join(known, ", "))
@@ -187,14 +188,14 @@ func parseConfig(data []byte) (*fileConfig, diag.Policy, error) {
 				return nil, pol, configError(v, "fail_on", "%q: want none, warning or critical", s)
 			}
 			cfg.FailOn = s
-		case ttlConfigKey:
-			s, err := scalar(v, ttlConfigKey, "true or false")
+		case cmdutil.TTLConfigKey:
+			s, err := scalar(v, cmdutil.TTLConfigKey, "true or false")
 			if err != nil {
 				return nil, pol, err
 			}
 			b, err := strconv.ParseBool(s)
 			if err != nil {
-				return nil, pol, configError(v, ttlConfigKey, "%q: want true or false", s)
+				return nil, pol, configError(v, cmdutil.TTLConfigKey, "%q: want true or false", s)
 			}
 			cfg.AssumeTTLEnforced = &b
 		case "thresholds":

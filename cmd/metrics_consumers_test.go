@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,10 +30,10 @@ func TestMetricsLintSaysWhoRejects(t *testing.T) {
 		severity, phrase string
 	}{
 		// A Doris user named a\b: expfmt rejects it, the server keeps the scrape.
-		{"doris-user-backslash", "# HELP doris_fe_query_total q\n# TYPE doris_fe_query_total counter\ndoris_fe_query_total{user=\"a\\b\"} 5\n", ExitOK, "kept", "rejected", "warning", "a Prometheus server keeps the scrape"},
-		{"raw-quote", "# HELP a a\n# TYPE a gauge\na{b=\"x\"y\"} 1\n", ExitFindings, "dropped", "rejected", "critical", "a Prometheus server drops the whole scrape"},
+		{"doris-user-backslash", "# HELP doris_fe_query_total q\n# TYPE doris_fe_query_total counter\ndoris_fe_query_total{user=\"a\\b\"} 5\n", cmdutil.ExitOK, "kept", "rejected", "warning", "a Prometheus server keeps the scrape"},
+		{"raw-quote", "# HELP a a\n# TYPE a gauge\na{b=\"x\"y\"} 1\n", cmdutil.ExitFindings, "dropped", "rejected", "critical", "a Prometheus server drops the whole scrape"},
 		// expfmt accepts a negative timestamp; the server drops the scrape.
-		{"negative-timestamp", "# HELP a a\n# TYPE a gauge\na 1 -5\n", ExitFindings, "dropped", "accepted", "critical", "expfmt accepts the payload"},
+		{"negative-timestamp", "# HELP a a\n# TYPE a gauge\na 1 -5\n", cmdutil.ExitFindings, "dropped", "accepted", "critical", "expfmt accepts the payload"},
 	} {
 		p := payloadFile(t, c.body)
 		out, stderr, code := run(t, nil, "", "metrics", "lint", p, "-o", "json", "--no-conform")
@@ -82,18 +83,18 @@ func TestMetricsFixRefusesAndOpenMetrics(t *testing.T) {
 	if strings.Contains(out, "0.5\"}") || strings.Contains(out, "} 0.5") && !strings.Contains(out, "# {trace_id") {
 		t.Errorf("--fix rewrote the exemplar's value:\n%s", out)
 	}
-	if code == ExitOK && !strings.Contains(stderr, "refused") && !strings.Contains(stderr, "OpenMetrics") {
+	if code == cmdutil.ExitOK && !strings.Contains(stderr, "refused") && !strings.Contains(stderr, "OpenMetrics") {
 		t.Errorf("--fix of an exemplar: exit %d, no refusal said\nstdout %s\nstderr %s", code, out, stderr)
 	}
 	om := payloadFile(t, "# TYPE a counter\n# HELP a a\na_total 1\n# EOF\n")
 	for _, args := range [][]string{{"metrics", "lint", om}, {"metrics", "lint", om, "--fix"}} {
 		out, stderr, code := run(t, nil, "", args...)
-		if code != ExitError || !strings.Contains(stderr, "OpenMetrics") || strings.Contains(out, "a_total 1") {
+		if code != cmdutil.ExitError || !strings.Contains(stderr, "OpenMetrics") || strings.Contains(out, "a_total 1") {
 			t.Errorf("%v: exit %d (want 2)\nstdout %s\nstderr %s", args, code, out, stderr)
 		}
 	}
 	w := filepath.Join(t.TempDir(), "fixed.prom")
-	if _, _, code := run(t, nil, "", "metrics", "lint", om, "--fix", "-w", w); code != ExitError {
+	if _, _, code := run(t, nil, "", "metrics", "lint", om, "--fix", "-w", w); code != cmdutil.ExitError {
 		t.Errorf("--fix -w of OpenMetrics: exit %d", code)
 	}
 	if _, err := os.Stat(w); err == nil {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func corpusFile(t *testing.T, name string) string {
 func TestCheckTTLEnforcementGate(t *testing.T) {
 	docs := corpusFile(t, "docs-consumption")
 	out, stderr, code := run(t, nil, "", "check", "--snapshot", docs, "--fail-on", "critical", "--no-color")
-	if code != ExitOK || !strings.Contains(out, "if this build enforces binlog.ttl_seconds (apache/doris#68226)") || !strings.Contains(out, "STREAM_CANNOT_RESUME_REJECTED") {
+	if code != cmdutil.ExitOK || !strings.Contains(out, "if this build enforces binlog.ttl_seconds (apache/doris#68226)") || !strings.Contains(out, "STREAM_CANNOT_RESUME_REJECTED") {
 		t.Errorf("no evidence: exit %d (want 0 with the warning)\n%s%s", code, out, stderr)
 	}
 	cfg := filepath.Join(t.TempDir(), "dorisdiag.yaml")
@@ -50,7 +51,7 @@ func TestCheckTTLEnforcementGate(t *testing.T) {
 		"evidence": {"check", "--snapshot", corpusFile(t, "expired-offset-error")},
 	} {
 		out, stderr, code := run(t, nil, "", append(args, "--fail-on", "critical", "--no-color")...)
-		if code != ExitFindings || !strings.Contains(out, "STREAM_CANNOT_RESUME_REJECTED") || strings.Contains(out, "if this build enforces") {
+		if code != cmdutil.ExitFindings || !strings.Contains(out, "STREAM_CANNOT_RESUME_REJECTED") || strings.Contains(out, "if this build enforces") {
 			t.Errorf("%s: exit %d (want 1 with the critical)\n%s%s", name, code, out, stderr)
 		}
 	}
@@ -59,7 +60,7 @@ func TestCheckTTLEnforcementGate(t *testing.T) {
 	if strings.Contains(out, "STREAM_CANNOT_RESUME") {
 		t.Errorf("--assume-ttl-enforced=false: exit %d\n%s", code, out)
 	}
-	if _, stderr, code := run(t, nil, "", "check", "--snapshot", docs, "--assume-ttl-enforced=maybe"); code != ExitError {
+	if _, stderr, code := run(t, nil, "", "check", "--snapshot", docs, "--assume-ttl-enforced=maybe"); code != cmdutil.ExitError {
 		t.Errorf("--assume-ttl-enforced=maybe: exit %d, want 2 (%s)", code, stderr)
 	}
 }

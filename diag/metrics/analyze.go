@@ -8,6 +8,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	cons "github.com/dorisdiag/dorisdiag/exposition/consumers"
 	"github.com/dorisdiag/dorisdiag/shellquote"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -30,9 +31,9 @@ type Input struct {
 	Lint *exposition.Result
 	Err  error
 	// Consumers is what a Prometheus server and expfmt do with the payload
-	// (exposition.PayloadConsumers), when its bytes were read; nil when
+	// (cons.PayloadConsumers), when its bytes were read; nil when
 	// they were not kept (a live check lints each body as it streams in).
-	Consumers *exposition.Consumers
+	Consumers *cons.Consumers
 }
 
 // Options is the policy of one analysis.
@@ -199,7 +200,7 @@ func Inputs(s *snapshot.Snapshot, lo exposition.Options) []Input {
 				mi.Err = err
 			} else {
 				mi.Lint = res
-				c := exposition.PayloadConsumers(res, []byte(p.Body))
+				c := cons.PayloadConsumers(res, []byte(p.Body))
 				mi.Consumers = &c
 			}
 		}

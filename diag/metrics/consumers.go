@@ -6,6 +6,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	cons "github.com/dorisdiag/dorisdiag/exposition/consumers"
 )
 
 // Who rejects a payload (docs/metrics.md "Who rejects what"). The linter's
@@ -23,28 +24,28 @@ const rejecters = "expfmt, the Prometheus client libraries and promtool reject i
 
 // serverVerdict is the server's verdict on a payload: the exact one when its
 // bytes were read (Input.Consumers), else the one its error rules' classes
-// imply (exposition.RuleConsumers): dropped when one class is dropped,
+// imply (cons.RuleConsumers): dropped when one class is dropped,
 // depends or was not checked (a drop cannot be ruled out), kept when every
 // class is kept. exact says which.
-func serverVerdict(c *exposition.Consumers, res *exposition.Result) (verdict string, exact bool) {
+func serverVerdict(c *cons.Consumers, res *exposition.Result) (verdict string, exact bool) {
 	if c != nil {
 		return c.PrometheusServer, true
 	}
 	if res == nil {
 		return "", false
 	}
-	verdict = exposition.ServerKept
+	verdict = cons.ServerKept
 	for _, p := range res.Problems {
 		if p.Severity != exposition.SeverityError {
 			continue
 		}
-		if rc, ok := exposition.RuleConsumers(p.Rule); !ok || rc.Server != exposition.ServerKept {
-			return exposition.ServerDropped, false
+		if rc, ok := cons.RuleConsumers(p.Rule); !ok || rc.Server != cons.ServerKept {
+			return cons.ServerDropped, false
 		}
 	}
 	for rule := range res.Suppressed {
-		if rc, ok := exposition.RuleConsumers(rule); ok && rc.Expfmt == exposition.ExpfmtRejected && rc.Server != exposition.ServerKept {
-			return exposition.ServerDropped, false
+		if rc, ok := cons.RuleConsumers(rule); ok && rc.Expfmt == cons.ExpfmtRejected && rc.Server != cons.ServerKept {
+			return cons.ServerDropped, false
 		}
 	}
 	return verdict, false
@@ -53,16 +54,16 @@ func serverVerdict(c *exposition.Consumers, res *exposition.Result) (verdict str
 // consumerWording sets a METRICS_UNPARSEABLE finding's severity and says who
 // rejects the payload: critical when a Prometheus server drops the scrape,
 // a warning naming expfmt, the client libraries and promtool when it keeps it.
-func consumerWording(f *diag.Finding, verdict string, exact bool, c *exposition.Consumers) {
-	rc, _ := exposition.RuleConsumers(f.Evidence["rule"])
+func consumerWording(f *diag.Finding, verdict string, exact bool, c *cons.Consumers) {
+	rc, _ := cons.RuleConsumers(f.Evidence["rule"])
 	f.Evidence["prometheus_server"] = verdict
-	f.Evidence["expfmt"] = exposition.ExpfmtRejected
+	f.Evidence["expfmt"] = cons.ExpfmtRejected
 	how := "judged from the problem's class (" + rc.ServerNote + "); lint the payload itself to know"
 	if exact {
 		how = "checked on the payload"
 	}
 	switch verdict {
-	case exposition.ServerKept:
+	case cons.ServerKept:
 		f.Severity = diag.SeverityWarning
 		f.Summary += " — " + rejecters + "; a Prometheus server keeps the scrape"
 		f.Detail = strings.TrimSpace("A Prometheus server keeps this scrape (" + how + "); " + rejecters + ". " + f.Detail)
@@ -79,25 +80,25 @@ func consumerWording(f *diag.Finding, verdict string, exact bool, c *exposition.
 
 // serverOnlyFinding is a payload that expfmt accepts and a Prometheus server
 // drops (a negative timestamp, gaugehistogram, ...): no lint error says it.
-func serverOnlyFinding(source string, obj diag.Object, c *exposition.Consumers) diag.Finding {
+func serverOnlyFinding(source string, obj diag.Object, c *cons.Consumers) diag.Finding {
 	where := fmt.Sprintf("%s:%d", source, c.ServerLine)
 	one := 1.0
 	return diag.Finding{Code: CodeUnparseable, Severity: diag.SeverityCritical, Object: obj,
 		Summary: where + ": a Prometheus server drops the whole scrape: " + c.ServerReason + " (expfmt accepts the payload)",
-		Detail: "A Prometheus server's parser refuses what expfmt and promtool accept (" + strings.Join(exposition.ServerOnlyProblems, "; ") +
+		Detail: "A Prometheus server's parser refuses what expfmt and promtool accept (" + strings.Join(cons.ServerOnlyProblems, "; ") +
 			"): no sample of the scrape is stored and up is 0.",
-		Evidence:  map[string]string{"rule": "prometheus-server", "count": "1", "first": where, "prometheus_server": exposition.ServerDropped, "expfmt": exposition.ExpfmtAccepted, "reason": c.ServerReason},
+		Evidence:  map[string]string{"rule": "prometheus-server", "count": "1", "first": where, "prometheus_server": cons.ServerDropped, "expfmt": cons.ExpfmtAccepted, "reason": c.ServerReason},
 		Next:      "dorisdiag metrics lint " + lintInput(source),
 		Magnitude: &one,
 	}
 }
 
 // setConsumers fills the payload's consumer verdicts (PayloadResult).
-func (pr *PayloadResult) setConsumers(c *exposition.Consumers, res *exposition.Result) {
+func (pr *PayloadResult) setConsumers(c *cons.Consumers, res *exposition.Result) {
 	pr.PrometheusServer, _ = serverVerdict(c, res)
-	pr.Expfmt = exposition.ExpfmtAccepted
+	pr.Expfmt = cons.ExpfmtAccepted
 	if !res.Parseable {
-		pr.Expfmt = exposition.ExpfmtRejected
+		pr.Expfmt = cons.ExpfmtRejected
 	}
 	if c != nil {
 		pr.ServerLine, pr.ServerReason = c.ServerLine, c.ServerReason

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	cons "github.com/dorisdiag/dorisdiag/exposition/consumers"
 	"github.com/dorisdiag/dorisdiag/shellquote"
 )
 
@@ -145,7 +146,7 @@ func lintSeverity(s string) diag.Severity {
 // consumers, when set, is what a Prometheus server and expfmt do with the
 // payload (its bytes were read): it decides METRICS_UNPARSEABLE's severity
 // (consumers.go); nil judges by the problems' classes.
-func Findings(source string, res *exposition.Result, conformance []exposition.Problem, consumers *exposition.Consumers) []diag.Finding {
+func Findings(source string, res *exposition.Result, conformance []exposition.Problem, consumers *cons.Consumers) []diag.Finding {
 	var out []diag.Finding
 	obj := diag.Object{Kind: "metrics", Name: source}
 	verdict, exact := serverVerdict(consumers, res)
@@ -156,7 +157,7 @@ func Findings(source string, res *exposition.Result, conformance []exposition.Pr
 		}
 		out = append(out, f)
 	}
-	if consumers != nil && consumers.Expfmt == exposition.ExpfmtAccepted && consumers.PrometheusServer == exposition.ServerDropped {
+	if consumers != nil && consumers.Expfmt == cons.ExpfmtAccepted && consumers.PrometheusServer == cons.ServerDropped {
 		out = append(out, serverOnlyFinding(source, obj, consumers))
 	}
 	return out
