@@ -170,16 +170,20 @@ func (o *MetricsLintOptions) run() error {
 	}
 	// The bytes are kept for what a Prometheus server does with them and
 	// for the OpenMetrics check (docs/metrics.md "Who rejects what").
-	var body bytes.Buffer
-	res, err := exposition.Lint(io.TeeReader(in, &body), o.lintOptions())
+	body := &keptBody{limit: keptBodyLimit}
+	res, err := exposition.Lint(io.TeeReader(in, body), o.lintOptions())
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	if err := refuseOpenMetrics(source, body.Bytes()); err != nil {
+	if err := refuseOpenMetrics(source, body.buf.Bytes()); err != nil {
 		return err
 	}
-	consumers := cons.PayloadConsumers(res, body.Bytes())
-	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: res, Consumers: &consumers}}, opt)
+	in1 := metrics.Input{Source: source, Lint: res}
+	if !body.over {
+		c := cons.PayloadConsumers(res, body.buf.Bytes())
+		in1.Consumers = &c
+	}
+	a := metrics.AnalyzePayloads([]metrics.Input{in1}, opt)
 	if err := o.Emit(metricsreport.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
 		return err
 	}
@@ -232,6 +236,31 @@ func (o *MetricsLintOptions) runFix() error {
 		return err
 	}
 	return o.Gate(a.Findings, MetricsLintFailOn)
+}
+
+// keptBodyLimit bounds the bytes metrics lint keeps to judge what a
+// Prometheus server does with the payload (and to look for OpenMetrics):
+// the linter itself streams in bounded memory (docs/performance.md), so a
+// larger payload is judged by its problems' classes (diag/metrics
+// consumers.go) and only its first keptBodyLimit bytes are searched for an
+// OpenMetrics sign.
+const keptBodyLimit = 8 << 20
+
+// keptBody keeps the first limit bytes written to it; over says more came.
+type keptBody struct {
+	buf   bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (k *keptBody) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := k.limit - k.buf.Len(); n > room {
+		k.over = true
+		p = p[:max(room, 0)]
+	}
+	k.buf.Write(p)
+	return n, nil
 }
 
 // refuseOpenMetrics refuses an OpenMetrics payload (exit 2): its rules are
