@@ -3,11 +3,13 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"github.com/dorisdiag/dorisdiag/scrape/collect"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -15,7 +17,6 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
-	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -373,7 +374,7 @@ func completionSnapshots(c *cobra.Command, f *cmdutil.Factory) []*snapshot.Snaps
 	defer cancel()
 	done := make(chan *snapshot.Snapshot, 1)
 	go func() {
-		s, err := scrape.Collect(ctx, cfg)
+		s, err := collect.Collect(ctx, cfg)
 		if err != nil {
 			s = nil
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/scrape/collect"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -15,7 +16,7 @@ import (
 // round's context.
 func LiveSource(cfg scrape.Config) Source {
 	return func(ctx context.Context, _ int) (*snapshot.Snapshot, error) {
-		return scrape.Collect(ctx, cfg)
+		return collect.Collect(ctx, cfg)
 	}
 }
 

@@ -29,7 +29,22 @@ var (
 	payloadOnce  sync.Once
 	payloadClean []byte
 	payloadDirty []byte
+
+	payload50Once sync.Once
+	payload50     []byte
 )
+
+// errors50 is the variant with 50 planted errors (the five kinds, ten MVs
+// each): all of them must be found, at the cost of the clean payload.
+const errors50 = 50
+
+func payload50Errors(tb testing.TB) []byte {
+	if testing.Short() {
+		tb.Skip("the 50 MB payload is not generated under -short")
+	}
+	payload50Once.Do(func() { payload50 = genPayloadN(errors50) })
+	return payload50
+}
 
 func payloads(tb testing.TB) (clean, dirty []byte) {
 	if testing.Short() {
@@ -43,6 +58,15 @@ func payloads(tb testing.TB) (clean, dirty []byte) {
 }
 
 func genPayload(planted bool) []byte {
+	if planted {
+		return genPayloadN(plantedErrors)
+	}
+	return genPayloadN(0)
+}
+
+// genPayloadN plants n escaping errors (0, 5 or 50) in the MV families.
+func genPayloadN(n int) []byte {
+	planted := n > 0
 	var b bytes.Buffer
 	b.Grow(56 << 20)
 	w := func(s ...string) {
@@ -78,6 +102,13 @@ func genPayload(planted bool) []byte {
 		901:  `mv_name="caf\u00e9"`,
 		1203: `mv_name="tab\tbed"`,
 		1999: "mv_name=\"line\nfeed\"",
+	}
+	if n == errors50 {
+		kinds := []string{`mv_name="a\b"`, "mv_name=\"orders\"v2\"", `mv_name="caf\u00e9"`, `mv_name="tab\tbed"`, "mv_name=\"line\nfeed\""}
+		plant = map[int]string{}
+		for i := 0; i < errors50; i++ {
+			plant[17+i*39] = kinds[i%len(kinds)]
+		}
 	}
 	mvSeries := func(name, typ, help string, extra []string) {
 		fam(name, typ, help)
@@ -237,6 +268,18 @@ func BenchmarkLintClean50MB(b *testing.B) {
 		res, err := Lint(bytes.NewReader(data), callerOptions)
 		if err != nil || res.Errors != 0 {
 			b.Fatalf("%v %d", err, res.Errors)
+		}
+	}
+}
+
+func BenchmarkLint50Errors50MB(b *testing.B) {
+	data := payload50Errors(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Lint(bytes.NewReader(data), callerOptions)
+		if err != nil || res.Errors != errors50 {
+			b.Fatalf("%v: found %d errors, want the %d planted ones", err, res.Errors, errors50)
 		}
 	}
 }

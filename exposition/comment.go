@@ -87,7 +87,7 @@ func (e *engine) parseComment(i int) status {
 
 func (e *engine) readHelp(ns, i int) status {
 	if e.cur >= 0 && e.fams[e.cur].hasHelp {
-		e.fail(RuleHelpDuplicate, ns, nil, nil, "second HELP line for metric name %q (first on line %d)", e.curName(), e.fams[e.cur].helpLine)
+		e.fail(RuleHelpDuplicate, ns, nil, nil, "second HELP line for metric name %q%s", e.curName(), firstOn("first", e.fams[e.cur].helpLine))
 		return stFail
 	}
 	hs := i
@@ -136,9 +136,9 @@ func (e *engine) readType(ns, i int) status {
 	if e.cur >= 0 && e.fams[e.cur].typ != typeNone {
 		f := &e.fams[e.cur]
 		if f.samples > 0 {
-			e.fail(RuleTypeAfterSamples, ns, nil, nil, "TYPE line for %q after its samples (first sample on line %d)", f.name, f.firstSample)
+			e.fail(RuleTypeAfterSamples, ns, nil, nil, "TYPE line for %q after its samples%s", f.name, firstOn("first sample", f.firstSample))
 		} else {
-			e.fail(RuleTypeDuplicate, ns, nil, nil, "second TYPE line for metric name %q (first on line %d)", f.name, f.typeLine)
+			e.fail(RuleTypeDuplicate, ns, nil, nil, "second TYPE line for metric name %q%s", f.name, firstOn("first", f.typeLine))
 		}
 		return stFail
 	}

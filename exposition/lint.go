@@ -20,9 +20,10 @@ package exposition
 import (
 	"bytes"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
+	"math/rand/v2"
+	"os"
 	"sort"
 )
 
@@ -59,6 +60,17 @@ type Options struct {
 	// MaxLabels caps the labels of one sample (default DefaultMaxLabels);
 	// a sample with more is reported as label-limit-exceeded.
 	MaxLabels int
+	// MaxFamilies caps the families tracked in full (default 10000): their
+	// FamilyStat in Result.Families and the per-family rules (HELP,
+	// naming). The families beyond it are still parsed as expfmt parses
+	// them — the verdict and the line rules do not change — but only
+	// counted, in Result.FamiliesNotTracked, and one families-not-tracked
+	// problem says so: memory stays bounded whatever the cardinality.
+	MaxFamilies int
+	// SizeHint is the payload's size in bytes when the caller knows it (an
+	// HTTP Content-Length); 0 asks the reader (a Len method, or the size of
+	// a regular file). It only sizes the tables Lint grows as it reads.
+	SizeHint int64
 }
 
 // Defaults of the per-line bounds, far above any real payload (real series
@@ -89,6 +101,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxLabels <= 0 {
 		o.MaxLabels = DefaultMaxLabels
+	}
+	if o.MaxFamilies <= 0 {
+		o.MaxFamilies = 10000
 	}
 	return o
 }
@@ -146,14 +161,35 @@ type Result struct {
 	// others.
 	Samples        []Sample `json:"-"`
 	SamplesNotKept int      `json:"samples_not_kept,omitempty"`
+	// FamiliesNotTracked counts the families beyond Options.MaxFamilies:
+	// parsed, not listed in Families nor checked by the per-family rules.
+	FamiliesNotTracked int `json:"families_not_tracked,omitempty"`
 }
 
 // Lint reads the payload and reports every problem. The error is only for
 // I/O failures and the size limit; bad input is a problem, never an error.
 func Lint(r io.Reader, opts Options) (*Result, error) {
 	e := newEngine(opts)
+	e.sizeHint = sizeOf(r, opts.SizeHint)
 	err := e.run(r, nil)
 	return e.result(), err
+}
+
+// sizeOf is the payload's expected size: the caller's hint, else what the
+// reader says of itself (0: unknown).
+func sizeOf(r io.Reader, hint int64) int64 {
+	if hint > 0 {
+		return hint
+	}
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return 0
 }
 
 type famState struct {
@@ -173,6 +209,9 @@ type famState struct {
 	hasLe       bool
 	spaceWarned bool
 	labels      []string
+	// the family's earlier runs of lines in the series log (seriesSet)
+	run      logRun
+	moreRuns []logRun
 }
 
 type sampleInfo struct {
@@ -229,9 +268,29 @@ type engine struct {
 	counts   [3]int
 	suppr    map[string]int
 
-	lastFam int32
-	seed    maphash.Seed
-	dups    dupSet
+	lastFam     uint64 // famKey of the family of the last line booked
+	lastFamName string
+	hseed       uint64
+	seen        seriesSet
+	pairBuf     []byte
+
+	// the line reader and the payload's expected size, to size the series log
+	lr       *lineReader
+	sizeHint int64
+
+	// the last name setOrCreate resolved, and what to (a line names the
+	// family of the line before it, nearly always)
+	lastTok              []byte
+	lastTokFam           int32
+	lastTokH             uint64 // the spare's family then, when lastTokFam is the spare
+	lastTokHC, lastTokHS bool
+
+	// families beyond Options.MaxFamilies (families.go)
+	spare         int32  // the record an untracked family is unpacked into (-1: none yet)
+	untrackedFrom int    // the line of the first untracked family
+	spareH        uint64 // the untracked family it holds (0: none)
+	untracked     famTable
+	names         nameArena
 
 	series, lines int
 	bytes         int64
@@ -250,10 +309,13 @@ func newEngine(opts Options) *engine {
 		opts:        opts.withDefaults(),
 		famIdx:      make(map[string]int32, 512),
 		cur:         -1,
-		lastFam:     -1,
+		lastFam:     ^uint64(0),
 		curBucket:   math.NaN(),
 		curQuantile: math.NaN(),
-		seed:        maphash.MakeSeed(),
+		lastTokFam:  -1,
+		spare:       -1,
+		seen:        seriesSet{runFam: -1},
+		hseed:       rand.Uint64(),
 		labels:      make([]label, 0, 16),
 		arena:       make([]byte, 0, 4096),
 	}
@@ -263,14 +325,28 @@ type savedState struct {
 	cur                    int32
 	curBucket, curQuantile float64
 	labelsInit             bool
+	spareH                 uint64
+	spareName              string
 }
 
 func (e *engine) save() savedState {
-	return savedState{e.cur, e.curBucket, e.curQuantile, e.labelsInit}
+	s := savedState{cur: e.cur, curBucket: e.curBucket, curQuantile: e.curQuantile, labelsInit: e.labelsInit, spareH: e.spareH}
+	if e.spareH != 0 {
+		s.spareName = e.fams[e.spare].name
+	}
+	return s
 }
 
 func (e *engine) restore(s savedState) {
 	e.cur, e.curBucket, e.curQuantile, e.labelsInit = s.cur, s.curBucket, s.curQuantile, s.labelsInit
+	if s.spareH != 0 && e.spareH != s.spareH {
+		// the line unpacked another untracked family: the spare holds the
+		// one current before it again
+		e.storeSpare()
+		if i := e.untracked.find(s.spareH); i >= 0 {
+			e.loadSpare(s.spareH, s.spareName, e.untracked.state[i])
+		}
+	}
 }
 
 func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
@@ -296,6 +372,7 @@ const maxJoin = 3
 func (e *engine) run(r io.Reader, w io.Writer) error {
 	lr := newLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
 	lr.maxLine = e.opts.MaxLineBytes
+	e.lr = lr
 	lineNo := 0
 	for {
 		s, end, hasLF, ok := lr.lineAt(0)
@@ -587,6 +664,15 @@ func (e *engine) result() *Result {
 		Samples:        e.kept,
 		SamplesNotKept: e.keptDropped,
 	}
+	if e.untracked.n > 0 {
+		res.FamiliesNotTracked = e.untracked.n
+		p := Problem{Rule: RuleFamiliesNotTracked, Severity: severityOf(RuleFamiliesNotTracked), Line: e.untrackedFrom, Col: 1,
+			Message: itoa(e.untracked.n) + " families from this line on are beyond Options.MaxFamilies = " + itoa(e.opts.MaxFamilies) +
+				": they are parsed and checked line by line (the verdict is expfmt's), but not listed and not checked by the per-family rules (HELP, naming), and a duplicate series is found only among its family's contiguous lines",
+			Fix: "export fewer metric families (a label instead of a name per object)"}
+		e.note(&p, typeNone)
+		e.add(p)
+	}
 	if len(e.suppr) > 0 {
 		total := 0
 		for _, c := range e.suppr {
@@ -604,7 +690,13 @@ func (e *engine) result() *Result {
 	}
 	res.Errors, res.Warnings, res.Infos = e.counts[0], e.counts[1], e.counts[2]
 	res.Parseable = res.Errors == 0
+	if len(e.famIdx) > 0 {
+		res.Families = make([]FamilyStat, 0, len(e.famIdx))
+	}
 	for i := range e.fams {
+		if int32(i) == e.spare {
+			continue
+		}
 		f := &e.fams[i]
 		typ := f.typ.String()
 		res.Families = append(res.Families, FamilyStat{Name: f.name, Type: typ, Help: f.hasHelp, Series: f.samples, Line: f.firstLine, Labels: f.labels})

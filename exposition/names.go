@@ -29,7 +29,7 @@ func isCamelCase(s string) bool {
 func (e *engine) finalizeFamilies() {
 	for i := range e.fams {
 		f := &e.fams[i]
-		if f.samples == 0 {
+		if f.samples == 0 || int32(i) == e.spare {
 			continue
 		}
 		line := f.firstLine

@@ -57,6 +57,7 @@ const (
 	RuleHistogramAsQuantiles = "histogram-without-buckets"
 	RuleSpaceBeforeLabels    = "space-before-labels"
 	RuleProblemsSuppressed   = "problems-suppressed"
+	RuleFamiliesNotTracked   = "families-not-tracked"
 )
 
 // Rules is every lint rule, in documentation order.
@@ -106,6 +107,7 @@ var Rules = []Rule{
 	{RuleHistogramAsQuantiles, SeverityWarning, `a histogram-typed family has no le buckets`},
 	{RuleSpaceBeforeLabels, SeverityInfo, `a blank between the metric name and '{'`},
 	{RuleProblemsSuppressed, SeverityWarning, `more problems than Options.MaxProblems; the rest are counted per rule, not listed`},
+	{RuleFamiliesNotTracked, SeverityWarning, `more families than Options.MaxFamilies (10,000); the rest are parsed and counted, not listed nor checked by the per-family rules`},
 }
 
 var ruleIndex = func() map[string]Rule {

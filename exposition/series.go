@@ -1,7 +1,6 @@
 package exposition
 
 import (
-	"hash/maphash"
 	"math"
 )
 
@@ -25,9 +24,13 @@ func (e *engine) commit() {
 		f.firstSample = e.line
 	}
 	e.series++
-	// label names, and the promlint label rules on first sight
+	// label names, and the promlint label rules on first sight; a line
+	// names them in the order the last one did, so one compare each
 	for k := range e.labels {
 		l := &e.labels[k]
+		if k < len(f.labels) && f.labels[k] == string(l.name) {
+			continue
+		}
 		if string(l.name) == "le" {
 			f.hasLe = true
 		}
@@ -48,15 +51,14 @@ func (e *engine) commit() {
 		e.sawSpaceBefore = false
 		e.warnSpaceBefore(f)
 	}
-	// duplicate series: a hash of name and label pairs, order-independent
-	h := maphash.Bytes(e.seed, e.sample.name)
+	// duplicate series: a hash of the name and of each label pair,
+	// summed so that the order of the labels does not count
 	var sum uint64
 	for k := range e.labels {
-		l := &e.labels[k]
-		sum += mix(maphash.Bytes(e.seed, l.name)*0x9E3779B97F4A7C15 ^ maphash.Bytes(e.seed, l.value))
+		sum += e.pairHash(&e.labels[k])
 	}
-	h = mix(h ^ sum)
-	if first, dup := e.dups.insert(h, uint32(e.line)); dup {
+	h := mix(hashBytes(e.hseed, e.sample.name) ^ sum)
+	if first, dup := e.seen.insert(e.cur, e.famKey(e.cur), f, h, uint32(e.line), e); dup {
 		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+itoa(int(first))+"; Prometheus keeps one of the samples",
 			"make each name and label set unique")
 	}
@@ -65,34 +67,59 @@ func (e *engine) commit() {
 	}
 	if f.keep {
 		if len(e.kept) < e.opts.MaxSamples {
-			s := Sample{Name: string(e.sample.name), Value: e.sample.value, Line: e.line}
-			if len(e.labels) > 0 {
-				s.Labels = make(map[string]string, len(e.labels))
-				for k := range e.labels {
-					s.Labels[string(e.labels[k].name)] = string(e.labels[k].value)
-				}
-			}
-			e.kept = append(e.kept, s)
+			e.keep(f)
 		} else {
 			e.keptDropped++
 		}
 	}
 }
 
+// keep adds the current sample to Result.Samples: its label names are the
+// family's own strings (f.labels, made once), its values one string cut in
+// pieces, so a kept sample costs its map and one string.
+func (e *engine) keep(f *famState) {
+	if e.kept == nil {
+		e.kept = make([]Sample, 0, min(e.opts.MaxSamples, 20000))
+	}
+	s := Sample{Name: f.name, Value: e.sample.value, Line: e.line}
+	if string(e.sample.name) != f.name {
+		s.Name = string(e.sample.name) // a histogram's _bucket, _sum, _count
+	}
+	if len(e.labels) > 0 {
+		b := e.pairBuf[:0]
+		for k := range e.labels {
+			b = append(b, e.labels[k].value...)
+		}
+		e.pairBuf = b
+		vals := string(b)
+		s.Labels = make(map[string]string, len(e.labels))
+		off := 0
+		for k := range e.labels {
+			l := &e.labels[k]
+			var name string
+			if k < len(f.labels) && f.labels[k] == string(l.name) {
+				name = f.labels[k]
+			} else {
+				name = string(l.name)
+			}
+			s.Labels[name] = vals[off : off+len(l.value)]
+			off += len(l.value)
+		}
+	}
+	e.kept = append(e.kept, s)
+}
+
 // touch books that family idx has a line here, for non-contiguous-family.
 func (e *engine) touch(idx int32) {
-	if idx == e.lastFam {
+	key := e.famKey(idx)
+	if key == e.lastFam {
 		return
 	}
 	f := &e.fams[idx]
 	if f.touched && !f.nonContig {
 		f.nonContig = true
-		prev := ""
-		if e.lastFam >= 0 {
-			prev = e.fams[e.lastFam].name
-		}
 		p := Problem{Rule: RuleNonContiguousFamily, Severity: severityOf(RuleNonContiguousFamily), Line: e.line, Col: 1, Family: f.name,
-			Message: "family " + f.name + " continues here after " + prev + "; its lines should be contiguous (first seen on line " + itoa(f.firstLine) + ")",
+			Message: "family " + f.name + " continues here after " + e.lastFamName + "; its lines should be contiguous" + firstOn("first seen", f.firstLine),
 			Fix:     "print all lines of a family together"}
 		e.note(&p, f.typ)
 		e.pend = append(e.pend, p)
@@ -106,7 +133,7 @@ func (e *engine) touch(idx int32) {
 			f.keep, f.noNaN = pol.Keep, pol.NoNaN
 		}
 	}
-	e.lastFam = idx
+	e.lastFam, e.lastFamName = key, f.name
 }
 
 func mix(x uint64) uint64 {
@@ -118,20 +145,255 @@ func mix(x uint64) uint64 {
 	return x
 }
 
+// pairHash hashes one label pair as its canonical text, name="value with
+// the value escaped: the line's own bytes when it wrote the pair that way
+// (the usual case: one hash over one span), else a copy built in joinBuf.
+func (e *engine) pairHash(l *label) uint64 {
+	ns, nl := l.nameOffset, len(l.name)
+	raw := l.vs == ns+nl+2 && e.rec[ns] != '"' &&
+		(len(l.value) == 0 && l.ve == l.vs || len(l.value) == l.ve-l.vs && &l.value[0] == &e.rec[l.vs])
+	if raw || (l.vs == ns+nl+2 && e.rec[ns] != '"' && canonicalEscaped(e.rec[l.vs:l.ve], l.value)) {
+		return hashBytes(e.hseed, e.rec[ns:l.ve])
+	}
+	b := append(e.pairBuf[:0], l.name...)
+	b = append(b, '=', '"')
+	for _, c := range l.value {
+		switch c {
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '"':
+			b = append(b, '\\', '"')
+		case '\n':
+			b = append(b, '\\', 'n')
+		default:
+			b = append(b, c)
+		}
+	}
+	e.pairBuf = b
+	return hashBytes(e.hseed, b)
+}
+
+// canonicalEscaped: raw is value written with the only escapes the format
+// has (\\, \" and \n), so its bytes are the canonical text.
+func canonicalEscaped(raw, value []byte) bool {
+	j := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c == '\\' {
+			if i+1 >= len(raw) {
+				return false
+			}
+			i++
+			switch raw[i] {
+			case '\\', '"':
+				c = raw[i]
+			case 'n':
+				c = '\n'
+			default:
+				return false
+			}
+		}
+		if j >= len(value) || value[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(value)
+}
+
+// expectSeries is how many series the payload will hold, from the bytes
+// read so far and the payload's size when known (Options.SizeHint or the
+// reader's length): once a few MiB are read, the series log grows once to
+// it instead of doubling all the way.
+func (e *engine) expectSeries(n int) int {
+	return e.extrapolate(n, 4<<20)
+}
+
+// expectMore is how many of what n counts the payload will hold, from
+// whatever it read so far (n when its size is unknown).
+func (e *engine) expectMore(n int) int {
+	return max(n, e.extrapolate(n, 1))
+}
+
+// extrapolate scales n, counted over the bytes read so far, to the
+// payload's size, once at least minRead bytes are read; else 2n.
+func (e *engine) extrapolate(n int, minRead int64) int {
+	if e.lr != nil && e.sizeHint > 0 {
+		read := e.lr.total - int64(e.lr.end-e.lr.start)
+		if read >= minRead && e.sizeHint > read {
+			est := int64(float64(n) * float64(e.sizeHint) / float64(read) * 1.05)
+			if est > int64(2*n) && est < 1<<31 {
+				return int(est)
+			}
+		}
+	}
+	return 2 * n
+}
+
+// seriesSet finds duplicate series. A series can only repeat one of its own
+// family (the same name resolves to the same family), and a family's lines
+// are contiguous but in a broken payload, so the set checks each series
+// against the current run of its family only — a small table that stays in
+// cache, reset in O(1) when the next family starts — and appends its hash to
+// a log in payload order (12 bytes a series, written sequentially). When a
+// family comes back after another (non-contiguous-family), its earlier runs
+// are taken from the log into the run's table. Should that re-reading cost
+// more than the series themselves (a payload alternating families), the set
+// turns into one table of every series, built once from the log.
+type seriesSet struct {
+	hashes []uint64 // the log: every series in payload order
+	lines  []uint32
+	run    runSet
+	runFam int32  // the family of the current run (-1: none yet)
+	runKey uint64 // and its famKey
+	start  int32  // where the current run begins in the log
+	reread int    // log entries re-read for families that came back
+	all    *dupSet
+}
+
+// logRun is a span of the series log: one run of a family's lines.
+type logRun struct{ start, end int32 }
+
+func (s *seriesSet) insert(fam int32, key uint64, f *famState, h uint64, line uint32, e *engine) (uint32, bool) {
+	if h == 0 {
+		h = 1 // 0 marks an empty slot
+	}
+	if s.all != nil {
+		return s.all.insert(h, line)
+	}
+	if fam != s.runFam || key != s.runKey {
+		s.startRun(fam, key, f, e)
+		if s.all != nil {
+			return s.all.insert(h, line)
+		}
+	}
+	if len(s.hashes) == cap(s.hashes) {
+		n := e.expectSeries(len(s.hashes) + 1)
+		if n < 1024 {
+			n = 1024
+		}
+		s.hashes = append(make([]uint64, 0, n), s.hashes...)
+		s.lines = append(make([]uint32, 0, n), s.lines...)
+	}
+	s.hashes = append(s.hashes, h)
+	s.lines = append(s.lines, line)
+	return s.run.insert(h, line)
+}
+
+// startRun ends the current run and begins one of family fam.
+// An untracked family keeps no runs: its duplicates are found within a run.
+func (s *seriesSet) startRun(fam int32, key uint64, f *famState, e *engine) {
+	end := int32(len(s.hashes))
+	if e.tracked(s.runFam) && end > s.start {
+		p := &e.fams[s.runFam]
+		if p.run.end == 0 {
+			p.run = logRun{s.start, end}
+		} else {
+			p.moreRuns = append(p.moreRuns, logRun{s.start, end})
+		}
+	}
+	s.runFam, s.runKey, s.start = fam, key, end
+	s.run.reset()
+	if f.run.end == 0 {
+		return
+	}
+	// The family came back: its earlier series are in the log.
+	earlier := int(f.run.end - f.run.start)
+	for _, r := range f.moreRuns {
+		earlier += int(r.end - r.start)
+	}
+	s.reread += earlier
+	if s.reread > len(s.hashes)+1<<16 {
+		s.all = &dupSet{}
+		s.all.grow(len(s.hashes) + len(s.hashes)/2)
+		for i, h := range s.hashes {
+			s.all.insert(h, s.lines[i])
+		}
+		s.hashes, s.lines = nil, nil
+		return
+	}
+	for _, r := range append([]logRun{f.run}, f.moreRuns...) {
+		for i := r.start; i < r.end; i++ {
+			s.run.insert(s.hashes[i], s.lines[i])
+		}
+	}
+}
+
+// runSet is the table of one run's series hashes: open addressing, an
+// entry valid when its generation is the run's, so a new run begins without
+// clearing the table.
+type runSet struct {
+	slots []runSlot
+	gen   uint32
+	n     int
+}
+
+type runSlot struct {
+	h    uint64
+	line uint32
+	gen  uint32
+}
+
+func (r *runSet) reset() {
+	r.n = 0
+	r.gen++
+	if r.gen == 0 {
+		clear(r.slots)
+		r.gen = 1
+	}
+}
+
+func (r *runSet) insert(h uint64, line uint32) (uint32, bool) {
+	if r.n*4 >= len(r.slots)*3 {
+		r.grow()
+	}
+	mask := uint64(len(r.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		sl := &r.slots[i]
+		if sl.gen != r.gen {
+			*sl = runSlot{h, line, r.gen}
+			r.n++
+			return 0, false
+		}
+		if sl.h == h {
+			return sl.line, true
+		}
+	}
+}
+
+func (r *runSet) grow() {
+	old, gen := r.slots, r.gen
+	size := 2 * len(old)
+	if size == 0 {
+		size = 256
+	}
+	r.slots = make([]runSlot, size)
+	r.n = 0
+	if r.gen == 0 {
+		r.gen = 1
+	}
+	for _, sl := range old {
+		if sl.gen == gen && gen != 0 {
+			r.insert(sl.h, sl.line)
+		}
+	}
+}
+
 // dupSet is an open-addressing set of 64-bit series hashes with the line
-// of first sight; 12 bytes a series instead of the series' text.
+// of first sight: 12 bytes a series instead of the series' text (the line
+// is read only on a hit). Two series are the same when their 64-bit hashes
+// are: with a random seed, a false duplicate among n series has a chance
+// of about n²/2⁶⁵.
 type dupSet struct {
 	keys  []uint64
 	lines []uint32
 	n     int
+	limit int // grow before n reaches it (a load of 3/4)
 }
 
 func (d *dupSet) insert(h uint64, line uint32) (uint32, bool) {
-	if h == 0 {
-		h = 1 // 0 marks an empty slot
-	}
-	if d.n*4 >= len(d.keys)*3 {
-		d.grow()
+	if d.n >= d.limit {
+		d.grow(2 * (d.n + 1))
 	}
 	mask := uint64(len(d.keys) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -147,15 +409,15 @@ func (d *dupSet) insert(h uint64, line uint32) (uint32, bool) {
 	}
 }
 
-func (d *dupSet) grow() {
+// grow makes room for want entries at a load of at most 3/4.
+func (d *dupSet) grow(want int) {
 	size := 1 << 10
-	if len(d.keys) > 0 {
-		size = 2 * len(d.keys)
+	for size*3/4 < want || size <= len(d.keys) {
+		size *= 2
 	}
 	ok, ol := d.keys, d.lines
-	d.keys = make([]uint64, size)
-	d.lines = make([]uint32, size)
-	d.n = 0
+	d.keys, d.lines = make([]uint64, size), make([]uint32, size)
+	d.n, d.limit = 0, size*3/4
 	for i, k := range ok {
 		if k != 0 {
 			d.insert(k, ol[i])

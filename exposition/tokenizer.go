@@ -101,8 +101,41 @@ func unsafeString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
+// nameClass marks the bytes that continue an unquoted name: nameLabel for
+// a label name, nameMetric for a metric name (which also allows ':').
+var nameClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		if b != '"' && nameCont(b, false, false) {
+			t[c] |= nameLabel | nameMetric
+		}
+		if b == ':' {
+			t[c] |= nameMetric
+		}
+	}
+	return t
+}()
+
+const (
+	nameLabel  = 1
+	nameMetric = 2
+)
+
 // parseFloat is expfmt's parseFloat: strconv.ParseFloat without 'p', 'P', '_'.
 func parseFloat(b []byte) (float64, bool) {
+	if n := len(b); n > 0 && n <= 15 {
+		// the usual value: a small integer, exact in a float64
+		var v uint64
+		for _, c := range b {
+			d := c - '0'
+			if d > 9 {
+				goto general
+			}
+			v = v*10 + uint64(d)
+		}
+		return float64(v), true
+	}
+general:
 	if bytes.IndexByte(b, '_') >= 0 || bytes.IndexByte(b, 'p') >= 0 || bytes.IndexByte(b, 'P') >= 0 {
 		return 0, false
 	}
@@ -176,10 +209,26 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 		return nil, i, stOK
 	}
 	start := i
+	e.quotedName = false
+	if b != '"' {
+		// The usual name: ASCII name bytes up to a blank, '=', '{', ','
+		// or '}'; anything else (a quote inside it, the end of the input)
+		// takes the loop below.
+		cls := uint8(nameLabel)
+		if metric {
+			cls = nameMetric
+		}
+		j := i + 1
+		for j < e.n && nameClass[e.rec[j]]&cls != 0 {
+			j++
+		}
+		if j < e.n && e.rec[j] != '"' || j == e.n && e.hasLF {
+			return e.rec[start:j], j, stOK
+		}
+	}
 	simple := true
 	quoted, escaped := false, false
 	mark := len(e.arena)
-	e.quotedName = false
 	for {
 		if escaped {
 			switch b {
@@ -242,8 +291,14 @@ func (e *engine) setOrCreate(tok []byte, pos int) status {
 		e.fail(RuleMetricNameInvalid, pos, nil, nil, "invalid metric name %q", tok)
 		return stFail
 	}
-	if idx, ok := e.famIdx[string(tok)]; ok {
-		e.cur, e.recFam = idx, idx
+	if e.lastTokFam >= 0 && string(tok) == string(e.lastTok) && (e.lastTokFam != e.spare || e.spareH == e.lastTokH) {
+		// the family of the line before: resolved the same way again (a
+		// family is never removed, nor its TYPE changed once set)
+		e.cur, e.recFam = e.lastTokFam, e.lastTokFam
+		e.isHistCount, e.isHistSum = e.lastTokHC, e.lastTokHS
+		return stOK
+	}
+	if e.use(tok, tok, func(mtype) bool { return true }) {
 		return stOK
 	}
 	n := len(tok)
@@ -257,33 +312,61 @@ func (e *engine) setOrCreate(tok []byte, pos int) status {
 	case isSum:
 		base = tok[:n-4]
 	}
-	if base != nil {
-		if idx, ok := e.famIdx[string(base)]; ok && e.fams[idx].typ == typeSummary {
-			e.cur, e.recFam = idx, idx
-			return stOK
-		}
+	if base != nil && e.use(tok, base, func(t mtype) bool { return t == typeSummary }) {
+		return stOK
 	}
 	if isBucket {
 		base = tok[:n-7]
 	}
 	if base != nil {
-		if idx, ok := e.famIdx[string(base)]; ok && e.fams[idx].typ.isHist() {
-			e.cur, e.recFam = idx, idx
-			e.isHistCount, e.isHistSum = isCount, isSum
+		e.isHistCount, e.isHistSum = isCount, isSum
+		if e.use(tok, base, mtype.isHist) {
 			return stOK
 		}
+		e.isHistCount, e.isHistSum = false, false
 	}
 	if e.noMutate {
 		e.cur = phantom
 		e.phantomName = tok
 		return stOK
 	}
+	if len(e.famIdx) >= e.opts.MaxFamilies {
+		e.newUntracked(tok, e.lineOf(pos))
+		e.resolved(tok, e.spare)
+		return stOK
+	}
 	name := string(tok)
 	e.famIdx[name] = int32(len(e.fams))
-	e.cur = int32(len(e.fams))
-	e.recFam = e.cur
 	e.fams = append(e.fams, famState{name: name, firstLine: e.lineOf(pos)})
+	e.resolved(tok, int32(len(e.fams)-1))
 	return stOK
+}
+
+// use makes family name current for tok when it exists and its type
+// passes ok: a tracked family, or an untracked one unpacked into the spare.
+func (e *engine) use(tok, name []byte, ok func(mtype) bool) bool {
+	if idx, found := e.famIdx[string(name)]; found {
+		if !ok(e.fams[idx].typ) {
+			return false
+		}
+		e.resolved(tok, idx)
+		return true
+	}
+	h, st, found := e.findUntracked(name)
+	if !found || !ok(mtype(st&fsType)) {
+		return false
+	}
+	e.loadSpare(h, e.names.intern(name), st)
+	e.resolved(tok, e.spare)
+	return true
+}
+
+// resolved makes idx the current family and remembers that tok names it.
+func (e *engine) resolved(tok []byte, idx int32) {
+	e.cur, e.recFam = idx, idx
+	e.lastTok = append(e.lastTok[:0], tok...)
+	e.lastTokFam, e.lastTokH = idx, e.spareH
+	e.lastTokHC, e.lastTokHS = e.isHistCount, e.isHistSum
 }
 
 const phantom = -2 // a family the no-mutation pass would have created

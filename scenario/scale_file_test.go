@@ -15,6 +15,12 @@ import (
 //
 //	DORISDIAG_WRITE_SCALE=/tmp/scale9.json DORISDIAG_SCALE_FACTOR=9 go test ./scenario -run TestWriteScaleFile
 //
+// DORISDIAG_SCALE_STREAMS=N sets the user streams, DORISDIAG_SCALE_ROWS=N
+// the consumption rows (at least one per stream). Issue 24's 400,000
+// streams: DORISDIAG_SCALE_STREAMS=394000 beside the 6,000 internal streams
+// of the 2,000 MVs, an 824 MB file (over the 512 MiB input limit);
+// DORISDIAG_SCALE_STREAMS=234000, 240,000 streams, stays under it.
+//
 // Without the variable it does nothing.
 func TestWriteScaleFile(t *testing.T) {
 	path := os.Getenv("DORISDIAG_WRITE_SCALE")
@@ -25,6 +31,12 @@ func TestWriteScaleFile(t *testing.T) {
 	n = max(n, 1)
 	c := DefaultScale
 	c.MVs, c.UserStreams, c.ConsumptionRows = c.MVs*n, c.UserStreams*n, c.ConsumptionRows*n
+	if k, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_STREAMS")); k > 0 {
+		c.UserStreams = k
+	}
+	if k, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_ROWS")); k > 0 {
+		c.ConsumptionRows = k
+	}
 	s := Scale(c)
 	f, err := os.Create(path)
 	if err != nil {

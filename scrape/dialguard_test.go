@@ -12,6 +12,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/scrape/collect"
 )
 
 // TestDialGuardSeesEveryDial: the process-wide guard is asked before the
@@ -32,7 +33,7 @@ func TestDialGuardSeesEveryDial(t *testing.T) {
 	p, _ := strconv.Atoi(port)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := scrape.Collect(ctx, scrape.Config{Host: host, Port: p, HTTPPort: p, Timeout: 5 * time.Second}); err == nil || !strings.Contains(err.Error(), refuse.Error()) {
+	if _, err := collect.Collect(ctx, scrape.Config{Host: host, Port: p, HTTPPort: p, Timeout: 5 * time.Second}); err == nil || !strings.Contains(err.Error(), refuse.Error()) {
 		t.Errorf("Collect: %v, want the guard's error", err)
 	}
 	fo := scrape.FetchOptions{RequestTimeout: 5 * time.Second}

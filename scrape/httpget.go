@@ -27,12 +27,12 @@ type Credentials struct {
 	Password string
 }
 
-// authAsk recognises an answer that asks for credentials without the HTTP
+// AuthAsk recognises an answer that asks for credentials without the HTTP
 // challenge: Doris's TSOAction answers HTTP 200 {"code":400,"data":"Need auth
 // information."} (see tsoAsksForAuth). nil: only a 401 Basic challenge counts.
-type authAsk func(body []byte) bool
+type AuthAsk func(body []byte) bool
 
-// get is the one HTTP GET of dorisdiag: /api/tso, the FE's and every BE's
+// Get is the one HTTP GET of dorisdiag: /api/tso, the FE's and every BE's
 // /metrics all go through it.
 //
 //   - The first request carries no Authorization header.
@@ -51,7 +51,7 @@ type authAsk func(body []byte) bool
 //     to o.MaxBytes (after gzip).
 //   - Errors name the URL that failed — after a redirect, the one it was
 //     redirected to — and are built without the password.
-func get(ctx context.Context, client *http.Client, rawURL string, opts FetchOptions, ask authAsk) (Payload, error) {
+func Get(ctx context.Context, client *http.Client, rawURL string, opts FetchOptions, ask AuthAsk) (Payload, error) {
 	return getTo(ctx, client, rawURL, opts, ask, nil)
 }
 
@@ -61,7 +61,7 @@ func get(ctx context.Context, client *http.Client, rawURL string, opts FetchOpti
 // 275 MB"). sink runs at most once, on the final answer; an error reading
 // the body (a timeout, the size limit) is returned named, whatever sink
 // made of it.
-func getTo(ctx context.Context, client *http.Client, rawURL string, opts FetchOptions, ask authAsk, sink func(io.Reader) error) (Payload, error) {
+func getTo(ctx context.Context, client *http.Client, rawURL string, opts FetchOptions, ask AuthAsk, sink func(io.Reader) error) (Payload, error) {
 	o := opts.withDefaults()
 	start := time.Now()
 	p := Payload{URL: rawURL}
@@ -243,8 +243,8 @@ func attempt(ctx context.Context, client *http.Client, u *url.URL, o FetchOption
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", u.Redacted(), err)
 	}
-	if o.accept != "" {
-		req.Header.Set("Accept", o.accept)
+	if o.Accept != "" {
+		req.Header.Set("Accept", o.Accept)
 	}
 	req.Header.Set("User-Agent", "dorisdiag")
 	if creds != nil {

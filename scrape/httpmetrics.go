@@ -125,7 +125,7 @@ type FetchOptions struct {
 	// larger than the budget runs alone.
 	BodyBudget int64
 
-	accept string      // Accept header; FetchMetrics sets the exposition one
+	Accept string      // Accept header; FetchMetrics sets the exposition one
 	budget *bodyBudget // ScrapeAll's, shared by its workers
 }
 
@@ -245,13 +245,13 @@ func NewClient(opts FetchOptions) *http.Client {
 	tr := &http.Transport{
 		Proxy: nil, // a cluster's own nodes: never through a proxy
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if err := reservedName(addr); err != nil {
+			if err := ReservedName(addr); err != nil {
 				return nil, err
 			}
 			dctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
 			defer cancel()
 			c, err := dial(dctx, network, addr)
-			if err != nil && ctx.Err() == nil && (errors.Is(dctx.Err(), context.DeadlineExceeded) || isTimeout(err)) {
+			if err != nil && ctx.Err() == nil && (errors.Is(dctx.Err(), context.DeadlineExceeded) || IsTimeout(err)) {
 				return nil, &TimeoutError{Host: addr, Phase: "connect", After: o.ConnectTimeout}
 			}
 			return c, err
@@ -272,7 +272,7 @@ func NewClient(opts FetchOptions) *http.Client {
 	}
 }
 
-func isTimeout(err error) bool {
+func IsTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }
@@ -301,10 +301,10 @@ type Payload struct {
 // them (opts.Credentials). Errors name the host and what failed: a
 // *TimeoutError, *HTTPStatusError or *TooLargeError, wrapped.
 func FetchMetrics(ctx context.Context, client *http.Client, url string, opts FetchOptions) (Payload, error) {
-	if opts.accept == "" {
-		opts.accept = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
+	if opts.Accept == "" {
+		opts.Accept = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 	}
-	return get(ctx, client, url, opts, nil)
+	return Get(ctx, client, url, opts, nil)
 }
 
 // FetchMetricsTo is FetchMetrics with the 2xx body streamed to sink instead
@@ -313,8 +313,8 @@ func FetchMetrics(ctx context.Context, client *http.Client, url string, opts Fet
 // is the fetch's (named as FetchMetrics names it) or, when the body was read
 // whole, what sink returned.
 func FetchMetricsTo(ctx context.Context, client *http.Client, url string, opts FetchOptions, sink func(io.Reader) error) (Payload, error) {
-	if opts.accept == "" {
-		opts.accept = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
+	if opts.Accept == "" {
+		opts.Accept = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 	}
 	return getTo(ctx, client, url, opts, nil, sink)
 }
@@ -429,11 +429,11 @@ func TargetsFromSnapshot(s *snapshot.Snapshot) []Target {
 	return out
 }
 
-// reservedName refuses, before any lookup, a host in the reserved .invalid
+// ReservedName refuses, before any lookup, a host in the reserved .invalid
 // domain (RFC 2606, RFC 6761 §6.4: such names never resolve). The bundled
 // scenarios name their nodes so (fe1.demo.invalid), and asking a resolver
 // for them would still send a packet off the machine.
-func reservedName(addr string) error {
+func ReservedName(addr string) error {
 	host := addr
 	if h, _, err := net.SplitHostPort(addr); err == nil {
 		host = h

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/internal/testnet"
 )
 
 func fixture(t *testing.T, name string) []byte {
@@ -211,8 +212,5 @@ func TestReservedNamesAreNeverLookedUp(t *testing.T) {
 	_, err := FetchMetrics(context.Background(), NewClient(o), "http://fe1.demo.invalid:8030/metrics", o)
 	if err == nil || !strings.Contains(err.Error(), "reserved .invalid domain") || dialed {
 		t.Fatalf("err %v, dialed %v", err, dialed)
-	}
-	if _, err := Collect(context.Background(), Config{Host: "fe1.demo.invalid", Timeout: time.Second}); err == nil || !strings.Contains(err.Error(), ".invalid") {
-		t.Fatalf("Collect: %v", err)
 	}
 }

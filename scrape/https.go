@@ -4,9 +4,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"net"
 	"strconv"
+
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 )
 
 // TLS over HTTP (docs/security.md "Network"). With --tls the FE's and the
@@ -74,8 +75,8 @@ func (e *CleartextCredentialsError) Error() string {
 		"(speak HTTPS to it with --http-scheme https, or send them in cleartext anyway with --allow-http-credentials)", e.URL, e.User)
 }
 
-// httpScheme is the scheme of the collector's HTTP requests.
-func (cfg Config) httpScheme() string {
+// Scheme is the scheme of the collector's HTTP requests.
+func (cfg Config) Scheme() string {
 	if cfg.HTTPScheme != "" {
 		return cfg.HTTPScheme
 	}
@@ -85,11 +86,11 @@ func (cfg Config) httpScheme() string {
 	return "http"
 }
 
-// fetchOptions are the collector's HTTP options: its timeouts, the
+// FetchOptions are the collector's HTTP options: its timeouts, the
 // credentials for a challenge, the scheme and TLS of --tls.
-func (cfg Config) fetchOptions(maxBytes int64) (FetchOptions, error) {
+func (cfg Config) FetchOptions(maxBytes int64) (FetchOptions, error) {
 	o := FetchOptions{ConnectTimeout: cfg.Timeout, HeaderTimeout: cfg.Timeout, RequestTimeout: wholeRequest(cfg.Timeout), MaxBytes: maxBytes,
-		Credentials: &Credentials{User: cfg.User, Password: cfg.Password}, Scheme: cfg.httpScheme(),
+		Credentials: &Credentials{User: cfg.User, Password: cfg.Password}, Scheme: cfg.Scheme(),
 		NoCleartextCredentials: (cfg.TLS || cfg.TLSCA != "") && !cfg.AllowHTTPCredentials}
 	if o.Scheme == "https" {
 		c, err := HTTPSConfig(cfg.TLSCA)
@@ -114,10 +115,10 @@ func withPort(hostport string, port int) string {
 	return net.JoinHostPort(h, strconv.Itoa(port))
 }
 
-// feHTTPAddr is where the collector asks an FE's HTTP endpoints: hostport,
+// FEHTTPAddr is where the collector asks an FE's HTTP endpoints: hostport,
 // or with HTTPS and FEHTTPSPort that port of the same host.
-func (cfg Config) feHTTPAddr(hostport string) string {
-	if cfg.httpScheme() != "https" {
+func (cfg Config) FEHTTPAddr(hostport string) string {
+	if cfg.Scheme() != "https" {
 		return hostport
 	}
 	return withPort(hostport, cfg.FEHTTPSPort)

@@ -16,7 +16,7 @@ import (
 )
 
 // The MySQL hops of a live collection. A query's hop is `query "<its first
-// words>"` (queryHop). docs/snapshot.md "Network errors" lists every text.
+// words>"` (QueryHop). docs/snapshot.md "Network errors" lists every text.
 const (
 	HopMySQLConnect   = "MySQL connect"
 	HopMySQLHandshake = "MySQL handshake"
@@ -41,7 +41,7 @@ const (
 // handshakes; the client runs statements), not guessed from the driver's text.
 type NetError struct {
 	Host  string        // host:port
-	Hop   string        // HopMySQLConnect, HopMySQLHandshake or queryHop(q)
+	Hop   string        // HopMySQLConnect, HopMySQLHandshake or QueryHop(q)
 	Kind  string        // KindTimeout, ...
 	After time.Duration // the bound of this hop (--timeout)
 	Err   error         // the underlying error (a *mysql.MySQLError for KindServer)
@@ -78,7 +78,7 @@ func (e *NetError) Timeout() bool { return e.Kind == KindTimeout }
 // it has passed, the text is the timeout's whatever the driver returned
 // (context.DeadlineExceeded, mysql.ErrInvalidConn after the watcher closed
 // the socket, or a read deadline error). The driver's own read/write
-// deadlines are set above the hop's bound (openDB), so they cannot fire
+// deadlines are set above the hop's bound (OpenDB), so they cannot fire
 // while the hop's bound has not elapsed.
 //
 // "Passed" is read from the clock (expired), not only from hopCtx.Err():
@@ -126,10 +126,10 @@ func expired(ctx context.Context) bool {
 	return ok && !time.Now().Before(d)
 }
 
-// queryHop names a statement by its first words: `query "SELECT
+// QueryHop names a statement by its first words: `query "SELECT
 // TABLE_NAME, COLUMN_NAME FROM …"`, quoted so that no text of the statement
 // can act on a terminal.
-func queryHop(q string) string {
+func QueryHop(q string) string {
 	words := strings.Fields(q)
 	short := len(words) > 6
 	if short {

@@ -30,15 +30,15 @@ import (
 // minRedactLen is the shortest secret redaction looks for.
 const minRedactLen = 4
 
-// secret is a password with the non-secrets it may coincide with.
-type secret struct {
+// Secret is a password with the non-secrets it may coincide with.
+type Secret struct {
 	value  string
 	public []string // user name, host, host:port
 }
 
-// secret is the collection's password with its user and host.
-func (cfg Config) secret() secret {
-	return secret{value: cfg.Password, public: []string{cfg.User, cfg.Host}}
+// Secret is the collection's password with its user and host.
+func (cfg Config) Secret() Secret {
+	return Secret{value: cfg.Password, public: []string{cfg.User, cfg.Host}}
 }
 
 // redactedError keeps the chain of a wrapped error (errors.Is/As still work)
@@ -51,9 +51,9 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// redact returns err with every whole occurrence of the secret in its text
+// Redact returns err with every whole occurrence of the secret in its text
 // replaced by ***, under the rules above; err itself when nothing changes.
-func (s secret) redact(err error) error {
+func (s Secret) Redact(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (s secret) redact(err error) error {
 }
 
 // redactText applies the rules to one text.
-func (s secret) redactText(text string) string {
+func (s Secret) redactText(text string) string {
 	v := s.value
 	if utf8.RuneCountInString(v) < minRedactLen || !strings.Contains(text, v) {
 		return text

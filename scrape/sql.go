@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/doris"
 )
 
 // ErrNotReadOnly is returned for any statement other than one SELECT or SHOW:
@@ -61,33 +63,33 @@ func CheckReadOnly(query string) error {
 	return nil
 }
 
-// table is a query result with every cell kept as text (NULL = nil), the
+// Table is a query result with every cell kept as text (NULL = nil), the
 // columns named as the server named them. Scanning everything as text is
 // deliberate: Doris serves the same concept as BIGINT in one build and
 // VARCHAR in another, and `\N`, `N/A` and -1 must be normalised with the
 // raw text kept (doris.md §4, §5).
-type table struct {
-	cols  []string
-	index map[string]int // upper-cased column name → position
-	rows  [][]*string
+type Table struct {
+	Cols  []string
+	Index map[string]int // upper-cased column name → position
+	Rows  [][]*string
 }
 
-func (t *table) has(col string) bool { _, ok := t.column(col); return ok }
+func (t *Table) Has(col string) bool { _, ok := t.column(col); return ok }
 
 // column is col's position. The wire contract names columns in upper case,
 // so the exact key is tried first: upper-casing every lookup (once per cell,
 // a million times for 50,000 consumption rows) was the collector's largest
 // cost after the driver's own (docs/performance.md "dorisdiag exporter").
-func (t *table) column(col string) (int, bool) {
-	if i, ok := t.index[col]; ok {
+func (t *Table) column(col string) (int, bool) {
+	if i, ok := t.Index[col]; ok {
 		return i, true
 	}
-	i, ok := t.index[strings.ToUpper(col)]
+	i, ok := t.Index[strings.ToUpper(col)]
 	return i, ok
 }
 
-// get returns the cell of row r in column col, nil when NULL or absent.
-func (t *table) get(r []*string, col string) *string {
+// Get returns the cell of row r in column col, nil when NULL or absent.
+func (t *Table) Get(r []*string, col string) *string {
 	i, ok := t.column(col)
 	if !ok || i >= len(r) {
 		return nil
@@ -95,21 +97,21 @@ func (t *table) get(r []*string, col string) *string {
 	return r[i]
 }
 
-// client runs read-only statements, each under its own timeout, and counts
+// SQLClient runs read-only statements, each under its own timeout, and counts
 // and optionally logs them.
-type client struct {
-	db      *sql.DB
-	timeout time.Duration
-	host    string // host:port, named in every error
-	secret  secret // redacted from every error
+type SQLClient struct {
+	DB      *sql.DB
+	Timeout time.Duration
+	Host    string // host:port, named in every error
+	Secret  Secret // redacted from every error
 
 	mu      sync.Mutex
 	queries []string
 }
 
-// query runs one statement. The read-only check happens here, before the
+// Query runs one statement. The read-only check happens here, before the
 // driver sees the text.
-func (c *client) query(ctx context.Context, q string) (*table, error) {
+func (c *SQLClient) Query(ctx context.Context, q string) (*Table, error) {
 	if err := CheckReadOnly(q); err != nil {
 		return nil, err
 	}
@@ -120,19 +122,19 @@ func (c *client) query(ctx context.Context, q string) (*table, error) {
 	// has none (the first statement, or after a statement's timeout closed
 	// it), hopConnector dials and handshakes, each hop under its own bound
 	// and named in its error.
-	conn, err := c.db.Conn(ctx)
+	conn, err := c.DB.Conn(ctx)
 	if err != nil {
 		var ne *NetError
 		if !errors.As(err, &ne) {
-			err = netErr(ctx, ctx, c.host, HopMySQLConnect, c.timeout, err)
+			err = netErr(ctx, ctx, c.Host, HopMySQLConnect, c.Timeout, err)
 		}
-		return nil, c.secret.redact(err)
+		return nil, c.Secret.Redact(err)
 	}
 	defer conn.Close()
-	qctx, cancel := context.WithTimeout(ctx, c.timeout)
+	qctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	fail := func(err error) error {
-		return c.secret.redact(netErr(ctx, qctx, c.host, queryHop(q), c.timeout, err))
+		return c.Secret.Redact(netErr(ctx, qctx, c.Host, QueryHop(q), c.Timeout, err))
 	}
 	rows, err := conn.QueryContext(qctx, q)
 	if err != nil {
@@ -143,10 +145,10 @@ func (c *client) query(ctx context.Context, q string) (*table, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	t := &table{cols: cols, index: make(map[string]int, len(cols))}
+	t := &Table{Cols: cols, Index: make(map[string]int, len(cols))}
 	for i, name := range cols {
-		if _, dup := t.index[strings.ToUpper(name)]; !dup {
-			t.index[strings.ToUpper(name)] = i
+		if _, dup := t.Index[strings.ToUpper(name)]; !dup {
+			t.Index[strings.ToUpper(name)] = i
 		}
 	}
 	// One scan buffer for all rows, scanned as sql.RawBytes (the driver's
@@ -191,7 +193,7 @@ func (c *client) query(ctx context.Context, q string) (*table, error) {
 			}
 			cells[i] = nil // never let Scan append into the driver's buffer
 		}
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fail(err)
@@ -199,10 +201,43 @@ func (c *client) query(ctx context.Context, q string) (*table, error) {
 	return t, nil
 }
 
-func (c *client) statements() []string {
+func (c *SQLClient) Statements() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]string(nil), c.queries...)
 }
 
-func errorsf(format string, a ...any) error { return fmt.Errorf(format, a...) }
+// Count adds statements another session sent (SHOW DATA in a database's
+// own session) to this client's, so the query count stays exact.
+func (c *SQLClient) Count(statements []string) {
+	c.mu.Lock()
+	c.queries = append(c.queries, statements...)
+	c.mu.Unlock()
+}
+
+func Errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
+
+func FirstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func Atoi(s string) int {
+	var n int
+	_, err := fmt.Sscan(strings.TrimSpace(s), &n)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func Cell(t *Table, row []*string, c doris.Column) string {
+	if p := t.Get(row, c.Name); p != nil {
+		return *p
+	}
+	return ""
+}

@@ -1,8 +1,9 @@
 package scrape
 
 import (
-	"github.com/dorisdiag/dorisdiag/doris"
 	"strconv"
+
+	"github.com/dorisdiag/dorisdiag/doris"
 
 	"context"
 	"errors"
@@ -178,21 +179,21 @@ func TestClientRefusesWritesBeforeTheWire(t *testing.T) {
 	defer e.Close()
 	host, port := splitAddr(t, e.Addr())
 	cfg := Config{Host: host, Port: port, User: "root", Timeout: 5 * time.Second}
-	db, err := openDB(cfg, e.Addr())
+	db, err := OpenDB(cfg, e.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	c := &client{db: db, timeout: cfg.Timeout, host: e.Addr()}
+	c := &SQLClient{DB: db, Timeout: cfg.Timeout, Host: e.Addr()}
 	for _, q := range []string{"DROP DATABASE demo", "CREATE TABLE x (a int)", "SELECT 1; DROP DATABASE demo", "KILL 1", "SET @@time_zone = '+01:00'"} {
-		if _, err := c.query(context.Background(), q); !errors.Is(err, ErrNotReadOnly) {
+		if _, err := c.Query(context.Background(), q); !errors.Is(err, ErrNotReadOnly) {
 			t.Errorf("%q: err %v, want ErrNotReadOnly", q, err)
 		}
 	}
 	if n := len(e.Queries()); n != 0 {
 		t.Errorf("the emulator received %d statements: %q", n, e.Queries())
 	}
-	if _, err := c.query(context.Background(), "SHOW FRONTENDS"); err != nil {
+	if _, err := c.Query(context.Background(), "SHOW FRONTENDS"); err != nil {
 		t.Errorf("SHOW FRONTENDS: %v", err)
 	}
 }
@@ -213,13 +214,13 @@ func TestClientKeepsNullEmptyAndTextApart(t *testing.T) {
 	defer e.Close()
 	host, port := splitAddr(t, e.Addr())
 	cfg := Config{Host: host, Port: port, User: "root", Timeout: 5 * time.Second}
-	db, err := openDB(cfg, e.Addr())
+	db, err := OpenDB(cfg, e.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	c := &client{db: db, timeout: cfg.Timeout, host: e.Addr()}
-	tb, err := c.query(context.Background(), "SELECT NULL AS a, '' AS b, 'xy' AS c, 42 AS d, 'z' AS e UNION ALL SELECT 'first', NULL, '', 7, NULL UNION ALL SELECT '', 'q', NULL, NULL, 'last'")
+	c := &SQLClient{DB: db, Timeout: cfg.Timeout, Host: e.Addr()}
+	tb, err := c.Query(context.Background(), "SELECT NULL AS a, '' AS b, 'xy' AS c, 42 AS d, 'z' AS e UNION ALL SELECT 'first', NULL, '', 7, NULL UNION ALL SELECT '', 'q', NULL, NULL, 'last'")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,12 +235,12 @@ func TestClientKeepsNullEmptyAndTextApart(t *testing.T) {
 		{`"first"`, "<nil>", `""`, `"7"`, "<nil>"},
 		{`""`, `"q"`, "<nil>", "<nil>", `"last"`},
 	}
-	if len(tb.rows) != len(want) {
-		t.Fatalf("%d rows, want %d", len(tb.rows), len(want))
+	if len(tb.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(tb.Rows), len(want))
 	}
-	for i, r := range tb.rows {
+	for i, r := range tb.Rows {
 		for j, col := range []string{"A", "B", "C", "D", "E"} {
-			if got := show(tb.get(r, col)); got != want[i][j] {
+			if got := show(tb.Get(r, col)); got != want[i][j] {
 				t.Errorf("row %d column %s: %s, want %s", i, col, got, want[i][j])
 			}
 		}

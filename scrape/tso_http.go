@@ -14,7 +14,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
-// fetchTSO is the last clock fallback: GET /api/tso on target (host:port of
+// FetchTSO is the last clock fallback: GET /api/tso on target (host:port of
 // an FE's HTTP server; the collector picks the Master's, see tsoTargets).
 //
 // Doris's TSOAction (fe-core/.../httpv2/rest/TSOAction.java @db2b4e86)
@@ -31,23 +31,23 @@ import (
 // turns it into badRequest — no 401, no WWW-Authenticate. get treats that
 // exact shape as the challenge (tsoAsksForAuth). The TSO exceeds 2^53, so
 // the body is decoded with UseNumber, never through float64.
-func fetchTSO(ctx context.Context, cfg Config, target string) (tso.TSO, string, error) {
-	u := cfg.httpScheme() + "://" + target + "/api/tso"
-	o, err := cfg.fetchOptions(1 << 20)
+func FetchTSO(ctx context.Context, cfg Config, target string) (tso.TSO, string, error) {
+	u := cfg.Scheme() + "://" + target + "/api/tso"
+	o, err := cfg.FetchOptions(1 << 20)
 	if err != nil {
 		return 0, u, err
 	}
-	o.accept = "application/json"
-	p, err := get(ctx, httpClient(o), u, o, tsoAsksForAuth)
+	o.Accept = "application/json"
+	p, err := Get(ctx, httpClient(o), u, o, TSOAsksForAuth)
 	if err != nil {
 		return 0, u, err
 	}
-	resp, err := decodeEnvelope(p.Body)
+	resp, err := DecodeEnvelope(p.Body)
 	if err != nil {
 		return 0, u, fmt.Errorf("GET %s: not JSON: %w", u, err)
 	}
 	if resp.Code == nil || *resp.Code != 0 {
-		return 0, u, &feAnswerError{URL: u, Code: resp.Code, Msg: resp.Msg, Data: resp.dataText()}
+		return 0, u, &FEAnswerError{URL: u, Code: resp.Code, Msg: resp.Msg, Data: resp.DataText()}
 	}
 	var data struct {
 		CurrentTSO json.Number `json:"current_tso"`
@@ -71,7 +71,7 @@ type envelope struct {
 	Data json.RawMessage `json:"data"`
 }
 
-func decodeEnvelope(body []byte) (envelope, error) {
+func DecodeEnvelope(body []byte) (envelope, error) {
 	var e envelope
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -79,8 +79,8 @@ func decodeEnvelope(body []byte) (envelope, error) {
 	return e, err
 }
 
-// dataText is data as text: a JSON string unquoted, anything else as sent.
-func (e envelope) dataText() string {
+// DataText is data as text: a JSON string unquoted, anything else as sent.
+func (e envelope) DataText() string {
 	var s string
 	if json.Unmarshal(e.Data, &s) == nil {
 		return s
@@ -88,31 +88,31 @@ func (e envelope) dataText() string {
 	return string(bytes.TrimSpace(e.Data))
 }
 
-// tsoAsksForAuth recognises TSOAction's answer to a request without
+// TSOAsksForAuth recognises TSOAction's answer to a request without
 // credentials: code 400 with data "Need auth information." (verified, see
 // fetchTSO). A code 401 envelope (ResponseEntityBuilder.unauthorized) is
 // accepted too: UNVERIFIED that /api/tso ever sends it.
-func tsoAsksForAuth(body []byte) bool {
-	e, err := decodeEnvelope(body)
+func TSOAsksForAuth(body []byte) bool {
+	e, err := DecodeEnvelope(body)
 	if err != nil || e.Code == nil {
 		return false
 	}
 	if *e.Code == 401 {
 		return true
 	}
-	return *e.Code == 400 && strings.Contains(strings.ToLower(e.dataText()), "need auth information")
+	return *e.Code == 400 && strings.Contains(strings.ToLower(e.DataText()), "need auth information")
 }
 
-// feAnswerError is an httpv2 envelope with a code other than 0; Data is
+// FEAnswerError is an httpv2 envelope with a code other than 0; Data is
 // Doris's reason ("Current FE is not master").
-type feAnswerError struct {
+type FEAnswerError struct {
 	URL  string
 	Code *int
 	Msg  string
 	Data string
 }
 
-func (e *feAnswerError) Error() string {
+func (e *FEAnswerError) Error() string {
 	code := "missing"
 	if e.Code != nil {
 		code = fmt.Sprint(*e.Code)
@@ -127,9 +127,9 @@ func (e *feAnswerError) Error() string {
 	return msg
 }
 
-// notMaster: the FE asked is a follower (TSOAction: "Current FE is not
+// NotMaster: the FE asked is a follower (TSOAction: "Current FE is not
 // master").
-func (e *feAnswerError) notMaster() bool {
+func (e *FEAnswerError) NotMaster() bool {
 	return strings.Contains(strings.ToLower(e.Data), "not master")
 }
 

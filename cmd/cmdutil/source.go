@@ -13,6 +13,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/scrape/collect"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -179,7 +180,7 @@ func (s *Source) collectLive() (*snapshot.Snapshot, error) {
 	cfg := s.LiveConfig()
 	ctx, cancel := collectContext(cfg)
 	defer cancel()
-	snap, err := scrape.Collect(ctx, cfg)
+	snap, err := collect.Collect(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

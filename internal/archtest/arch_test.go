@@ -135,6 +135,28 @@ func ruleSiblings(pkgs []pkg) []string {
 	return bad
 }
 
+// ruleScrapeLayers: scrape (the base: Config, the SQL client, HTTP GET, the
+// guards) imports no package under scrape/, and the packages on it
+// (scrape/collect, scrape/doctor) never reach one another: each reads on
+// its own over the base (docs/architecture.md "Inside scrape").
+func ruleScrapeLayers(pkgs []pkg) []string {
+	var bad []string
+	for _, p := range pkgs {
+		if !underDir(p.ImportPath, "scrape") {
+			continue
+		}
+		for _, d := range p.Deps {
+			if !underDir(d, "scrape") || d == mod+"/scrape" {
+				continue
+			}
+			if p.ImportPath == mod+"/scrape" || !underDir(d, strings.TrimPrefix(p.ImportPath, mod+"/")) {
+				bad = append(bad, fmt.Sprintf("%s depends on %s", p.ImportPath, d))
+			}
+		}
+	}
+	return bad
+}
+
 // ruleLeaves: tso, exposition and doris import no package of this module.
 func ruleLeaves(pkgs []pkg) []string {
 	var bad []string
@@ -258,6 +280,10 @@ func TestScrapeAndDiagAreSiblings(t *testing.T) {
 	report(t, "scrape and diag never import each other", ruleSiblings(load(t)))
 }
 
+func TestScrapeLayers(t *testing.T) {
+	report(t, "scrape's layers are one-way", ruleScrapeLayers(load(t)))
+}
+
 func TestLeavesImportNothingOfTheModule(t *testing.T) {
 	report(t, "leaves import nothing of this module", ruleLeaves(load(t)))
 }
@@ -303,7 +329,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		pkgs []pkg
 	}{
 		{"diag reaches scrape transitively", ruleSiblings, []pkg{{ImportPath: m("diag"), Deps: []string{m("x"), m("scrape")}}}},
+		{"diag reaches the doctor", ruleSiblings, []pkg{{ImportPath: m("diag/check"), Deps: []string{m("scrape/doctor")}}}},
 		{"scrape imports diag", ruleSiblings, []pkg{{ImportPath: m("scrape"), Deps: []string{m("diag")}}}},
+		{"the scrape base imports the collector", ruleScrapeLayers, []pkg{{ImportPath: m("scrape"), Deps: []string{m("scrape/collect")}}}},
+		{"the doctor reaches the collector", ruleScrapeLayers, []pkg{{ImportPath: m("scrape/doctor"), Deps: []string{m("x"), m("scrape"), m("scrape/collect")}}}},
 		{"leaf imports module package", ruleLeaves, []pkg{{ImportPath: m("exposition"), Imports: []string{m("snapshot")}}}},
 		{"report imports fixtures", ruleNoFixtures, []pkg{{ImportPath: m("report"), Imports: []string{m("fixtures/scenarios")}}}},
 		{"cmd imports the emulator", ruleNoFixtures, []pkg{{ImportPath: m("cmd"), Imports: []string{m("fixtures/emulator")}}}},
@@ -320,6 +349,9 @@ func TestRulesCatchViolations(t *testing.T) {
 		if bad := c.rule(c.pkgs); len(bad) == 0 {
 			t.Errorf("%s: rule reported nothing", c.name)
 		}
+	}
+	if bad := ruleScrapeLayers([]pkg{{ImportPath: m("scrape/collect"), Deps: []string{m("scrape"), m("snapshot")}}, {ImportPath: m("scrape/doctor"), Deps: []string{m("scrape")}}}); len(bad) != 0 {
+		t.Errorf("clean scrape layers flagged: %v", bad)
 	}
 	if bad := ruleNoIO(socketFreeGraph("", pkg{})); len(bad) != 0 {
 		t.Errorf("clean graph flagged: %v", bad)
@@ -393,6 +425,88 @@ func listenCalls(fset *token.FileSet, f *ast.File) []string {
 		return true
 	})
 	return bad
+}
+
+// dialCalls lists what opens an outgoing connection (net.Dial*, a
+// net.Dialer, tls.Dial*, an http.Transport or the default client, sql.Open*,
+// the MySQL driver's connector) in one Go source file, honouring renamed
+// imports: only the scrape base package builds a dialer, so every dial of
+// scrape/collect and scrape/doctor goes through its guard (SetDialGuard).
+func dialCalls(fset *token.FileSet, f *ast.File) []string {
+	names := map[string]string{} // local name → import path
+	dialers := map[string][]string{
+		"net":                            {"Dial", "DialTimeout", "DialTCP", "DialUDP", "DialIP", "DialUnix", "Dialer"},
+		"crypto/tls":                     {"Dial", "DialWithDialer", "Dialer"},
+		"net/http":                       {"Transport", "DefaultClient", "DefaultTransport", "Get", "Head", "Post", "PostForm"},
+		"database/sql":                   {"Open", "OpenDB"},
+		"github.com/go-sql-driver/mysql": {"NewConnector", "NewConfig"},
+	}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		if _, ok := dialers[p]; ok {
+			name := filepath.Base(p)
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			names[name] = p
+		}
+	}
+	var bad []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if p, ok := names[id.Name]; ok && has(dialers[p], sel.Sel.Name) {
+			bad = append(bad, fmt.Sprintf("%s: %s.%s", fset.Position(sel.Pos()), p, sel.Sel.Name))
+		}
+		return true
+	})
+	return bad
+}
+
+// TestEveryDialIsInScrape: no production package but scrape (the base)
+// dials, so the one guard there (SetDialGuard, proved by
+// TestOfflineNeverOpensASocket) sees every connection the binary opens;
+// test support (fixtures, internal/testnet) may dial.
+func TestEveryDialIsInScrape(t *testing.T) {
+	fset := token.NewFileSet()
+	var bad []string
+	seen := false
+	for _, p := range load(t) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		if strings.HasPrefix(rel, "fixtures") || rel == "internal/testnet" {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatalf("parsing %s: %v", name, err)
+			}
+			calls := dialCalls(fset, f)
+			if rel == "scrape" {
+				seen = seen || len(calls) > 0
+				continue
+			}
+			bad = append(bad, calls...)
+		}
+	}
+	if !seen {
+		t.Error("dialCalls finds no dial in scrape: the rule has lost what it looks for")
+	}
+	report(t, "only scrape dials", bad)
+	// The rule catches a dialer, under a renamed import too.
+	f, err := parser.ParseFile(fset, "x.go", "package x\nimport n \"net\"\nfunc f() { _ = &n.Dialer{} }\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dialCalls(fset, f)) != 1 {
+		t.Error("dialCalls misses n.Dialer under a renamed net import")
+	}
 }
 
 // TestOnlyExporterListens: no production package but exporter listens on a

@@ -265,7 +265,7 @@ func formatFiles(t *testing.T, pkgs []pkg) int {
 
 // columnFiles: for every column the collector reads into a snapshot field
 // (`Field: rr.x(doris.Rel.Column)`), the files that spell it: its relation
-// in doris/, the read in scrape/, the snapshot field's declaration, the
+// in doris/, the read in scrape/collect/, the snapshot field's declaration, the
 // emulator's `set`. A value the snapshot normalises at load adds
 // snapshot/io.go (the recipe says so); the number is that of a plain column.
 func columnFiles(t *testing.T, pkgs []pkg) int {
@@ -324,7 +324,7 @@ func columnFiles(t *testing.T, pkgs []pkg) int {
 				}
 				return true
 			})
-		case f.pkg == mod+"/scrape":
+		case f.pkg == mod+"/scrape/collect":
 			ast.Inspect(f.file, func(n ast.Node) bool {
 				kv, ok := n.(*ast.KeyValueExpr)
 				if !ok {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package collect_test
+
+const raceEnabled = false

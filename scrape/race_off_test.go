@@ -1,5 +1,0 @@
-//go:build !race
-
-package scrape_test
-
-const raceEnabled = false
