@@ -93,7 +93,7 @@ code's severity and ignore findings by code and object pattern.`,
 
 // checkRun runs every diagnosis over each round's series.
 func checkRun(o *CheckOptions) error {
-	opt, failOnDefault, err := o.resolve()
+	opt, failOnDefault, assumeTTL, err := o.resolve()
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func checkRun(o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	sopt := cmdutil.SourceOptions{AttachMetrics: !o.NoMetrics}
+	sopt := cmdutil.SourceOptions{AttachMetrics: !o.NoMetrics, AssumeTTLEnforced: assumeTTL}
 	if o.MetricsTargets != "" {
 		if sopt.MetricsTargets, err = scrape.ParseTargets(o.MetricsTargets); err != nil {
 			return cmdutil.UsageErrorf("--metrics-targets: %v", err)
@@ -157,16 +157,19 @@ func diffFindings(prev, cur []diag.Finding) *report.CheckChanges {
 // command line wins, then the file, then the default. It returns the
 // diagnosis options and the file's fail_on ("" when it has none); o is
 // not changed.
-func (o *CheckOptions) resolve() (check.Options, string, error) {
+//
+// It also returns the file's assume_ttl_enforced (nil when absent).
+func (o *CheckOptions) resolve() (check.Options, string, *bool, error) {
 	var pol diag.Policy
 	failOn := ""
+	var assumeTTL *bool
 	t := *o // the thresholds, with the file's where no flag was given
 	if o.ConfigFile != "" {
 		cfg, p, err := loadConfig(o.ConfigFile)
 		if err != nil {
-			return check.Options{}, "", cmdutil.UsageError{Err: err}
+			return check.Options{}, "", nil, cmdutil.UsageError{Err: err}
 		}
-		pol, failOn = p, cfg.FailOn
+		pol, failOn, assumeTTL = p, cfg.FailOn, cfg.AssumeTTLEnforced
 		set := func(flag string, dst *time.Duration, v *duration) {
 			if v != nil && !o.Given[flag] {
 				*dst = time.Duration(*v)
@@ -184,16 +187,16 @@ func (o *CheckOptions) resolve() (check.Options, string, error) {
 	}
 	for name, d := range map[string]time.Duration{"max-delay": t.MaxDelay, "min-headroom": t.MinHeadroom, "max-pending": t.MaxPending, "max-running": t.MaxRunning, "max-queued": t.MaxQueued, "fallback-window": t.FallbackWindow} {
 		if d <= 0 {
-			return check.Options{}, "", cmdutil.UsageErrorf("--%s must be positive, got %s", name, d)
+			return check.Options{}, "", nil, cmdutil.UsageErrorf("--%s must be positive, got %s", name, d)
 		}
 	}
 	if t.MaxFailures < 1 || t.MinFallbacks < 1 {
-		return check.Options{}, "", cmdutil.UsageErrorf("--max-failures and --min-fallbacks must be at least 1")
+		return check.Options{}, "", nil, cmdutil.UsageErrorf("--max-failures and --min-fallbacks must be at least 1")
 	}
 	return check.Options{
 		Streams: streams.Options{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending},
 		MVs: mv.Options{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
 			FallbackWindow: t.FallbackWindow, MinFallbacks: t.MinFallbacks},
 		Policy: pol,
-	}, failOn, nil
+	}, failOn, assumeTTL, nil
 }

@@ -28,6 +28,9 @@ type fileConfig struct {
 	Thresholds fileThresholds    `yaml:"thresholds"`
 	Severity   map[string]string `yaml:"severity"`
 	Ignore     []diag.Ignore     `yaml:"ignore"`
+	// AssumeTTLEnforced: the build expires changes past the TTL
+	// (ttl_enforcement.go); nil when the key is absent.
+	AssumeTTLEnforced *bool `yaml:"assume_ttl_enforced"`
 }
 
 type fileThresholds struct {
@@ -82,7 +85,7 @@ func loadConfig(path string) (*fileConfig, diag.Policy, error) {
 // configKeys are the keys of each mapping of the file, in the order the
 // errors list them.
 var (
-	configTopKeys       = []string{"fail_on", "thresholds", "severity", "ignore"}
+	configTopKeys       = []string{"fail_on", "thresholds", "severity", "ignore", cmdutil.TTLConfigKey}
 	configThresholdKeys = []string{"max_delay", "min_headroom", "max_pending", "max_failures", "max_running", "max_queued"}
 	configIgnoreKeys    = []string{"code", "object", "reason"}
 )
@@ -185,6 +188,16 @@ func parseConfig(data []byte) (*fileConfig, diag.Policy, error) {
 				return nil, pol, configError(v, "fail_on", "%q: want none, warning or critical", s)
 			}
 			cfg.FailOn = s
+		case cmdutil.TTLConfigKey:
+			s, err := scalar(v, cmdutil.TTLConfigKey, "true or false")
+			if err != nil {
+				return nil, pol, err
+			}
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				return nil, pol, configError(v, cmdutil.TTLConfigKey, "%q: want true or false", s)
+			}
+			cfg.AssumeTTLEnforced = &b
 		case "thresholds":
 			if err := parseThresholds(v, &cfg.Thresholds); err != nil {
 				return nil, pol, err

@@ -52,7 +52,7 @@ var flagGroups = []struct{ name, title string }{
 // global flag added later without a group is shown everywhere, under
 // "Global flags".
 var globalFlagGroup = map[string]string{
-	"host": "source", "snapshot": "source", "demo": "source",
+	"host": "source", "snapshot": "source", "demo": "source", "assume-ttl-enforced": "source",
 	"port": "connection", "http-port": "connection", "user": "connection", "tls": "connection", "tls-ca": "connection", "timeout": "connection",
 	"http-scheme": "connection", "fe-https-port": "connection", "allow-http-credentials": "connection",
 	"output": "output", "no-color": "output", "no-pager": "output", "cluster": "output",

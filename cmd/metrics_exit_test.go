@@ -17,10 +17,22 @@ import (
 // a saved payload is judged by its own time, and offline is offline.
 
 // TestMetricsLintBrokenFileExits1: `dorisdiag metrics lint broken.prom;
-// echo $?` prints 1, as promtool's does; --fail-on none opts out.
+// echo $?` prints 1 on a payload a Prometheus server drops (a raw quote);
+// --fail-on none opts out. A payload the server keeps while expfmt rejects
+// it (a\q) is a warning (issue 21): exit 0, 1 at --fail-on warning.
 func TestMetricsLintBrokenFileExits1(t *testing.T) {
+	kept := filepath.Join(t.TempDir(), "kept.prom")
+	if err := os.WriteFile(kept, []byte("# TYPE x counter\nx{user=\"a\\q\"} 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := run(t, nil, "", "metrics", "lint", kept, "--no-color"); code != cmdutil.ExitOK || !strings.Contains(out, "DOES NOT PARSE") {
+		t.Errorf("metrics lint of a payload the server keeps: exit %d, want 0\n%s", code, out)
+	}
+	if _, _, code := run(t, nil, "", "metrics", "lint", kept, "--fail-on", "warning"); code != cmdutil.ExitFindings {
+		t.Errorf("--fail-on warning: exit %d, want 1", code)
+	}
 	broken := filepath.Join(t.TempDir(), "broken.prom")
-	if err := os.WriteFile(broken, []byte("# TYPE x counter\nx{user=\"a\\q\"} 1\n"), 0o644); err != nil {
+	if err := os.WriteFile(broken, []byte("# TYPE x counter\nx{user=\"a\"q\"} 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, stderr, code := run(t, nil, "", "metrics", "lint", broken, "--no-color")

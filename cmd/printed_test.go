@@ -207,7 +207,8 @@ func collectPrinted(t *testing.T, path string, snap *snapshot.Snapshot) (out []p
 					out = append(out, printedText{where + " (headline)", h[strings.LastIndex(h, "; next: ")+len("; next: "):]})
 				}
 			case "verdict":
-				for _, e := range v.([]any) {
+				list, _ := v.([]any) // a stream's verdict lines; ttl_enforcement's verdict is a word
+				for _, e := range list {
 					if s, _ := e.(string); strings.Contains(s, "check: ") {
 						out = append(out, printedText{where + " (verdict)", s[strings.LastIndex(s, "check: ")+len("check: "):]})
 					}

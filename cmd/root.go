@@ -90,6 +90,7 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	pf.Lookup("demo").NoOptDefVal = "incident"
 	pf.StringVar(&cfg.Cluster, "cluster", "", "cluster label of every -o prom series and of the exporter's (default: the FE host given, demo-SCENARIO for a bundled scenario)")
 	cmdutil.AddPagerFlag(root, cfg)
+	cmdutil.AddTTLFlag(root, cfg)
 
 	for _, add := range commandTree() {
 		root.AddCommand(add(f))

@@ -217,6 +217,11 @@ func ShowQueryProfile(queryID string) string {
 // DropStream drops a stream (no ";": it is quoted inside advice too).
 func DropStream(db, stream string) string { return "DROP STREAM " + QuoteName(db, stream) }
 
+// RecoverTable brings a dropped table back from the recycle bin (a table
+// dropped with FORCE is not there); its streams become readable again
+// (regression suite mtmv_p0/ivm/test_ivm_drop_base_table_stream_state).
+func RecoverTable(db, table string) string { return "RECOVER TABLE " + QuoteName(db, table) }
+
 // ResetStream is the read that moves a stream's offset to now (no ";": it is
 // quoted inside advice).
 func ResetStream(db, stream string) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -104,13 +105,17 @@ func mode(s *streams.Stream) string {
 // StreamsDoc is the document of `streams` (kind "streams"): the streams and
 // findings the flags selected.
 type StreamsDoc struct {
-	Now                  time.Time        `json:"now"`
-	CurrentTSO           string           `json:"current_tso"`
-	Snapshots            int              `json:"snapshots"`
-	MinHeadroomThreshold float64          `json:"min_headroom_threshold_seconds"`
-	MaxPendingThreshold  float64          `json:"max_pending_threshold_seconds"`
-	Streams              []streams.Stream `json:"streams"`
-	Findings             []diag.Finding   `json:"findings"`
+	Now                  time.Time `json:"now"`
+	CurrentTSO           string    `json:"current_tso"`
+	Snapshots            int       `json:"snapshots"`
+	MinHeadroomThreshold float64   `json:"min_headroom_threshold_seconds"`
+	MaxPendingThreshold  float64   `json:"max_pending_threshold_seconds"`
+	// TTLEnforcement: does the build enforce the changelog TTL (yes, no,
+	// unknown) and the evidence (docs/streams.md "Does this build enforce
+	// the TTL?"); absent in documents that predate it.
+	TTLEnforcement *snapshot.TTLEnforcement `json:"ttl_enforcement,omitempty"`
+	Streams        []streams.Stream         `json:"streams"`
+	Findings       []diag.Finding           `json:"findings"`
 	// Watch: the --watch round (absent without --watch).
 	Watch *WatchRound `json:"watch,omitempty"`
 }

@@ -48,6 +48,9 @@ type Config struct {
 	// Snapshots and Demo select the source with Conn.Host (one of the three).
 	Snapshots []string
 	Demo      string
+	// AssumeTTLEnforced is --assume-ttl-enforced (ttl_enforcement.go); nil
+	// when not given.
+	AssumeTTLEnforced *bool
 	// Cluster is --cluster: the cluster label of every -o prom series and
 	// of the exporter's (ClusterName gives the default).
 	Cluster string

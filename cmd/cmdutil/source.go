@@ -32,6 +32,9 @@ type SourceOptions struct {
 	// SHOW FRONTENDS/BACKENDS (nodes whose advertised address is not the
 	// one this machine reaches).
 	MetricsTargets []scrape.Target
+	// AssumeTTLEnforced is the config file's assume_ttl_enforced (check
+	// --config); the --assume-ttl-enforced flag wins over it.
+	AssumeTTLEnforced *bool
 }
 
 // Source is where a command's snapshots come from: --snapshot files, a
@@ -113,6 +116,14 @@ func (s *Source) LiveConfig() scrape.Config {
 // Load returns the selected snapshots, oldest first (one for a demo or a
 // live cluster; one per --snapshot file).
 func (s *Source) Load() ([]*snapshot.Snapshot, error) {
+	snaps, err := s.load()
+	if err == nil {
+		ApplyTTLAssumption(snaps, s.cfg.AssumeTTLEnforced, s.opt.AssumeTTLEnforced)
+	}
+	return snaps, err
+}
+
+func (s *Source) load() ([]*snapshot.Snapshot, error) {
 	kind, err := s.Kind()
 	if err != nil {
 		return nil, err

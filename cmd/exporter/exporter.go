@@ -15,6 +15,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/scenario"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // ExporterOptions are the inputs of `dorisdiag exporter` (docs/exporter.md).
@@ -138,6 +139,7 @@ func exporterRun(o *ExporterOptions) error {
 	default:
 		opt.Source = exporter.LiveSource(src.LiveConfig())
 	}
+	opt.Source = assumeTTLSource(opt.Source, o.Config.AssumeTTLEnforced)
 	e, err := exporter.New(opt)
 	if err != nil {
 		return err
@@ -175,4 +177,19 @@ func quotaOpt(n int) int {
 		return -1
 	}
 	return n
+}
+
+// assumeTTLSource records --assume-ttl-enforced in every round of the
+// exporter, so its series and rules say what check says.
+func assumeTTLSource(src exporter.Source, flag *bool) exporter.Source {
+	if flag == nil || src == nil {
+		return src
+	}
+	return func(ctx context.Context, round int) (*snapshot.Snapshot, error) {
+		s, err := src(ctx, round)
+		if err == nil {
+			cmdutil.ApplyTTLAssumption([]*snapshot.Snapshot{s}, flag, nil)
+		}
+		return s, err
+	}
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"fmt"
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	cons "github.com/dorisdiag/dorisdiag/exposition/consumers"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
@@ -166,11 +168,22 @@ func (o *MetricsLintOptions) run() error {
 	if err != nil {
 		return err
 	}
-	res, err := exposition.Lint(in, o.lintOptions())
+	// The bytes are kept for what a Prometheus server does with them and
+	// for the OpenMetrics check (docs/metrics.md "Who rejects what").
+	body := &keptBody{limit: keptBodyLimit}
+	res, err := exposition.Lint(io.TeeReader(in, body), o.lintOptions())
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: res}}, opt)
+	if err := refuseOpenMetrics(source, body.buf.Bytes()); err != nil {
+		return err
+	}
+	in1 := metrics.Input{Source: source, Lint: res}
+	if !body.over {
+		c := cons.PayloadConsumers(res, body.buf.Bytes())
+		in1.Consumers = &c
+	}
+	a := metrics.AnalyzePayloads([]metrics.Input{in1}, opt)
 	if err := o.Emit(metricsreport.NewMetricsLintDoc(a.Payloads[0], o.Top)); err != nil {
 		return err
 	}
@@ -205,8 +218,16 @@ func (o *MetricsLintOptions) runFix() error {
 		if err != nil {
 			return fmt.Errorf("--fix -w %s: %w", o.Write, err)
 		}
-	} else if rep, err = exposition.Fix(in, o.IO.Out, o.lintOptions()); err != nil {
-		return fmt.Errorf("%s: %w", source, err)
+	} else {
+		// Buffered: an OpenMetrics payload is refused as a whole, and what
+		// Fix wrote before it saw the sign must not reach stdout.
+		var out bytes.Buffer
+		if rep, err = exposition.Fix(in, &out, o.lintOptions()); err != nil {
+			return fmt.Errorf("%s: %w", source, err)
+		}
+		if _, err := out.WriteTo(o.IO.Out); err != nil {
+			return err
+		}
 	}
 	unrepaired := &exposition.Result{Problems: rep.Unrepaired, Parseable: rep.OK}
 	a := metrics.AnalyzePayloads([]metrics.Input{{Source: source, Lint: unrepaired}}, metrics.Options{NoConform: true, IncludeStyle: true})
@@ -215,6 +236,40 @@ func (o *MetricsLintOptions) runFix() error {
 		return err
 	}
 	return o.Gate(a.Findings, MetricsLintFailOn)
+}
+
+// keptBodyLimit bounds the bytes metrics lint keeps to judge what a
+// Prometheus server does with the payload (and to look for OpenMetrics):
+// the linter itself streams in bounded memory (docs/performance.md), so a
+// larger payload is judged by its problems' classes (diag/metrics
+// consumers.go) and only its first keptBodyLimit bytes are searched for an
+// OpenMetrics sign.
+const keptBodyLimit = 8 << 20
+
+// keptBody keeps the first limit bytes written to it; over says more came.
+type keptBody struct {
+	buf   bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (k *keptBody) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := k.limit - k.buf.Len(); n > room {
+		k.over = true
+		p = p[:max(room, 0)]
+	}
+	k.buf.Write(p)
+	return n, nil
+}
+
+// refuseOpenMetrics refuses an OpenMetrics payload (exit 2): its rules are
+// not Prometheus text's, so the linter's verdicts would be wrong both ways.
+func refuseOpenMetrics(source string, body []byte) error {
+	if sign, ok := exposition.DetectOpenMetrics(body); ok {
+		return fmt.Errorf("%s: %w", source, &exposition.OpenMetricsError{Sign: sign})
+	}
+	return nil
 }
 
 // runSnapshot lints every /metrics payload stored in the (latest) snapshot

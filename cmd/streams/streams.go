@@ -158,7 +158,7 @@ func streamsRun(o *StreamsOptions) error {
 			return err
 		}
 		ss, fs := o.filter(res)
-		err := o.EmitRound(r, report.StreamsDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots,
+		err := o.EmitRound(r, report.StreamsDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, TTLEnforcement: &res.TTLEnforcement,
 			MinHeadroomThreshold: res.MinHeadroomS, MaxPendingThreshold: res.MaxPendingS, Streams: ss, Findings: fs})
 		if err != nil {
 			return err

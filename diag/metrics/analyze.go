@@ -8,6 +8,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	cons "github.com/dorisdiag/dorisdiag/exposition/consumers"
 	"github.com/dorisdiag/dorisdiag/shellquote"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -29,6 +30,10 @@ type Input struct {
 	URL  string
 	Lint *exposition.Result
 	Err  error
+	// Consumers is what a Prometheus server and expfmt do with the payload
+	// (cons.PayloadConsumers), when its bytes were read; nil when
+	// they were not kept (a live check lints each body as it streams in).
+	Consumers *cons.Consumers
 }
 
 // Options is the policy of one analysis.
@@ -70,16 +75,26 @@ type Result struct {
 
 // PayloadResult is one payload's verdict.
 type PayloadResult struct {
-	Kind        string `json:"kind"`
-	Target      string `json:"target"`
-	URL         string `json:"url,omitempty"`
-	Fetched     bool   `json:"fetched"`
-	Error       string `json:"error,omitempty"`
-	Parseable   bool   `json:"parseable"`
-	Series      int    `json:"series"`
-	Problems    int    `json:"problems"`
-	IsMaster    bool   `json:"is_master"`
-	StateSeries int    `json:"state_series"`
+	Kind      string `json:"kind"`
+	Target    string `json:"target"`
+	URL       string `json:"url,omitempty"`
+	Fetched   bool   `json:"fetched"`
+	Error     string `json:"error,omitempty"`
+	Parseable bool   `json:"parseable"`
+	Series    int    `json:"series"`
+	Problems  int    `json:"problems"`
+	// PrometheusServer is what a Prometheus server's scrape does with the
+	// payload: "kept" or "dropped" (exposition.PrometheusServer; from the
+	// problems' classes when the bytes were not kept); Expfmt is whether
+	// expfmt (client libraries, promtool) "accepted" or "rejected" it.
+	// ServerLine and ServerReason say where and why the server drops it,
+	// when its bytes were read. Absent when not fetched.
+	PrometheusServer string `json:"prometheus_server,omitempty"`
+	Expfmt           string `json:"expfmt,omitempty"`
+	ServerLine       int    `json:"prometheus_server_line,omitempty"`
+	ServerReason     string `json:"prometheus_server_reason,omitempty"`
+	IsMaster         bool   `json:"is_master"`
+	StateSeries      int    `json:"state_series"`
 	// Lint, Conformance and S5 are the payload's own, for the renderers;
 	// Findings are its own findings (the cross-FE Master rule excluded).
 	Lint        *exposition.Result   `json:"-"`
@@ -114,6 +129,7 @@ func AnalyzePayloads(in []Input, opt Options) *Result {
 		// A dorisdiag exporter serves the Master's series from outside the
 		// FE: its state series are the Master's, not a follower's.
 		pr.IsMaster, pr.StateSeries = IsMaster(res) || IsDorisdiagExporter(res), StateSeries(res)
+		pr.setConsumers(p.Consumers, res)
 		if !res.Parseable {
 			r.Unparseable++
 		}
@@ -126,7 +142,7 @@ func AnalyzePayloads(in []Input, opt Options) *Result {
 		if !opt.IncludeStyle {
 			lintRes, r.StyleProblems = errorsOnly(res, r.StyleProblems)
 		}
-		pr.Findings = Findings(p.Source, lintRes, pr.Conformance)
+		pr.Findings = Findings(p.Source, lintRes, pr.Conformance, p.Consumers)
 		if p.URL != "" && p.URL != p.Source {
 			// `metrics lint` can fetch the URL; a bare host:port it cannot.
 			for i, f := range pr.Findings {
@@ -186,6 +202,8 @@ func Inputs(s *snapshot.Snapshot, lo exposition.Options) []Input {
 				mi.Err = err
 			} else {
 				mi.Lint = res
+				c := cons.PayloadConsumers(res, []byte(p.Body))
+				mi.Consumers = &c
 			}
 		}
 		in = append(in, mi)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	cons "github.com/dorisdiag/dorisdiag/exposition/consumers"
 	"github.com/dorisdiag/dorisdiag/shellquote"
 )
 
@@ -15,20 +16,25 @@ import (
 // with a count and the first place), so a payload with thousands of broken
 // lines still gives a readable gate.
 
-// CodeUnparseable: A /metrics payload is not valid exposition format: Prometheus drops the whole scrape
+// CodeUnparseable: A /metrics payload is not valid exposition format
+
 var CodeUnparseable = diag.Declare(diag.Declaration{
 	Code:      "METRICS_UNPARSEABLE",
 	Severity:  diag.SeverityCritical,
 	Impact:    diag.ImpactVisibility,
 	Place:     3,
 	Magnitude: diag.Measure{Name: "count"},
-	Title:     "A /metrics payload is not valid exposition format: Prometheus drops the whole scrape",
+	Title:     "A /metrics payload is not valid exposition format (critical when a Prometheus server drops the scrape)",
 	Spec:      "apache/doris#69907 §1 T8; docs/metrics.md",
-	Meaning:   "The payload has at least one error that makes expfmt (and so Prometheus and promtool) reject it: an unescaped backslash, quote or line feed in a label value, a Go %q escape such as \\t or \\x41, a bad name, value or timestamp, a second HELP or TYPE, a missing final line feed. Each is listed with file:line:col, the family and the label.",
-	Matters:   "Prometheus stops at the first error and keeps nothing from that scrape: every series of the node goes stale at once, alerts included (a user named a\\b breaks the whole FE /metrics today).",
-	Confirm:   "dorisdiag metrics lint http://FE:8030/metrics   # or: curl -s FE:8030/metrics | promtool check metrics",
-	Fix:       "Escape label values (\\ as \\\\, \" as \\\", line feed as \\n) where Doris renders them; until then `dorisdiag metrics lint --fix` shows the corrected payload. Rename the user or object with the offending character as a workaround.",
-	Related:   []string{"METRICS_LINT"},
+	Meaning: "The payload has at least one error that makes expfmt (and so the Prometheus client libraries and promtool) reject it: an unescaped backslash, quote or line feed in a label value, a Go %q escape such as \\t or \\x41, a bad name, value or timestamp, a second HELP or TYPE, a missing final line feed; " +
+		"or a Prometheus server's own parser refuses it (a negative timestamp, TYPE gaugehistogram). Each is listed with file:line:col, the family and the label. " +
+		"A Prometheus server's scrape is more lenient than expfmt on some of them and stricter on others (docs/metrics.md \"Who rejects what\"): " +
+		"critical when the server drops the scrape (a raw quote, duplicate label names, gaugehistogram, a negative timestamp), a warning naming who rejects it when the server keeps it (a\\b and Go-style escapes, a raw line feed in a label value, a missing final line feed, a repeated HELP or TYPE, le=\"bla\", negative histogram counts). " +
+		"Without the payload's bytes (a live check lints each body as it streams in) the verdict follows the problem's class, and a class the server sometimes drops counts as dropped.",
+	Matters: "When a Prometheus server drops the scrape it keeps nothing from it: every series of the node goes stale at once, alerts included. When it keeps it, Prometheus works, but every tool built on expfmt (federation parsers, promtool, exporters' tests, client libraries) fails on the payload.",
+	Confirm: "dorisdiag metrics lint http://FE:8030/metrics   # or: curl -s FE:8030/metrics | promtool check metrics",
+	Fix:     "Escape label values (\\ as \\\\, \" as \\\", line feed as \\n) where Doris renders them; until then `dorisdiag metrics lint --fix` shows the corrected payload. Rename the user or object with the offending character as a workaround.",
+	Related: []string{"METRICS_LINT"},
 })
 
 // CodeLint: A /metrics payload parses but breaks a convention that hurts
@@ -137,11 +143,22 @@ func lintSeverity(s string) diag.Severity {
 
 // Findings turns the problems of one payload into findings. source
 // names the payload (a file, a URL or a host).
-func Findings(source string, res *exposition.Result, conformance []exposition.Problem) []diag.Finding {
+// consumers, when set, is what a Prometheus server and expfmt do with the
+// payload (its bytes were read): it decides METRICS_UNPARSEABLE's severity
+// (consumers.go); nil judges by the problems' classes.
+func Findings(source string, res *exposition.Result, conformance []exposition.Problem, consumers *cons.Consumers) []diag.Finding {
 	var out []diag.Finding
 	obj := diag.Object{Kind: "metrics", Name: source}
+	verdict, exact := serverVerdict(consumers, res)
 	for _, g := range groupProblems(res, conformance) {
-		out = append(out, g.finding(source, obj))
+		f := g.finding(source, obj)
+		if g.code == CodeUnparseable {
+			consumerWording(&f, verdict, exact, consumers)
+		}
+		out = append(out, f)
+	}
+	if consumers != nil && consumers.Expfmt == cons.ExpfmtAccepted && consumers.PrometheusServer == cons.ServerDropped {
+		out = append(out, serverOnlyFinding(source, obj, consumers))
 	}
 	return out
 }
@@ -218,10 +235,7 @@ func (g *problemGroup) finding(source string, obj diag.Object) diag.Finding {
 	if p.Value != "" {
 		ev["value"] = p.Value
 	}
-	input := shellquote.Quote(source)
-	if source == "stdin" {
-		input = "- < payload.prom"
-	}
+	input := lintInput(source)
 	next := "dorisdiag metrics lint " + input
 	if g.code == CodeUnparseable {
 		next = "dorisdiag metrics lint --fix -w fixed.prom " + input
@@ -232,6 +246,14 @@ func (g *problemGroup) finding(source string, obj diag.Object) diag.Finding {
 	}
 	n := float64(g.n)
 	return diag.Finding{Code: g.code, Severity: g.sev, Object: obj, Summary: summary, Detail: detail, Evidence: ev, Next: next, Magnitude: &n}
+}
+
+// lintInput is source as the argument of `dorisdiag metrics lint`.
+func lintInput(source string) string {
+	if source == "stdin" {
+		return "- < payload.prom"
+	}
+	return shellquote.Quote(source)
 }
 
 func codeForRule(rule string) diag.Code {

@@ -259,8 +259,8 @@ func (a *mvAnalyzer) unmatchedInternalStreams() []string {
 
 func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MV, []diag.Finding) {
 	refresh, props := mv.Refresh, mv.Properties
-	r := MV{DB: mv.DB, Name: mv.Name, ID: mv.ID, JobName: mv.JobName, State: mv.State, RefreshState: mv.RefreshState,
-		Refresh: refresh, Excluded: props.ExcludedTriggerTables, Properties: props}
+	r := MV{DB: mv.DB, Name: mv.Name, ID: mv.ID, JobName: mv.JobName, State: mv.State, SchemaChangeDetail: mv.SchemaChangeDetail,
+		RefreshState: mv.RefreshState, Refresh: refresh, Excluded: props.ExcludedAsWritten, Properties: props}
 	job := a.jobsByMV[mv.ID]
 	if job != nil {
 		r.JobStatus = job.Status

@@ -26,6 +26,9 @@ type mvCheck struct {
 // a failing refresh explains a delay, not the other way round.
 var mvChecks = []mvCheck{
 	{CodeChangelogBroken, checkMVChangelogBroken},
+	{CodeIVMBaselineBroken, checkMVIVMBaselineBroken},
+	{CodeSchemaChange, checkMVSchemaChange},
+	{CodeIncrWindowNotReady, checkMVIncrWindowNotReady},
 	{CodeInternalStreamMissing, checkMVInternalStreamMissing},
 	{CodeRebuildRequired, checkMVRebuildRequired},
 	{CodeJobPaused, checkMVJobPaused},
@@ -69,7 +72,20 @@ func (a *mvAnalyzer) mvFindings(r *MV) []diag.Finding {
 	for _, check := range mvChecks {
 		fs = append(fs, check.run(a, m)...)
 	}
-	return fs
+	return streams.QualifyExpiry(a.snap.TTL(), a.ttlProperty(), fs, expiryCode)
+}
+
+// expiryCode: the MV findings whose conclusion rests on expiry (T9–T11),
+// worded under the build's TTL enforcement (streams.QualifyExpiry). A
+// refresh that failed with the expired-offset error is itself the proof.
+func expiryCode(c diag.Code) bool { return c == CodeRowsMayBeMissed || c == CodeNextRefreshRecomputes }
+
+// ttlProperty is the TTL property of the cluster's naming.
+func (a *mvAnalyzer) ttlProperty() string {
+	if a.snap.Cluster.Naming != "" {
+		return a.snap.Cluster.Naming + ".ttl_seconds"
+	}
+	return ""
 }
 
 // mvFacts is what the checks of one MV share.
@@ -81,7 +97,7 @@ type mvFacts struct {
 	// The refreshes are still failing when the latest task that succeeded
 	// or failed failed; canceled tasks in between change nothing (seed §3).
 	stillFailing    bool
-	changelogBroken bool // still failing with CHANGELOG_BROKEN (T0)
+	changelogBroken bool // still failing on an expired offset (T0): CHANGELOG_BROKEN, or BINLOG_BROKEN with the expired-offset text
 }
 
 func newMVFacts(r *MV) *mvFacts {
@@ -89,8 +105,10 @@ func newMVFacts(r *MV) *mvFacts {
 	h := &r.History
 	m := &mvFacts{r: r, h: h, obj: diag.Object{Kind: "mv", DB: r.DB, Name: r.Name, ID: &id}, worstDep: r.worstTrigger()}
 	m.stillFailing = h.ConsecutiveFailures > 0 && h.LastFailure != nil
-	m.changelogBroken = m.stillFailing && IsChangelogBroken(h.LastFailure.FailureReason)
-	if r.Server != nil && IsChangelogBroken(r.Server.LastFailureReason) && m.stillFailing {
+	// An expired offset, not a broken IVM baseline (baseline.go): BINLOG_BROKEN
+	// counts only with the expired-offset text.
+	m.changelogBroken = m.stillFailing && isExpiryBroken(h.LastFailure.FailureReason, h.LastFailure.ErrorMsg)
+	if r.Server != nil && m.stillFailing && isExpiryBroken(r.Server.LastFailureReason, r.Server.LastErrorMessage+" "+h.LastFailure.ErrorMsg) {
 		m.changelogBroken = true
 	}
 	return m

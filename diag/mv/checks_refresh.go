@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
 )
 
@@ -23,13 +24,14 @@ var CodeChangelogBroken = diag.Declare(diag.Declaration{
 	Alert:     "DorisIvmRefreshFailures",
 	Title:     "Refreshes fail because an internal stream's offset has expired",
 	Spec:      "apache/doris#69907 §1 T0; §3 failure reason CHANGELOG_BROKEN (BINLOG_BROKEN on earlier builds)",
-	Meaning: "The latest failed refresh failed with CHANGELOG_BROKEN / BINLOG_BROKEN: the changelog TTL expired changes the MV's internal stream still needed. On builds " +
+	Meaning: "The latest failed refresh failed on an expired offset: CHANGELOG_BROKEN, or the error \"offset has expired according to binlog.ttl_seconds\" (reason BINLOG_BROKEN): " +
+		"the changelog TTL expired changes the MV's internal stream still needed. IvmFallbackReason BINLOG_BROKEN without that error is a broken IVM baseline, not an expired TTL (MV_IVM_BASELINE_BROKEN). On builds " +
 		"without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every later refresh fails too, even one allowed to fall back, until a manual COMPLETE refresh.",
 	Matters: "The MV stops being maintained: it stays at its last good data.",
 	Confirm: "SELECT TaskId, Status, ErrorMsg, IvmFallbackReason FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = '<db>' AND MvName = '<mv>' ORDER BY CreateTime DESC LIMIT 5;\n" +
 		"dorisdiag mv explain <db>.<mv>  # the dependency whose internal stream cannot resume",
 	Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE; then keep refreshes within the TTL, or raise changelog.ttl_seconds on the base table. Upgrade to a build that falls back to COMPLETE when an IVM stream offset has expired (apache/doris#69907 T0).",
-	Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_NEXT_REFRESH_RECOMPUTES", "STREAM_CANNOT_RESUME_REJECTED"},
+	Related: []string{"MV_CONSECUTIVE_FAILURES", "MV_NEXT_REFRESH_RECOMPUTES", "STREAM_CANNOT_RESUME_REJECTED", "MV_IVM_BASELINE_BROKEN"},
 })
 
 // checkMVChangelogBroken (T0): refreshes fail because an internal stream expired.
@@ -58,8 +60,8 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 		headroom = dep.HeadroomSeconds
 	}
 	return m.measured(headroom, m.one(CodeChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired", reason, where),
-		fmt.Sprintf("The latest refresh (task %d) failed with %s: %s. The changelog TTL expired changes the internal stream still needed; on builds without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every refresh fails until a manual COMPLETE refresh.",
-			h.LastFailure.TaskID, reason, mvOrNone(truncateText(h.LastFailure.ErrorMsg, 200))),
+		fmt.Sprintf("The latest refresh (task %d) failed with %s%s. The changelog TTL expired changes the internal stream still needed; on builds without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every refresh fails until a manual COMPLETE refresh.",
+			h.LastFailure.TaskID, reason, ifText(h.LastFailure.ErrorMsg != "", ": "+truncateText(h.LastFailure.ErrorMsg, 200))),
 		evd, doris.RefreshMV(r.DB, r.Name, "COMPLETE")))
 }
 
@@ -154,11 +156,12 @@ var CodeConsecutiveFailures = diag.Declare(diag.Declaration{
 	Impact:    diag.ImpactBroken,
 	Place:     4,
 	Magnitude: diag.Measure{Name: "consecutive_failures"},
-	CausedBy:  []diag.Cause{{Code: "MV_CHANGELOG_BROKEN", If: func(f *diag.Finding) bool { return f.Evidence["failure_reason"] == "CHANGELOG_BROKEN" }}},
-	Series:    "doris_fe_ivm_mv_consecutive_failures",
-	Alert:     "DorisIvmMvConsecutiveFailures",
-	Title:     "The MV's refresh failed several times in a row",
-	Spec:      "apache/doris#69907 §1 S2; §3 \"Refresh result\"; alert doris_fe_ivm_mv_consecutive_failures >= 3",
+	CausedBy: []diag.Cause{{Code: "MV_CHANGELOG_BROKEN", If: func(f *diag.Finding) bool { return f.Evidence["failure_reason"] == "CHANGELOG_BROKEN" }},
+		{Code: "MV_INCR_WINDOW_NOT_READY", If: func(f *diag.Finding) bool { return strings.HasPrefix(f.Evidence["failure_reason"], "INCR_") }}},
+	Series: "doris_fe_ivm_mv_consecutive_failures",
+	Alert:  "DorisIvmMvConsecutiveFailures",
+	Title:  "The MV's refresh failed several times in a row",
+	Spec:   "apache/doris#69907 §1 S2; §3 \"Refresh result\"; alert doris_fe_ivm_mv_consecutive_failures >= 3",
 	Meaning: "At least --max-failures (default 3) refresh tasks failed since the last success or no_change. Canceled tasks leave the count unchanged. From tasks() " +
 		"the count is bounded by the task history (\"at least N\" when every task in it failed); ivm_mv_status.CONSECUTIVE_FAILURES is exact.",
 	Matters: "Nothing reaches the MV while every refresh fails: its delay grows until someone acts.",
@@ -195,7 +198,7 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		n = "at least " + n
 		count = nil // a lower bound, not the count
 	}
-	return m.measured(count, m.one(CodeConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s): %s", n, reason, truncateText(mvOrNone(msg), 120)),
+	return m.measured(count, m.one(CodeConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s)%s", n, reason, ifText(strings.TrimSpace(msg) != "", ": "+truncateText(msg, 120))),
 		fmt.Sprintf("%s consecutive failures (from %s; --max-failures %d). Last failure reason %s%s.", n, src, a.opt.MaxFailures, reason,
 			ifText(h.LastFailure != nil && h.LastFailure.FailureReasonInferred && src != "ivm_mv_status", " (inferred from the error text: tasks() has no failure-reason column)")),
 		m.ev("consecutive_failures", n, "source", src, "failure_reason", reason, "last_error", truncateText(msg, 200)),
@@ -215,7 +218,7 @@ var CodeNextRefreshRecomputes = diag.Declare(diag.Declaration{
 	Spec:      "apache/doris#69907 §1 T9; §3 Definitions (headroom); alert doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"} < 0",
 	Meaning: "An internal stream of a trigger dependency has a partition whose retention headroom is below 0: the changes after its offset are (or may be) past the " +
 		"TTL, so the next refresh that needs that partition cannot apply a delta and rebuilds the MV. Without the keep-alive TSO for idle IVM partitions (apache/doris#69907 T9) an idle partition drifts out of the " +
-		"retention with nothing lost; the refresh after its next write recomputes anyway.",
+		"retention with nothing lost; the refresh after its next write recomputes anyway. " + streams.TTLBuildsDiffer,
 	Matters: "A full recompute where a small delta was expected: a slow, expensive refresh, possibly at a bad time.",
 	Confirm: "SELECT UNIT, CONSUMED_TSO, CAN_RESUME, RETENTION_HEADROOM_SECONDS FROM information_schema.table_stream_consumption WHERE STREAM_ID = <internal stream id> ORDER BY RETENTION_HEADROOM_SECONDS;",
 	Fix:     "Refresh the MV now (a recompute at a time you choose), raise changelog.ttl_seconds on the base table, or upgrade to a build that keeps idle IVM partitions alive (apache/doris#69907 T9).",

@@ -41,7 +41,7 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 	if bts := mv.BaseTableStreams; bts.Readable {
 		for _, e := range bts.Entries {
 			k := tableKey(e.BaseTable.DB, e.BaseTable.Name)
-			if seen[k] || props.IsExcluded(e.BaseTable.DB, e.BaseTable.Name) {
+			if seen[k] || props.MatchesExcluded(e.BaseTable.Catalog, e.BaseTable.DB, e.BaseTable.Name) {
 				continue
 			}
 			seen[k] = true
@@ -72,13 +72,13 @@ func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist 
 		if seen[k] {
 			continue
 		}
-		if props.IsExcluded(sr.BaseTableDB, sr.BaseTableName) {
+		if props.MatchesExcluded("", sr.BaseTableDB, sr.BaseTableName) {
 			continue // reported below as excluded, never in the delay
 		}
 		seen[k] = true
 		deps = append(deps, a.clientDependency(sr))
 	}
-	for _, ex := range props.ExcludedTriggerTables {
+	for _, ex := range a.excludedTables(mv, props, ivm) {
 		deps = append(deps, a.excludedDependency(ex, hist))
 	}
 	sortDeps(deps)

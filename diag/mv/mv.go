@@ -167,16 +167,19 @@ func (r *Result) FindingsFor(db, name string) []diag.Finding {
 
 // MV is one IVM MV's diagnosis.
 type MV struct {
-	DB           string       `json:"db"`
-	Name         string       `json:"name"`
-	ID           int64        `json:"id"`
-	JobName      string       `json:"job_name,omitempty"`
-	JobStatus    string       `json:"job_status,omitempty"` // jobs().Status
-	State        string       `json:"mv_state,omitempty"`   // mv_infos().State
-	RefreshState string       `json:"refresh_state,omitempty"`
-	Refresh      RefreshInfo  `json:"refresh_info"`
-	Excluded     []TableRef   `json:"excluded_trigger_tables,omitempty"`
-	Properties   MvProperties `json:"-"`
+	DB        string `json:"db"`
+	Name      string `json:"name"`
+	ID        int64  `json:"id"`
+	JobName   string `json:"job_name,omitempty"`
+	JobStatus string `json:"job_status,omitempty"` // jobs().Status
+	State     string `json:"mv_state,omitempty"`   // mv_infos().State
+	// SchemaChangeDetail is mv_infos().SchemaChangeDetail as written: why a
+	// base-table change invalidated the MV (State SCHEMA_CHANGE).
+	SchemaChangeDetail string       `json:"schema_change_detail,omitempty"`
+	RefreshState       string       `json:"refresh_state,omitempty"`
+	Refresh            RefreshInfo  `json:"refresh_info"`
+	Excluded           []TableRef   `json:"excluded_trigger_tables,omitempty"`
+	Properties         MvProperties `json:"-"`
 
 	// FreshnessState is the seed state; StateSource says whether it is the
 	// server's (ivm_mv_status) or the client's; StateReason why.

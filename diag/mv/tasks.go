@@ -91,13 +91,18 @@ type TaskClass struct {
 	// every build (tasks() has no failure-reason column).
 	FailureReason         string `json:"failure_reason,omitempty"`
 	FailureReasonInferred bool   `json:"failure_reason_inferred,omitempty"`
-	TriggerMode           string `json:"trigger_mode,omitempty"` // from TaskContext: MANUAL | COMMIT | SYSTEM | SCHEDULE
-	RefreshMode           string `json:"refresh_mode,omitempty"`
-	RebuiltPartitions     *int64 `json:"rebuilt_partitions,omitempty"`
-	CreateTimeMs          *int64 `json:"create_time_ms,omitempty"`
-	StartTimeMs           *int64 `json:"start_time_ms,omitempty"`
-	FinishTimeMs          *int64 `json:"finish_time_ms,omitempty"`
-	DurationMs            *int64 `json:"duration_ms,omitempty"`
+	// Retryable: the failure is a bounded incremental read that must be
+	// retried on the same window (errors 5100 and 5101, incr_window.go);
+	// RetryCause says why the window was not readable.
+	Retryable         bool   `json:"retryable,omitempty"`
+	RetryCause        string `json:"retry_cause,omitempty"`
+	TriggerMode       string `json:"trigger_mode,omitempty"` // from TaskContext: MANUAL | COMMIT | SYSTEM | SCHEDULE
+	RefreshMode       string `json:"refresh_mode,omitempty"`
+	RebuiltPartitions *int64 `json:"rebuilt_partitions,omitempty"`
+	CreateTimeMs      *int64 `json:"create_time_ms,omitempty"`
+	StartTimeMs       *int64 `json:"start_time_ms,omitempty"`
+	FinishTimeMs      *int64 `json:"finish_time_ms,omitempty"`
+	DurationMs        *int64 `json:"duration_ms,omitempty"`
 	// AgeSeconds is, for a running task, how long it has run (from StartTime)
 	// and for a pending task how long it has waited (from CreateTime).
 	AgeSeconds  *float64 `json:"age_seconds,omitempty"`
@@ -159,6 +164,9 @@ func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass
 	case "FAILED":
 		c.Result = ResultFailed
 		c.FailureReason, c.FailureReasonInferred = failureReason(c.ErrorMsg, fallbackReason, refresh)
+		if reason, cause, ok := incrWindowFailure(c.ErrorMsg); ok {
+			c.FailureReason, c.Retryable, c.RetryCause = reason, true, cause
+		}
 	default:
 		c.Result = ResultCanceled
 	}
@@ -232,7 +240,7 @@ func failureReason(msg, fallbackReason string, refresh RefreshInfo) (string, boo
 	up := strings.ToUpper(msg)
 	low := strings.ToLower(msg)
 	// T0: an expired offset, in either naming (doris.md §0, §2).
-	if strings.Contains(low, "expired") && (strings.Contains(low, "offset") || strings.Contains(low, "ttl_seconds")) {
+	if isExpiryText(msg) {
 		if strings.Contains(low, "binlog") && !strings.Contains(low, "changelog") {
 			return "BINLOG_BROKEN", true
 		}

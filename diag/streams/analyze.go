@@ -19,7 +19,7 @@ import (
 // empty result.
 func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 	opt = opt.WithDefaults()
-	res := &Result{Streams: make([]Stream, 0, streamCount(series)), Findings: []diag.Finding{}, MinHeadroomS: opt.MinHeadroom.Seconds(), MaxPendingS: opt.MaxPending.Seconds(), TTLOverride: opt.TTLOverride}
+	res := &Result{Streams: make([]Stream, 0, streamCount(series)), Findings: []diag.Finding{}, TTLEnforcement: snapshot.TTLEnforcement{Verdict: snapshot.TTLUnknown}, MinHeadroomS: opt.MinHeadroom.Seconds(), MaxPendingS: opt.MaxPending.Seconds(), TTLOverride: opt.TTLOverride}
 	var clean []*snapshot.Snapshot
 	for _, s := range series {
 		if s != nil {
@@ -31,6 +31,7 @@ func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 	}
 	last := clean[len(clean)-1]
 	a := newStreamAnalyzer(clean, opt)
+	res.TTLEnforcement = a.ttl
 	res.Now = a.now
 	res.CurrentTSO = last.Cluster.CurrentTSO
 	res.EvaluatedAt = a.evalTime
@@ -214,6 +215,10 @@ type streamAnalyzer struct {
 	mvNames map[int64]string            // MV id → name, built on first need
 	slab    slabs
 
+	// ttl is whether the build enforces the TTL (snapshot.TTL): every
+	// expiry conclusion follows it (ttl_enforcement.go).
+	ttl snapshot.TTLEnforcement
+
 	consumptionUnreadable string // why table_stream_consumption could not be read
 	streamMonitorColumns  bool   // table_streams has the seed T2 columns
 }
@@ -224,6 +229,7 @@ func newStreamAnalyzer(series []*snapshot.Snapshot, opt Options) *streamAnalyzer
 		tables: make(map[string]*snapshot.Table, len(last.Tables)),
 		parts:  make(map[string]*snapshot.Partition, len(last.Partitions)),
 	}
+	a.ttl = last.TTL()
 	a.nowMs = last.Cluster.CurrentTSO.Physical()
 	a.now = time.UnixMilli(a.nowMs).UTC()
 	a.ref = last.Cluster.CurrentTSO

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/doris"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // The checks of one stream (apache/doris#69907 §1 S4), in the shape of
@@ -38,6 +39,7 @@ var streamReadChecks = []streamCheck{
 	checkStreamPendingAgeLowerBound,
 	checkStreamNoOffsetRowsSkipped,
 	checkStreamServerClientMismatch,
+	checkStreamPartitionIDChanged,
 }
 
 // streamFindings raises the hazards of one stream.
@@ -50,9 +52,11 @@ func (a *streamAnalyzer) streamFindings(sr *Stream) []diag.Finding {
 	if sr.State == StateDisabled || sr.State == StateStale {
 		return fs
 	}
+	var read []diag.Finding
 	for _, check := range streamReadChecks {
-		fs = append(fs, check(a, s)...)
+		read = append(read, check(a, s)...)
 	}
+	fs = append(fs, QualifyExpiry(a.ttl, sr.TTLProperty, read, expiryCode)...)
 	a.partitionSeverities(sr)
 	return fs
 }
@@ -127,15 +131,20 @@ func (s *streamFacts) ev(kv ...string) map[string]string {
 func (a *streamAnalyzer) partitionSeverities(sr *Stream) {
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
+		// Expiry raises a partition's severity as it does its findings'
+		// (ttl_enforcement.go): as computed when the build enforces the
+		// TTL, at most a warning when that is unknown, not at all when not.
+		expiry := a.ttl.Verdict != snapshot.TTLNotEnforced
 		switch {
-		case p.CanResume != nil && !*p.CanResume && (p.CaughtUp == nil || !*p.CaughtUp):
-			p.severity = max(p.severity, diag.SeverityCritical)
-			if sr.Kind == KindIVM {
+		case expiry && p.CanResume != nil && !*p.CanResume && (p.CaughtUp == nil || !*p.CaughtUp):
+			if sr.Kind == KindIVM || !a.ttlEnforced() {
 				p.severity = max(p.severity, diag.SeverityWarning)
+			} else {
+				p.severity = max(p.severity, diag.SeverityCritical)
 			}
-		case p.CanResume != nil && !*p.CanResume:
+		case expiry && p.CanResume != nil && !*p.CanResume:
 			p.severity = max(p.severity, diag.SeverityWarning)
-		case p.HeadroomSeconds != nil && *p.HeadroomSeconds < a.opt.MinHeadroom.Seconds():
+		case expiry && p.HeadroomSeconds != nil && *p.HeadroomSeconds < a.opt.MinHeadroom.Seconds():
 			p.severity = max(p.severity, diag.SeverityWarning)
 		case sr.Kind == KindUser && p.PendingAge.Get(0) > a.opt.MaxPending.Seconds():
 			p.severity = max(p.severity, diag.SeverityWarning)

@@ -27,7 +27,7 @@ var CodeDisabled = diag.Declare(diag.Declaration{
 })
 
 func checkStreamDisabled(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
-	if s.sr.Enabled {
+	if s.sr.Enabled || s.sr.droppedNamed() { // a symptom of the drop (STREAM_BASE_TABLE_DROPPED)
 		return nil
 	}
 	return s.finding(CodeDisabled, "stream is disabled (ENABLED = 0): nothing consumes it while the TTL keeps moving",
@@ -39,22 +39,47 @@ func checkStreamDisabled(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 var CodeBaseTableDropped = diag.Declare(diag.Declaration{
 	Code: "STREAM_BASE_TABLE_DROPPED", Severity: diag.SeverityCritical,
 	Impact: diag.ImpactBroken, Place: 5,
-	Title:   "The stream's base table is dropped",
-	Spec:    "docs/snapshot.md (BASE_TABLE_* columns read N/A once the base table is dropped)",
-	Meaning: "BASE_TABLE_NAME, BASE_TABLE_DB, BASE_TABLE_CTL and BASE_TABLE_TYPE read the text N/A: the table the stream reads is gone.",
-	Matters: "The stream can never be read again; a job that consumes it fails.",
-	Confirm: "SELECT STREAM_NAME, BASE_TABLE_DB, BASE_TABLE_NAME, IS_STALE FROM information_schema.table_streams WHERE BASE_TABLE_NAME = 'N/A';",
-	Fix:     "Drop the stream, and recreate it on the new table if the table was replaced.",
-	Related: []string{"STREAM_STALE"},
+	Title: "The stream's base table is dropped",
+	Spec:  "docs/snapshot.md \"A dropped base table\" (both shapes of table_streams after DROP TABLE)",
+	Meaning: "The table the stream reads is gone. Builds differ in how table_streams shows it: later builds keep BASE_TABLE_NAME, BASE_TABLE_DB and BASE_TABLE_CTL, " +
+		"write N/A in BASE_TABLE_TYPE only, and set ENABLED false, IS_STALE true and STALE_REASON 'Base table does not exist'; earlier builds write N/A in all four BASE_TABLE_* columns. " +
+		"The disabled and stale flags are symptoms of the drop, not separate problems.",
+	Matters: "The stream cannot be read; a job that consumes it fails. While the table is in the recycle bin (a DROP TABLE without FORCE, within catalog_trash_expire_second), " +
+		"RECOVER TABLE restores it and the stream reads again from its offsets; a new table of the same name does not restore the stream.",
+	Confirm: "SELECT STREAM_NAME, BASE_TABLE_DB, BASE_TABLE_NAME, BASE_TABLE_TYPE, ENABLED, IS_STALE, STALE_REASON FROM information_schema.table_streams WHERE BASE_TABLE_TYPE = 'N/A';\n" +
+		"SHOW CATALOG RECYCLE BIN WHERE NAME = '<table>';",
+	Fix: "If the drop was a mistake and the table is in the recycle bin: RECOVER TABLE <db>.<table>. Otherwise (a FORCE drop, or the table is meant to be gone) " +
+		"DROP STREAM <db>.<stream> after checking no job still reads it, and recreate it on the new table if the table was replaced.",
+	Related: []string{"STREAM_STALE", "STREAM_DISABLED"},
 })
 
+// droppedNamed: the later builds' shape of a dropped base table, which keeps
+// the table's name and disables the stream and marks it stale as symptoms
+// (snapshot.DroppedTypeNA). What the earlier builds' flags held after a drop
+// is not evidenced: their stale and disabled findings stay.
+func (sr *Stream) droppedNamed() bool { return sr.BaseTableDropped && sr.BaseTableName != "" }
+
 func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
-	if !s.sr.BaseTableDropped {
+	sr := s.sr
+	if !sr.BaseTableDropped {
 		return nil
 	}
-	return s.finding(CodeBaseTableDropped, "the stream's base table is dropped (BASE_TABLE_* columns read N/A)",
-		"The stream can never be read again; it only holds metadata.", s.ev(),
-		doris.DropStream(s.sr.DB, s.sr.Name)+";  -- after checking no job still reads it")
+	ev := s.ev("shape", sr.baseTableDroppedShape, "enabled", strconv.FormatBool(sr.Enabled), "is_stale", strconv.FormatBool(sr.IsStale), "stale_reason", sr.StaleReason)
+	if sr.BaseTableName == "" {
+		// The earlier shape: no column names the table.
+		return s.finding(CodeBaseTableDropped, "the stream's base table is dropped (BASE_TABLE_* columns read N/A)",
+			"The stream cannot be read; table_streams no longer names the table, so which table to recover is not known (SHOW CATALOG RECYCLE BIN lists dropped tables).", ev,
+			doris.DropStream(sr.DB, sr.Name)+";  -- after checking no job still reads it; or RECOVER TABLE the base table if it is still in the recycle bin")
+	}
+	tbl := doris.FormatName(sr.BaseTableDB, sr.BaseTableName)
+	ev["base_table"] = sr.BaseTableDB + "." + sr.BaseTableName
+	symptoms := ""
+	if !sr.Enabled || sr.IsStale {
+		symptoms = " The stream is disabled and stale because of it (" + orNone(sr.StaleReason) + "): nothing else to fix."
+	}
+	return s.finding(CodeBaseTableDropped, "base table "+tbl+" is dropped: RECOVER TABLE while it is in the recycle bin",
+		"table_streams keeps the table's name and writes N/A in BASE_TABLE_TYPE: the table was dropped. RECOVER TABLE restores it while it is in the recycle bin, and the stream reads again from its offsets; after DROP TABLE ... FORCE it cannot be recovered."+symptoms, ev,
+		doris.RecoverTable(sr.BaseTableDB, sr.BaseTableName)+";  -- while it is in the recycle bin; if it was dropped with FORCE: "+doris.DropStream(sr.DB, sr.Name)+" FORCE")
 }
 
 // CodeStale: The stream is stale (IS_STALE)
@@ -74,7 +99,7 @@ var CodeStale = diag.Declare(diag.Declaration{
 
 func checkStreamStale(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 	sr := s.sr
-	if !sr.IsStale && !sr.BaseTableDropped {
+	if !sr.IsStale && !sr.BaseTableDropped || sr.droppedNamed() { // the later builds' drop: a symptom (STREAM_BASE_TABLE_DROPPED)
 		return nil
 	}
 	reason := sr.StaleReason

@@ -30,8 +30,11 @@ func (a *streamAnalyzer) streamBase(st *snapshot.Stream) Stream {
 		sr.Kind = KindIVM
 		sr.MVID = i64(*st.IvmMVID)
 	}
+	// Both shapes of a dropped base table (snapshot.BaseTableDroppedShape):
+	// later builds keep the table's name, earlier ones write N/A in it.
 	sr.BaseTableDropped = st.BaseTableDropped || strings.EqualFold(st.BaseTableName, "N/A") || strings.EqualFold(st.BaseTableDB, "N/A")
-	if sr.BaseTableDropped {
+	sr.baseTableDroppedShape = st.BaseTableDroppedShape
+	if sr.BaseTableDropped && (strings.EqualFold(st.BaseTableName, "N/A") || strings.EqualFold(st.BaseTableDB, "N/A")) {
 		sr.BaseTableDB, sr.BaseTableName = "", ""
 	}
 	var tbl *snapshot.Table
@@ -210,13 +213,18 @@ func (a *streamAnalyzer) aggregate(sr *Stream) {
 	if lostKnown {
 		sr.LostWindowMs = i64(lost)
 	}
+	if a.ttl.Verdict == snapshot.TTLNotEnforced {
+		// Nothing expires on this build (the user's word): an offset below
+		// the retention floor is no hazard (ttl_enforcement.go).
+		anyCannot = false
+	}
 	switch {
-	case !sr.Enabled:
+	case !sr.Enabled && !sr.droppedNamed(): // the later builds disable the streams of a dropped table: stale says why
 		sr.State, sr.StateReason = StateDisabled, "ENABLED = false"
 	case sr.IsStale || sr.BaseTableDropped:
 		sr.State = StateStale
 		if sr.BaseTableDropped {
-			sr.StateReason = "the base table is dropped (BASE_TABLE_* columns read N/A)"
+			sr.StateReason = "the base table is dropped (BASE_TABLE_TYPE reads N/A)"
 		} else {
 			sr.StateReason = "IS_STALE = true: " + orNone(sr.StaleReason)
 		}
@@ -238,6 +246,9 @@ func (a *streamAnalyzer) aggregate(sr *Stream) {
 		sr.State, sr.StateReason = StateLagging, fmt.Sprintf("%d partition(s) have changes beyond the offset or data and no offset", sr.PendingPartitions)
 	default:
 		sr.State, sr.StateReason = StateCaughtUp, "every partition is caught up"
+	}
+	if sr.State == StateCannotResume && !a.ttlEnforced() {
+		sr.StateReason = ExpiryCondition(sr.TTLProperty) + ": " + sr.StateReason
 	}
 }
 

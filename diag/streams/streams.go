@@ -5,6 +5,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/changepoints"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -118,14 +119,18 @@ type Result struct {
 	Now        time.Time `json:"now"`         // the last snapshot's cluster time
 	CurrentTSO tso.TSO   `json:"current_tso"` // the last snapshot's current TSO
 	// EvaluatedAt is the time the retention was evaluated at: Now, or --at.
-	EvaluatedAt  time.Time      `json:"evaluated_at"`
-	WhatIf       bool           `json:"what_if"`
-	TTLOverride  *int64         `json:"ttl_override_seconds,omitempty"`
-	Snapshots    int            `json:"snapshots"` // how many snapshots narrowed the pending ages
-	MinHeadroomS float64        `json:"min_headroom_threshold_seconds"`
-	MaxPendingS  float64        `json:"max_pending_threshold_seconds"`
-	Streams      []Stream       `json:"streams"`
-	Findings     []diag.Finding `json:"findings"`
+	EvaluatedAt time.Time `json:"evaluated_at"`
+	WhatIf      bool      `json:"what_if"`
+	TTLOverride *int64    `json:"ttl_override_seconds,omitempty"`
+	Snapshots   int       `json:"snapshots"` // how many snapshots narrowed the pending ages
+	// TTLEnforcement is whether the build enforces the changelog TTL (yes,
+	// no or unknown) and the evidence: every conclusion that rests on
+	// expiry (cannot_resume, headroom, rows skipped) says which holds.
+	TTLEnforcement snapshot.TTLEnforcement `json:"ttl_enforcement"`
+	MinHeadroomS   float64                 `json:"min_headroom_threshold_seconds"`
+	MaxPendingS    float64                 `json:"max_pending_threshold_seconds"`
+	Streams        []Stream                `json:"streams"`
+	Findings       []diag.Finding          `json:"findings"`
 
 	byID map[int64]int
 }
@@ -189,7 +194,10 @@ type Stream struct {
 	BaseTableDB      string `json:"base_table_db,omitempty"`
 	BaseTableName    string `json:"base_table_name,omitempty"`
 	BaseTableDropped bool   `json:"base_table_dropped"`
-	KeyModel         string `json:"key_model,omitempty"`
+	// baseTableDroppedShape is snapshot.Stream.BaseTableDroppedShape
+	// (type_na: the later builds, which keep the table's name; all_na).
+	baseTableDroppedShape string
+	KeyModel              string `json:"key_model,omitempty"`
 	// TTLSeconds is the retention applied (the override in a what-if); nil
 	// when unknown or off, with TTLNote saying which.
 	TTLSeconds  *int64 `json:"ttl_seconds,omitempty"`

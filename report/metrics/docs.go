@@ -19,19 +19,27 @@ import (
 
 // MetricsLintDoc is one payload linted (kind metrics.lint).
 type MetricsLintDoc struct {
-	Source      string                  `json:"source"`
-	Parseable   bool                    `json:"parseable"`
-	Lines       int                     `json:"lines"`
-	Series      int                     `json:"series"`
-	Bytes       int64                   `json:"bytes"`
-	Errors      int                     `json:"errors"`
-	Warnings    int                     `json:"warnings"`
-	Infos       int                     `json:"infos"`
-	Problems    []exposition.Problem    `json:"problems"`
-	Suppressed  map[string]int          `json:"suppressed,omitempty"`
-	Conformance []exposition.Problem    `json:"conformance"`
-	Families    []exposition.FamilyStat `json:"families"`
-	S5          *metrics.S5             `json:"s5,omitempty"`
+	Source    string `json:"source"`
+	Parseable bool   `json:"parseable"`
+	// PrometheusServer ("kept" | "dropped") and Expfmt ("accepted" |
+	// "rejected") say what each consumer does with the payload
+	// (docs/metrics.md "Who rejects what"); ServerLine and ServerReason
+	// where and why the server drops it.
+	PrometheusServer string                  `json:"prometheus_server,omitempty"`
+	Expfmt           string                  `json:"expfmt,omitempty"`
+	ServerLine       int                     `json:"prometheus_server_line,omitempty"`
+	ServerReason     string                  `json:"prometheus_server_reason,omitempty"`
+	Lines            int                     `json:"lines"`
+	Series           int                     `json:"series"`
+	Bytes            int64                   `json:"bytes"`
+	Errors           int                     `json:"errors"`
+	Warnings         int                     `json:"warnings"`
+	Infos            int                     `json:"infos"`
+	Problems         []exposition.Problem    `json:"problems"`
+	Suppressed       map[string]int          `json:"suppressed,omitempty"`
+	Conformance      []exposition.Problem    `json:"conformance"`
+	Families         []exposition.FamilyStat `json:"families"`
+	S5               *metrics.S5             `json:"s5,omitempty"`
 	// Fix is never set (--fix writes kind metrics.fix); it stays in the
 	// schema until the next schema_version, since removing a field is a bump.
 	Fix      *exposition.FixReport `json:"fix,omitempty"`
@@ -48,7 +56,8 @@ func NewMetricsLintDoc(p metrics.PayloadResult, top int) MetricsLintDoc {
 	res := p.Lint
 	d := MetricsLintDoc{Source: p.Target, Parseable: res.Parseable, Lines: res.Lines, Series: res.Series, Bytes: res.Bytes,
 		Errors: res.Errors, Warnings: res.Warnings, Infos: res.Infos, Problems: res.Problems, Suppressed: res.Suppressed,
-		Conformance: p.Conformance, Families: res.Families, Findings: p.Findings, TopFamilies: top}
+		Conformance: p.Conformance, Families: res.Families, Findings: p.Findings, TopFamilies: top,
+		PrometheusServer: p.PrometheusServer, Expfmt: p.Expfmt, ServerLine: p.ServerLine, ServerReason: p.ServerReason}
 	if !p.S5.Empty() {
 		s5 := p.S5
 		d.S5 = &s5

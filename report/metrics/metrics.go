@@ -5,6 +5,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/report"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
@@ -153,6 +154,9 @@ func MetricsFix(w io.Writer, st report.Style, source string, rep exposition.FixR
 			fmt.Fprintf(&b, ": \"%s\" -> \"%s\"", c.Before, c.After)
 		}
 		b.WriteString("\n")
+	}
+	for _, r := range rep.Refused {
+		fmt.Fprintf(&b, "%s:%d: refused: %s: %s -> %s\n", source, r.Line, r.Reason, strconv.Quote(r.Before), strconv.Quote(r.After))
 	}
 	for _, p := range rep.Unrepaired {
 		fmt.Fprintf(&b, "%s:%d:%d: not repaired: %s: %s\n", source, p.Line, p.Col, p.Rule, p.Message)
