@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
 )
 
@@ -41,14 +42,14 @@ func demoTable(w io.Writer, st Style, d Doc) error {
 		return err
 	}
 	if m := res.WorstMV(); m != nil {
-		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── dorisdiag mv explain "+m.DB+"."+m.Name+" ──"))
+		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── "+Sanitize(diag.MVExplainCommand(m.DB, m.Name))+" ──"))
 		doc := MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)}
 		if err := mvExplain(w, st, doc, textBlocks(st), true); err != nil {
 			return err
 		}
 	}
 	if s := res.WorstStream(); s != nil {
-		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── dorisdiag streams show "+s.DB+"."+s.Name+" ──"))
+		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── "+Sanitize(diag.StreamShowCommand(s.DB, s.Name))+" ──"))
 		if err := streamShow(w, st, StreamDoc{Stream: s, Findings: res.Streams.FindingsFor(s.DB, s.Name)}); err != nil {
 			return err
 		}

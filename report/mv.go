@@ -101,7 +101,7 @@ func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, [
 		st.para(w, "", "", "This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.")
 	}
 	if len(d.MVs) > 0 {
-		fmt.Fprintf(w, "Explain one: dorisdiag mv explain %s.%s\n", d.MVs[0].DB, d.MVs[0].Name)
+		fmt.Fprintf(w, "Explain one: %s\n", Sanitize(diag.MVExplainCommand(d.MVs[0].DB, d.MVs[0].Name)))
 	}
 	return nil
 }

@@ -174,7 +174,7 @@ func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		if d.Excluded || d.RowsMayBeMissed == "" {
 			continue
 		}
-		next := "-- compare the MV with its query over base partition " + d.RowsMissedUnit + ":\n" + doris.CompareMV(r.DB, r.Name)
+		next := doris.CompareMVOver(r.DB, r.Name, d.RowsMissedUnit)
 		if d.StreamID != nil {
 			next += "\n" + doris.SuggestStreamOffsets(*d.StreamID, a.caps.ConsumptionT2)
 		}
@@ -228,7 +228,7 @@ func checkMVExcludedDependencyOutdated(_ *mvAnalyzer, m *mvFacts) []diag.Finding
 	return m.one(CodeExcludedDependencyOutdated, summary,
 		"By design its changes trigger no refresh and stay out of the data delay; the MV does not reflect them"+ifText(d != "", " (up to "+d+")")+". Evidence: "+basis+".",
 		m.ev(evKey, evVal, "max_excluded_delay", d, "evidence", basis),
-		doris.RefreshMV(r.DB, r.Name, "AUTO")+"  -- only if the MV should reflect them now")
+		doris.Note(doris.RefreshMV(r.DB, r.Name, "AUTO"), "only if the MV should reflect them now"))
 }
 
 // excludedOutdatedBasis names what shows an excluded dependency outdated.

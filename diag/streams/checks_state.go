@@ -54,7 +54,7 @@ func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []diag.Findi
 	}
 	return s.finding(CodeBaseTableDropped, "the stream's base table is dropped (BASE_TABLE_* columns read N/A)",
 		"The stream can never be read again; it only holds metadata.", s.ev(),
-		doris.DropStream(s.sr.DB, s.sr.Name)+";  -- after checking no job still reads it")
+		doris.Note(doris.DropStream(s.sr.DB, s.sr.Name)+";", "after checking no job still reads it"))
 }
 
 // CodeStale: The stream is stale (IS_STALE)
