@@ -242,7 +242,7 @@ func CopyPartitionsOf(db, table string) string {
 
 // CompareMV compares an MV with its query, the query left to the person.
 func CompareMV(db, mv string) string {
-	return "(SELECT * FROM " + QuoteName(db, mv) + ") EXCEPT (<the MV's query>);"
+	return "(SELECT * FROM " + QuoteName(db, mv) + ") EXCEPT (<the query of the MV>);"
 }
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }

@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -273,7 +274,10 @@ func (e *Exporter) Handler() (http.Handler, error) {
 		p := e.cur.Load()
 		msg := "not ready: no round completed within two intervals"
 		if p.lastError != "" {
-			msg += "; last error: " + p.lastError
+			// The error can hold the server's text: escaped (Go syntax,
+			// without the quotes) so an ESC, CR or bidi control is inert.
+			q := strconv.Quote(p.lastError)
+			msg += "; last error: " + q[1:len(q)-1]
 		}
 		_, _ = w.Write([]byte(msg + "\n"))
 	})
@@ -321,7 +325,9 @@ func (e *Exporter) Serve(ctx context.Context, listeners []net.Listener, webConfi
 			return fmt.Errorf("--web.config.file: %w", err)
 		}
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// The server's own complaints ("http: TLS handshake error …") go
+	// through the logger too, so every line is key=value (logfmt).
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(e.opt.Logger.Handler(), slog.LevelError)}
 	systemd := false
 	addrs := make([]string, len(listeners))
 	for i, l := range listeners {

@@ -100,8 +100,14 @@ func mvList(w io.Writer, st Style, d MVListDoc, cols int, grid func(io.Writer, [
 	if !d.Capabilities.IvmMVStatus {
 		st.para(w, "", "", "This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.")
 	}
-	if len(d.MVs) > 0 {
-		fmt.Fprintf(w, "Explain one: %s\n", Sanitize(diag.MVExplainCommand(d.MVs[0].DB, d.MVs[0].Name)))
+	// An example to paste: the first MV whose command is printable as is (a
+	// name with a control character is escaped on a terminal, and would not
+	// name the MV once pasted).
+	for _, m := range d.MVs {
+		if c := diag.MVExplainCommand(m.DB, m.Name); Sanitize(c) == c {
+			fmt.Fprintf(w, "Explain one: %s\n", c)
+			break
+		}
 	}
 	return nil
 }
@@ -184,12 +190,12 @@ func textBlocks(st Style) blocks {
 }
 
 var markdownBlocks = blocks{
-	title:           func(b *strings.Builder, m *mv.MV) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
+	title:           func(b *strings.Builder, m *mv.MV) { fmt.Fprintf(b, "# %s\n\n", Sanitize(m.DB+"."+m.Name)) },
 	heading:         func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) },
 	grid:            Markdown,
 	findings:        FindingsMarkdown,
 	compactFindings: FindingsMarkdown,
-	sql:             func(b *strings.Builder, stmt string) { b.WriteString(stmt + "\n") },
+	sql:             func(b *strings.Builder, stmt string) { b.WriteString(Sanitize(stmt) + "\n") },
 	sqlOpen:         "```sql\n",
 	sqlClose:        "```\n",
 }

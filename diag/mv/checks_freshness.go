@@ -159,7 +159,7 @@ var CodeRowsMayBeMissed = diag.Declare(diag.Declaration{
 		"duplicate-key base table; T11: read a base partition with no offset from the base table in an IVM refresh) read such partitions from the changelog " +
 		"and silently skip the expired rows: the refresh succeeds and later refreshes do not bring the rows back.",
 	Matters: "The MV, and base-table queries rewritten onto it, may return wrong results without any error.",
-	Confirm: "-- compare the MV with its query over the affected partition:\n(SELECT * FROM <db>.<mv>) EXCEPT (<the MV's query>);\n" +
+	Confirm: "-- compare the MV with its query over the affected partition:\n(SELECT * FROM <db>.<mv>) EXCEPT (<the query of the MV>);\n" +
 		"SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <internal stream id>;",
 	Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE restores the rows; upgrade to a build with both fixes (apache/doris#69907 T10 and T11).",
 	Related: []string{"STREAM_NO_OFFSET_ROWS_SKIPPED", "MV_NEXT_REFRESH_RECOMPUTES"},

@@ -175,7 +175,7 @@ func checkStreamHeadroomLow(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 	return measured(w.HeadroomSeconds, s.finding(CodeHeadroomLow, fmt.Sprintf("headroom %s on %s (< %s): in that time %s", fmtSecs(w.HeadroomSeconds), w.Unit, tso.FormatDuration(a.opt.MinHeadroom.Milliseconds()), what),
 		fmt.Sprintf("%d partition(s) have less than --min-headroom left before the TTL expires the next change they need.", len(low)),
 		s.ev("partitions", strconv.Itoa(len(low)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
-		"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+sr.BaseTableDB+"."+sr.BaseTableName+"."))
+		"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+doris.FormatName(sr.BaseTableDB, sr.BaseTableName)+"."))
 }
 
 // CodePendingAgeHigh: A change has waited too long in a user stream
