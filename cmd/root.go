@@ -83,7 +83,7 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	pf.StringVar(&cfg.Conn.TLSCA, "tls-ca", "", "PEM file of the CA that signed the FE certificate (implies --tls); also verifies HTTPS to the FEs and BEs")
 	pf.StringVar(&cfg.Conn.HTTPScheme, "http-scheme", "", "http or https for the FE and BE HTTP ports (/metrics, /api/tso); default https with --tls or --tls-ca, else http")
 	pf.IntVar(&cfg.Conn.FEHTTPSPort, "fe-https-port", 0, "with HTTPS: every FE's HTTPS port, for FEs with the older enable_https (Doris https_port, default 8050, which SHOW FRONTENDS does not report); default: their HTTP port")
-	pf.BoolVar(&cfg.Conn.AllowHTTPCredentials, "allow-http-credentials", false, "with --tls: still answer a Basic challenge over plain http:// (the password then crosses the network in cleartext)")
+	pf.BoolVar(&cfg.Conn.AllowHTTPCredentials, "allow-http-credentials", false, "answer a Basic challenge over plain http:// from any host, and with --tls at all (the password then crosses the network in cleartext); without it only the nodes the cluster lists get it")
 	pf.StringArrayVar(&cfg.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
 	pf.StringVar(&cfg.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
