@@ -153,3 +153,40 @@ func TestLongNamesCutInTheMiddleWholeInWide(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFirstScreenShowsNextForEveryCritical (issue 25 Why 8): on a
+// terminal, check showed `next:` only when it fitted one line, so the
+// resume-failure, consecutive-failure, stuck-task and queued-task findings
+// showed none. Every critical finding now shows one (cut to the line, with
+// how many more statements there are).
+func TestCheckFirstScreenShowsNextForEveryCritical(t *testing.T) {
+	for _, width := range []int{80, 120} {
+		lines := screenLines(runWidth(t, width, "check", "--demo", "incident"))
+		var critical, withNext int
+		for i, l := range lines {
+			if !strings.HasPrefix(l, "CRITICAL ") {
+				continue
+			}
+			critical++
+			for _, m := range lines[i+1:] {
+				if !strings.HasPrefix(m, " ") || strings.HasPrefix(m, "  ↳") {
+					break
+				}
+				if strings.HasPrefix(strings.TrimSpace(m), "next: ") {
+					withNext++
+					break
+				}
+			}
+		}
+		if critical == 0 || withNext != critical {
+			t.Errorf("width %d: %d of %d critical findings show next:\n%s", width, withNext, critical, strings.Join(lines, "\n"))
+		}
+		for _, l := range lines {
+			if TextWidthPlain(l) > width {
+				t.Errorf("width %d: a line is wider: %q", width, l)
+			}
+		}
+	}
+}
+
+func TextWidthPlain(s string) int { return len([]rune(s)) }
