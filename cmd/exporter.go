@@ -116,7 +116,7 @@ func (o *ExporterOptions) validate() error {
 		return usageErrorf("--design-series must be auto, on or off, got %q", o.DesignSeries)
 	}
 	if err := o.level.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return usageErrorf("--log.level: %v", err)
+		return usageErrorf("--log.level %q: want debug, info, warn or error", o.LogLevel)
 	}
 	return nil
 }

@@ -58,6 +58,9 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 			return nil
 		},
 	}
+	// --version as every CLI has it (the same as `dorisdiag version`).
+	root.Version = readVersion().Version
+	root.SetVersionTemplate("dorisdiag {{.Version}}\n")
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
@@ -111,7 +114,7 @@ func Main(args []string, ios *IOStreams) int {
 		if bad := unknownDemoValue(root, args); bad != "" && strings.Contains(err.Error(), strconv.Quote(bad)) {
 			err = fmt.Errorf("--demo: unknown scenario %q (bundled: %s)", bad, strings.Join(scenarioNames(), ", "))
 		}
-		err = usageError{err}
+		err = usageError{withUsageHint(err, args)}
 	}
 	return exitCodeFor(err, ios.Err, helpPath(root, c))
 }
@@ -184,6 +187,32 @@ func isCobraUsageError(err error) bool {
 		}
 	}
 	return false
+}
+
+// withUsageHint adds to cobra's words what the user most likely meant
+// (issue 25, papercuts): a bare number after --watch, a negative number
+// read as a flag, -p for a password.
+func withUsageHint(err error, args []string) error {
+	msg := err.Error()
+	if bad, ok := strings.CutPrefix(msg, "unknown command "); ok {
+		word, _, _ := strings.Cut(bad, " for ")
+		if w, e := strconv.Unquote(word); e == nil {
+			for i := 1; i < len(args); i++ {
+				if args[i] == w && args[i-1] == "--watch" {
+					return fmt.Errorf("%w: --watch takes an interval with a unit (--watch %ss), or none for the default 15s", err, w)
+				}
+			}
+		}
+	}
+	if bad, ok := strings.CutPrefix(msg, "unknown shorthand flag: "); ok && len(bad) >= 3 {
+		switch c := bad[1]; {
+		case c >= '0' && c <= '9':
+			return fmt.Errorf("%w: a negative number is read as a flag; put -- before the values (dorisdiag tso decode -- -1)", err)
+		case c == 'p':
+			return fmt.Errorf("%w: there is no -p; the password is read from DORISDIAG_PASSWORD (or MYSQL_PWD), never from the command line", err)
+		}
+	}
+	return err
 }
 
 // Execute runs the process and exits with the contract's code.
