@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,8 +18,8 @@ import (
 
 // CheckOptions are the inputs of `dorisdiag check`.
 type CheckOptions struct {
-	common
-	Source func(SourceOptions) *Source
+	cmdutil.Common
+	Source func(cmdutil.SourceOptions) *cmdutil.Source
 
 	MaxDelay       time.Duration
 	MinHeadroom    time.Duration
@@ -38,7 +39,7 @@ type CheckOptions struct {
 }
 
 // NewCmdCheck builds `dorisdiag check`.
-func NewCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
+func NewCmdCheck(f *cmdutil.Factory, runF func(*CheckOptions) error) *cobra.Command {
 	o := &CheckOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "check",
@@ -62,10 +63,10 @@ code's severity and ignore findings by code and object pattern.`,
   dorisdiag check --host fe1 --config dorisdiag.yaml --fail-on warning`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o.common = f.common()
+			o.Common = f.Common()
 			o.Given = map[string]bool{}
 			c.Flags().Visit(func(fl *pflag.Flag) { o.Given[fl.Name] = true })
-			if err := o.checkFormat("check"); err != nil {
+			if err := o.CheckFormat("check"); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -101,19 +102,19 @@ func checkRun(o *CheckOptions) error {
 	if failOnDefault == "" {
 		failOnDefault = "critical"
 	}
-	threshold, err := o.failOn(failOnDefault)
+	threshold, err := o.FailOn(failOnDefault)
 	if err != nil {
 		return err
 	}
-	sopt := SourceOptions{AttachMetrics: !o.NoMetrics}
+	sopt := cmdutil.SourceOptions{AttachMetrics: !o.NoMetrics}
 	if o.MetricsTargets != "" {
 		if sopt.MetricsTargets, err = scrape.ParseTargets(o.MetricsTargets); err != nil {
-			return usageErrorf("--metrics-targets: %v", err)
+			return cmdutil.UsageErrorf("--metrics-targets: %v", err)
 		}
 	}
 	src := o.Source(sopt)
 	var prev []diag.Finding
-	return o.watched(src, o.Watch, func(r watch.Round) error {
+	return o.Watched(src, o.Watch, func(r watch.Round) error {
 		ropt := opt
 		ropt.Metrics.Linted = src.Linted(r.Series[len(r.Series)-1])
 		res := check.Run(r.Series, ropt)
@@ -122,10 +123,10 @@ func checkRun(o *CheckOptions) error {
 			doc.Changes = diffFindings(prev, res.Findings)
 		}
 		prev = res.Findings
-		if err := o.emitRound(r, doc); err != nil {
+		if err := o.EmitRound(r, doc); err != nil {
 			return err
 		}
-		return o.gate(res.Findings, failOnDefault)
+		return o.Gate(res.Findings, failOnDefault)
 	})
 }
 
@@ -163,7 +164,7 @@ func (o *CheckOptions) resolve() (check.Options, string, error) {
 	if o.ConfigFile != "" {
 		cfg, p, err := loadConfig(o.ConfigFile)
 		if err != nil {
-			return check.Options{}, "", usageError{err}
+			return check.Options{}, "", cmdutil.UsageError{Err: err}
 		}
 		pol, failOn = p, cfg.FailOn
 		set := func(flag string, dst *time.Duration, v *duration) {
@@ -183,11 +184,11 @@ func (o *CheckOptions) resolve() (check.Options, string, error) {
 	}
 	for name, d := range map[string]time.Duration{"max-delay": t.MaxDelay, "min-headroom": t.MinHeadroom, "max-pending": t.MaxPending, "max-running": t.MaxRunning, "max-queued": t.MaxQueued, "fallback-window": t.FallbackWindow} {
 		if d <= 0 {
-			return check.Options{}, "", usageErrorf("--%s must be positive, got %s", name, d)
+			return check.Options{}, "", cmdutil.UsageErrorf("--%s must be positive, got %s", name, d)
 		}
 	}
 	if t.MaxFailures < 1 || t.MinFallbacks < 1 {
-		return check.Options{}, "", usageErrorf("--max-failures and --min-fallbacks must be at least 1")
+		return check.Options{}, "", cmdutil.UsageErrorf("--max-failures and --min-fallbacks must be at least 1")
 	}
 	return check.Options{
 		Streams: streams.Options{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending},

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +17,8 @@ import (
 func TestCheckOverviewHeadroomFollowsMinHeadroom(t *testing.T) {
 	runTTY := func(args ...string) string {
 		var out, errb bytes.Buffer
-		ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: true, Getenv: func(string) string { return "" }}
-		if code := Main(args, ios); code != ExitOK && code != ExitFindings {
+		ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: true, Getenv: func(string) string { return "" }}
+		if code := Main(args, ios); code != cmdutil.ExitOK && code != cmdutil.ExitFindings {
 			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 		}
 		return out.String()

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestCheckLiveHealthyShowData(t *testing.T) {
 		}
 		args := liveArgs(t, snap, opts)
 		out, stderr, code := run(t, nil, "", append([]string{"check", "--no-metrics"}, args...)...)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Errorf("%+v: exit %d, want 0: %s\n%s", opts, code, stderr, out)
 		}
 		if !strings.Contains(out, "over 9/9 table(s) (largest demo.sales ~4.8 GiB") {

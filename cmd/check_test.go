@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"os"
 	"os/exec"
@@ -65,14 +66,14 @@ func TestCheckGolden(t *testing.T) {
 		args []string
 		code int
 	}{
-		{"check_incident.txt", []string{"--demo", "incident"}, ExitFindings},
-		{"check_healthy.txt", []string{"--demo", "healthy"}, ExitOK},
-		{"check_legacy.txt", []string{"--demo", "legacy"}, ExitFindings},
-		{"check_incident.json", []string{"--demo", "incident", "-o", "json"}, ExitFindings},
-		{"check_healthy.json", []string{"--demo", "healthy", "-o", "json"}, ExitOK},
-		{"check_incident.md", []string{"--demo", "incident", "-o", "markdown"}, ExitFindings},
-		{"check_incident.prom", []string{"--demo", "incident", "-o", "prom"}, ExitFindings},
-		{"check_healthy.prom", []string{"--demo", "healthy", "-o", "prom"}, ExitOK},
+		{"check_incident.txt", []string{"--demo", "incident"}, cmdutil.ExitFindings},
+		{"check_healthy.txt", []string{"--demo", "healthy"}, cmdutil.ExitOK},
+		{"check_legacy.txt", []string{"--demo", "legacy"}, cmdutil.ExitFindings},
+		{"check_incident.json", []string{"--demo", "incident", "-o", "json"}, cmdutil.ExitFindings},
+		{"check_healthy.json", []string{"--demo", "healthy", "-o", "json"}, cmdutil.ExitOK},
+		{"check_incident.md", []string{"--demo", "incident", "-o", "markdown"}, cmdutil.ExitFindings},
+		{"check_incident.prom", []string{"--demo", "incident", "-o", "prom"}, cmdutil.ExitFindings},
+		{"check_healthy.prom", []string{"--demo", "healthy", "-o", "prom"}, cmdutil.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, stderr, code := run(t, nil, "", append([]string{"check"}, tc.args...)...)
@@ -139,14 +140,14 @@ func TestCheckFailOn(t *testing.T) {
 		args []string
 		want int
 	}{
-		{[]string{"--demo", "incident"}, ExitFindings},
-		{[]string{"--demo", "incident", "--fail-on", "none"}, ExitOK},
-		{[]string{"--demo", "incident", "--config", cfg}, ExitOK},
-		{[]string{"--demo", "incident", "--config", cfg, "--fail-on", "warning"}, ExitFindings},
-		{[]string{"--demo", "healthy", "--fail-on", "warning"}, ExitOK},
-		{[]string{"--demo", "incident", "-o", "yaml"}, ExitError},
-		{[]string{"--demo", "incident", "--max-delay", "0s"}, ExitError},
-		{[]string{"--demo", "incident", "--config", filepath.Join(t.TempDir(), "missing.yaml")}, ExitError},
+		{[]string{"--demo", "incident"}, cmdutil.ExitFindings},
+		{[]string{"--demo", "incident", "--fail-on", "none"}, cmdutil.ExitOK},
+		{[]string{"--demo", "incident", "--config", cfg}, cmdutil.ExitOK},
+		{[]string{"--demo", "incident", "--config", cfg, "--fail-on", "warning"}, cmdutil.ExitFindings},
+		{[]string{"--demo", "healthy", "--fail-on", "warning"}, cmdutil.ExitOK},
+		{[]string{"--demo", "incident", "-o", "yaml"}, cmdutil.ExitError},
+		{[]string{"--demo", "incident", "--max-delay", "0s"}, cmdutil.ExitError},
+		{[]string{"--demo", "incident", "--config", filepath.Join(t.TempDir(), "missing.yaml")}, cmdutil.ExitError},
 	} {
 		_, stderr, code := run(t, nil, "", append([]string{"check"}, tc.args...)...)
 		if code != tc.want {
@@ -171,7 +172,7 @@ ignore:
     reason: paused on purpose during the migration
 `), 0o644)
 	doc, code := runCheckJSON(t, "--demo", "incident", "--config", cfg)
-	if code != ExitFindings || doc.FailOn != "warning" {
+	if code != cmdutil.ExitFindings || doc.FailOn != "warning" {
 		t.Errorf("exit %d fail_on %q, want 1 and warning from the file", code, doc.FailOn)
 	}
 	delays := 0
@@ -314,9 +315,9 @@ func TestCheckE2EEmulator(t *testing.T) {
 		legacy   bool
 		code     int
 	}{
-		{"incident", false, ExitFindings},
-		{"healthy", false, ExitOK},
-		{"legacy", true, ExitFindings},
+		{"incident", false, cmdutil.ExitFindings},
+		{"healthy", false, cmdutil.ExitOK},
+		{"legacy", true, cmdutil.ExitFindings},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			snap, err := scenario.Load(tc.scenario)
@@ -362,7 +363,7 @@ func TestCheckE2EEmulator(t *testing.T) {
 		host, port, _ := net.SplitHostPort(addr)
 		start := time.Now()
 		_, stderr, code := run(t, nil, "", "check", "--host", host, "--port", port, "--timeout", "1s")
-		if code != ExitError || !strings.Contains(stderr, addr) {
+		if code != cmdutil.ExitError || !strings.Contains(stderr, addr) {
 			t.Fatalf("exit %d, stderr %q: want 2 with the host named", code, stderr)
 		}
 		if d := time.Since(start); d > 30*time.Second {
@@ -375,7 +376,7 @@ func TestCheckE2EEmulator(t *testing.T) {
 // second round's analysis narrows pending ages (two snapshots).
 func TestCheckWatchAppendsRounds(t *testing.T) {
 	out, stderr, code := run(t, nil, "", "check", "--demo", "incident", "--watch", "10ms", "--watch-rounds", "2")
-	if code != ExitFindings {
+	if code != cmdutil.ExitFindings {
 		t.Fatalf("exit %d (stderr %q)", code, stderr)
 	}
 	if strings.Count(out, "# round ") != 2 || !strings.Contains(out, "2 snapshots in the series") {

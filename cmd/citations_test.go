@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -159,12 +160,12 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 			a := append(append([]string{}, args...), "-o", f, "--no-color")
 			var out, errb bytes.Buffer
 			env := map[string]string{"COLUMNS": "120", "PAGER": "cat"}
-			ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
+			ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
 			code := Main(a, ios)
-			if code == ExitError && (strings.Contains(errb.String(), "format") || strings.Contains(errb.String(), "holds no /metrics payloads")) {
+			if code == cmdutil.ExitError && (strings.Contains(errb.String(), "format") || strings.Contains(errb.String(), "holds no /metrics payloads")) {
 				continue // a format this command does not write
 			}
-			if code == ExitError {
+			if code == cmdutil.ExitError {
 				t.Errorf("%s: exit 2: %s", strings.Join(a, " "), errb.String())
 			}
 			texts = append(texts, text{strings.Join(a, " "), out.String() + errb.String(), false})
@@ -172,7 +173,7 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 	}
 	names := func(args []string, key string) []string {
 		var out, errb bytes.Buffer
-		ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
+		ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
 		Main(append(args, "-o", "json"), ios)
 		var doc map[string]json.RawMessage
 		var objs []struct{ DB, Name string }
@@ -235,7 +236,7 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 			walk(s)
 		}
 	}
-	walk(NewRootCmd(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
+	walk(NewRootCmd(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
 
 	docs, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	for _, p := range append(docs, filepath.Join("..", "README.md")) {

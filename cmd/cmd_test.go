@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 func run(t *testing.T, env map[string]string, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
+	ios := &cmdutil.IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
 	code = Main(args, ios)
 	checkEmitted(t, args, out.String()) // docs/schema: every JSON document a test prints is valid
 	return out.String(), errb.String(), code
@@ -62,8 +63,8 @@ func TestExitCodeUsageErrors(t *testing.T) {
 		{"version", "extra-arg"},
 	} {
 		_, stderr, code := run(t, nil, "", args...)
-		if code != ExitError {
-			t.Errorf("%v: exit %d, want %d", args, code, ExitError)
+		if code != cmdutil.ExitError {
+			t.Errorf("%v: exit %d, want %d", args, code, cmdutil.ExitError)
 		}
 		if !strings.HasPrefix(stderr, "dorisdiag: ") {
 			t.Errorf("%v: stderr %q does not start with \"dorisdiag: \"", args, stderr)
@@ -76,17 +77,17 @@ func TestExitCodeUsageErrors(t *testing.T) {
 
 func TestExitCodeOK(t *testing.T) {
 	out, _, code := run(t, nil, "", "version")
-	if code != ExitOK || !strings.HasPrefix(out, "dorisdiag ") {
+	if code != cmdutil.ExitOK || !strings.HasPrefix(out, "dorisdiag ") {
 		t.Fatalf("version: exit %d, out %q", code, out)
 	}
 }
 
 func TestNoSourceIsExit2(t *testing.T) {
-	if _, err := testFactory(&Config{}).Source(SourceOptions{}).Load(); err == nil {
+	if _, err := testFactory(&cmdutil.Config{}).Source(cmdutil.SourceOptions{}).Load(); err == nil {
 		t.Fatal("no source selected: want an error")
 	}
-	two := &Config{Demo: "incident", Conn: connOptions{Host: "h"}}
-	if _, err := testFactory(two).Source(SourceOptions{}).Kind(); err == nil {
+	two := &cmdutil.Config{Demo: "incident", Conn: cmdutil.ConnOptions{Host: "h"}}
+	if _, err := testFactory(two).Source(cmdutil.SourceOptions{}).Kind(); err == nil {
 		t.Fatal("two sources: want an error")
 	}
 }
@@ -97,14 +98,14 @@ func TestGateFailOn(t *testing.T) {
 		failOn, def string
 		want        int
 	}{
-		{"", "none", ExitOK},
-		{"", "critical", ExitOK},
-		{"warning", "none", ExitFindings},
-		{"critical", "none", ExitOK},
-		{"none", "critical", ExitOK},
+		{"", "none", cmdutil.ExitOK},
+		{"", "critical", cmdutil.ExitOK},
+		{"warning", "none", cmdutil.ExitFindings},
+		{"critical", "none", cmdutil.ExitOK},
+		{"none", "critical", cmdutil.ExitOK},
 	} {
-		c := common{IO: &IOStreams{}, Config: Config{FailOn: tc.failOn}}
-		if got := exitCode(c.gate(fs, tc.def), io.Discard); got != tc.want {
+		c := cmdutil.Common{IO: &cmdutil.IOStreams{}, Config: cmdutil.Config{FailOn: tc.failOn}}
+		if got := cmdutil.ExitCode(c.Gate(fs, tc.def), io.Discard); got != tc.want {
 			t.Errorf("--fail-on %q (default %s) with a warning: exit %d, want %d", tc.failOn, tc.def, got, tc.want)
 		}
 	}
@@ -125,7 +126,7 @@ func TestColorPolicy(t *testing.T) {
 		{tty: true, extra: []string{"--no-color"}, wantANS: false},
 	} {
 		var out, errb bytes.Buffer
-		ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: tc.tty, Getenv: func(k string) string { return tc.env[k] }}
+		ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: tc.tty, Getenv: func(k string) string { return tc.env[k] }}
 		Main(append(append([]string{}, args...), tc.extra...), ios)
 		if got := strings.Contains(out.String(), "\x1b["); got != tc.wantANS {
 			t.Errorf("tty=%v env=%v extra=%v: ANSI present=%v, want %v", tc.tty, tc.env, tc.extra, got, tc.wantANS)
@@ -143,11 +144,11 @@ func TestJoinDemoValue(t *testing.T) {
 
 func TestUnknownDemoScenarioIsNamed(t *testing.T) {
 	_, stderr, code := run(t, nil, "", "mv", "list", "--demo", "nope")
-	if code != ExitError || !strings.Contains(stderr, `unknown scenario "nope"`) {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, `unknown scenario "nope"`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	// A bare --demo before a command name still means the default scenario.
-	if _, stderr, code := run(t, nil, "", "--demo", "mv", "list"); code != ExitOK {
+	if _, stderr, code := run(t, nil, "", "--demo", "mv", "list"); code != cmdutil.ExitOK {
 		t.Errorf("--demo mv list: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -171,7 +172,7 @@ func TestSnapshotSeriesOrderedByClusterTime(t *testing.T) {
 		os.WriteFile(p, buf.Bytes(), 0o644)
 		paths = append(paths, p)
 	}
-	series, err := testFactory(&Config{Snapshots: paths}).Source(SourceOptions{}).Load()
+	series, err := testFactory(&cmdutil.Config{Snapshots: paths}).Source(cmdutil.SourceOptions{}).Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -153,7 +154,7 @@ func parseCommandLineIn(args []string, listing bool) error {
 			break
 		}
 	}
-	root := NewRootCmd(&IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
+	root := NewRootCmd(&cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
 	args = joinDemoValue(args)
 	c := root
 	i := 0
@@ -266,7 +267,7 @@ func fillPlaceholders(args []string) []string {
 			walk(s)
 		}
 	}
-	walk(NewRootCmd(&IOStreams{}))
+	walk(NewRootCmd(&cmdutil.IOStreams{}))
 	out := append([]string(nil), args...)
 	for i := 0; i+1 < len(out); i++ {
 		name := strings.TrimLeft(out[i], "-")
@@ -308,7 +309,7 @@ func proseCommands(text string, topLevel map[string]bool) []string {
 // checkProse judges a command named in prose: the subcommand path, and
 // every --flag word it names; other words are the sentence's.
 func checkProse(words []string) error {
-	root := NewRootCmd(&IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
+	root := NewRootCmd(&cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
 	c := root
 	i := 0
 	for ; i < len(words) && c.HasSubCommands() && !strings.HasPrefix(words[i], "-"); i++ {
@@ -407,7 +408,7 @@ func userTexts(t *testing.T) []textSource {
 			walk(s)
 		}
 	}
-	walk(NewRootCmd(&IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
+	walk(NewRootCmd(&cmdutil.IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
 	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	inline := regexp.MustCompile("`(dorisdiag [^`]+)`")
 	for _, f := range append([]string{filepath.Join("..", "README.md")}, files...) {
@@ -452,7 +453,7 @@ func userTexts(t *testing.T) []textSource {
 // TestEveryCommandInTextParses is item 6 of issue 13.
 func TestEveryCommandInTextParses(t *testing.T) {
 	top := map[string]bool{}
-	for _, c := range NewRootCmd(&IOStreams{}).Commands() {
+	for _, c := range NewRootCmd(&cmdutil.IOStreams{}).Commands() {
 		top[c.Name()] = true
 	}
 	n := 0

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"sort"
 	"strings"
@@ -25,7 +26,7 @@ import (
 
 // CompletionOptions are the inputs of `dorisdiag completion`.
 type CompletionOptions struct {
-	common
+	cmdutil.Common
 
 	Shell string         // bash, zsh, fish or powershell
 	Root  *cobra.Command // the tree the script completes
@@ -34,7 +35,7 @@ type CompletionOptions struct {
 // NewCmdCompletion replaces cobra's default completion command: its bash
 // script needs the bash-completion package (_get_comp_words_by_ref,
 // _filedir) and errors on every TAB without it.
-func NewCmdCompletion(f *Factory, runF func(*CompletionOptions) error) *cobra.Command {
+func NewCmdCompletion(f *cmdutil.Factory, runF func(*CompletionOptions) error) *cobra.Command {
 	o := &CompletionOptions{}
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
@@ -50,11 +51,11 @@ bash-completion package.`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		RunE: func(c *cobra.Command, args []string) error {
-			o.common, o.Shell, o.Root = f.common(), args[0], c.Root()
+			o.Common, o.Shell, o.Root = f.Common(), args[0], c.Root()
 			switch o.Shell {
 			case "bash", "zsh", "fish", "powershell":
 			default:
-				return usageErrorf("completion %q: want bash, zsh, fish or powershell", o.Shell)
+				return cmdutil.UsageErrorf("completion %q: want bash, zsh, fish or powershell", o.Shell)
 			}
 			if runF != nil {
 				return runF(o)
@@ -203,16 +204,16 @@ func fixedValues(c *cobra.Command, flag string) ([]string, bool) {
 	case "fail-on":
 		return []string{"none", "warning", "critical"}, true
 	case "demo", "scenario":
-		return scenarioNames(), true
+		return cmdutil.ScenarioNames(), true
 	case "kind":
 		return []string{"user", "ivm"}, true
 	case "tz":
 		return []string{"UTC", "Local"}, true
 	case "state":
 		if underMV(c) {
-			return names(mv.FreshnessStates), true
+			return cmdutil.Names(mv.FreshnessStates), true
 		}
-		return names(streams.States), true
+		return cmdutil.Names(streams.States), true
 	case "output":
 		var out []string
 		for _, f := range commandFormats(c) {
@@ -226,7 +227,7 @@ func fixedValues(c *cobra.Command, flag string) ([]string, bool) {
 // registerCompletions attaches value completion to every flag with a fixed
 // set, a file flag or a name from the source, over the whole tree (commands
 // added later get it too).
-func registerCompletions(root *cobra.Command, f *Factory) {
+func registerCompletions(root *cobra.Command, f *cmdutil.Factory) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		seen := map[string]bool{}
@@ -246,13 +247,13 @@ func registerCompletions(root *cobra.Command, f *Factory) {
 				fn = fileExt("yaml", "yml")
 			case fl.Name == "db":
 				fn = func(cc *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-					kind := kindStream
+					kind := cmdutil.KindStream
 					if underMV(cc) {
-						kind = kindMV
+						kind = cmdutil.KindMV
 					}
 					return sourceNames(cc, f, func(series []*snapshot.Snapshot) []string {
 						var dbs []string
-						for _, r := range objectRefs(series, kind) {
+						for _, r := range cmdutil.ObjectRefs(series, kind) {
 							dbs = append(dbs, r.DB)
 						}
 						return dbs
@@ -293,21 +294,21 @@ func fileExt(exts ...string) cobra.CompletionFunc {
 // completeMVNames and completeStreamNames are the ValidArgsFunction of
 // mv explain and streams show: DB.NAME from the selected source, written as
 // the argument accepts it (objectNames, names.go).
-func completeMVNames(f *Factory) cobra.CompletionFunc {
+func completeMVNames(f *cmdutil.Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return sourceNames(c, f, func(series []*snapshot.Snapshot) []string { return objectNames(series, kindMV) }), cobra.ShellCompDirectiveNoFileComp
+		return sourceNames(c, f, func(series []*snapshot.Snapshot) []string { return cmdutil.ObjectNames(series, cmdutil.KindMV) }), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
-func completeStreamNames(f *Factory) cobra.CompletionFunc {
+func completeStreamNames(f *cmdutil.Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return sourceNames(c, f, func(series []*snapshot.Snapshot) []string { return objectNames(series, kindStream) }), cobra.ShellCompDirectiveNoFileComp
+		return sourceNames(c, f, func(series []*snapshot.Snapshot) []string { return cmdutil.ObjectNames(series, cmdutil.KindStream) }), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -324,7 +325,7 @@ func underMV(c *cobra.Command) bool {
 // sourceNames reads the selected source for a completion and returns the
 // sorted, distinct names pick finds; nothing when there is no source or it
 // cannot be read within the budget. It never prints.
-func sourceNames(c *cobra.Command, f *Factory, pick func([]*snapshot.Snapshot) []string) []string {
+func sourceNames(c *cobra.Command, f *cmdutil.Factory, pick func([]*snapshot.Snapshot) []string) []string {
 	series := completionSnapshots(c, f)
 	if len(series) == 0 {
 		return nil
@@ -344,8 +345,8 @@ func sourceNames(c *cobra.Command, f *Factory, pick func([]*snapshot.Snapshot) [
 	return out
 }
 
-func completionSnapshots(c *cobra.Command, f *Factory) []*snapshot.Snapshot {
-	src := f.Source(SourceOptions{})
+func completionSnapshots(c *cobra.Command, f *cmdutil.Factory) []*snapshot.Snapshot {
+	src := f.Source(cmdutil.SourceOptions{})
 	kind, err := src.Kind()
 	if err != nil {
 		return nil
@@ -359,7 +360,7 @@ func completionSnapshots(c *cobra.Command, f *Factory) []*snapshot.Snapshot {
 	}
 	// Completion runs no pre-run: --host HOST:PORT is split here, on a copy.
 	conn := f.Config().Conn
-	if conn.splitHostPort(false) != nil {
+	if conn.SplitHostPort(false) != nil {
 		return nil
 	}
 	budget := completionBudget
@@ -435,7 +436,7 @@ func completeDemoValue(args []string) []string {
 	if args[n-2] != "--demo" || strings.HasPrefix(args[n-1], "-") {
 		return args
 	}
-	for _, s := range scenarioNames() {
+	for _, s := range cmdutil.ScenarioNames() {
 		if strings.HasPrefix(s, args[n-1]) {
 			out := append([]string(nil), args[:n-2]...)
 			return append(out, "--demo="+args[n-1])

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"regexp"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ func complete(t *testing.T, args ...string) ([]string, string) {
 // the command accepts (exit 0 or 1, never the usage exit 2), and a value
 // outside the set is refused — so the sets cannot drift from the parsers.
 func TestCompletionValuesAreAccepted(t *testing.T) {
-	root := NewRootCmd(&IOStreams{})
+	root := NewRootCmd(&cmdutil.IOStreams{})
 	checked := 0
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -72,7 +73,7 @@ func TestCompletionValuesAreAccepted(t *testing.T) {
 				if f.Name == "demo" || f.Name == "scenario" {
 					refused = strings.Contains(stderr, "scenario")
 				}
-				if code == ExitError && (refused || strings.Contains(stderr, strconv.Quote(v)) || strings.Contains(stderr, "-o "+v)) {
+				if code == cmdutil.ExitError && (refused || strings.Contains(stderr, strconv.Quote(v)) || strings.Contains(stderr, "-o "+v)) {
 					t.Errorf("%s: completed value %q refused: %s", strings.Join(args, " "), v, stderr)
 				}
 				checked++
@@ -129,11 +130,11 @@ func TestCompletionOutputFormatsPerCommand(t *testing.T) {
 	for _, f := range report.Formats("tso_decode") {
 		want = append(want, string(f))
 	}
-	if strings.Join(got, ",") != strings.Join(want, ",") || contains(got, "prom") {
+	if strings.Join(got, ",") != strings.Join(want, ",") || cmdutil.Contains(got, "prom") {
 		t.Errorf("tso decode -o: %q, want %q", got, want)
 	}
 	got, _ = complete(t, "check", "-o", "")
-	if !contains(got, "prom") {
+	if !cmdutil.Contains(got, "prom") {
 		t.Errorf("check -o: %q, want prom among them", got)
 	}
 	got, _ = complete(t, "-o", "")
@@ -144,17 +145,17 @@ func TestCompletionOutputFormatsPerCommand(t *testing.T) {
 
 func TestCompletionNamesFromDemoAndSnapshot(t *testing.T) {
 	mvs, _ := complete(t, "mv", "explain", "--demo", "incident", "")
-	if !contains(mvs, "demo.mv_orders_daily") {
+	if !cmdutil.Contains(mvs, "demo.mv_orders_daily") {
 		t.Errorf("mv explain --demo incident: %q", mvs)
 	}
 	// "--demo inc<TAB>": the scenarios (the shell keeps those starting
 	// with "inc"), not the MV argument.
 	sc, _ := complete(t, "mv", "explain", "--demo", "inc")
-	if !contains(sc, "incident") || contains(sc, "demo.mv_orders_daily") {
+	if !cmdutil.Contains(sc, "incident") || cmdutil.Contains(sc, "demo.mv_orders_daily") {
 		t.Errorf("--demo inc: %q", sc)
 	}
 	streams, _ := complete(t, "streams", "show", "--demo=incident", "demo.s_")
-	if !contains(streams, "demo.s_events_dup") {
+	if !cmdutil.Contains(streams, "demo.s_events_dup") {
 		t.Errorf("streams show: %q", streams)
 	}
 	// A second argument completes nothing.
@@ -176,11 +177,11 @@ func TestCompletionNamesFromDemoAndSnapshot(t *testing.T) {
 	}
 	for _, path := range [][]string{{"streams"}, {"mv", "list"}, {"headroom"}} {
 		dbs, _ := complete(t, append(append([]string{}, path...), "--demo=incident", "--db", "")...)
-		if !contains(dbs, "demo") {
+		if !cmdutil.Contains(dbs, "demo") {
 			t.Errorf("%s --db: %q", path, dbs)
 		}
 		for _, db := range dbs { // each completed database is one the command accepts
-			if _, stderr, code := run(t, nil, "", append(append([]string{}, path...), "--demo=incident", "--db", db)...); code == ExitError {
+			if _, stderr, code := run(t, nil, "", append(append([]string{}, path...), "--demo=incident", "--db", db)...); code == cmdutil.ExitError {
 				t.Errorf("%s --db %s: %s", path, db, stderr)
 			}
 		}
@@ -216,7 +217,7 @@ func TestCompletionBashScriptHasNoBashCompletionCalls(t *testing.T) {
 	if m := regexp.MustCompile(`(^|[^_a-zA-Z])(_get_comp_words_by_ref|_filedir)\b`).FindString(rest); m != "" {
 		t.Errorf("bash script calls %q outside the fallbacks", m)
 	}
-	if _, _, code := run(t, nil, "", "completion", "tcsh"); code != ExitError {
+	if _, _, code := run(t, nil, "", "completion", "tcsh"); code != cmdutil.ExitError {
 		t.Errorf("completion tcsh: exit %d, want 2", code)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,7 +216,7 @@ func TestCompletionBashWithoutBashCompletion(t *testing.T) {
 func TestCompletionBashControlCobraScriptNeedsBashCompletion(t *testing.T) {
 	s := startShell(t, "bash", "--norc", "--noprofile")
 	var b bytes.Buffer
-	if err := NewRootCmd(&IOStreams{Out: &b, Err: &b}).GenBashCompletionV2(&b, true); err != nil {
+	if err := NewRootCmd(&cmdutil.IOStreams{Out: &b, Err: &b}).GenBashCompletionV2(&b, true); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(s.dir, "cobra.bash")

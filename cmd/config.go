@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"math"
 	"strconv"
@@ -129,9 +130,9 @@ func mappingPairs(n *yaml.Node, path string, known []string) ([][2]*yaml.Node, e
 		if path != "" {
 			full = path + "." + k.Value
 		}
-		if known != nil && !contains(known, k.Value) {
+		if known != nil && !cmdutil.Contains(known, k.Value) {
 			hint := ""
-			if near := nearestNames(k.Value, known, 1); len(near) > 0 && levenshtein(k.Value, near[0]) <= 3 {
+			if near := cmdutil.NearestNames(k.Value, known, 1); len(near) > 0 && cmdutil.Levenshtein(k.Value, near[0]) <= 3 {
 				hint = fmt.Sprintf("; did you mean %q?", near[0])
 			}
 			return nil, configError(k, "", "unknown key %q%s (keys here: %s)", full, hint, strings.Join(known, ", "))

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -114,7 +115,7 @@ func TestSampleConfigShips(t *testing.T) {
 	}
 	// Run as the README says, from the repository root, not from a copy.
 	stdout, stderr, code := run(t, nil, "", "check", "--demo", "incident", "--config", filepath.Join("..", "docs", "examples", "dorisdiag.yaml"), "-o", "json")
-	if code != ExitFindings || !strings.Contains(stdout, `"suppressed"`) {
+	if code != cmdutil.ExitFindings || !strings.Contains(stdout, `"suppressed"`) {
 		t.Errorf("check --config sample: exit %d: %s", code, stderr)
 	}
 }

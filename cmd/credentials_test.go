@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -54,7 +55,7 @@ func TestPlainHTTPChallengeFromUnlistedHostGetsNoPassword(t *testing.T) {
 		}
 	}
 	_, stderr, code := run(t, env, "", "metrics", "lint", "--allow-http-credentials", srv.URL+"/metrics")
-	if got.Load() != 1 || code == ExitError {
+	if got.Load() != 1 || code == cmdutil.ExitError {
 		t.Errorf("--allow-http-credentials: sent %d times, exit %d: %s", got.Load(), code, stderr)
 	}
 }

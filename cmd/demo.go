@@ -1,24 +1,25 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
-	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/report/demo"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // DemoOptions are the inputs of `dorisdiag demo`.
 type DemoOptions struct {
-	common
+	cmdutil.Common
 
 	Scenario string
 	Width    int
 }
 
 // NewCmdDemo builds `dorisdiag demo`.
-func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
+func NewCmdDemo(f *cmdutil.Factory, runF func(*DemoOptions) error) *cobra.Command {
 	o := &DemoOptions{}
 	c := &cobra.Command{
 		Use:   "demo",
@@ -32,19 +33,19 @@ stream, and says which commands to run against a real cluster.`,
   dorisdiag demo --demo healthy --width 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.common = f.common()
-			if err := o.checkFormat("demo"); err != nil {
+			o.Common = f.Common()
+			if err := o.CheckFormat("demo"); err != nil {
 				return err
 			}
 			// demo only ever reads a bundled scenario: a source flag must not
 			// be silently ignored (docs/check.md "dorisdiag demo").
 			if o.Config.Conn.Host != "" || len(o.Config.Snapshots) > 0 {
-				return usageErrorf("demo runs on a bundled scenario (--scenario); use check, mv explain or streams show with --host or --snapshot")
+				return cmdutil.UsageErrorf("demo runs on a bundled scenario (--scenario); use check, mv explain or streams show with --host or --snapshot")
 			}
 			// --demo NAME names the scenario too.
 			if d := o.Config.Demo; d != "" {
 				if cmd.Flags().Changed("scenario") && d != o.Scenario {
-					return usageErrorf("--demo %s and --scenario %s disagree: give one", d, o.Scenario)
+					return cmdutil.UsageErrorf("--demo %s and --scenario %s disagree: give one", d, o.Scenario)
 				}
 				o.Scenario = d
 			}
@@ -63,11 +64,11 @@ stream, and says which commands to run against a real cluster.`,
 func demoRun(o *DemoOptions) error {
 	snap, err := scenario.Load(o.Scenario)
 	if err != nil {
-		return usageError{err}
+		return cmdutil.UsageError{Err: err}
 	}
 	res := check.Run([]*snapshot.Snapshot{snap}, check.Options{})
-	if err := o.emit(report.DemoDoc{Check: res, Width: o.Width}); err != nil {
+	if err := o.Emit(demo.DemoDoc{Check: res, Width: o.Width}); err != nil {
 		return err
 	}
-	return o.gate(res.Findings, "none")
+	return o.Gate(res.Findings, "none")
 }

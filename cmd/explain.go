@@ -1,24 +1,25 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/report/explain"
 )
 
 // ExplainOptions are the inputs of `dorisdiag explain`.
 type ExplainOptions struct {
-	common
+	cmdutil.Common
 
 	// Code is the argument as typed, nil for every code.
 	Code *string
 }
 
 // NewCmdExplain builds `dorisdiag explain`.
-func NewCmdExplain(f *Factory, runF func(*ExplainOptions) error) *cobra.Command {
+func NewCmdExplain(f *cmdutil.Factory, runF func(*ExplainOptions) error) *cobra.Command {
 	o := &ExplainOptions{}
 	return &cobra.Command{
 		Use:   "explain [CODE]",
@@ -39,11 +40,11 @@ docs/findings.md.`,
 			return names, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.common = f.common()
+			o.Common = f.Common()
 			if len(args) == 1 {
 				o.Code = &args[0]
 			}
-			if err := o.checkFormat("explain"); err != nil {
+			if err := o.CheckFormat("explain"); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -57,12 +58,12 @@ docs/findings.md.`,
 // explainRun prints one code's documentation, or every code's.
 func explainRun(o *ExplainOptions) error {
 	if o.Code == nil {
-		return o.emit(report.ExplainDoc{Codes: diag.Codes()})
+		return o.Emit(explain.ExplainDoc{Codes: diag.Codes()})
 	}
 	code := strings.ToUpper(strings.TrimSpace(*o.Code))
 	c, ok := diag.LookupCode(code)
 	if !ok {
-		return usageErrorf("unknown finding code %q: run 'dorisdiag explain' for the list", *o.Code)
+		return cmdutil.UsageErrorf("unknown finding code %q: run 'dorisdiag explain' for the list", *o.Code)
 	}
-	return o.emit(report.ExplainDoc{Codes: []diag.Declaration{c}, One: true})
+	return o.Emit(explain.ExplainDoc{Codes: []diag.Declaration{c}, One: true})
 }

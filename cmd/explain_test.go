@@ -2,20 +2,21 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/report/explain"
 )
 
 // docs/findings.md is generated from the same registry as `explain`; this
 // test fails when they drift (run with -update to regenerate).
 func TestFindingsDocUpToDate(t *testing.T) {
 	var buf bytes.Buffer
-	if err := report.FindingsDoc(&buf, diag.Codes()); err != nil {
+	if err := explain.FindingsDoc(&buf, diag.Codes()); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join("..", "docs", "findings.md")
@@ -37,15 +38,15 @@ func TestFindingsDocUpToDate(t *testing.T) {
 func TestExplainEveryCode(t *testing.T) {
 	for _, c := range diag.Codes() {
 		out, stderr, code := run(t, nil, "", "explain", c.Code)
-		if code != ExitOK || len(out) == 0 {
+		if code != cmdutil.ExitOK || len(out) == 0 {
 			t.Errorf("explain %s: exit %d, stderr %q", c.Code, code, stderr)
 		}
 	}
-	if _, _, code := run(t, nil, "", "explain", "NO_SUCH_CODE"); code != ExitError {
+	if _, _, code := run(t, nil, "", "explain", "NO_SUCH_CODE"); code != cmdutil.ExitError {
 		t.Errorf("explain of an unknown code: exit %d, want 2", code)
 	}
 	out, _, code := run(t, nil, "", "explain", "tso_offset_expired")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("explain is case-insensitive: exit %d", code)
 	}
 	golden(t, "explain_tso_offset_expired.txt", out)
@@ -59,7 +60,7 @@ func TestExplainEveryCode(t *testing.T) {
 // does not re-escape, so it must not escape either.
 func TestExplainJSONDoesNotEscapeHTML(t *testing.T) {
 	out, stderr, code := run(t, nil, "", "explain", "-o", "json")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("explain -o json: exit %d, stderr %q", code, stderr)
 	}
 	for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {

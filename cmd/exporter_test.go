@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"net/http"
 	"os"
@@ -40,7 +41,7 @@ func runExporter(t *testing.T, args ...string) (metrics string, code int, stderr
 	t.Helper()
 	errb := &syncBuffer{}
 	var out bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: errb, Getenv: func(string) string { return "" }}
+	ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: errb, Getenv: func(string) string { return "" }}
 	done := make(chan int, 1)
 	args = append([]string{"exporter", "--web.listen-address", "127.0.0.1:0", "--interval", "1h"}, args...)
 	go func() { done <- Main(args, ios) }()

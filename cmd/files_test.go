@@ -5,6 +5,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -72,7 +73,7 @@ func TestInputFIFORefusedAtOnce(t *testing.T) {
 		{"check", "--demo", "incident", "--config", fifo},
 	} {
 		out, stderr, code := runNoHang(t, fifo, "", args...)
-		if code != ExitError {
+		if code != cmdutil.ExitError {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
 		}
 		if !strings.Contains(stderr, fifo+" is a FIFO (named pipe), not a regular file: give a file, or - to read standard input") {
@@ -95,7 +96,7 @@ func TestInputDirectoryAndDeviceRefused(t *testing.T) {
 		{"check", "--demo", "incident", "--config", "/dev/zero"},
 	} {
 		_, stderr, code := run(t, nil, "", args...)
-		if code != ExitError || !strings.Contains(stderr, "not a regular file") {
+		if code != cmdutil.ExitError || !strings.Contains(stderr, "not a regular file") {
 			t.Errorf("%v: exit %d %q, want 2 and the refusal", args, code, stderr)
 		}
 	}
@@ -104,17 +105,17 @@ func TestInputDirectoryAndDeviceRefused(t *testing.T) {
 // --snapshot - reads standard input, once.
 func TestSnapshotFromStdin(t *testing.T) {
 	snap, _, code := run(t, nil, "", "snapshot", "--demo", "incident")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatal("snapshot --demo incident failed")
 	}
 	out, stderr, code := run(t, nil, snap, "streams", "--snapshot", "-", "-o", "json")
-	if code != ExitOK || !strings.Contains(out, `"streams"`) {
+	if code != cmdutil.ExitOK || !strings.Contains(out, `"streams"`) {
 		t.Fatalf("streams --snapshot -: exit %d %s", code, stderr)
 	}
-	if _, stderr, code := run(t, nil, snap, "check", "--snapshot", "-", "--snapshot", "-"); code != ExitError || !strings.Contains(stderr, "can be given once") {
+	if _, stderr, code := run(t, nil, snap, "check", "--snapshot", "-", "--snapshot", "-"); code != cmdutil.ExitError || !strings.Contains(stderr, "can be given once") {
 		t.Errorf("two --snapshot -: exit %d %q", code, stderr)
 	}
-	if _, stderr, code := run(t, nil, "\x00\x00\x00", "check", "--snapshot", "-"); code != ExitError || !strings.Contains(stderr, "standard input: not a dorisdiag snapshot") {
+	if _, stderr, code := run(t, nil, "\x00\x00\x00", "check", "--snapshot", "-"); code != cmdutil.ExitError || !strings.Contains(stderr, "standard input: not a dorisdiag snapshot") {
 		t.Errorf("NULs on stdin: exit %d %q", code, stderr)
 	}
 }
@@ -185,7 +186,7 @@ func TestDevZeroOnStdinRefusedAfterFirstBytes(t *testing.T) {
 	defer zero.Close()
 	_, _, baseHWM, baseAlloc := childPeak(t, zero, "version")
 	code, stderr, hwm, alloc := childPeak(t, zero, "check", "--snapshot", "-")
-	if code != ExitError {
+	if code != cmdutil.ExitError {
 		t.Fatalf("exit %d, want 2: %s", code, stderr)
 	}
 	if !strings.Contains(stderr, `standard input: not a dorisdiag snapshot`) || !strings.Contains(stderr, `'\x00'`) {
@@ -235,7 +236,7 @@ func TestOutputFIFOAndDirectoryRefused(t *testing.T) {
 			{"metrics", "scrape", "--snapshot", payload, "--targets", "127.0.0.1:1", "--save", target.path},
 		} {
 			out, stderr, code := runNoHang(t, fifo, "", args...)
-			if code != ExitError || !strings.Contains(stderr, target.path+" "+target.want) || !strings.Contains(stderr, "- for standard output") {
+			if code != cmdutil.ExitError || !strings.Contains(stderr, target.path+" "+target.want) || !strings.Contains(stderr, "- for standard output") {
 				t.Errorf("%v: exit %d %q, want 2 and %q", args, code, stderr, target.want)
 			}
 			if out != "" {
@@ -268,7 +269,7 @@ func TestEveryOutputIs0600(t *testing.T) {
 	defer syscall.Umask(old)
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "snap.json")
-	if _, stderr, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snap); code != ExitOK {
+	if _, stderr, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snap); code != cmdutil.ExitOK {
 		t.Fatal(stderr)
 	}
 	payload := filepath.Join(dir, "in.prom")
@@ -291,7 +292,7 @@ func TestEveryOutputIs0600(t *testing.T) {
 			}
 			a := append([]string(nil), args...)
 			a[len(a)-1] = f
-			if _, stderr, code := run(t, nil, "", a...); code != ExitOK {
+			if _, stderr, code := run(t, nil, "", a...); code != cmdutil.ExitOK {
 				t.Fatalf("%v: exit %d %s", a, code, stderr)
 			}
 			fi, err := os.Stat(f)
@@ -312,17 +313,17 @@ func TestEveryOutputIs0600(t *testing.T) {
 func TestDashFileIsStdout(t *testing.T) {
 	out, stderr, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", "-")
 	var doc struct{ Kind string }
-	if code != ExitOK || json.Unmarshal([]byte(out), &doc) != nil || doc.Kind != "snapshot" {
+	if code != cmdutil.ExitOK || json.Unmarshal([]byte(out), &doc) != nil || doc.Kind != "snapshot" {
 		t.Fatalf("snapshot -f -: exit %d %s %.80q", code, stderr, out)
 	}
 	out, stderr, code = run(t, nil, "", "check", "--demo", "incident", "-o", "prom", "--fail-on", "none", "-f", "-")
-	if code != ExitOK || !strings.Contains(out, "# TYPE dorisdiag_") {
+	if code != cmdutil.ExitOK || !strings.Contains(out, "# TYPE dorisdiag_") {
 		t.Fatalf("check -f -: exit %d %s %.80q", code, stderr, out)
 	}
 	if _, err := os.Stat("-"); err == nil {
 		t.Fatal(`-f - wrote a file named "-"`)
 	}
-	if _, stderr, code := run(t, nil, "", "snapshot", "--demo", "incident", "--summary", "-f", "-"); code != ExitError || !strings.Contains(stderr, "both go to stdout") {
+	if _, stderr, code := run(t, nil, "", "snapshot", "--demo", "incident", "--summary", "-f", "-"); code != cmdutil.ExitError || !strings.Contains(stderr, "both go to stdout") {
 		t.Errorf("--summary -f -: exit %d %q", code, stderr)
 	}
 }
@@ -332,7 +333,7 @@ func TestDashFileIsStdout(t *testing.T) {
 func TestWebConfigFIFORefusedAtOnce(t *testing.T) {
 	fifo := mkfifo(t, t.TempDir())
 	_, stderr, code := runNoHang(t, fifo, "", "exporter", "--demo", "incident", "--web.listen-address", "127.0.0.1:0", "--web.config.file", fifo)
-	if code != ExitError || !strings.Contains(stderr, "--web.config.file: "+fifo+" is a FIFO") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "--web.config.file: "+fifo+" is a FIFO") {
 		t.Errorf("exit %d, stderr %q: want 2 and the FIFO refusal", code, stderr)
 	}
 }

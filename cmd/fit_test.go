@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,8 +25,8 @@ func runWidth(t *testing.T, width int, args ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := map[string]string{"COLUMNS": strconv.Itoa(width), "PAGER": "cat"}
-	ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: true, Getenv: func(k string) string { return env[k] }}
-	if code := Main(args, ios); code != ExitOK && code != ExitFindings {
+	ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: true, Getenv: func(k string) string { return env[k] }}
+	if code := Main(args, ios); code != cmdutil.ExitOK && code != cmdutil.ExitFindings {
 		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 	}
 	return out.String()

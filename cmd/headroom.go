@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"math"
 	"strconv"
 	"time"
@@ -17,8 +18,8 @@ import (
 // maintenance window: which partitions can still resume if nobody consumes
 // until then.
 type HeadroomOptions struct {
-	common
-	Source func(SourceOptions) *Source
+	cmdutil.Common
+	Source func(cmdutil.SourceOptions) *cmdutil.Source
 
 	At   string
 	In   time.Duration
@@ -34,7 +35,7 @@ type HeadroomOptions struct {
 }
 
 // NewCmdHeadroom builds `headroom`.
-func NewCmdHeadroom(f *Factory, runF func(*HeadroomOptions) error) *cobra.Command {
+func NewCmdHeadroom(f *cmdutil.Factory, runF func(*HeadroomOptions) error) *cobra.Command {
 	o := &HeadroomOptions{Source: f.Source}
 	c := &cobra.Command{
 		Use:   "headroom",
@@ -47,7 +48,7 @@ which are safe. --ttl tries another TTL (seconds or a duration) for both.`,
   dorisdiag headroom --host fe1 --at 2026-12-01T02:00:00Z --ttl 172800`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			o.common = f.common()
+			o.Common = f.Common()
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -91,24 +92,24 @@ func parseTTL(s string) (int64, error) {
 
 // validate checks -o and the flags, and parses --at and --ttl.
 func (o *HeadroomOptions) validate() error {
-	if err := o.checkFormat("headroom"); err != nil {
+	if err := o.CheckFormat("headroom"); err != nil {
 		return err
 	}
 	if o.At != "" && o.In != 0 {
-		return usageErrorf("give --at or --in, not both")
+		return cmdutil.UsageErrorf("give --at or --in, not both")
 	}
 	if o.In < 0 {
-		return usageErrorf("--in must not be negative")
+		return cmdutil.UsageErrorf("--in must not be negative")
 	}
 	switch o.Kind {
 	case "", streams.KindUser, streams.KindIVM:
 	default:
-		return usageErrorf("--kind %q: want user or ivm", o.Kind)
+		return cmdutil.UsageErrorf("--kind %q: want user or ivm", o.Kind)
 	}
 	if o.TTL != "" {
 		ttl, err := parseTTL(o.TTL)
 		if err != nil {
-			return usageError{err}
+			return cmdutil.UsageError{Err: err}
 		}
 		o.ttl = &ttl
 	}
@@ -116,7 +117,7 @@ func (o *HeadroomOptions) validate() error {
 		var err error
 		o.at, err = time.Parse(time.RFC3339, o.At)
 		if err != nil {
-			return usageErrorf("--at %q: want an RFC 3339 time like 2026-12-01T02:00:00Z", o.At)
+			return cmdutil.UsageErrorf("--at %q: want an RFC 3339 time like 2026-12-01T02:00:00Z", o.At)
 		}
 	}
 	return nil
@@ -124,7 +125,7 @@ func (o *HeadroomOptions) validate() error {
 
 // headroomRun evaluates the partitions now and at the later time.
 func headroomRun(o *HeadroomOptions) error {
-	series, err := o.Source(SourceOptions{}).Load()
+	series, err := o.Source(cmdutil.SourceOptions{}).Load()
 	if err != nil {
 		return err
 	}
@@ -138,18 +139,18 @@ func headroomRun(o *HeadroomOptions) error {
 	// one no TSO can encode (or more than a time.Duration after now: 292
 	// years) silently judged no partition at all.
 	if at.Before(now) {
-		return usageErrorf("--at %s is before the cluster time %s: want a later time", at.UTC().Format(time.RFC3339), now.Format(time.RFC3339))
+		return cmdutil.UsageErrorf("--at %s is before the cluster time %s: want a later time", at.UTC().Format(time.RFC3339), now.Format(time.RFC3339))
 	}
 	if _, err := tso.FromTime(at, 0); err != nil || at.Sub(now) == time.Duration(math.MaxInt64) {
-		return usageErrorf("--at/--in: %s is too far after the cluster time %s to evaluate", at.UTC().Format(time.RFC3339), now.Format(time.RFC3339))
+		return cmdutil.UsageErrorf("--at/--in: %s is too far after the cluster time %s to evaluate", at.UTC().Format(time.RFC3339), now.Format(time.RFC3339))
 	}
 	if o.DB != "" {
 		var dbs []string
 		for _, s := range series[len(series)-1].Streams {
 			dbs = append(dbs, s.DB)
 		}
-		if !contains(dbs, o.DB) {
-			return noMatch("--db: no database", o.DB, " with a stream", dbs)
+		if !cmdutil.Contains(dbs, o.DB) {
+			return cmdutil.NoMatch("--db: no database", o.DB, " with a stream", dbs)
 		}
 	}
 	plan := streams.PlanHeadroom(series, opt, at)
@@ -170,8 +171,8 @@ func headroomRun(o *HeadroomOptions) error {
 			}
 		}
 	}
-	if err := o.emit(report.HeadroomDoc{HeadroomPlan: plan, All: o.All}); err != nil {
+	if err := o.Emit(report.HeadroomDoc{HeadroomPlan: plan, All: o.All}); err != nil {
 		return err
 	}
-	return o.gate(fs, "none")
+	return o.Gate(fs, "none")
 }

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"github.com/dorisdiag/dorisdiag/cmd/metrics"
 	"io"
 	"strings"
 
@@ -69,8 +71,8 @@ var commandMeta = map[string]cmdMeta{
 	"explain":          {kind: "explain", globals: "output"},
 	"headroom":         {kind: "headroom", globals: allGlobals, failOn: "none"},
 	"metrics":          {globals: "-"},
-	"metrics lint":     {kind: "metrics_lint", globals: "snapshot,demo,timeout,user,tls,tls-ca,http-scheme,allow-http-credentials,output,gate", failOn: metricsLintFailOn},
-	"metrics scrape":   {kind: "metrics_scrape", globals: allGlobals, failOn: metricsScrapeFailOn},
+	"metrics lint":     {kind: "metrics_lint", globals: "snapshot,demo,timeout,user,tls,tls-ca,http-scheme,allow-http-credentials,output,gate", failOn: metrics.MetricsLintFailOn},
+	"metrics scrape":   {kind: "metrics_scrape", globals: allGlobals, failOn: metrics.MetricsScrapeFailOn},
 	"mv":               {globals: "-"},
 	"mv list":          {kind: "mv_list", globals: allGlobals, failOn: "none"},
 	"mv explain":       {kind: "mv_explain", globals: allGlobals, failOn: "none"},
@@ -160,7 +162,7 @@ func checkGlobalsApply(c *cobra.Command) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return usageErrorf("%s does not apply to %q (see '%s --help')", strings.Join(bad, ", "), c.CommandPath(), c.CommandPath())
+	return cmdutil.UsageErrorf("%s does not apply to %q (see '%s --help')", strings.Join(bad, ", "), c.CommandPath(), c.CommandPath())
 }
 
 // failOnDefault is the command's default --fail-on ("none" unless declared).

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ func leafCommands() []*cobra.Command {
 			out = append(out, c)
 		}
 	}
-	walk(NewRootCmd(&IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
+	walk(NewRootCmd(&cmdutil.IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
 	return out
 }
 
@@ -97,7 +98,7 @@ func TestHelpFormatsAreWhatTheCommandAccepts(t *testing.T) {
 		}
 		_, stderr, code := run(t, nil, "", args...)
 		m := want.FindStringSubmatch(stderr)
-		if code != ExitError || m == nil {
+		if code != cmdutil.ExitError || m == nil {
 			t.Errorf("%s: exit %d, %q", strings.Join(args, " "), code, stderr)
 			continue
 		}
@@ -125,7 +126,7 @@ func TestHelpShowsOnlyGlobalFlagsThatApply(t *testing.T) {
 		t.Errorf("tso decode --help: no output flags:\n%s", tso)
 	}
 	_, stderr, code := run(t, nil, "", "tso", "decode", "469067681628160003", "--host", "fe1")
-	if code != ExitError || !strings.Contains(stderr, "--host does not apply") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "--host does not apply") {
 		t.Errorf("tso decode --host: exit %d, %q", code, stderr)
 	}
 	mv, _, _ := run(t, nil, "", "mv", "explain", "--help")
@@ -204,7 +205,7 @@ func offlineExample(line string, args []string) bool {
 // shown (and accepted) everywhere, tso included: give it one in
 // globalFlagGroup.
 func TestEveryGlobalFlagHasAGroup(t *testing.T) {
-	root := NewRootCmd(&IOStreams{})
+	root := NewRootCmd(&cmdutil.IOStreams{})
 	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
 		if !f.Hidden && len(f.Annotations[flagGroupAnn]) == 0 {
 			t.Errorf("global flag --%s has no group (globalFlagGroup in cmd/help.go)", f.Name)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ func TestTLSSpeaksHTTPSToEveryHTTPPort(t *testing.T) {
 	e, conn, _ := startTLSEmulator(t, secret, true, emulator.Options{NoTSOStatus: true, NoShowTSO: true})
 	env := map[string]string{"DORISDIAG_PASSWORD": secret}
 	out, stderr, code := run(t, env, "", append([]string{"check", "-o", "json"}, conn...)...)
-	if code == ExitError || strings.Contains(out+stderr, secret) {
+	if code == cmdutil.ExitError || strings.Contains(out+stderr, secret) {
 		t.Fatalf("check: exit %d (or the password shown): %s", code, stderr)
 	}
 	if strings.Contains(out, "HTTP 401") || strings.Contains(out, "HTTP 403") || strings.Contains(out, "certificate") {
@@ -110,7 +111,7 @@ func TestTLSRefusesCleartextChallenge(t *testing.T) {
 	env := map[string]string{"DORISDIAG_PASSWORD": secret}
 	args := append([]string{"check", "-o", "json", "--http-scheme", "http"}, conn...)
 	out, stderr, code := run(t, env, "", args...)
-	if code == ExitError || strings.Contains(out+stderr, secret) {
+	if code == cmdutil.ExitError || strings.Contains(out+stderr, secret) {
 		t.Fatalf("check: exit %d (or the password shown): %s", code, stderr)
 	}
 	if !strings.Contains(out, "over plain HTTP; not sent") || !strings.Contains(out, "--allow-http-credentials") {
@@ -124,7 +125,7 @@ func TestTLSRefusesCleartextChallenge(t *testing.T) {
 
 	before := len(e.HTTPRequests())
 	out, stderr, code = run(t, env, "", append(args, "--allow-http-credentials")...)
-	if code == ExitError || strings.Contains(out+stderr, secret) || strings.Contains(out, "HTTP 401") {
+	if code == cmdutil.ExitError || strings.Contains(out+stderr, secret) || strings.Contains(out, "HTTP 401") {
 		t.Fatalf("check --allow-http-credentials: exit %d: %s\n%s", code, stderr, out)
 	}
 	sent := 0
@@ -140,7 +141,7 @@ func TestTLSRefusesCleartextChallenge(t *testing.T) {
 	// metrics lint of an http:// URL under --tls: the same refusal.
 	be := e.BEHTTPAddrs()[0]
 	_, stderr, code = run(t, env, "", "metrics", "lint", "--tls", "--user", "diag", "http://"+be+"/metrics")
-	if code != ExitError || !strings.Contains(stderr, "over plain HTTP; not sent") || strings.Contains(stderr, secret) {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "over plain HTTP; not sent") || strings.Contains(stderr, secret) {
 		t.Errorf("metrics lint http:// under --tls: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -148,7 +149,7 @@ func TestTLSRefusesCleartextChallenge(t *testing.T) {
 // --http-scheme takes http or https only (exit 2).
 func TestHTTPSchemeUsage(t *testing.T) {
 	_, stderr, code := run(t, nil, "", "check", "--demo", "--http-scheme", "ftp")
-	if code != ExitError || !strings.Contains(stderr, "--http-scheme") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "--http-scheme") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
@@ -191,7 +192,7 @@ func TestNoCredentialsToPublicMetrics(t *testing.T) {
 		for _, args := range [][]string{{"snapshot", "--with-metrics"}, {"check", "-o", "json"}} {
 			before := len(e.HTTPRequests())
 			out, stderr, code := run(t, env, "", append(args, conn...)...)
-			if code == ExitError || strings.Contains(out+stderr, secret) {
+			if code == cmdutil.ExitError || strings.Contains(out+stderr, secret) {
 				t.Fatalf("https=%v %v: exit %d: %s", https, args, code, stderr)
 			}
 			got := e.HTTPRequests()[before:]
@@ -246,11 +247,11 @@ func TestFEHTTPSPort(t *testing.T) {
 	conn := []string{"--host", host, "--port", port, "--http-port", cport, "--tls-ca", ca, "--timeout", "5s"}
 
 	_, stderr, code := run(t, nil, "", append([]string{"check", "-o", "json"}, conn...)...)
-	if code != ExitError || !strings.Contains(stderr, closed) {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, closed) {
 		t.Fatalf("without --fe-https-port: exit %d, stderr %q; want 2 naming the closed port %s", code, stderr, closed)
 	}
 	out, stderr, code := run(t, nil, "", append([]string{"check", "-o", "json", "--fe-https-port", hport}, conn...)...)
-	if code == ExitError {
+	if code == cmdutil.ExitError {
 		t.Fatalf("with --fe-https-port %s: exit %d: %s\n%s", hport, code, stderr, out)
 	}
 	var tso, metrics int
@@ -269,7 +270,7 @@ func TestFEHTTPSPort(t *testing.T) {
 		t.Errorf("requests to the HTTPS port: /api/tso %d, /metrics %d; want both", tso, metrics)
 	}
 	_, stderr, code = run(t, nil, "", "check", "--demo", "--fe-https-port", "70000")
-	if code != ExitError || !strings.Contains(stderr, "--fe-https-port") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "--fe-https-port") {
 		t.Errorf("--fe-https-port 70000: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"errors"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -28,7 +29,7 @@ func rawControl(s string) int {
 // on stderr holds the server's text escaped.
 func TestFatalErrorIsInert(t *testing.T) {
 	var b bytes.Buffer
-	if code := exitCodeFor(errors.New("Error 1045 (28000): "+hostileServerText), &b, "dorisdiag"); code != ExitError {
+	if code := cmdutil.ExitCodeFor(errors.New("Error 1045 (28000): "+hostileServerText), &b, "dorisdiag"); code != cmdutil.ExitError {
 		t.Fatalf("exit %d", code)
 	}
 	if i := rawControl(b.String()); i >= 0 {
@@ -48,7 +49,7 @@ func TestHTTPErrorBodyIsInert(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, stderr, code := run(t, nil, "", "metrics", "lint", srv.URL+"/metrics")
-	if code != ExitError {
+	if code != cmdutil.ExitError {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if i := rawControl(stderr); i >= 0 {
@@ -69,7 +70,7 @@ func TestCompletionCandidatesAreInert(t *testing.T) {
 			t.Errorf("candidate %q holds a raw control character", c)
 		}
 	}
-	if !contains(got, "shop.o_s%") && !contains(got, "shop.`o_s%`") {
+	if !cmdutil.Contains(got, "shop.o_s%") && !cmdutil.Contains(got, "shop.`o_s%`") {
 		t.Errorf("the printable names are gone: %q", got)
 	}
 }

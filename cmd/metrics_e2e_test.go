@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"strconv"
 	"strings"
@@ -52,7 +53,7 @@ func TestMetricsScrapeDiscoversFromLiveCluster(t *testing.T) {
 	host, port, _ := net.SplitHostPort(e.Addr())
 	out, stderr, code := run(t, nil, "", "metrics", "scrape", "--host", host, "--port", port, "--http-port", hp,
 		"--header-timeout", "300ms", "--connect-timeout", "300ms", "-o", "json", "--fail-on", "critical")
-	if code != ExitFindings {
+	if code != cmdutil.ExitFindings {
 		t.Fatalf("exit %d, want 1 (a silent FE, a raw quote on the Master): %s", code, stderr)
 	}
 	var doc struct {

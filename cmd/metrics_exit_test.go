@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"os"
 	"path/filepath"
@@ -23,16 +24,16 @@ func TestMetricsLintBrokenFileExits1(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, stderr, code := run(t, nil, "", "metrics", "lint", broken, "--no-color")
-	if code != ExitFindings {
+	if code != cmdutil.ExitFindings {
 		t.Fatalf("metrics lint broken.prom: exit %d, want 1\n%s%s", code, out, stderr)
 	}
 	if !strings.Contains(out, "DOES NOT PARSE") {
 		t.Errorf("output does not say the payload does not parse:\n%s", out)
 	}
-	if _, _, code := run(t, nil, "", "metrics", "lint", broken, "--fail-on", "none"); code != ExitOK {
+	if _, _, code := run(t, nil, "", "metrics", "lint", broken, "--fail-on", "none"); code != cmdutil.ExitOK {
 		t.Errorf("--fail-on none: exit %d, want 0", code)
 	}
-	if _, _, code := run(t, nil, "# TYPE x counter\nx{a=\"b\"} abc\n", "metrics", "lint", "-", "--fix"); code != ExitFindings {
+	if _, _, code := run(t, nil, "# TYPE x counter\nx{a=\"b\"} abc\n", "metrics", "lint", "-", "--fix"); code != cmdutil.ExitFindings {
 		t.Errorf("--fix that cannot repair everything: exit %d, want 1", code)
 	}
 }
@@ -51,13 +52,13 @@ func TestMetricsScrapeAllUnreachableExits1(t *testing.T) {
 	}
 	args := []string{"metrics", "scrape", "--targets", strings.Join(targets, ","), "--connect-timeout", "1s", "--no-color"}
 	out, stderr, code := run(t, nil, "", args...)
-	if code != ExitFindings {
+	if code != cmdutil.ExitFindings {
 		t.Fatalf("every target unreachable: exit %d, want 1\n%s%s", code, out, stderr)
 	}
 	if strings.Count(out, "METRICS_TARGET_UNREACHABLE") < 2 {
 		t.Errorf("want a METRICS_TARGET_UNREACHABLE per target:\n%s", out)
 	}
-	if _, _, code := run(t, nil, "", append(args, "--fail-on", "none")...); code != ExitOK {
+	if _, _, code := run(t, nil, "", append(args, "--fail-on", "none")...); code != cmdutil.ExitOK {
 		t.Errorf("--fail-on none: exit %d, want 0", code)
 	}
 }
@@ -76,11 +77,11 @@ func TestMetricsLintSavedFileJudgedByItsOwnTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, stderr, code := run(t, nil, "", "metrics", "lint", saved, "--no-color", "-o", "json")
-	if code != ExitOK || strings.Contains(out, "METRICS_MONITOR_STALE") {
+	if code != cmdutil.ExitOK || strings.Contains(out, "METRICS_MONITOR_STALE") {
 		t.Fatalf("saved file judged against the wall clock: exit %d\n%s%s", code, out, stderr)
 	}
 	out, _, code = run(t, nil, "", "metrics", "lint", saved, "--now", "1796090000", "-o", "json")
-	if code != ExitFindings || !strings.Contains(out, "METRICS_MONITOR_STALE") {
+	if code != cmdutil.ExitFindings || !strings.Contains(out, "METRICS_MONITOR_STALE") {
 		t.Errorf("--now 2 h later must find the monitor stale: exit %d\n%s", code, out)
 	}
 }
@@ -90,13 +91,13 @@ func TestMetricsLintSavedFileJudgedByItsOwnTime(t *testing.T) {
 func offlineRun(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" },
+	ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" },
 		DialContext: func(_ context.Context, network, addr string) (net.Conn, error) {
 			t.Errorf("%v: dialed %s %s: --demo and --snapshot must never open a socket", args, network, addr)
 			return nil, &net.OpError{Op: "dial", Net: network, Err: os.ErrPermission}
 		}}
 	code := Main(args, ios)
-	if code == ExitError {
+	if code == cmdutil.ExitError {
 		t.Errorf("%v: exit 2: %s", args, errb.String())
 	}
 	return out.String(), code
@@ -107,7 +108,7 @@ func offlineRun(t *testing.T, args ...string) (string, int) {
 func TestMetricsOfflineNeverDials(t *testing.T) {
 	snap := filepath.Join(t.TempDir(), "incident.json")
 	demo, _, code := run(t, nil, "", "snapshot", "--demo", "incident")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("snapshot --demo incident: exit %d", code)
 	}
 	if err := os.WriteFile(snap, []byte(demo), 0o644); err != nil {
@@ -119,7 +120,7 @@ func TestMetricsOfflineNeverDials(t *testing.T) {
 		{"metrics", "lint", "--demo", "incident"},
 		{"metrics", "lint", "--snapshot", snap, "-o", "json"},
 	} {
-		if _, code := offlineRun(t, args...); code != ExitFindings {
+		if _, code := offlineRun(t, args...); code != cmdutil.ExitFindings {
 			t.Errorf("%v: exit %d, want 1 (the incident has an unparseable Master payload)", args, code)
 		}
 	}
@@ -137,7 +138,7 @@ func TestMetricsOfflineNeverDials(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if doc.Kind != "metrics_scrape" || !doc.Stored || doc.Discovery != "demo" || len(doc.Targets) == 0 || code != ExitFindings {
+	if doc.Kind != "metrics_scrape" || !doc.Stored || doc.Discovery != "demo" || len(doc.Targets) == 0 || code != cmdutil.ExitFindings {
 		t.Errorf("kind %q stored %v discovery %q targets %d exit %d", doc.Kind, doc.Stored, doc.Discovery, len(doc.Targets), code)
 	}
 	for _, tg := range doc.Targets {
@@ -145,7 +146,7 @@ func TestMetricsOfflineNeverDials(t *testing.T) {
 			t.Errorf("a bundled payload names %q, not a .invalid host", tg.Target.Host)
 		}
 	}
-	if _, _, code := run(t, nil, "", "metrics", "scrape", "--demo", "incident", "--save", filepath.Join(t.TempDir(), "x.json")); code != ExitError {
+	if _, _, code := run(t, nil, "", "metrics", "scrape", "--demo", "incident", "--save", filepath.Join(t.TempDir(), "x.json")); code != cmdutil.ExitError {
 		t.Errorf("--save with --demo: exit %d, want 2 (the payloads are already stored)", code)
 	}
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,7 +31,7 @@ func readFixture(t *testing.T, name string) string {
 func TestMetricsLintFiveErrors(t *testing.T) {
 	path := filepath.Join("..", "fixtures", "metrics", "five_errors.prom")
 	out, stderr, code := run(t, nil, "", "metrics", "lint", path, "--now", fixtureNow)
-	if code != ExitFindings || stderr != "" {
+	if code != cmdutil.ExitFindings || stderr != "" {
 		t.Fatalf("exit %d, stderr %q; want 1: a linter fails on a payload that does not parse", code, stderr)
 	}
 	golden(t, "metrics_lint_five_errors.txt", strings.ReplaceAll(out, path, "five_errors.prom"))
@@ -42,17 +43,17 @@ func TestMetricsLintFiveErrors(t *testing.T) {
 			t.Errorf("missing %q", want)
 		}
 	}
-	if _, _, code := run(t, nil, "", "metrics", "lint", path, "--fail-on", "none"); code != ExitOK {
+	if _, _, code := run(t, nil, "", "metrics", "lint", path, "--fail-on", "none"); code != cmdutil.ExitOK {
 		t.Errorf("--fail-on none: exit %d, want 0", code)
 	}
-	if _, _, code := run(t, nil, "", "metrics", "lint", filepath.Join("..", "fixtures", "metrics", "fe_master.prom"), "--now", fixtureNow, "--fail-on", "critical"); code != ExitOK {
+	if _, _, code := run(t, nil, "", "metrics", "lint", filepath.Join("..", "fixtures", "metrics", "fe_master.prom"), "--now", fixtureNow, "--fail-on", "critical"); code != cmdutil.ExitOK {
 		t.Errorf("clean payload with --fail-on critical: exit %d, want 0", code)
 	}
 }
 
 func TestMetricsLintJSONAndStdin(t *testing.T) {
 	out, _, code := run(t, nil, readFixture(t, "user_backslash.prom"), "metrics", "lint", "-o", "json", "--now", fixtureNow)
-	if code != ExitFindings {
+	if code != cmdutil.ExitFindings {
 		t.Fatalf("exit %d, want 1 (the payload does not parse)", code)
 	}
 	var doc map[string]any
@@ -72,7 +73,7 @@ func TestMetricsLintJSONAndStdin(t *testing.T) {
 
 func TestMetricsLintFix(t *testing.T) {
 	out, stderr, code := run(t, nil, readFixture(t, "five_errors.prom"), "metrics", "lint", "--fix")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
@@ -85,26 +86,26 @@ func TestMetricsLintFix(t *testing.T) {
 	dir := t.TempDir()
 	w := filepath.Join(dir, "fixed.prom")
 	out, _, code = run(t, nil, readFixture(t, "linefeed.prom"), "metrics", "lint", "--fix", "-w", w)
-	if code != ExitOK || !strings.Contains(out, "rejoined a sample split by a raw line feed") {
+	if code != cmdutil.ExitOK || !strings.Contains(out, "rejoined a sample split by a raw line feed") {
 		t.Errorf("exit %d: %q", code, out)
 	}
 	if b, err := os.ReadFile(w); err != nil || !strings.Contains(string(b), `mv_name="mv_customer\nltv"`) {
 		t.Errorf("written file: %v", err)
 	}
-	if _, _, code := run(t, nil, "", "metrics", "lint", "x.prom", "-w", "y"); code != ExitError {
+	if _, _, code := run(t, nil, "", "metrics", "lint", "x.prom", "-w", "y"); code != cmdutil.ExitError {
 		t.Errorf("-w without --fix: exit %d", code)
 	}
 }
 
 func TestMetricsLintBadInput(t *testing.T) {
-	if _, stderr, code := run(t, nil, "", "metrics", "lint", "/no/such/file.prom"); code != ExitError || !strings.Contains(stderr, "no such file") {
+	if _, stderr, code := run(t, nil, "", "metrics", "lint", "/no/such/file.prom"); code != cmdutil.ExitError || !strings.Contains(stderr, "no such file") {
 		t.Errorf("missing file: exit %d %q", code, stderr)
 	}
-	if _, stderr, code := run(t, nil, strings.Repeat("a 1\n", 100), "metrics", "lint", "--max-bytes", "50"); code != ExitError || !strings.Contains(stderr, "limit") {
+	if _, stderr, code := run(t, nil, strings.Repeat("a 1\n", 100), "metrics", "lint", "--max-bytes", "50"); code != cmdutil.ExitError || !strings.Contains(stderr, "limit") {
 		t.Errorf("over the limit: exit %d %q", code, stderr)
 	}
 	// Bad bytes are findings, not errors; nothing panics.
-	if _, _, code := run(t, nil, "\xff\xfe{\"\\", "metrics", "lint", "--fail-on", "critical"); code != ExitFindings {
+	if _, _, code := run(t, nil, "\xff\xfe{\"\\", "metrics", "lint", "--fail-on", "critical"); code != cmdutil.ExitFindings {
 		t.Errorf("garbage: exit %d", code)
 	}
 }
@@ -123,7 +124,7 @@ func TestMetricsScrape(t *testing.T) {
 	targets := "fe=" + master + ",fe=" + follower + ",fe=" + broken + ",be=" + be + ",be=" + silent
 	args := []string{"metrics", "scrape", "--targets", targets, "--header-timeout", "300ms", "--connect-timeout", "300ms", "--now", fixtureNow, "--no-color"}
 	out, stderr, code := run(t, nil, "", append(args, "--fail-on", "critical")...)
-	if code != ExitFindings {
+	if code != cmdutil.ExitFindings {
 		t.Fatalf("exit %d, want 1 (an unreachable BE and an unparseable FE): %s", code, stderr)
 	}
 	for _, want := range []string{silent + " accepted the connection but sent no response headers within 300ms", "METRICS_TARGET_UNREACHABLE", "METRICS_UNPARSEABLE",
@@ -148,10 +149,10 @@ func TestMetricsScrape(t *testing.T) {
 	if len(doc.Targets) != 5 || doc.Targets[4].Reachable || doc.Targets[2].Parseable == nil || *doc.Targets[2].Parseable {
 		t.Errorf("%+v", doc.Targets)
 	}
-	if _, stderr, code := run(t, nil, "", "metrics", "scrape"); code != ExitError || !strings.Contains(stderr, "no targets") {
+	if _, stderr, code := run(t, nil, "", "metrics", "scrape"); code != cmdutil.ExitError || !strings.Contains(stderr, "no targets") {
 		t.Errorf("no targets: exit %d %q", code, stderr)
 	}
-	if _, _, code := run(t, nil, "", "metrics", "scrape", "--targets", "nohost"); code != ExitError {
+	if _, _, code := run(t, nil, "", "metrics", "scrape", "--targets", "nohost"); code != cmdutil.ExitError {
 		t.Errorf("bad targets: exit %d", code)
 	}
 }
@@ -160,7 +161,7 @@ var _ = bytes.NewReader
 
 func TestMetricsLintSnapshotPayloads(t *testing.T) {
 	out, _, code := run(t, nil, "", "metrics", "lint", "--demo", "incident", "--fail-on", "critical", "--no-color")
-	if code != ExitFindings {
+	if code != cmdutil.ExitFindings {
 		t.Fatalf("exit %d, want 1: the incident Master payload carries a raw quote", code)
 	}
 	for _, want := range []string{"fe1.demo.invalid:8030: DOES NOT PARSE", "label-value-raw-quote: doris_fe_table_data_size table_name=", "design-ttl-cleanup-failed"} {
@@ -169,10 +170,10 @@ func TestMetricsLintSnapshotPayloads(t *testing.T) {
 		}
 	}
 	out, _, code = run(t, nil, "", "metrics", "lint", "--demo", "healthy", "--fail-on", "critical", "-o", "json")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Errorf("healthy: exit %d\n%s", code, out)
 	}
-	if _, _, code := run(t, nil, "", "metrics", "lint", "--demo", "incident", "--fix"); code != ExitError {
+	if _, _, code := run(t, nil, "", "metrics", "lint", "--demo", "incident", "--fix"); code != cmdutil.ExitError {
 		t.Errorf("--fix on a snapshot: exit %d, want 2", code)
 	}
 }

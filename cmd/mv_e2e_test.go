@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"reflect"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestMVEndToEndEmulator(t *testing.T) {
 			live := liveArgs(t, snap, emulator.Options{Legacy: sc == "legacy"})
 
 			liveOut, stderr, code := run(t, nil, "", append([]string{"mv", "list", "-o", "json"}, live...)...)
-			if code != ExitOK {
+			if code != cmdutil.ExitOK {
 				t.Fatalf("live mv list: exit %d: %s", code, stderr)
 			}
 			demoOut, _, _ := run(t, nil, "", "mv", "list", "-o", "json", "--demo="+sc)
@@ -76,7 +77,7 @@ func TestMVEndToEndEmulator(t *testing.T) {
 			}
 			for _, mv := range problemMVs {
 				out, stderr, code := run(t, nil, "", append([]string{"mv", "explain", "demo." + mv}, live...)...)
-				if code != ExitOK {
+				if code != cmdutil.ExitOK {
 					t.Errorf("live mv explain %s: exit %d: %s", mv, code, stderr)
 					continue
 				}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"sort"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func TestMVFlagErrors(t *testing.T) {
 		{"mv", "list"},
 	} {
 		_, stderr, code := run(t, nil, "", args...)
-		if code != ExitError || !strings.HasPrefix(stderr, "dorisdiag: ") {
+		if code != cmdutil.ExitError || !strings.HasPrefix(stderr, "dorisdiag: ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
@@ -30,16 +31,16 @@ func TestMVFlagErrors(t *testing.T) {
 
 func TestMVHandmade(t *testing.T) {
 	out, _, code := run(t, nil, "", "mv", "list", "--snapshot", mvHand)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	golden(t, "mv_list_handmade.golden", out)
 	out, _, _ = run(t, nil, "", "mv", "explain", "demo.mv_orders_daily", "--snapshot", mvHand)
 	golden(t, "mv_explain_handmade.golden", out)
-	if _, _, code := run(t, nil, "", "mv", "list", "--snapshot", mvHand, "--fail-on", "critical"); code != ExitFindings {
+	if _, _, code := run(t, nil, "", "mv", "list", "--snapshot", mvHand, "--fail-on", "critical"); code != cmdutil.ExitFindings {
 		t.Errorf("--fail-on critical with 4 failures in a row: exit %d, want 1", code)
 	}
-	if _, _, code := run(t, nil, "", "mv", "explain", "demo.mv_fresh", "--snapshot", mvHand, "--fail-on", "warning"); code != ExitOK {
+	if _, _, code := run(t, nil, "", "mv", "explain", "demo.mv_fresh", "--snapshot", mvHand, "--fail-on", "warning"); code != cmdutil.ExitOK {
 		t.Errorf("fresh MV, --fail-on warning: exit %d, want 0", code)
 	}
 	out, _, _ = run(t, nil, "", "mv", "list", "--snapshot", mvHand, "--state", "fresh", "-o", "wide")
@@ -96,14 +97,14 @@ var problemMVs = []string{"mv_orders_daily", "mv_customer_ltv", "mv_revenue", "m
 func TestMVGoldenScenarios(t *testing.T) {
 	for _, sc := range []string{"healthy", "incident", "legacy"} {
 		out, stderr, code := run(t, nil, "", "mv", "list", "--demo="+sc)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("%s: exit %d: %s", sc, code, stderr)
 		}
 		golden(t, "mv_list_"+sc+".golden", out)
 		out, _, _ = run(t, nil, "", "mv", "list", "--demo="+sc, "-o", "wide")
 		golden(t, "mv_list_"+sc+"_wide.golden", out)
 		if sc == "healthy" {
-			if _, _, code := run(t, nil, "", "mv", "list", "--demo="+sc, "--fail-on", "warning"); code != ExitOK {
+			if _, _, code := run(t, nil, "", "mv", "list", "--demo="+sc, "--fail-on", "warning"); code != cmdutil.ExitOK {
 				t.Errorf("healthy --fail-on warning: exit %d", code)
 			}
 			continue
@@ -146,7 +147,7 @@ func TestMVHealthyAllFresh(t *testing.T) {
 
 func TestMVWatchRounds(t *testing.T) {
 	out, _, code := run(t, nil, "", "mv", "list", "--demo=healthy", "--watch=1ms", "--watch-rounds", "2")
-	if code != ExitOK || strings.Count(out, "# round") != 2 {
+	if code != cmdutil.ExitOK || strings.Count(out, "# round") != 2 {
 		t.Errorf("watch: exit %d, %d rounds:\n%s", code, strings.Count(out, "# round"), out)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestNameArgumentMissingListsCandidates(t *testing.T) {
 		{[]string{"mv", "explain"}, []string{"mv explain needs the name of an IVM materialized view (DB.MV); 11 in the snapshot: ", "demo.mv_orders_daily"}},
 	} {
 		stdout, stderr, code := run(t, nil, "", append(tc.args, "--demo", "incident")...)
-		if code != ExitError || stdout != "" || strings.Contains(stderr, "accepts 1 arg") {
+		if code != cmdutil.ExitError || stdout != "" || strings.Contains(stderr, "accepts 1 arg") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args, code, stdout, stderr)
 		}
 		for _, w := range tc.want {
@@ -37,7 +38,7 @@ func TestNameArgumentMissingListsCandidates(t *testing.T) {
 	}
 	// Two names: one line saying so, not cobra's count.
 	_, stderr, code := run(t, nil, "", "mv", "explain", "demo.a", "demo.b", "--demo", "incident")
-	if code != ExitError || !strings.Contains(stderr, "mv explain takes one name (DB.MV), got 2 arguments: demo.a demo.b") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "mv explain takes one name (DB.MV), got 2 arguments: demo.a demo.b") {
 		t.Errorf("two names: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -56,7 +57,7 @@ func TestUnqualifiedNameResolves(t *testing.T) {
 		{[]string{"streams", "show", "s_orders_cdc"}, "stream", "demo", "s_orders_cdc"},
 	} {
 		stdout, stderr, code := run(t, nil, "", append(tc.args, "--demo", "incident", "-o", "json")...)
-		if code == ExitError {
+		if code == cmdutil.ExitError {
 			t.Errorf("%v: exit 2: %s", tc.args, stderr)
 			continue
 		}
@@ -76,7 +77,7 @@ func TestUnqualifiedNameResolves(t *testing.T) {
 // names alone, and the suggestions are full DB.NAMEs that parse back.
 func TestMistypedBareNameSuggests(t *testing.T) {
 	_, stderr, code := run(t, nil, "", "mv", "explain", "mv_ordrs_daily", "--demo", "incident")
-	if code != ExitError || !strings.Contains(stderr, `no IVM materialized view "mv_ordrs_daily" (11 in the snapshot; nearest: demo.mv_orders_daily,`) {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, `no IVM materialized view "mv_ordrs_daily" (11 in the snapshot; nearest: demo.mv_orders_daily,`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
@@ -117,7 +118,7 @@ func TestAmbiguousAndDottedNames(t *testing.T) {
 	path := saveSnapshotFile(t, s)
 
 	_, stderr, code := run(t, nil, "", "streams", "show", "s_orders_cdc", "--snapshot", path)
-	if code != ExitError || !strings.Contains(stderr, `streams show "s_orders_cdc": 2 databases have a stream by that name; give the database: demo.s_orders_cdc, other.s_orders_cdc`) {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, `streams show "s_orders_cdc": 2 databases have a stream by that name; give the database: demo.s_orders_cdc, other.s_orders_cdc`) {
 		t.Errorf("ambiguous: exit %d, stderr %q", code, stderr)
 	}
 	if !strings.Contains(stderr, "Run 'dorisdiag streams show --help' for usage.") {
@@ -127,7 +128,7 @@ func TestAmbiguousAndDottedNames(t *testing.T) {
 	stdout, stderr, code := run(t, nil, "", "streams", "show", "`s.h.o.p`.`st.x``y`", "--snapshot", path, "-o", "json")
 	var doc struct{ Stream struct{ DB, Name string } }
 	_ = json.Unmarshal([]byte(stdout), &doc)
-	if code == ExitError || doc.Stream.DB != "s.h.o.p" || doc.Stream.Name != "st.x`y" {
+	if code == cmdutil.ExitError || doc.Stream.DB != "s.h.o.p" || doc.Stream.Name != "st.x`y" {
 		t.Errorf("backquoted: exit %d, stream %+v, stderr %s", code, doc.Stream, stderr)
 	}
 	// A near miss suggests it in the form that parses back, shell-quoted.
@@ -137,11 +138,11 @@ func TestAmbiguousAndDottedNames(t *testing.T) {
 	}
 	// Unbalanced backquotes say how to write them.
 	_, stderr, code = run(t, nil, "", "streams", "show", "`s.h.o.p.st", "--snapshot", path)
-	if code != ExitError || !strings.Contains(stderr, "is not closed") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "is not closed") {
 		t.Errorf("unclosed: exit %d, stderr %q", code, stderr)
 	}
 	// objectNames (for completion) lists every stream as the argument takes it.
-	names := objectNames([]*snapshot.Snapshot{s}, kindStream)
+	names := cmdutil.ObjectNames([]*snapshot.Snapshot{s}, cmdutil.KindStream)
 	found := false
 	for _, n := range names {
 		found = found || n == "`s.h.o.p`.`st.x``y`"
@@ -168,7 +169,7 @@ func TestUsageErrorsPointToOwnHelp(t *testing.T) {
 	} {
 		_, stderr, code := run(t, nil, "", tc.args...)
 		want := "Run '" + tc.help + " --help' for usage."
-		if code != ExitError || !strings.Contains(stderr, want) {
+		if code != cmdutil.ExitError || !strings.Contains(stderr, want) {
 			t.Errorf("%v: exit %d, stderr %q; want %q", tc.args, code, stderr, want)
 		}
 	}
@@ -177,7 +178,7 @@ func TestUsageErrorsPointToOwnHelp(t *testing.T) {
 // TestCodeTextsNameRealTSOCommands: STREAM_CANNOT_RESUME_REJECTED told the
 // user to run "dorisdiag tso cutoff", which does not exist.
 func TestCodeTextsNameRealTSOCommands(t *testing.T) {
-	root := NewRootCmd(&IOStreams{})
+	root := NewRootCmd(&cmdutil.IOStreams{})
 	for _, d := range diag.Codes() {
 		for _, text := range []string{d.Confirm, d.Fix, d.Meaning} {
 			for _, rest := range strings.Split(text, "dorisdiag tso ")[1:] {
@@ -193,14 +194,14 @@ func TestCodeTextsNameRealTSOCommands(t *testing.T) {
 // TestObjectNamesFromSource: the completion helper reads the command's source
 // and lists each name as the argument takes it.
 func TestObjectNamesFromSource(t *testing.T) {
-	series, err := testFactory(&Config{Demo: "incident"}).Source(SourceOptions{}).Load()
+	series, err := testFactory(&cmdutil.Config{Demo: "incident"}).Source(cmdutil.SourceOptions{}).Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mvs := objectNames(series, kindMV); len(mvs) != 11 || mvs[0] != "demo.mv_big_join" {
+	if mvs := cmdutil.ObjectNames(series, cmdutil.KindMV); len(mvs) != 11 || mvs[0] != "demo.mv_big_join" {
 		t.Errorf("mvs: %q", mvs)
 	}
-	if streams := objectNames(series, kindStream); len(streams) != 24 {
+	if streams := cmdutil.ObjectNames(series, cmdutil.KindStream); len(streams) != 24 {
 		t.Errorf("streams: %d", len(streams))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ import (
 func TestOfflineNeverOpensASocket(t *testing.T) {
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "incident.json")
-	if _, stderr, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snap); code != ExitOK {
+	if _, stderr, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snap); code != cmdutil.ExitOK {
 		t.Fatalf("snapshot --demo incident -f: exit %d: %s", code, stderr)
 	}
 	var current []string
@@ -63,13 +64,13 @@ func TestOfflineNeverOpensASocket(t *testing.T) {
 	for _, args := range all {
 		current = args
 		var out, errb bytes.Buffer
-		ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" },
+		ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" },
 			DialContext: func(_ context.Context, network, addr string) (net.Conn, error) {
 				t.Errorf("%v: IOStreams.DialContext %s %s: --demo and --snapshot must never open a socket", args, network, addr)
 				return nil, &net.OpError{Op: "dial", Net: network, Err: os.ErrPermission}
 			}}
 		code := Main(args, ios)
-		if code == ExitError {
+		if code == cmdutil.ExitError {
 			t.Errorf("%v: exit 2: %s", args, errb.String())
 		}
 		if out.Len() == 0 {
@@ -88,7 +89,7 @@ func TestOfflineGuardCatchesALiveRun(t *testing.T) {
 		return errors.New("offline test: no socket")
 	})()
 	_, stderr, code := run(t, nil, "", "streams", "--host", "127.0.0.1", "--port", "1", "--timeout", "2s")
-	if code != ExitError || len(dialed) == 0 || dialed[0] != "127.0.0.1:1" || !strings.Contains(stderr, "offline test: no socket") {
+	if code != cmdutil.ExitError || len(dialed) == 0 || dialed[0] != "127.0.0.1:1" || !strings.Contains(stderr, "offline test: no socket") {
 		t.Errorf("exit %d, dialed %v, stderr %q", code, dialed, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"testing"
 )
@@ -20,14 +21,14 @@ func TestPagerOnlyOnATerminal(t *testing.T) {
 		t.Helper()
 		var out, errb bytes.Buffer
 		var r result
-		ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: tty, Getenv: func(k string) string { return env[k] },
+		ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: tty, Getenv: func(k string) string { return env[k] },
 			TermSize: func() (int, int) { return 80, 24 },
 			RunPager: func(command string, text []byte) error {
 				r.paged = append(r.paged, command)
 				r.pagedAt = string(text)
 				return nil
 			}}
-		if code := Main(args, ios); code != ExitOK && code != ExitFindings {
+		if code := Main(args, ios); code != cmdutil.ExitOK && code != cmdutil.ExitFindings {
 			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 		}
 		r.stdout = out.String()

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"sort"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func TestUnreadableTableStreamsListsEveryObjectUnknown(t *testing.T) {
 			live := liveArgs(t, snap, emulator.Options{Legacy: name == "legacy", FailSources: []string{snapshot.SourceTableStreams}})
 
 			out, stderr, code := run(t, nil, "", append([]string{"mv", "list", "-o", "json"}, live...)...)
-			if code != ExitOK {
+			if code != cmdutil.ExitOK {
 				t.Fatalf("mv list: exit %d %s", code, stderr)
 			}
 			var list struct {
@@ -69,7 +70,7 @@ func TestUnreadableTableStreamsListsEveryObjectUnknown(t *testing.T) {
 			}
 			if name == "legacy" {
 				out, stderr, code = run(t, nil, "", append([]string{"mv", "explain", auto.DB + "." + auto.Name, "-o", "json"}, live...)...)
-				if code != ExitOK {
+				if code != cmdutil.ExitOK {
 					t.Fatalf("mv explain: exit %d %s", code, stderr)
 				}
 				var ex struct {
@@ -86,7 +87,7 @@ func TestUnreadableTableStreamsListsEveryObjectUnknown(t *testing.T) {
 			}
 
 			out, stderr, code = run(t, nil, "", append([]string{"streams", "-o", "json"}, live...)...)
-			if code != ExitOK {
+			if code != cmdutil.ExitOK {
 				t.Fatalf("streams: exit %d %s", code, stderr)
 			}
 			var streams struct {
@@ -131,7 +132,7 @@ func TestUnreadableTableStreamsListsEveryObjectUnknown(t *testing.T) {
 
 			// The summary does not say "0 rows" for a source nothing was read from.
 			out, stderr, code = run(t, nil, "", append([]string{"snapshot", "--summary", "-o", "json"}, live...)...)
-			if code != ExitOK {
+			if code != cmdutil.ExitOK {
 				t.Fatalf("snapshot --summary: exit %d %s", code, stderr)
 			}
 			var sum struct {
@@ -164,7 +165,7 @@ func TestUnreadableMVInfosListsEveryMV(t *testing.T) {
 			}
 			live := liveArgs(t, snap, emulator.Options{Legacy: name == "legacy", FailSources: []string{snapshot.SourceMVInfos}})
 			out, stderr, code := run(t, nil, "", append([]string{"mv", "list", "-o", "json"}, live...)...)
-			if code != ExitOK {
+			if code != cmdutil.ExitOK {
 				t.Fatalf("mv list: exit %d %s", code, stderr)
 			}
 			var list struct {
@@ -201,7 +202,7 @@ func TestUnreadableMVInfosListsEveryMV(t *testing.T) {
 				} `json:"mv"`
 			}
 			json.Unmarshal([]byte(out), &ex)
-			if code != ExitOK || ex.MV.FreshnessState != "unknown" || !strings.Contains(ex.MV.StateReason, "mv_infos() could not be read") {
+			if code != cmdutil.ExitOK || ex.MV.FreshnessState != "unknown" || !strings.Contains(ex.MV.StateReason, "mv_infos() could not be read") {
 				t.Errorf("mv explain %s: exit %d state %q reason %q %s", mv.Name, code, ex.MV.FreshnessState, ex.MV.StateReason, stderr)
 			}
 		})

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func checkNoPhantomStream(t *testing.T, doc, count string) {
 	p := filepath.Join(t.TempDir(), "s.json")
 	os.WriteFile(p, []byte(doc), 0o600)
 	out, stderr, code := run(t, nil, "", "check", "--snapshot", p, "-o", "json", "--fail-on", "none")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var res struct {
@@ -60,7 +61,7 @@ func TestWronglyTypedArrayElementNamesItsPath(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.json")
 	os.WriteFile(p, []byte(`{"schema_version":1,"kind":"snapshot","cluster":{"current_tso":"470819222323200000"},"streams":[null,42]}`), 0o600)
 	_, stderr, code := run(t, nil, "", "check", "--snapshot", p)
-	if code != ExitError || !strings.Contains(stderr, "$.streams[1]: a number where an object belongs") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "$.streams[1]: a number where an object belongs") {
 		t.Errorf("exit %d %q, want 2 and the element's path", code, stderr)
 	}
 }

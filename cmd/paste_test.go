@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os/exec"
 	"strings"
 	"testing"
@@ -231,7 +232,7 @@ func TestSplitPaste(t *testing.T) {
 // checkBlock pastes one printed block: each SQL statement is checked, each
 // shell line is run by sh with dorisdiag replaced by a stub. It returns the
 // number of units.
-func checkBlock(t *testing.T, sh, path, where, block string, mvs, streams []objectRef) int {
+func checkBlock(t *testing.T, sh, path, where, block string, mvs, streams []cmdutil.ObjectRef) int {
 	t.Helper()
 	units := splitPaste(block)
 	for _, u := range units {
@@ -246,7 +247,7 @@ func checkBlock(t *testing.T, sh, path, where, block string, mvs, streams []obje
 
 // humanRuns are the human outputs of the hostile scenario: check in every
 // human format, mv list, mv explain --details and streams show.
-func humanRuns(mvs, streams []objectRef) [][]string {
+func humanRuns(mvs, streams []cmdutil.ObjectRef) [][]string {
 	var runs [][]string
 	for _, f := range []string{"table", "wide", "markdown"} {
 		runs = append(runs, []string{"check", "-o", f}, []string{"mv", "list", "-o", f}, []string{"streams", "-o", f})
@@ -282,7 +283,7 @@ func TestHostileNamesPasteAsTheySay(t *testing.T) {
 			var nBlocks, nUnits int
 			for _, c := range [][]string{{"check"}, {"streams"}, {"mv", "list"}} {
 				stdout, stderr, code := run(t, nil, "", append(c, "--snapshot", path, "-o", "json", "--fail-on", "none")...)
-				if code != ExitOK {
+				if code != cmdutil.ExitOK {
 					t.Fatalf("%q: exit %d: %s", c, code, stderr)
 				}
 				var doc any
@@ -299,7 +300,7 @@ func TestHostileNamesPasteAsTheySay(t *testing.T) {
 			for _, m := range mvs {
 				c := []string{"mv", "explain", m.String(), "--snapshot", path, "-o", "json"}
 				stdout, stderr, code := run(t, nil, "", c...)
-				if code == ExitError {
+				if code == cmdutil.ExitError {
 					t.Fatalf("%q: exit %d: %s", c, code, stderr)
 				}
 				var doc struct{ Next []string }
@@ -323,11 +324,11 @@ func TestHostileNamesPasteAsTheySay(t *testing.T) {
 
 			for _, c := range humanRuns(mvs, streams) {
 				stdout, stderr, code := run(t, nil, "", append(c, "--snapshot", path, "--fail-on", "none")...)
-				if code == ExitError {
+				if code == cmdutil.ExitError {
 					// mv explain and streams show take no --fail-on
 					stdout, stderr, code = run(t, nil, "", append(c, "--snapshot", path)...)
 				}
-				if code == ExitError {
+				if code == cmdutil.ExitError {
 					t.Fatalf("%q: exit %d: %s", c, code, stderr)
 				}
 				where := strings.Join(c, " ")

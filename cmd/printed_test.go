@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,10 +164,10 @@ type printedText struct{ where, text string }
 
 // collectPrinted runs every command that prints next steps, headlines and
 // verdicts, over the snapshot, and returns each statement they print.
-func collectPrinted(t *testing.T, path string, snap *snapshot.Snapshot) (out []printedText, mvs, streams []objectRef) {
+func collectPrinted(t *testing.T, path string, snap *snapshot.Snapshot) (out []printedText, mvs, streams []cmdutil.ObjectRef) {
 	t.Helper()
 	series := []*snapshot.Snapshot{snap}
-	mvs, streams = objectRefs(series, kindMV), objectRefs(series, kindStream)
+	mvs, streams = cmdutil.ObjectRefs(series, cmdutil.KindMV), cmdutil.ObjectRefs(series, cmdutil.KindStream)
 	cmds := [][]string{{"check"}, {"streams"}, {"mv", "list"}, {"headroom", "--in", "20h"}}
 	for _, m := range mvs {
 		cmds = append(cmds, []string{"mv", "explain", m.String()})
@@ -176,7 +177,7 @@ func collectPrinted(t *testing.T, path string, snap *snapshot.Snapshot) (out []p
 	}
 	for _, c := range cmds {
 		stdout, stderr, code := run(t, nil, "", append(c, "--snapshot", path, "-o", "json", "--fail-on", "none")...)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("%q: exit %d: %s", c, code, stderr)
 		}
 		var doc any
@@ -308,7 +309,7 @@ var hostCommands int
 
 // checkShellCommand pastes one command into sh and returns 1 when it named an
 // object (and that object was checked).
-func checkShellCommand(t *testing.T, sh, path string, p printedText, mvs, streams []objectRef) int {
+func checkShellCommand(t *testing.T, sh, path string, p printedText, mvs, streams []cmdutil.ObjectRef) int {
 	t.Helper()
 	if out, err := exec.Command(sh, "-n", "-c", p.text).CombinedOutput(); err != nil {
 		t.Errorf("%s: sh -n rejects %q: %v %s", p.where, p.text, err, out)
@@ -339,7 +340,7 @@ func checkShellCommand(t *testing.T, sh, path string, p printedText, mvs, stream
 	if len(argv) < 3 || argv[0] != "dorisdiag" {
 		return 0
 	}
-	var refs []objectRef
+	var refs []cmdutil.ObjectRef
 	switch {
 	case argv[1] == "mv" && argv[2] == "explain":
 		refs = mvs
@@ -367,7 +368,7 @@ func checkShellCommand(t *testing.T, sh, path string, p printedText, mvs, stream
 	}
 	// The real dorisdiag, given that argument, shows that very object.
 	stdout, stderr, code := run(t, nil, "", argv[1], argv[2], argv[3], "--snapshot", path, "-o", "json")
-	if code == ExitError {
+	if code == cmdutil.ExitError {
 		t.Errorf("%s: %q: dorisdiag refuses its own suggestion: %s", p.where, p.text, stderr)
 		return 0
 	}

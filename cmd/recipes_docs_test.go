@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,7 +36,7 @@ func TestEveryDocumentedCommandParses(t *testing.T) {
 			walk(s)
 		}
 	}
-	walk(NewRootCmd(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
+	walk(NewRootCmd(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
 
 	line := regexp.MustCompile("(?m)(?:^|[`$;&|(]\\s*|^\\s+)dorisdiag ([a-z][^`\\n|;&>)<]*)")
 	n, ran := 0, 0
@@ -63,7 +64,7 @@ func TestEveryDocumentedCommandParses(t *testing.T) {
 				continue // a list of subcommands, not a command line
 			}
 			n++
-			root := NewRootCmd(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }})
+			root := NewRootCmd(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }})
 			root.InitDefaultCompletionCmd()
 			c, rest, err := root.Find(args)
 			if err != nil || c == root && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"os"
 	"os/exec"
@@ -45,7 +46,7 @@ func TestMain(m *testing.M) {
 			}
 			return nil
 		})
-		code := Main(os.Args[1:], System())
+		code := Main(os.Args[1:], cmdutil.System())
 		reportPeakMemory()
 		os.Exit(code)
 	}
@@ -130,7 +131,7 @@ func helpRecipes(c *cobra.Command) []recipe {
 
 func allRecipes(t *testing.T) []recipe {
 	t.Helper()
-	rs := helpRecipes(NewRootCmd(&IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
+	rs := helpRecipes(NewRootCmd(&cmdutil.IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
 	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	for _, f := range append([]string{filepath.Join("..", "README.md")}, files...) {
 		rs = append(rs, markdownRecipes(t, f)...)
@@ -287,12 +288,12 @@ func TestRecipes(t *testing.T) {
 		// A recipe that opts out of the gate, or chains a step after
 		// dorisdiag, must exit 0 during an incident; a gate exits 1, never 2.
 		want := "0 or 1"
-		ok := code == ExitOK || code == ExitFindings
+		ok := code == cmdutil.ExitOK || code == cmdutil.ExitFindings
 		if strings.Contains(r.text, "--fail-on none") || strings.Contains(r.text, "&&") {
-			want, ok = "0", code == ExitOK
+			want, ok = "0", code == cmdutil.ExitOK
 		}
 		if strings.Contains(r.text, "# exit 1") {
-			want, ok = "1", code == ExitFindings
+			want, ok = "1", code == cmdutil.ExitFindings
 		}
 		if !ok {
 			t.Errorf("%s: %s\n  exit %d on --demo incident, want %s; output:\n%s", r.where, r.text, code, want, out)
@@ -337,10 +338,10 @@ func TestTextfileRecipeDuringIncident(t *testing.T) {
 		// Yesterday's textfile, from before the incident.
 		stale := map[string]string{"var/lib/node_exporter/textfile/dorisdiag.prom": "dorisdiag_findings{severity=\"critical\"} 0\n"}
 		code, out, work := runRecipe(t, r, docsConfigExample(t), stale)
-		if strings.Contains(r.text, "&&") && code != ExitOK {
+		if strings.Contains(r.text, "&&") && code != cmdutil.ExitOK {
 			t.Fatalf("%s: exit %d during the incident: the step after && never runs and the textfile goes stale\n%s", r.text, code, out)
 		}
-		if code != ExitOK && code != ExitFindings {
+		if code != cmdutil.ExitOK && code != cmdutil.ExitFindings {
 			t.Fatalf("%s: exit %d\n%s", r.text, code, out)
 		}
 		files := checkRecipeFiles(t, r, work)

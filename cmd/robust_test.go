@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestHostileArgumentsAreUsageErrors(t *testing.T) {
 	} {
 		stdout, stderr, code := run(t, nil, "", tc.args...)
 		first, _, _ := strings.Cut(stderr, "\n")
-		if code != ExitError || stdout != "" || !strings.HasPrefix(first, "dorisdiag: ") || !strings.Contains(first, tc.want) {
+		if code != cmdutil.ExitError || stdout != "" || !strings.HasPrefix(first, "dorisdiag: ") || !strings.Contains(first, tc.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line mentioning %q", tc.args, code, stdout, stderr, tc.want)
 		}
 	}

@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"strconv"
 	"strings"
@@ -13,14 +14,14 @@ import (
 )
 
 // NewRootCmd builds the command tree over the streams.
-func NewRootCmd(ios *IOStreams) *cobra.Command {
-	cfg := &Config{}
-	return newRoot(newFactory(ios, cfg), cfg)
+func NewRootCmd(ios *cmdutil.IOStreams) *cobra.Command {
+	cfg := &cmdutil.Config{}
+	return newRoot(cmdutil.NewFactory(ios, cfg), cfg)
 }
 
 // newRoot builds the command tree: the root's flags bound to cfg, which f
 // reads, and every command of commandTree built over f.
-func newRoot(f *Factory, cfg *Config) *cobra.Command {
+func newRoot(f *cmdutil.Factory, cfg *cmdutil.Config) *cobra.Command {
 	ios := f.IOStreams
 	root := &cobra.Command{
 		Use:   "dorisdiag",
@@ -38,22 +39,22 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 			if err := checkGlobalsApply(c); err != nil {
 				return err
 			}
-			if err := checkGlobalUsage(c, cfg); err != nil {
+			if err := cmdutil.CheckGlobalUsage(c, cfg); err != nil {
 				return err
 			}
 			if cfg.FailOn != "" {
-				if _, err := cfg.failOn(""); err != nil {
+				if _, err := cfg.CheckFailOn(""); err != nil {
 					return err
 				}
 			}
 			if cfg.Timeout <= 0 {
-				return usageErrorf("--timeout must be positive, got %s", cfg.Timeout)
+				return cmdutil.UsageErrorf("--timeout must be positive, got %s", cfg.Timeout)
 			}
 			if s := cfg.Conn.HTTPScheme; s != "" && s != "http" && s != "https" {
-				return usageErrorf("--http-scheme %q: want http or https", s)
+				return cmdutil.UsageErrorf("--http-scheme %q: want http or https", s)
 			}
 			if p := cfg.Conn.FEHTTPSPort; p < 0 || p > 65535 {
-				return usageErrorf("--fe-https-port %d: want a port, 1-65535", p)
+				return cmdutil.UsageErrorf("--fe-https-port %d: want a port, 1-65535", p)
 			}
 			return nil
 		},
@@ -66,9 +67,9 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	root.SetErr(ios.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		if err.Error() == "flag needs an argument: --password" { // bare --password: the value is missing, the hint is not
-			return usageErrorf("%s", passwordRefused)
+			return cmdutil.UsageErrorf("%s", cmdutil.PasswordRefused)
 		}
-		return usageError{err}
+		return cmdutil.UsageError{Err: err}
 	})
 
 	pf := root.PersistentFlags()
@@ -88,23 +89,23 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	pf.IntVar(&cfg.Conn.FEHTTPSPort, "fe-https-port", 0, "with HTTPS: every FE's HTTPS port, for FEs with the older enable_https (Doris https_port, default 8050, which SHOW FRONTENDS does not report); default: their HTTP port")
 	pf.BoolVar(&cfg.Conn.AllowHTTPCredentials, "allow-http-credentials", false, "answer a Basic challenge over plain http:// from any host, and with --tls at all (the password then crosses the network in cleartext); without it only the nodes the cluster lists get it")
 	pf.StringArrayVar(&cfg.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
-	pf.StringVar(&cfg.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(scenarioNames(), ", "))
+	pf.StringVar(&cfg.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(cmdutil.ScenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
-	addPagerFlag(root, cfg)
+	cmdutil.AddPagerFlag(root, cfg)
 
 	for _, add := range commandTree() {
 		root.AddCommand(add(f))
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(NewCmdCompletion(f, nil))
-	guardSubcommands(root)
+	cmdutil.GuardSubcommands(root)
 	applyCommandMeta(root)
 	registerCompletions(root, f)
 	return root
 }
 
 // Main runs dorisdiag with args and returns the exit code.
-func Main(args []string, ios *IOStreams) int {
+func Main(args []string, ios *cmdutil.IOStreams) int {
 	root := NewRootCmd(ios)
 	root.SetArgs(joinDemoValue(completeDemoValue(args)))
 	c, err := root.ExecuteC()
@@ -112,11 +113,11 @@ func Main(args []string, ios *IOStreams) int {
 		// "--demo nope" leaves "nope" as an argument (the value is optional):
 		// say what was really wrong.
 		if bad := unknownDemoValue(root, args); bad != "" && strings.Contains(err.Error(), strconv.Quote(bad)) {
-			err = fmt.Errorf("--demo: unknown scenario %q (bundled: %s)", bad, strings.Join(scenarioNames(), ", "))
+			err = fmt.Errorf("--demo: unknown scenario %q (bundled: %s)", bad, strings.Join(cmdutil.ScenarioNames(), ", "))
 		}
-		err = usageError{withUsageHint(err, args)}
+		err = cmdutil.UsageError{Err: withUsageHint(err, args)}
 	}
-	return exitCodeFor(err, ios.Err, helpPath(root, c))
+	return cmdutil.ExitCodeFor(err, ios.Err, cmdutil.HelpPath(root, c))
 }
 
 // joinDemoValue turns "--demo NAME" into "--demo=NAME" when NAME is a bundled
@@ -169,7 +170,7 @@ func unknownDemoValue(root *cobra.Command, args []string) string {
 }
 
 func isScenarioName(s string) bool {
-	for _, n := range scenarioNames() {
+	for _, n := range cmdutil.ScenarioNames() {
 		if n == s {
 			return true
 		}
@@ -216,4 +217,4 @@ func withUsageHint(err error, args []string) error {
 }
 
 // Execute runs the process and exits with the contract's code.
-func Execute() { os.Exit(Main(os.Args[1:], System())) }
+func Execute() { os.Exit(Main(os.Args[1:], cmdutil.System())) }

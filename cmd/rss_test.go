@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"net"
 	"net/http"
@@ -150,7 +151,7 @@ func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
 	for _, shape := range []string{"line", "series"} {
 		one := generator(t, shape, size)
 		rss, code, stderr := childMaxRSS(t, bin, "metrics", "lint", "--max-bytes", strconv.Itoa(size), "-o", "json", "http://"+one+"/metrics")
-		check("metrics lint of one 64 MiB "+shape+" body", rss, code, stderr, ExitOK, ExitFindings)
+		check("metrics lint of one 64 MiB "+shape+" body", rss, code, stderr, cmdutil.ExitOK, cmdutil.ExitFindings)
 
 		var targets []string
 		for i := 0; i < 6; i++ {
@@ -160,7 +161,7 @@ func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
 		// output, rendered in memory by the report package); the budget here
 		// is the fetching and linting.
 		rss, code, stderr = childMaxRSS(t, bin, "metrics", "scrape", "--max-bytes", strconv.Itoa(size), "-o", "table", "--targets", strings.Join(targets, ","))
-		check("metrics scrape of six 64 MiB "+shape+" bodies", rss, code, stderr, ExitOK, ExitFindings)
+		check("metrics scrape of six 64 MiB "+shape+" bodies", rss, code, stderr, cmdutil.ExitOK, cmdutil.ExitFindings)
 	}
 
 	// check over the real MySQL protocol: SHOW BACKENDS names six BEs
@@ -186,5 +187,5 @@ func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
 	host, port, _ := net.SplitHostPort(e.Addr())
 	_, hport, _ := net.SplitHostPort(e.HTTPAddr())
 	rss, code, stderr := childMaxRSS(t, bin, "check", "-o", "json", "--fail-on", "none", "--host", host, "--port", port, "--http-port", hport)
-	check("check of six BEs with 64 MiB bodies", rss, code, stderr, ExitOK)
+	check("check of six BEs with 64 MiB bodies", rss, code, stderr, cmdutil.ExitOK)
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"maps"
 	"os"
@@ -33,6 +34,9 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
+	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
+	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
+	tsoreport "github.com/dorisdiag/dorisdiag/report/tso"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -80,21 +84,21 @@ var docKinds = []docKind{
 	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
 	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
 	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[report.HeadroomDoc]()}},
-	{"metrics_fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[report.MetricsFixDoc]()}},
-	{"metrics_lint", "dorisdiag metrics lint FILE -o json", []reflect.Type{typ[report.MetricsLintDoc]()}},
-	{"metrics_lint_snapshot", "dorisdiag metrics lint --snapshot/--demo -o json", []reflect.Type{typ[report.MetricsLintSnapshotDoc]()}},
-	{"metrics_scrape", "dorisdiag metrics scrape -o json", []reflect.Type{typ[report.MetricsScrapeDoc]()}},
-	{"mv_explain", "dorisdiag mv explain DB.MV -o json", []reflect.Type{typ[report.MVExplainDoc]()}},
-	{"mv_list", "dorisdiag mv list -o json", []reflect.Type{typ[report.MVListDoc]()}},
+	{"metrics_fix", "dorisdiag metrics lint --fix -o json (the report of the changes)", []reflect.Type{typ[metricsreport.MetricsFixDoc]()}},
+	{"metrics_lint", "dorisdiag metrics lint FILE -o json", []reflect.Type{typ[metricsreport.MetricsLintDoc]()}},
+	{"metrics_lint_snapshot", "dorisdiag metrics lint --snapshot/--demo -o json", []reflect.Type{typ[metricsreport.MetricsLintSnapshotDoc]()}},
+	{"metrics_scrape", "dorisdiag metrics scrape -o json", []reflect.Type{typ[metricsreport.MetricsScrapeDoc]()}},
+	{"mv_explain", "dorisdiag mv explain DB.MV -o json", []reflect.Type{typ[mvreport.MVExplainDoc]()}},
+	{"mv_list", "dorisdiag mv list -o json", []reflect.Type{typ[mvreport.MVListDoc]()}},
 	{"snapshot", "a dorisdiag snapshot file (dorisdiag snapshot -f FILE)", []reflect.Type{typ[snapshot.Snapshot]()}},
 	{"snapshot_summary", "dorisdiag snapshot --summary -o json", []reflect.Type{typ[report.SnapshotSummaryDoc]()}},
 	{"stream", "dorisdiag streams show DB.STREAM -o json", []reflect.Type{typ[report.StreamDoc]()}},
 	{"streams", "dorisdiag streams -o json", []reflect.Type{typ[report.StreamsDoc]()}},
-	{"tso_decode", "dorisdiag tso decode -o json", []reflect.Type{typ[report.TSODecodeDoc]()}},
-	{"tso_diff", "dorisdiag tso diff -o json", []reflect.Type{typ[report.TSODiffDoc]()}},
-	{"tso_encode", "dorisdiag tso encode -o json", []reflect.Type{typ[report.TSOEncodeDoc]()}},
-	{"tso_headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[report.TSOHeadroomDoc]()}},
-	{"tso_lag", "dorisdiag tso lag -o json", []reflect.Type{typ[report.TSOLagDoc]()}},
+	{"tso_decode", "dorisdiag tso decode -o json", []reflect.Type{typ[tsoreport.TSODecodeDoc]()}},
+	{"tso_diff", "dorisdiag tso diff -o json", []reflect.Type{typ[tsoreport.TSODiffDoc]()}},
+	{"tso_encode", "dorisdiag tso encode -o json", []reflect.Type{typ[tsoreport.TSOEncodeDoc]()}},
+	{"tso_headroom", "dorisdiag tso headroom -o json", []reflect.Type{typ[tsoreport.TSOHeadroomDoc]()}},
+	{"tso_lag", "dorisdiag tso lag -o json", []reflect.Type{typ[tsoreport.TSOLagDoc]()}},
 	{"version", "dorisdiag version -o json", []reflect.Type{typ[versionInfo]()}},
 	{"watch_error", "a failed --watch round (dorisdiag check|streams|mv --watch -o json)", []reflect.Type{typ[report.WatchErrorDoc]()}},
 }
@@ -159,6 +163,9 @@ func (g *schemaGen) known(t reflect.Type) (map[string]any, bool) {
 
 func defName(t reflect.Type) string {
 	pkg := t.PkgPath()
+	if strings.HasPrefix(pkg, "github.com/dorisdiag/dorisdiag/report/") {
+		pkg = "report" // a document kind's package: its types keep the names they had in report
+	}
 	if i := strings.LastIndex(pkg, "/"); i >= 0 {
 		pkg = pkg[i+1:]
 	}
@@ -709,7 +716,7 @@ func TestEveryKindEmitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	snapFile := filepath.Join(dir, "s.json")
-	if _, _, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snapFile); code != ExitOK {
+	if _, _, code := run(t, nil, "", "snapshot", "--demo", "incident", "-f", snapFile); code != cmdutil.ExitOK {
 		t.Fatalf("snapshot --demo incident -f: exit %d", code)
 	}
 	var cmds [][]string
@@ -810,7 +817,7 @@ func TestValidateDocumentRefuses(t *testing.T) {
 // last, so .kind read "tso". Exactly one kind, the document's.
 func TestTSOEncodeOneKind(t *testing.T) {
 	out, _, code := run(t, nil, "", "tso", "encode", "2026-11-30T10:00:00Z", "-o", "json")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	if n := strings.Count(out, `"kind"`); n != 1 {

@@ -3,6 +3,11 @@ package cmd
 import (
 	"bytes"
 	"errors"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	metricscmd "github.com/dorisdiag/dorisdiag/cmd/metrics"
+	mvcmd "github.com/dorisdiag/dorisdiag/cmd/mv"
+	streamscmd "github.com/dorisdiag/dorisdiag/cmd/streams"
+	tsocmd "github.com/dorisdiag/dorisdiag/cmd/tso"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -22,15 +27,15 @@ import (
 )
 
 // testIOStreams returns streams over buffers (cli/cli's iostreams.Test).
-func testIOStreams() (*IOStreams, *bytes.Buffer, *bytes.Buffer) {
+func testIOStreams() (*cmdutil.IOStreams, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
-	return &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}, &out, &errb
+	return &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}, &out, &errb
 }
 
 // testFactory is the Factory of a command line whose root flags are cfg.
-func testFactory(cfg *Config) *Factory {
+func testFactory(cfg *cmdutil.Config) *cmdutil.Factory {
 	ios, _, _ := testIOStreams()
-	return newFactory(ios, cfg)
+	return cmdutil.NewFactory(ios, cfg)
 }
 
 // parse runs c with args and a runF that records the options: flag parsing
@@ -49,27 +54,29 @@ func parse[O any](t *testing.T, build func(runF func(*O) error) *cobra.Command, 
 
 func wantUsage(t *testing.T, err error, contains string) {
 	t.Helper()
-	if err == nil || !isUsage(err) || !strings.Contains(err.Error(), contains) {
+	if err == nil || !cmdutil.IsUsage(err) || !strings.Contains(err.Error(), contains) {
 		t.Errorf("error %v: want a usage error containing %q", err, contains)
 	}
 }
 
 func TestNewCmdStreamsFlags(t *testing.T) {
-	f := testFactory(&Config{Output: "table", Demo: "incident"})
-	build := func(runF func(*StreamsOptions) error) *cobra.Command { return NewCmdStreams(f, runF) }
+	f := testFactory(&cmdutil.Config{Output: "table", Demo: "incident"})
+	build := func(runF func(*streamscmd.StreamsOptions) error) *cobra.Command {
+		return streamscmd.NewCmdStreams(f, runF)
+	}
 
 	o, err := parse(t, build, "--db", "demo", "--kind", "user", "--state", "cannot_resume", "--min-headroom", "2h", "--watch=30s", "--watch-rounds", "3", "-f", "out.txt")
 	if err != nil || o == nil {
 		t.Fatalf("valid flags: %v", err)
 	}
-	want := StreamsOptions{DB: "demo", Kind: "user", State: "cannot_resume",
-		Limits: streamThresholds{MinHeadroom: 2 * time.Hour, MaxPending: streams.DefaultMaxPending},
+	want := streamscmd.StreamsOptions{DB: "demo", Kind: "user", State: "cannot_resume",
+		Limits: streamscmd.StreamThresholds{MinHeadroom: 2 * time.Hour, MaxPending: streams.DefaultMaxPending},
 		Watch:  watch.Options{Interval: 30 * time.Second, Rounds: 3, File: "out.txt"}}
 	if o.DB != want.DB || o.Kind != want.Kind || o.State != want.State || o.Limits != want.Limits || o.Watch != want.Watch {
 		t.Errorf("options %+v, want %+v", *o, want)
 	}
 	if o.Config.Demo != "incident" || o.IO != f.IOStreams || o.Source == nil {
-		t.Errorf("the run's inputs are not the factory's: %+v", o.common)
+		t.Errorf("the run's inputs are not the factory's: %+v", o.Common)
 	}
 
 	for _, tc := range []struct {
@@ -87,15 +94,19 @@ func TestNewCmdStreamsFlags(t *testing.T) {
 		wantUsage(t, err, tc.want)
 	}
 	// -o is a flag: checked before the run, against the formats of the kind.
-	bad := testFactory(&Config{Output: "yaml"})
-	if _, err := parse(t, func(runF func(*StreamsOptions) error) *cobra.Command { return NewCmdStreams(bad, runF) }); err == nil || !isUsage(err) {
+	bad := testFactory(&cmdutil.Config{Output: "yaml"})
+	if _, err := parse(t, func(runF func(*streamscmd.StreamsOptions) error) *cobra.Command {
+		return streamscmd.NewCmdStreams(bad, runF)
+	}); err == nil || !cmdutil.IsUsage(err) {
 		t.Errorf("-o yaml: %v, want a usage error", err)
 	}
 }
 
 func TestNewCmdStreamsShowFlags(t *testing.T) {
-	f := testFactory(&Config{Output: "json"})
-	build := func(runF func(*StreamsShowOptions) error) *cobra.Command { return NewCmdStreamsShow(f, runF) }
+	f := testFactory(&cmdutil.Config{Output: "json"})
+	build := func(runF func(*streamscmd.StreamsShowOptions) error) *cobra.Command {
+		return streamscmd.NewCmdStreamsShow(f, runF)
+	}
 	o, err := parse(t, build, "demo.s_orders_cdc", "--max-pending", "10m")
 	if err != nil || o == nil || o.Target == nil || *o.Target != "demo.s_orders_cdc" || o.Limits.MaxPending != 10*time.Minute {
 		t.Fatalf("got %+v, %v", o, err)
@@ -106,9 +117,9 @@ func TestNewCmdStreamsShowFlags(t *testing.T) {
 }
 
 func TestNewCmdMVListFlags(t *testing.T) {
-	f := testFactory(&Config{Output: "table"})
-	th := &mvThresholds{MaxDelay: time.Minute, MaxFailures: 3, MaxRunning: time.Hour, MaxQueued: time.Hour, FallbackWindow: time.Hour, MinFallbacks: 2}
-	build := func(runF func(*MVListOptions) error) *cobra.Command { return NewCmdMVList(f, th, runF) }
+	f := testFactory(&cmdutil.Config{Output: "table"})
+	th := &mvcmd.MVThresholds{MaxDelay: time.Minute, MaxFailures: 3, MaxRunning: time.Hour, MaxQueued: time.Hour, FallbackWindow: time.Hour, MinFallbacks: 2}
+	build := func(runF func(*mvcmd.MVListOptions) error) *cobra.Command { return mvcmd.NewCmdMVList(f, th, runF) }
 	o, err := parse(t, build, "--state", "LAGGING", "--db", "demo")
 	if err != nil || o == nil {
 		t.Fatalf("valid flags: %v", err)
@@ -125,7 +136,7 @@ func TestNewCmdMVListFlags(t *testing.T) {
 }
 
 func TestNewCmdCheckFlags(t *testing.T) {
-	f := testFactory(&Config{Output: "prom"})
+	f := testFactory(&cmdutil.Config{Output: "prom"})
 	build := func(runF func(*CheckOptions) error) *cobra.Command { return NewCmdCheck(f, runF) }
 	o, err := parse(t, build, "--max-delay", "10m", "--config", "x.yaml", "--no-metrics", "--watch")
 	if err != nil || o == nil {
@@ -146,7 +157,7 @@ func TestNewCmdCheckFlags(t *testing.T) {
 }
 
 func TestNewCmdHeadroomFlags(t *testing.T) {
-	f := testFactory(&Config{Output: "table"})
+	f := testFactory(&cmdutil.Config{Output: "table"})
 	build := func(runF func(*HeadroomOptions) error) *cobra.Command { return NewCmdHeadroom(f, runF) }
 	o, err := parse(t, build, "--at", "2026-12-01T02:00:00Z", "--ttl", "48h", "--kind", "ivm")
 	if err != nil || o == nil {
@@ -170,8 +181,10 @@ func TestNewCmdHeadroomFlags(t *testing.T) {
 }
 
 func TestNewCmdTSOHeadroomFlags(t *testing.T) {
-	f := testFactory(&Config{Output: "table"})
-	build := func(runF func(*TSOHeadroomOptions) error) *cobra.Command { return NewCmdTSOHeadroom(f, runF) }
+	f := testFactory(&cmdutil.Config{Output: "table"})
+	build := func(runF func(*tsocmd.TSOHeadroomOptions) error) *cobra.Command {
+		return tsocmd.NewCmdTSOHeadroom(f, runF)
+	}
 	o, err := parse(t, build, "--offset", "N/A", "--ttl", "86400", "--now", "469099767398400000")
 	if err != nil || o == nil || o.Offset != "N/A" || o.TTL != 86400 || o.MinHeadroom != 30*time.Minute {
 		t.Fatalf("got %+v, %v", o, err)
@@ -183,26 +196,28 @@ func TestNewCmdTSOHeadroomFlags(t *testing.T) {
 }
 
 func TestNewCmdMetricsLintFlags(t *testing.T) {
-	build := func(cfg *Config) func(runF func(*MetricsLintOptions) error) *cobra.Command {
+	build := func(cfg *cmdutil.Config) func(runF func(*metricscmd.MetricsLintOptions) error) *cobra.Command {
 		f := testFactory(cfg)
-		return func(runF func(*MetricsLintOptions) error) *cobra.Command { return NewCmdMetricsLint(f, runF) }
+		return func(runF func(*metricscmd.MetricsLintOptions) error) *cobra.Command {
+			return metricscmd.NewCmdMetricsLint(f, runF)
+		}
 	}
-	o, err := parse(t, build(&Config{Output: "table"}), "fe.prom", "--fix", "-w", "out.prom")
+	o, err := parse(t, build(&cmdutil.Config{Output: "table"}), "fe.prom", "--fix", "-w", "out.prom")
 	if err != nil || o.Input != "fe.prom" || !o.Fix || o.Write != "out.prom" || o.FromSource {
 		t.Fatalf("got %+v, %v", o, err)
 	}
 	// No argument: stdin, or the payloads of --demo/--snapshot.
-	if o, err = parse(t, build(&Config{Output: "table"})); err != nil || o.Input != "-" || o.FromSource {
+	if o, err = parse(t, build(&cmdutil.Config{Output: "table"})); err != nil || o.Input != "-" || o.FromSource {
 		t.Errorf("no argument: %+v, %v", o, err)
 	}
-	if o, err = parse(t, build(&Config{Output: "table", Demo: "incident"})); err != nil || !o.FromSource {
+	if o, err = parse(t, build(&cmdutil.Config{Output: "table", Demo: "incident"})); err != nil || !o.FromSource {
 		t.Errorf("--demo, no argument: %+v, %v", o, err)
 	}
-	_, err = parse(t, build(&Config{Output: "table", Demo: "incident"}), "--fix")
+	_, err = parse(t, build(&cmdutil.Config{Output: "table", Demo: "incident"}), "--fix")
 	wantUsage(t, err, "--fix works on one payload")
-	_, err = parse(t, build(&Config{Output: "table"}), "-w", "x.prom")
+	_, err = parse(t, build(&cmdutil.Config{Output: "table"}), "-w", "x.prom")
 	wantUsage(t, err, "-w needs --fix")
-	_, err = parse(t, build(&Config{Output: "table", FailOn: "info"}), "fe.prom")
+	_, err = parse(t, build(&cmdutil.Config{Output: "table", FailOn: "info"}), "fe.prom")
 	wantUsage(t, err, `--fail-on "info"`)
 }
 
@@ -225,9 +240,9 @@ func TestRunsNeverWriteTheSharedConfig(t *testing.T) {
 	} {
 		ios, _, _ := testIOStreams()
 		out := ios.Out
-		cfg := &Config{}
-		root := newRoot(newFactory(ios, cfg), cfg)
-		var parsed Config
+		cfg := &cmdutil.Config{}
+		root := newRoot(cmdutil.NewFactory(ios, cfg), cfg)
+		var parsed cmdutil.Config
 		root.PersistentPostRun = nil
 		pre := root.PersistentPreRunE
 		root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
@@ -237,7 +252,7 @@ func TestRunsNeverWriteTheSharedConfig(t *testing.T) {
 			return err
 		}
 		root.SetArgs(args)
-		if _, err := root.ExecuteC(); err != nil && !errors.Is(err, errFindings) {
+		if _, err := root.ExecuteC(); err != nil && !errors.Is(err, cmdutil.ErrFindings) {
 			t.Fatalf("%v: %v", args, err)
 		}
 		if !reflect.DeepEqual(parsed, *cfg) {
@@ -253,14 +268,30 @@ func TestRunsNeverWriteTheSharedConfig(t *testing.T) {
 }
 
 // TestEveryCommandHasTheOneShape: every runnable command is built by a
-// NewCmdX(f *Factory, runF func(*XOptions) error) whose options embed the
-// common inputs; a group is NewCmdX(f *Factory). Read from the source, so a
-// new command in another shape fails here.
+// NewCmdX(f *cmdutil.Factory, runF func(*XOptions) error) whose options
+// embed the common inputs (cmdutil.Common); a group is NewCmdX(f
+// *cmdutil.Factory). Read from the source of cmd and of every command
+// package under it, so a new command in another shape fails here.
 func TestEveryCommandHasTheOneShape(t *testing.T) {
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
+	}
+	sub, err := filepath.Glob("*/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = append(names, sub...)
+	// name is the name of a type written as T or pkg.T.
+	name := func(e ast.Expr) string {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x.Name
+		case *ast.SelectorExpr:
+			return x.Sel.Name
+		}
+		return ""
 	}
 	var files []*ast.File
 	for _, name := range names {
@@ -286,7 +317,7 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 					}
 					if st, ok := ts.Type.(*ast.StructType); ok {
 						for _, fl := range st.Fields.List {
-							if id, ok := fl.Type.(*ast.Ident); ok && len(fl.Names) == 0 && id.Name == "common" {
+							if len(fl.Names) == 0 && name(fl.Type) == "Common" {
 								options[ts.Name.Name] = true
 							}
 						}
@@ -302,7 +333,7 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 	withRunF := 0
 	for _, d := range ctors {
 		ps := d.Type.Params.List
-		if star, ok := ps[0].Type.(*ast.StarExpr); !ok || star.X.(*ast.Ident).Name != "Factory" {
+		if star, ok := ps[0].Type.(*ast.StarExpr); !ok || name(star.X) != "Factory" {
 			t.Errorf("%s: the first parameter is not f *Factory", d.Name.Name)
 		}
 		last := ps[len(ps)-1]
@@ -314,7 +345,7 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 		opt := ""
 		if len(ft.Params.List) == 1 {
 			if star, ok := ft.Params.List[0].Type.(*ast.StarExpr); ok {
-				opt = star.X.(*ast.Ident).Name
+				opt = name(star.X)
 			}
 		}
 		if opt != strings.TrimPrefix(d.Name.Name, "NewCmd")+"Options" || !options[opt] {
@@ -334,7 +365,7 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 			walk(s)
 		}
 	}
-	walk(NewRootCmd(&IOStreams{}))
+	walk(NewRootCmd(&cmdutil.IOStreams{}))
 	if withRunF != leaves {
 		t.Errorf("%d NewCmdX with a runF for %d runnable commands", withRunF, leaves)
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"errors"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"os"
 	"os/exec"
@@ -19,7 +20,7 @@ func TestSnapshotDemoSummaryGolden(t *testing.T) {
 	for _, name := range []string{"incident", "legacy"} {
 		for _, f := range []string{"table", "json", "markdown"} {
 			out, stderr, code := run(t, nil, "", "snapshot", "--demo", name, "--summary", "-o", f)
-			if code != ExitOK {
+			if code != cmdutil.ExitOK {
 				t.Fatalf("%s -o %s: exit %d: %s", name, f, code, stderr)
 			}
 			golden(t, "snapshot_summary_"+name+"."+map[string]string{"table": "txt", "json": "json", "markdown": "md"}[f], out)
@@ -29,7 +30,7 @@ func TestSnapshotDemoSummaryGolden(t *testing.T) {
 
 func TestSnapshotDemoIsLoadable(t *testing.T) {
 	out, stderr, code := run(t, nil, "", "snapshot", "--demo", "incident")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	s, err := snapshot.Decode([]byte(out))
@@ -44,11 +45,11 @@ func TestSnapshotDemoIsLoadable(t *testing.T) {
 
 func TestSnapshotFileRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "snap.json")
-	if _, stderr, code := run(t, nil, "", "snapshot", "--demo", "legacy", "-f", path); code != ExitOK {
+	if _, stderr, code := run(t, nil, "", "snapshot", "--demo", "legacy", "-f", path); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	fromFile, stderr, code := run(t, nil, "", "snapshot", "--snapshot", path, "--summary", "-o", "json")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	fromDemo, _, _ := run(t, nil, "", "snapshot", "--demo", "legacy", "--summary", "-o", "json")
@@ -68,8 +69,8 @@ func TestSnapshotUsageErrors(t *testing.T) {
 		{"snapshot", "--demo", "nope"},
 		{"snapshot"},
 	} {
-		if _, _, code := run(t, nil, "", args...); code != ExitError {
-			t.Errorf("%v: exit %d, want %d", args, code, ExitError)
+		if _, _, code := run(t, nil, "", args...); code != cmdutil.ExitError {
+			t.Errorf("%v: exit %d, want %d", args, code, cmdutil.ExitError)
 		}
 	}
 }
@@ -105,7 +106,7 @@ func TestSnapshotLiveEqualsDemo(t *testing.T) {
 		}
 		args := liveArgs(t, want, emulator.Options{Legacy: tc.legacy})
 		out, stderr, code := run(t, nil, "", append([]string{"snapshot"}, args...)...)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
 		}
 		got, err := snapshot.Decode([]byte(out))
@@ -120,7 +121,7 @@ func TestSnapshotLiveEqualsDemo(t *testing.T) {
 			t.Errorf("%s: live snapshot differs from the demo", tc.name)
 		}
 		sum, stderr, code := run(t, nil, "", append([]string{"snapshot", "--summary"}, args...)...)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("%s --summary: exit %d: %s", tc.name, code, stderr)
 		}
 		if !strings.Contains(sum, "could not read: nothing") || !strings.Contains(sum, "source: live 127.0.0.1:") {
@@ -148,7 +149,7 @@ func TestSnapshotPasswordNeverShown(t *testing.T) {
 	for _, env := range []map[string]string{{"DORISDIAG_PASSWORD": secret}, {"MYSQL_PWD": secret}} {
 		for _, extra := range [][]string{{"snapshot", "--with-metrics"}, {"snapshot", "--summary", "-o", "json"}} {
 			out, stderr, code := run(t, env, "", append(extra, args...)...)
-			if code != ExitOK {
+			if code != cmdutil.ExitOK {
 				t.Fatalf("%v: exit %d: %s", extra, code, stderr)
 			}
 			if strings.Contains(out+stderr, secret) {
@@ -158,7 +159,7 @@ func TestSnapshotPasswordNeverShown(t *testing.T) {
 	}
 	wrong := "Wrong-" + secret
 	out, stderr, code := run(t, map[string]string{"DORISDIAG_PASSWORD": wrong}, "", append([]string{"snapshot"}, args...)...)
-	if code != ExitError {
+	if code != cmdutil.ExitError {
 		t.Fatalf("wrong password: exit %d", code)
 	}
 	if strings.Contains(out+stderr, wrong) || !strings.Contains(stderr, "127.0.0.1") {
@@ -190,7 +191,7 @@ func TestLiveMetricsCredentials(t *testing.T) {
 	env := map[string]string{"DORISDIAG_PASSWORD": secret}
 
 	out, stderr, code := run(t, env, "", append([]string{"snapshot", "--with-metrics"}, conn...)...)
-	if code != ExitOK || strings.Contains(out+stderr, secret) {
+	if code != cmdutil.ExitOK || strings.Contains(out+stderr, secret) {
 		t.Fatalf("snapshot: exit %d (or the password shown): %s", code, stderr)
 	}
 	for _, r := range e.HTTPRequests() {
@@ -232,7 +233,7 @@ func TestSnapshotUnreachable(t *testing.T) {
 	ln.Close()
 	host, port, _ := net.SplitHostPort(addr)
 	_, stderr, code := run(t, nil, "", "snapshot", "--host", host, "--port", port, "--timeout", "2s")
-	if code != ExitError || !strings.Contains(stderr, addr) {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, addr) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
@@ -245,7 +246,7 @@ func TestSnapshotUnreachable(t *testing.T) {
 func TestSnapshotGarbageFE(t *testing.T) {
 	if addr := os.Getenv("DORISDIAG_TEST_GARBAGE_FE"); addr != "" {
 		host, port, _ := net.SplitHostPort(addr)
-		os.Exit(Main([]string{"snapshot", "--host", host, "--port", port, "--timeout", "2s"}, System()))
+		os.Exit(Main([]string{"snapshot", "--host", host, "--port", port, "--timeout", "2s"}, cmdutil.System()))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -268,7 +269,7 @@ func TestSnapshotGarbageFE(t *testing.T) {
 	child.Stdout, child.Stderr = &stdout, &stderr
 	err = child.Run()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
+	if !errors.As(err, &ee) || ee.ExitCode() != cmdutil.ExitError {
 		t.Fatalf("child: %v, want exit 2; stderr %q", err, stderr.String())
 	}
 	got := stderr.String()

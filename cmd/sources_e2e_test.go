@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestCheckHealthyWithoutAdminPasses(t *testing.T) {
 	base := liveArgs(t, snap, emulator.Options{NoAdmin: true})
 	live := localMetrics(base)
 	got, code := runCheckJSON(t, live...)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("healthy without ADMIN: exit %d, want 0; findings %+v", code, got.Findings)
 	}
 	denied := map[string]string{}
@@ -44,7 +45,7 @@ func TestCheckHealthyWithoutAdminPasses(t *testing.T) {
 	if !strings.Contains(sum, "Access denied; you need (at least one of) the (ADMIN/OPERATOR) privilege(s)") {
 		t.Errorf("summary does not show the denial:\n%s", sum)
 	}
-	if _, code := runCheckJSON(t, append(live, "--fail-on", "warning")...); code != ExitFindings {
+	if _, code := runCheckJSON(t, append(live, "--fail-on", "warning")...); code != cmdutil.ExitFindings {
 		t.Errorf("--fail-on warning: exit %d, want 1", code)
 	}
 }
@@ -62,7 +63,7 @@ func TestCheckSupersededClockIsNoFinding(t *testing.T) {
 	base := liveArgs(t, snap, emulator.Options{NoTSOStatus: true, NoShowTSO: true})
 	live := localMetrics(base)
 	got, code := runCheckJSON(t, live...)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d, want 0; findings %+v", code, got.Findings)
 	}
 	for _, f := range got.Findings {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"regexp"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func TestStreamsE2EEmulator(t *testing.T) {
 			} {
 				demoOut, _, dc := run(t, nil, "", append(args, "--demo", tc.scenario)...)
 				liveOut, errOut, lc := run(t, nil, "", append(args, live...)...)
-				if dc != ExitOK || lc != ExitOK {
+				if dc != cmdutil.ExitOK || lc != cmdutil.ExitOK {
 					t.Fatalf("%v: exit demo %d live %d: %s", args, dc, lc, errOut)
 				}
 				if dropTTLSource(demoOut) == dropTTLSource(liveOut) {
@@ -81,7 +82,7 @@ func dropTTLSource(s string) string { return ttlFrom.ReplaceAllString(s, "\n") }
 func showVerdict(t *testing.T, stream string, args ...string) string {
 	t.Helper()
 	out, errOut, code := run(t, nil, "", append([]string{"streams", "show", stream, "-o", "json"}, args...)...)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var doc struct {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -97,14 +98,14 @@ func TestStreamsHandmadeGolden(t *testing.T) {
 		args []string
 		code int
 	}{
-		{"streams_handmade_table.golden", []string{"streams"}, ExitOK},
-		{"streams_handmade_wide.golden", []string{"streams", "-o", "wide"}, ExitOK},
-		{"streams_handmade_markdown.golden", []string{"streams", "-o", "markdown"}, ExitOK},
-		{"streams_handmade_user_cannot.golden", []string{"streams", "--kind", "user", "--state", "cannot_resume"}, ExitOK},
-		{"streams_handmade_show_cdc.golden", []string{"streams", "show", "demo.s_orders_cdc"}, ExitOK},
-		{"streams_handmade_show_audit.golden", []string{"streams", "show", "demo.s_orders_audit"}, ExitOK},
-		{"streams_handmade_show_dup.golden", []string{"streams", "show", "demo.s_events_dup"}, ExitOK},
-		{"streams_handmade_headroom_20h.golden", []string{"headroom", "--in", "20h"}, ExitOK},
+		{"streams_handmade_table.golden", []string{"streams"}, cmdutil.ExitOK},
+		{"streams_handmade_wide.golden", []string{"streams", "-o", "wide"}, cmdutil.ExitOK},
+		{"streams_handmade_markdown.golden", []string{"streams", "-o", "markdown"}, cmdutil.ExitOK},
+		{"streams_handmade_user_cannot.golden", []string{"streams", "--kind", "user", "--state", "cannot_resume"}, cmdutil.ExitOK},
+		{"streams_handmade_show_cdc.golden", []string{"streams", "show", "demo.s_orders_cdc"}, cmdutil.ExitOK},
+		{"streams_handmade_show_audit.golden", []string{"streams", "show", "demo.s_orders_audit"}, cmdutil.ExitOK},
+		{"streams_handmade_show_dup.golden", []string{"streams", "show", "demo.s_events_dup"}, cmdutil.ExitOK},
+		{"streams_handmade_headroom_20h.golden", []string{"headroom", "--in", "20h"}, cmdutil.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := run(t, nil, "", append(tc.args, "--snapshot", path)...)
@@ -119,7 +120,7 @@ func TestStreamsHandmadeGolden(t *testing.T) {
 func TestStreamsJSONFields(t *testing.T) {
 	path := handmade(t)
 	out, errOut, code := run(t, nil, "", "streams", "-o", "json", "--snapshot", path)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var doc map[string]any
@@ -144,7 +145,7 @@ func TestStreamsJSONFields(t *testing.T) {
 
 func TestStreamsFailOnAndUsage(t *testing.T) {
 	path := handmade(t)
-	if _, _, code := run(t, nil, "", "streams", "--snapshot", path, "--fail-on", "critical"); code != ExitFindings {
+	if _, _, code := run(t, nil, "", "streams", "--snapshot", path, "--fail-on", "critical"); code != cmdutil.ExitFindings {
 		t.Errorf("--fail-on critical: exit %d", code)
 	}
 	for _, args := range [][]string{
@@ -155,11 +156,11 @@ func TestStreamsFailOnAndUsage(t *testing.T) {
 		{"headroom", "--at", "2026-12-01T00:00:00Z", "--in", "1h"},
 		{"headroom", "--ttl", "soon"},
 	} {
-		if _, stderr, code := run(t, nil, "", append(args, "--snapshot", path)...); code != ExitError {
+		if _, stderr, code := run(t, nil, "", append(args, "--snapshot", path)...); code != cmdutil.ExitError {
 			t.Errorf("%v: exit %d (%s)", args, code, stderr)
 		}
 	}
-	if _, stderr, code := run(t, nil, "", "streams", "show", "demo.nope", "--snapshot", path); code != ExitError || !strings.Contains(stderr, `no stream "demo.nope"`) {
+	if _, stderr, code := run(t, nil, "", "streams", "show", "demo.nope", "--snapshot", path); code != cmdutil.ExitError || !strings.Contains(stderr, `no stream "demo.nope"`) {
 		t.Errorf("missing stream: %d %s", code, stderr)
 	}
 }
@@ -169,8 +170,8 @@ func TestStreamsFailOnAndUsage(t *testing.T) {
 func TestStreamsTTYBars(t *testing.T) {
 	path := handmade(t)
 	var out, errb strings.Builder
-	ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: true, Getenv: func(string) string { return "" }}
-	if code := Main([]string{"streams", "--snapshot", path}, ios); code != ExitOK {
+	ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, IsTTY: true, Getenv: func(string) string { return "" }}
+	if code := Main([]string{"streams", "--snapshot", path}, ios); code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "░░░░░░░░") || !strings.Contains(out.String(), "\x1b[") {
@@ -207,7 +208,7 @@ func TestStreamsScenarioGoldens(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := run(t, nil, "", tc.args...)
-			if code != ExitOK {
+			if code != cmdutil.ExitOK {
 				t.Fatalf("exit %d; stderr %s", code, errOut)
 			}
 			golden(t, tc.name, out)
@@ -219,14 +220,14 @@ func TestStreamsScenarioGoldens(t *testing.T) {
 // header, and the series narrows nothing wrong (same snapshot twice).
 func TestStreamsWatchPipe(t *testing.T) {
 	out, errOut, code := run(t, nil, "", "streams", "--demo", "healthy", "--watch", "1ms", "--watch-rounds", "2")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if strings.Count(out, "# round ") != 2 || !strings.Contains(out, "2 snapshots in the series") || strings.Contains(out, "\x1b[") {
 		t.Errorf("watch on a pipe:\n%s", out)
 	}
 	out, _, code = run(t, nil, "", "streams", "show", "demo.s_items_slow", "--demo", "incident", "--watch", "1ms", "--watch-rounds", "2")
-	if code != ExitOK || strings.Count(out, "# round ") != 2 {
+	if code != cmdutil.ExitOK || strings.Count(out, "# round ") != 2 {
 		t.Errorf("show --watch: exit %d\n%s", code, out)
 	}
 }
@@ -237,7 +238,7 @@ func TestStreamsWatchPipe(t *testing.T) {
 func streamVerdicts(t *testing.T, args ...string) map[string]string {
 	t.Helper()
 	out, errOut, code := run(t, nil, "", append([]string{"streams", "-o", "json"}, args...)...)
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("%v: exit %d: %s", args, code, errOut)
 	}
 	var doc struct {
@@ -317,7 +318,7 @@ func TestStreamsSeriesNarrows(t *testing.T) {
 	}
 	f.Close()
 	out, errOut, code := run(t, nil, "", "streams", "show", "demo.s_items_slow", "--snapshot", earlier, "--snapshot", latest, "-o", "json")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var doc struct {

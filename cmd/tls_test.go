@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"math/big"
 	"net"
 	"os"
@@ -67,19 +68,19 @@ func TestLiveTLS(t *testing.T) {
 	ca := filepath.Join(dir, "ca.pem")
 	os.WriteFile(ca, caPEM, 0o600)
 	out, stderr, code := run(t, nil, "", append([]string{"check", "--no-metrics", "--tls-ca", ca}, live...)...)
-	if code != ExitOK || !strings.Contains(out, "MVs      11") {
+	if code != cmdutil.ExitOK || !strings.Contains(out, "MVs      11") {
 		t.Fatalf("check over TLS with the right CA: exit %d, stderr %q\n%s", code, stderr, out)
 	}
 	_, otherCA := selfSignedCA(t)
 	wrong := filepath.Join(dir, "other.pem")
 	os.WriteFile(wrong, otherCA, 0o600)
 	_, stderr, code = run(t, nil, "", append([]string{"check", "--no-metrics", "--timeout", "5s", "--tls-ca", wrong}, live...)...)
-	if code != ExitError || !strings.Contains(stderr, "127.0.0.1") || !strings.Contains(strings.ToLower(stderr), "certificate") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "127.0.0.1") || !strings.Contains(strings.ToLower(stderr), "certificate") {
 		t.Fatalf("a certificate from another CA: exit %d, stderr %q; want 2, the host and a certificate error", code, stderr)
 	}
 	// Without TLS the emulator (which requires it) refuses the session.
 	_, stderr, code = run(t, nil, "", append([]string{"check", "--no-metrics", "--timeout", "5s"}, live...)...)
-	if code != ExitError {
+	if code != cmdutil.ExitError {
 		t.Fatalf("plain connection to a TLS-only FE: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"testing"
 
@@ -16,23 +17,23 @@ func TestTSOGolden(t *testing.T) {
 		args  []string
 		code  int
 	}{
-		{"tso_decode.txt", "", []string{"tso", "decode", "469067681628160003", "395181938313123110", "0x6828f3b1b8c00003", "N/A", "9223372036854775807"}, ExitOK},
-		{"tso_decode.json", "", []string{"tso", "decode", "-o", "json", "--", "469067681628160003", "-1"}, ExitOK},
-		{"tso_decode.md", "", []string{"tso", "decode", "469067681628160003", "-o", "markdown"}, ExitOK},
-		{"tso_decode_local.txt", "", []string{"tso", "decode", "469067681628160003", "--local", "--tz", "Asia/Shanghai"}, ExitOK},
-		{"tso_decode_stdin_bad.txt", "469067681628160003\n\nnot-a-tso\n395181938313123110\n", []string{"tso", "decode"}, ExitError},
-		{"tso_encode.txt", "", []string{"tso", "encode", "2026-11-30 18:00:00.250", "--tz", "Asia/Shanghai", "--logical", "7"}, ExitOK},
-		{"tso_encode.json", "", []string{"tso", "encode", "2026-11-30T10:00:00Z", "-o", "json"}, ExitOK},
-		{"tso_diff.txt", "", []string{"tso", "diff", "469067681628160003", "469067419484160000"}, ExitOK},
-		{"tso_diff.json", "", []string{"tso", "diff", "469067419484160000", "469067681628160003", "-o", "json"}, ExitOK},
-		{"tso_lag.txt", "", []string{"tso", "lag", "262144000"}, ExitOK},
-		{"tso_lag_versions.json", "", []string{"tso", "lag", "3", "--offset", "469067681628160003", "-o", "json"}, ExitOK},
-		{"tso_lag_na.txt", "", []string{"tso", "lag", "N/A"}, ExitOK},
-		{"tso_headroom_expired.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z"}, ExitOK},
-		{"tso_headroom_expired.json", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "json"}, ExitOK},
-		{"tso_headroom_ok.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-14 12:00:00"}, ExitOK},
-		{"tso_headroom_na.txt", "", []string{"tso", "headroom", "--offset", "N/A", "--ttl", "86400", "--now", "469099767398400000"}, ExitOK},
-		{"tso_headroom_expired.md", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "markdown"}, ExitOK},
+		{"tso_decode.txt", "", []string{"tso", "decode", "469067681628160003", "395181938313123110", "0x6828f3b1b8c00003", "N/A", "9223372036854775807"}, cmdutil.ExitOK},
+		{"tso_decode.json", "", []string{"tso", "decode", "-o", "json", "--", "469067681628160003", "-1"}, cmdutil.ExitOK},
+		{"tso_decode.md", "", []string{"tso", "decode", "469067681628160003", "-o", "markdown"}, cmdutil.ExitOK},
+		{"tso_decode_local.txt", "", []string{"tso", "decode", "469067681628160003", "--local", "--tz", "Asia/Shanghai"}, cmdutil.ExitOK},
+		{"tso_decode_stdin_bad.txt", "469067681628160003\n\nnot-a-tso\n395181938313123110\n", []string{"tso", "decode"}, cmdutil.ExitError},
+		{"tso_encode.txt", "", []string{"tso", "encode", "2026-11-30 18:00:00.250", "--tz", "Asia/Shanghai", "--logical", "7"}, cmdutil.ExitOK},
+		{"tso_encode.json", "", []string{"tso", "encode", "2026-11-30T10:00:00Z", "-o", "json"}, cmdutil.ExitOK},
+		{"tso_diff.txt", "", []string{"tso", "diff", "469067681628160003", "469067419484160000"}, cmdutil.ExitOK},
+		{"tso_diff.json", "", []string{"tso", "diff", "469067419484160000", "469067681628160003", "-o", "json"}, cmdutil.ExitOK},
+		{"tso_lag.txt", "", []string{"tso", "lag", "262144000"}, cmdutil.ExitOK},
+		{"tso_lag_versions.json", "", []string{"tso", "lag", "3", "--offset", "469067681628160003", "-o", "json"}, cmdutil.ExitOK},
+		{"tso_lag_na.txt", "", []string{"tso", "lag", "N/A"}, cmdutil.ExitOK},
+		{"tso_headroom_expired.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z"}, cmdutil.ExitOK},
+		{"tso_headroom_expired.json", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "json"}, cmdutil.ExitOK},
+		{"tso_headroom_ok.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-14 12:00:00"}, cmdutil.ExitOK},
+		{"tso_headroom_na.txt", "", []string{"tso", "headroom", "--offset", "N/A", "--ttl", "86400", "--now", "469099767398400000"}, cmdutil.ExitOK},
+		{"tso_headroom_expired.md", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "markdown"}, cmdutil.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, stderr, code := run(t, nil, tc.stdin, tc.args...)
@@ -52,7 +53,7 @@ func TestTSOGolden(t *testing.T) {
 // LAST_CONSUMPTION_TIME, not the offset's physical time), X = 1789387200000.
 func TestTSOHeadroomAcceptance(t *testing.T) {
 	out, _, code := run(t, nil, "", "tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "json")
-	if code != ExitOK {
+	if code != cmdutil.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	var got map[string]any
@@ -79,22 +80,22 @@ func TestTSOExitCodes(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"tso", "decode", "garbage"}, ExitError},
-		{[]string{"tso", "decode", "18446744073709551616"}, ExitError},
-		{[]string{"tso", "decode", "1", "-o", "prom"}, ExitError},
-		{[]string{"tso", "encode", "yesterday"}, ExitError},
-		{[]string{"tso", "encode", "2026-11-30", "--logical", "262144"}, ExitError},
-		{[]string{"tso", "diff", "1"}, ExitError},
-		{[]string{"tso", "diff", "N/A", "1"}, ExitError},
-		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "0", "--now", "469099767398400000"}, ExitError},
-		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "60"}, ExitError},
-		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "60", "--now", "1", "--now-time", "now"}, ExitError},
+		{[]string{"tso", "decode", "garbage"}, cmdutil.ExitError},
+		{[]string{"tso", "decode", "18446744073709551616"}, cmdutil.ExitError},
+		{[]string{"tso", "decode", "1", "-o", "prom"}, cmdutil.ExitError},
+		{[]string{"tso", "encode", "yesterday"}, cmdutil.ExitError},
+		{[]string{"tso", "encode", "2026-11-30", "--logical", "262144"}, cmdutil.ExitError},
+		{[]string{"tso", "diff", "1"}, cmdutil.ExitError},
+		{[]string{"tso", "diff", "N/A", "1"}, cmdutil.ExitError},
+		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "0", "--now", "469099767398400000"}, cmdutil.ExitError},
+		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "60"}, cmdutil.ExitError},
+		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "60", "--now", "1", "--now-time", "now"}, cmdutil.ExitError},
 		// --fail-on turns the verdict into exit 1 for CI.
-		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--fail-on", "critical"}, ExitFindings},
-		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-14T12:00:00Z", "--fail-on", "critical"}, ExitOK},
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--fail-on", "critical"}, cmdutil.ExitFindings},
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-14T12:00:00Z", "--fail-on", "critical"}, cmdutil.ExitOK},
 		// 2026-09-15T01:40:00Z: 20m03s left < 30m → warning.
-		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T01:40:00Z", "--fail-on", "warning"}, ExitFindings},
-		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T01:40:00Z", "--fail-on", "critical"}, ExitOK},
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T01:40:00Z", "--fail-on", "warning"}, cmdutil.ExitFindings},
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T01:40:00Z", "--fail-on", "critical"}, cmdutil.ExitOK},
 	} {
 		_, stderr, code := run(t, nil, "", tc.args...)
 		if code != tc.code {
@@ -118,7 +119,7 @@ func TestTSOJSONHasOneKind(t *testing.T) {
 	} {
 		name := strings.Join(args[:2], "_")
 		out, stderr, code := run(t, nil, "", args...)
-		if code != ExitOK {
+		if code != cmdutil.ExitOK {
 			t.Fatalf("%s: exit %d (stderr %q)", strings.Join(args, " "), code, stderr)
 		}
 		var kinds []string
@@ -158,8 +159,8 @@ func TestTSOBadInputs(t *testing.T) {
 		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "9223372036854776", "--now", "469099767398400000"}, "--ttl 9223372036854776 with now 469099767398400000"},
 	} {
 		_, stderr, code := run(t, nil, "", tc.args...)
-		if code != ExitError || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%s: exit %d, stderr %q; want exit %d naming %q", strings.Join(tc.args, " "), code, stderr, ExitError, tc.want)
+		if code != cmdutil.ExitError || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d naming %q", strings.Join(tc.args, " "), code, stderr, cmdutil.ExitError, tc.want)
 		}
 	}
 }

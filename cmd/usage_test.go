@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestUnknownSubcommandIsUsageError(t *testing.T) {
 		{[]string{"mv", "zzzzzz"}, `unknown command "zzzzzz" for "dorisdiag mv" (commands: explain, list)`},
 	} {
 		stdout, stderr, code := run(t, nil, "", tc.args...)
-		if code != ExitError || !strings.Contains(stderr, tc.want) {
+		if code != cmdutil.ExitError || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
 		if stdout != "" {
@@ -38,11 +39,11 @@ func TestUnknownSubcommandIsUsageError(t *testing.T) {
 // --fail-on warning" meant to run a gate and runs nothing: exit 2.
 func TestBareGroup(t *testing.T) {
 	stdout, _, code := run(t, nil, "", "mv")
-	if code != ExitOK || !strings.Contains(stdout, "Available Commands") {
+	if code != cmdutil.ExitOK || !strings.Contains(stdout, "Available Commands") {
 		t.Errorf("bare mv: exit %d, stdout %q; want the help and exit 0", code, stdout)
 	}
 	_, stderr, code := run(t, nil, "", "mv", "--fail-on", "warning", "--demo", "incident")
-	if code != ExitError || !strings.Contains(stderr, `"dorisdiag mv" needs a subcommand: explain, list`) {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, `"dorisdiag mv" needs a subcommand: explain, list`) {
 		t.Errorf("mv --fail-on warning: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -61,7 +62,7 @@ func TestNameMatchingNothing(t *testing.T) {
 		{[]string{"streams", "show", "demo.s_event_dup"}, `no stream "demo.s_event_dup" (24 in the snapshot; nearest: demo.s_events_dup,`},
 	} {
 		stdout, stderr, code := run(t, nil, "", append(tc.args, "--demo", "incident", "-o", "json")...)
-		if code != ExitError || !strings.Contains(stderr, tc.want) {
+		if code != cmdutil.ExitError || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
 		if stdout != "" {
@@ -71,12 +72,12 @@ func TestNameMatchingNothing(t *testing.T) {
 	// The names that exist still work (mv list compares databases
 	// case-insensitively, as before).
 	for _, args := range [][]string{{"streams", "--db", "demo"}, {"mv", "list", "--db", "DEMO"}, {"headroom", "--in", "1h", "--db", "demo"}} {
-		if _, stderr, code := run(t, nil, "", append(args, "--demo", "healthy")...); code != ExitOK {
+		if _, stderr, code := run(t, nil, "", append(args, "--demo", "healthy")...); code != cmdutil.ExitOK {
 			t.Errorf("%v: exit %d (%s)", args, code, stderr)
 		}
 	}
 	// --state and --kind select by condition: matching nothing is an answer.
-	if _, stderr, code := run(t, nil, "", "streams", "--demo", "healthy", "--state", "disabled"); code != ExitOK {
+	if _, stderr, code := run(t, nil, "", "streams", "--demo", "healthy", "--state", "disabled"); code != cmdutil.ExitOK {
 		t.Errorf("--state matching no stream: exit %d (%s)", code, stderr)
 	}
 }
@@ -91,7 +92,7 @@ func TestFailOnEmptyOrUnknown(t *testing.T) {
 		{"check", "--fail-on", "critcal"},
 	} {
 		_, stderr, code := run(t, nil, "", append(args, "--demo", "healthy")...)
-		if code != ExitError || !strings.Contains(stderr, "want none, warning or critical") {
+		if code != cmdutil.ExitError || !strings.Contains(stderr, "want none, warning or critical") {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2", args, code, stderr)
 		}
 	}
@@ -106,7 +107,7 @@ func TestPasswordRefused(t *testing.T) {
 		{"snapshot", "--host", "127.0.0.1", "--password"},
 	} {
 		stdout, stderr, code := run(t, nil, "", args...)
-		if code != ExitError || !strings.Contains(stderr, "set DORISDIAG_PASSWORD (or MYSQL_PWD)") {
+		if code != cmdutil.ExitError || !strings.Contains(stderr, "set DORISDIAG_PASSWORD (or MYSQL_PWD)") {
 			t.Errorf("%q: exit %d, stderr %q", args, code, stderr)
 		}
 		if strings.Contains(stderr+stdout, "hunter2") {
@@ -140,8 +141,8 @@ func TestHostPortSplit(t *testing.T) {
 		{":9030", 9030, false, "", 0, "want HOST or HOST:PORT"},
 		{"mysql://fe1:9030", 9030, false, "", 0, "not a URL"},
 	} {
-		o := connOptions{Host: tc.host, Port: tc.port, HTTPPort: 8030}
-		err := o.splitHostPort(tc.portGiven)
+		o := cmdutil.ConnOptions{Host: tc.host, Port: tc.port, HTTPPort: 8030}
+		err := o.SplitHostPort(tc.portGiven)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%q: err %v, want %q", tc.host, err, tc.wantErr)
@@ -153,7 +154,7 @@ func TestHostPortSplit(t *testing.T) {
 		}
 	}
 	_, stderr, code := run(t, nil, "", "snapshot", "--host", "127.0.0.1:9031", "--port", "9032")
-	if code != ExitError || !strings.Contains(stderr, "two different ports") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "two different ports") {
 		t.Errorf("conflict end to end: exit %d, %q", code, stderr)
 	}
 }
@@ -177,17 +178,17 @@ func TestHostPortDialsThatPort(t *testing.T) {
 	}()
 	addr := ln.Addr().String()
 	_, stderr, code := run(t, nil, "", "snapshot", "--host", addr)
-	if code != ExitError || !strings.Contains(stderr, addr) {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, addr) {
 		t.Errorf("--host %s: exit %d, stderr %q; want the error to name %s", addr, code, stderr, addr)
 	}
 }
 
 func TestNearestNames(t *testing.T) {
-	got := nearestNames("demo.mv_order_daily", []string{"x.y", "demo.mv_orders_daily", "demo.mv_orders_daily", "demo.mv_fresh"}, 2)
+	got := cmdutil.NearestNames("demo.mv_order_daily", []string{"x.y", "demo.mv_orders_daily", "demo.mv_orders_daily", "demo.mv_fresh"}, 2)
 	if strings.Join(got, ",") != "demo.mv_orders_daily,demo.mv_fresh" {
 		t.Errorf("nearest: %v", got)
 	}
-	if levenshtein("lsit", "list") != 2 || levenshtein("", "abc") != 3 || levenshtein("Tür", "Tor") != 1 {
+	if cmdutil.Levenshtein("lsit", "list") != 2 || cmdutil.Levenshtein("", "abc") != 3 || cmdutil.Levenshtein("Tür", "Tor") != 1 {
 		t.Errorf("levenshtein")
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -44,13 +45,13 @@ func readVersion() versionInfo {
 
 // VersionOptions are the inputs of `dorisdiag version`.
 type VersionOptions struct {
-	common
+	cmdutil.Common
 
 	Format report.Format // table or json
 }
 
 // NewCmdVersion builds `dorisdiag version`.
-func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
+func NewCmdVersion(f *cmdutil.Factory, runF func(*VersionOptions) error) *cobra.Command {
 	o := &VersionOptions{}
 	return &cobra.Command{
 		Use:   "version",
@@ -59,8 +60,8 @@ func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command 
   dorisdiag version -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			o.common = f.common()
-			format, err := o.format(report.FormatTable, report.FormatJSON)
+			o.Common = f.Common()
+			format, err := o.OutputFormat(report.FormatTable, report.FormatJSON)
 			if err != nil {
 				return err
 			}

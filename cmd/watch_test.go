@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func TestWatchJSONIsNDJSON(t *testing.T) {
 	} {
 		args := append(append([]string(nil), c.args...), "--demo", "incident", "--watch", "10ms", "--watch-rounds", "3", "-o", "json")
 		out, stderr, code := run(t, nil, "", args...)
-		if code == ExitError {
+		if code == cmdutil.ExitError {
 			t.Fatalf("%v: exit 2: %s", args, stderr)
 		}
 		lines := ndjsonLines(t, args, out)
@@ -106,12 +107,12 @@ func startEmulator(t *testing.T, name string) ([]string, *emulator.Emulator) {
 // away once round 1 is written.
 func closeAfterRound1(t *testing.T, e *emulator.Emulator) {
 	t.Helper()
-	watchAfterRound = func(round int) {
+	cmdutil.WatchAfterRound = func(round int) {
 		if round == 1 {
 			e.Close()
 		}
 	}
-	t.Cleanup(func() { watchAfterRound = nil })
+	t.Cleanup(func() { cmdutil.WatchAfterRound = nil })
 }
 
 // TestWatchFailedRoundNeverLies: on main a failed round redrew the previous
@@ -127,7 +128,7 @@ func TestWatchFailedRoundNeverLies(t *testing.T) {
 		closeAfterRound1(t, e)
 		args := append([]string{"streams", "--watch", "10ms", "--watch-rounds", "3", "--no-color"}, live...)
 		out, stderr, code := run(t, nil, "", args...)
-		if code != ExitError {
+		if code != cmdutil.ExitError {
 			t.Fatalf("exit %d, want 2 (the last round failed)\n%s%s", code, out, stderr)
 		}
 		i := strings.Index(out, "# round 2 FAILED")
@@ -146,11 +147,11 @@ func TestWatchFailedRoundNeverLies(t *testing.T) {
 		live, e := startEmulator(t, "healthy")
 		closeAfterRound1(t, e)
 		var outb, errb bytes.Buffer
-		ios := &IOStreams{In: strings.NewReader(""), Out: &outb, Err: &errb, IsTTY: true, Getenv: func(string) string { return "" }}
+		ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &outb, Err: &errb, IsTTY: true, Getenv: func(string) string { return "" }}
 		code := Main(append([]string{"streams", "--watch", "10ms", "--watch-rounds", "2", "--no-color"}, live...), ios)
 		screens := strings.Split(outb.String(), "\x1b[H\x1b[2J")
 		final := screens[len(screens)-1]
-		if code != ExitError || !strings.HasPrefix(final, "# round 2 FAILED") || !strings.Contains(final, "from round 1") {
+		if code != cmdutil.ExitError || !strings.HasPrefix(final, "# round 2 FAILED") || !strings.Contains(final, "from round 1") {
 			t.Fatalf("exit %d; the last screen must start with the failure:\n%s", code, final)
 		}
 		if strings.Contains(final, "# round 2 at cluster time") {
@@ -168,7 +169,7 @@ func TestWatchFailedRoundNeverLies(t *testing.T) {
 		closeAfterRound1(t, e)
 		args := append([]string{"check", "--no-metrics", "--watch", "10ms", "--watch-rounds", "3", "-o", "json"}, live...)
 		out, stderr, code := run(t, nil, "", args...)
-		if code != ExitError {
+		if code != cmdutil.ExitError {
 			t.Fatalf("exit %d, want 2\n%s", code, stderr)
 		}
 		lines := ndjsonLines(t, args, out)
@@ -190,7 +191,7 @@ func TestWatchFailedRoundNeverLies(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "dorisdiag.prom")
 		_, stderr, code := run(t, nil, "", append([]string{"check", "--no-metrics", "--watch", "10ms", "--watch-rounds", "2", "-o", "prom", "-f", file}, live...)...)
 		data, err := os.ReadFile(file)
-		if code != ExitError || err != nil {
+		if code != cmdutil.ExitError || err != nil {
 			t.Fatalf("exit %d (%s), %v", code, stderr, err)
 		}
 		got := string(data)
@@ -205,10 +206,10 @@ func TestWatchFailedRoundNeverLies(t *testing.T) {
 // "# round" lines; it now needs -f FILE (usage error, exit 2).
 func TestWatchPromNeedsFile(t *testing.T) {
 	_, stderr, code := run(t, nil, "", "check", "--demo", "incident", "--watch", "10ms", "--watch-rounds", "1", "-o", "prom")
-	if code != ExitError || !strings.Contains(stderr, "-f FILE") {
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "-f FILE") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
-	if _, _, code := run(t, nil, "", "check", "--demo", "incident", "--watch-rounds", "2"); code != ExitError {
+	if _, _, code := run(t, nil, "", "check", "--demo", "incident", "--watch-rounds", "2"); code != cmdutil.ExitError {
 		t.Errorf("--watch-rounds without --watch: exit %d, want 2", code)
 	}
 }
@@ -220,7 +221,7 @@ func TestWatchPromFileReplacedAtomically(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "dorisdiag.prom")
 	var seen []os.FileInfo
-	watchAfterRound = func(round int) {
+	cmdutil.WatchAfterRound = func(round int) {
 		fi, err := os.Stat(file)
 		if err != nil {
 			t.Errorf("round %d: %v", round, err)
@@ -228,9 +229,9 @@ func TestWatchPromFileReplacedAtomically(t *testing.T) {
 		}
 		seen = append(seen, fi)
 	}
-	defer func() { watchAfterRound = nil }()
+	defer func() { cmdutil.WatchAfterRound = nil }()
 	out, stderr, code := run(t, nil, "", "check", "--demo", "incident", "--watch", "10ms", "--watch-rounds", "3", "-o", "prom", "-f", file)
-	if code != ExitFindings || out != "" {
+	if code != cmdutil.ExitFindings || out != "" {
 		t.Fatalf("exit %d, want 1 (the incident); stdout %q; stderr %s", code, out, stderr)
 	}
 	if len(seen) != 3 {

@@ -1,8 +1,10 @@
-package exposition
+package exposition_test
 
 import (
 	"errors"
 	"fmt"
+	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/consumers"
 	"io"
 	"os"
 	"path/filepath"
@@ -92,9 +94,9 @@ func serverVerdict(data []byte) (dropped string) {
 // serverKeeps is serverVerdict as a word of the vocabulary.
 func serverKeeps(data []byte) string {
 	if serverVerdict(data) == "" {
-		return ServerKept
+		return consumers.ServerKept
 	}
-	return ServerDropped
+	return consumers.ServerDropped
 }
 
 // serverCorpus is every payload the differential test runs: the fuzz seeds
@@ -104,7 +106,7 @@ func serverKeeps(data []byte) string {
 func serverCorpus(t *testing.T) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for i, s := range fuzzSeeds {
+	for i, s := range exposition.FuzzSeeds {
 		out[fmt.Sprintf("seed-%d", i)] = []byte(s)
 	}
 	for _, c := range consumerCases {
@@ -164,7 +166,7 @@ func TestServerAgreesWithPrometheus(t *testing.T) {
 }
 
 func FuzzServerAgreesWithPrometheus(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range exposition.FuzzSeeds {
 		f.Add([]byte(s))
 	}
 	for _, c := range consumerCases {
@@ -176,8 +178,8 @@ func FuzzServerAgreesWithPrometheus(f *testing.F) {
 func checkServerAgrees(t *testing.T, name string, data []byte) {
 	t.Helper()
 	want := serverVerdict(data)
-	got := PrometheusServer(data)
-	if (want == "") != (got.Verdict == ServerKept) {
+	got := consumers.PrometheusServer(data)
+	if (want == "") != (got.Verdict == consumers.ServerKept) {
 		t.Errorf("%s %q: the server (prometheus v0.316.0) says %q, PrometheusServer says %s (%s)",
 			name, data, want, got.Verdict, got.Reason)
 	}

@@ -43,7 +43,7 @@ func (CheckDoc) Kind() string { return "check" }
 func init() {
 	table := func(w io.Writer, st Style, d Doc) error {
 		c := d.(CheckDoc)
-		if err := checkOverview(w, st, c.Result); err != nil {
+		if err := CheckOverview(w, st, c.Result); err != nil {
 			return err
 		}
 		if st.width == 0 {
@@ -59,12 +59,12 @@ func init() {
 	Register("check", FormatProm, func(w io.Writer, _ Style, d Doc) error { return WriteProm(w, CheckProm(d.(CheckDoc).Result)) })
 }
 
-// checkOverview writes the overview of `check`: a title, then one row per
+// CheckOverview writes the overview of `check`: a title, then one row per
 // subject, the same rows in every human format. On a terminal a row wraps
 // at word boundaries under its value column (KeyValues): no count, state or
 // object is ever cut, and each kind of stream and each part of the space
 // has its own row so that the rows stay short.
-func checkOverview(w io.Writer, st Style, r *check.Result) error {
+func CheckOverview(w io.Writer, st Style, r *check.Result) error {
 	var b strings.Builder
 	for _, l := range Wrap(Sanitize(checkTitle(st, r)), st.width, "", "  ") {
 		b.WriteString(l + "\n")
@@ -418,8 +418,8 @@ func CheckProm(r *check.Result) []PromFamily {
 		byCode.Samples = append(byCode.Samples, lab(float64(counts[k]), "code", k[0], "severity", k[1]))
 	}
 	streams := g("dorisdiag_streams", "Table streams by kind (user, ivm) and state (the 7 stream states of apache/doris#69907).")
-	for _, kind := range sortedKeys(o.Streams.ByKind) {
-		for _, st := range sortedKeys(o.Streams.ByKind[kind]) {
+	for _, kind := range SortedKeys(o.Streams.ByKind) {
+		for _, st := range SortedKeys(o.Streams.ByKind[kind]) {
 			streams.Samples = append(streams.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", string(st)))
 		}
 	}
@@ -434,7 +434,7 @@ func CheckProm(r *check.Result) []PromFamily {
 		}
 	}
 	mvs := g("dorisdiag_mvs", "IVM MVs by freshness state.")
-	for _, st := range sortedKeys(o.MVs.ByState) {
+	for _, st := range SortedKeys(o.MVs.ByState) {
 		mvs.Samples = append(mvs.Samples, lab(float64(o.MVs.ByState[st]), "state", string(st)))
 	}
 	// An unknown delay stays unknown: no sample when no MV's delay is known
@@ -445,7 +445,7 @@ func CheckProm(r *check.Result) []PromFamily {
 		delay.Samples = append(delay.Samples, one(v.Seconds))
 	}
 	fb := g("dorisdiag_fallbacks_in_window", "IVM refresh fallbacks within the window, by reason.")
-	for _, reason := range sortedKeys(o.Tasks.FallbackReasons) {
+	for _, reason := range SortedKeys(o.Tasks.FallbackReasons) {
 		fb.Samples = append(fb.Samples, lab(float64(o.Tasks.FallbackReasons[reason]), "reason", strings.ToLower(reason)))
 	}
 	fams = append(fams, sev, byCode, streams, pend, head, mvs, delay, fb)
@@ -465,7 +465,7 @@ func ageOr0(v *check.ObjectValue) float64 {
 	return v.Seconds
 }
 
-func sortedKeys[K ~string, V any](m map[K]V) []K {
+func SortedKeys[K ~string, V any](m map[K]V) []K {
 	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -486,7 +486,7 @@ func stateCounts[K ~string](st Style, m map[K]int) string {
 			parts = append(parts, st.Severity(string(s), fmt.Sprintf("%s %d", s, n)))
 		}
 	}
-	for _, s := range sortedKeys(m) {
+	for _, s := range SortedKeys(m) {
 		if !seen[s] && m[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", s, m[s]))
 		}
@@ -495,7 +495,7 @@ func stateCounts[K ~string](st Style, m map[K]int) string {
 }
 
 func countsText(m map[string]int) string {
-	keys := sortedKeys(m)
+	keys := SortedKeys(m)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s%s×%d", k, glue, m[k])

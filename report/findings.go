@@ -24,15 +24,15 @@ func Findings(w io.Writer, st Style, fs []diag.Finding) error {
 		return err
 	}
 	if st.width > 0 {
-		return findingsFit(w, st, fs)
+		return FindingsFit(w, st, fs)
 	}
-	return findingsFull(w, st, fs)
+	return FindingsFull(w, st, fs)
 }
 
-// findingsFull writes every finding with its detail and next step; with a
+// FindingsFull writes every finding with its detail and next step; with a
 // width (mv explain --details) the summary and detail are wrapped to it (a
 // next step is never broken: it is pasted).
-func findingsFull(w io.Writer, st Style, fs []diag.Finding) error {
+func FindingsFull(w io.Writer, st Style, fs []diag.Finding) error {
 	if len(fs) == 0 {
 		_, err := fmt.Fprintln(w, st.Severity("ok", "No findings."))
 		return err
@@ -46,7 +46,7 @@ func findingsFull(w io.Writer, st Style, fs []diag.Finding) error {
 		sev := strings.ToUpper(f.Severity.String())
 		fmt.Fprintf(&b, "%s%s %s %s\n", pad, st.Severity(f.Severity.String(), fmt.Sprintf("%-8s", sev)), st.Bold(f.Code.String()), Sanitize(f.Object.String()))
 		ind := strings.Repeat(" ", len([]rune(pad))+9)
-		st.para(&b, ind, ind, f.Summary)
+		st.Para(&b, ind, ind, f.Summary)
 		if f.Detail != "" {
 			// One paragraph: a line break in it comes from a name, and is
 			// escaped like every other control character.
@@ -71,8 +71,8 @@ func findingsFull(w io.Writer, st Style, fs []diag.Finding) error {
 // JSON have it whole.
 const summaryLines = 2
 
-// findingsFit is Findings on a terminal of st.width columns.
-func findingsFit(w io.Writer, st Style, fs []diag.Finding) error {
+// FindingsFit is Findings on a terminal of st.width columns.
+func FindingsFit(w io.Writer, st Style, fs []diag.Finding) error {
 	width := st.width
 	var b strings.Builder
 	line := func(s string) { b.WriteString(strings.TrimRight(s, " ") + "\n") }

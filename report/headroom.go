@@ -57,13 +57,13 @@ func headroomSummary(plan *streams.HeadroomPlan) string {
 
 // headroomTable writes the what-if plan (the first cols columns).
 func headroomTable(w io.Writer, st Style, d HeadroomDoc, cols int) error {
-	st.para(w, "", "", strings.TrimSuffix(headroomSummary(d.HeadroomPlan), "\n"))
+	st.Para(w, "", "", strings.TrimSuffix(headroomSummary(d.HeadroomPlan), "\n"))
 	h, rows := headroomRows(st, d.HeadroomPlan, d.All)
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No partition with a TTL is at risk in that window.")
 		return err
 	}
-	h, rows = firstColumns(cols, h, rows)
+	h, rows = FirstColumns(cols, h, rows)
 	return st.Table(w, h, rows)
 }
 

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -12,11 +12,17 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
-	"github.com/dorisdiag/dorisdiag/diag/mv"
+	diagmv "github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/report/demo"
+	"github.com/dorisdiag/dorisdiag/report/explain"
+	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
+	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
+	tsoreport "github.com/dorisdiag/dorisdiag/report/tso"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -63,7 +69,7 @@ func hostileSnapshot(t *testing.T) *snapshot.Snapshot {
 const hostileMetrics = "# HELP doris_fe_x help \x1b[2Jtext \u202e\n# TYPE doris_fe_x gauge\ndoris_fe_x{table=\"a\x1b[8mb\u2067\"} 1\ndoris_fe_y{t=\"q\"q\"} 2\n"
 
 // hostileDocs builds one document of every kind from hostile input.
-func hostileDocs(t *testing.T) map[string]Doc {
+func hostileDocs(t *testing.T) map[string]report.Doc {
 	s := hostileSnapshot(t)
 	series := []*snapshot.Snapshot{s}
 	res := check.Run(series, check.Options{})
@@ -77,7 +83,7 @@ func hostileDocs(t *testing.T) map[string]Doc {
 	if worstStream == nil || m == nil || !strings.Contains(m.Name, "\x1b") {
 		t.Fatalf("the hostile scenario lost its hostile names (stream %v, mv %v)", worstStream, m)
 	}
-	var items []mv.ListItem
+	var items []diagmv.ListItem
 	for i := range res.MVs.MVs {
 		x := &res.MVs.MVs[i]
 		items = append(items, x.ListItem(res.MVs.FindingsFor(x.DB, x.Name)))
@@ -93,26 +99,26 @@ func hostileDocs(t *testing.T) map[string]Doc {
 		t.Fatal(err)
 	}
 	evil := "x\x1b[2J\u202e\ny"
-	return map[string]Doc{
-		"check":                 CheckDoc{Result: res},
-		"demo":                  DemoDoc{Check: res},
-		"streams":               StreamsDoc{Now: res.Now, Streams: res.Streams.Streams, Findings: res.Streams.Findings},
-		"stream":                StreamDoc{Now: res.Now, Stream: worstStream, Findings: res.Streams.FindingsFor(worstStream.DB, worstStream.Name)},
-		"mv_list":               MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings},
-		"mv_explain":            MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)},
-		"headroom":              HeadroomDoc{HeadroomPlan: streams.PlanHeadroom(series, streams.Options{}, res.Now.Add(20*time.Hour)), All: true},
-		"explain":               ExplainDoc{Codes: diag.Codes()},
-		"snapshot_summary":      SnapshotSummaryDoc{Summary: sources.Summarize(s)},
-		"tso_decode":            TSODecodeDoc{DecodeResult: tsotool.Decode([]string{"470819222323200000", evil}, time.UTC)},
-		"tso_headroom":          TSOHeadroomDoc{},
-		"tso_encode":            TSOEncodeDoc{Input: evil},
-		"tso_diff":              TSODiffDoc{},
-		"tso_lag":               TSOLagDoc{LagResult: tsotool.LagResult{Lag: evil, Note: evil}},
-		"metrics_lint":          NewMetricsLintDoc(ma.Payloads[0], 10),
-		"metrics_lint_snapshot": NewMetricsLintSnapshotDoc(metrics.Analyze(s, metrics.Options{IncludeStyle: true}), 10),
-		"metrics_scrape":        NewMetricsScrapeDoc(ma, []ScrapeFetch{{Reachable: true, Status: 200}}, "targets"),
-		"metrics_fix":           MetricsFixDoc{Source: evil, Fix: rep, Findings: ma.Findings},
-		"watch_error":           WatchErrorDoc{Error: evil},
+	return map[string]report.Doc{
+		"check":                 report.CheckDoc{Result: res},
+		"demo":                  demo.DemoDoc{Check: res},
+		"streams":               report.StreamsDoc{Now: res.Now, Streams: res.Streams.Streams, Findings: res.Streams.Findings},
+		"stream":                report.StreamDoc{Now: res.Now, Stream: worstStream, Findings: res.Streams.FindingsFor(worstStream.DB, worstStream.Name)},
+		"mv_list":               mvreport.MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings},
+		"mv_explain":            mvreport.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)},
+		"headroom":              report.HeadroomDoc{HeadroomPlan: streams.PlanHeadroom(series, streams.Options{}, res.Now.Add(20*time.Hour)), All: true},
+		"explain":               explain.ExplainDoc{Codes: diag.Codes()},
+		"snapshot_summary":      report.SnapshotSummaryDoc{Summary: sources.Summarize(s)},
+		"tso_decode":            tsoreport.TSODecodeDoc{DecodeResult: tsotool.Decode([]string{"470819222323200000", evil}, time.UTC)},
+		"tso_headroom":          tsoreport.TSOHeadroomDoc{},
+		"tso_encode":            tsoreport.TSOEncodeDoc{Input: evil},
+		"tso_diff":              tsoreport.TSODiffDoc{},
+		"tso_lag":               tsoreport.TSOLagDoc{LagResult: tsotool.LagResult{Lag: evil, Note: evil}},
+		"metrics_lint":          metricsreport.NewMetricsLintDoc(ma.Payloads[0], 10),
+		"metrics_lint_snapshot": metricsreport.NewMetricsLintSnapshotDoc(metrics.Analyze(s, metrics.Options{IncludeStyle: true}), 10),
+		"metrics_scrape":        metricsreport.NewMetricsScrapeDoc(ma, []metricsreport.ScrapeFetch{{Reachable: true, Status: 200}}, "targets"),
+		"metrics_fix":           metricsreport.MetricsFixDoc{Source: evil, Fix: rep, Findings: ma.Findings},
+		"watch_error":           report.WatchErrorDoc{Error: evil},
 	}
 }
 
@@ -124,21 +130,21 @@ var ownSGR = regexp.MustCompile("\x1b\\[(?:0|1|1;91|91|92|93|94|90|2)?m")
 
 func TestHostileTextIsInertInEveryHumanFormat(t *testing.T) {
 	docs := hostileDocs(t)
-	for kind := range renderers {
+	for kind := range report.Renderers {
 		doc, ok := docs[kind]
 		if !ok {
 			t.Errorf("kind %s has no hostile document in this test: add one", kind)
 			continue
 		}
-		for _, f := range []Format{FormatTable, FormatWide, FormatMarkdown} {
-			if _, ok := renderers[kind][f]; !ok {
+		for _, f := range []report.Format{report.FormatTable, report.FormatWide, report.FormatMarkdown} {
+			if _, ok := report.Renderers[kind][f]; !ok {
 				continue
 			}
 			for _, color := range []bool{false, true} {
 				for _, width := range []int{0, 80} {
 					var buf bytes.Buffer
-					st := NewStyle(&buf, color).WithWidth(width)
-					if err := Emit(&buf, st, f, doc); err != nil && !errors.Is(err, nil) {
+					st := report.NewStyle(&buf, color).WithWidth(width)
+					if err := report.Emit(&buf, st, f, doc); err != nil && !errors.Is(err, nil) {
 						t.Errorf("%s -o %s: %v", kind, f, err)
 					}
 					out := buf.String()
@@ -161,7 +167,7 @@ func TestHostileTextIsInertInEveryHumanFormat(t *testing.T) {
 func TestNewlineInNameKeepsTheRow(t *testing.T) {
 	docs := hostileDocs(t)
 	var buf bytes.Buffer
-	if err := Emit(&buf, Style{}, FormatWide, docs["streams"]); err != nil {
+	if err := report.Emit(&buf, report.Style{}, report.FormatWide, docs["streams"]); err != nil {
 		t.Fatal(err)
 	}
 	var row string
@@ -182,7 +188,7 @@ func TestNewlineInNameKeepsTheRow(t *testing.T) {
 func TestJSONKeepsHostileTextAsIs(t *testing.T) {
 	docs := hostileDocs(t)
 	var buf bytes.Buffer
-	if err := Emit(&buf, Style{}, FormatJSON, docs["streams"]); err != nil {
+	if err := report.Emit(&buf, report.Style{}, report.FormatJSON, docs["streams"]); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -216,7 +222,7 @@ func TestSanitize(t *testing.T) {
 		"ünïcødé 名前":     "ünïcødé 名前",
 		"forged\uE000x":  `forged\ue000x`,
 	} {
-		if got := Sanitize(in); got != want {
+		if got := report.Sanitize(in); got != want {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
 		}
 	}

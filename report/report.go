@@ -13,10 +13,11 @@
 //	Emit(w, st, format, doc)                         // what cmd calls, once per command (globalOptions.emit)
 //
 // A command builds its Doc (check.go CheckDoc, streams.go StreamsDoc and
-// StreamDoc, mv.go MVListDoc and MVExplainDoc, headroom.go HeadroomDoc,
-// explain.go ExplainDoc, snapshot.go SnapshotSummaryDoc, demo.go DemoDoc,
-// tso.go TSODecodeDoc, TSOEncodeDoc, TSODiffDoc, TSOLagDoc, TSOHeadroomDoc) and
-// hands it over. Adding a format is one file registering a renderer per kind
+// StreamDoc, headroom.go HeadroomDoc, snapshot.go SnapshotSummaryDoc; in the
+// sub-packages, one per kind apart: report/mv MVListDoc and MVExplainDoc,
+// report/explain ExplainDoc, report/demo DemoDoc, report/tso TSODecodeDoc,
+// TSOEncodeDoc, TSODiffDoc, TSOLagDoc, TSOHeadroomDoc, report/metrics the
+// metrics_* documents) and hands it over. Adding a format is one file registering a renderer per kind
 // it supports, plus goldens; adding a command's output is one Doc type and its
 // renderers. Markdown renderers ignore st (no colour in a CI comment).
 //
@@ -109,7 +110,7 @@ func ParseFormat(f string, supported ...Format) (Format, error) {
 func JSON(w io.Writer, kind string, v any) error {
 	// No HTML escaping: the SQL in a finding's next step holds <, > and &,
 	// and a program reading the JSON wants them as written.
-	body, err := marshalNoEscape(v)
+	body, err := MarshalNoEscape(v)
 	if err != nil {
 		return fmt.Errorf("encoding %s JSON: %w", kind, err)
 	}
@@ -132,8 +133,8 @@ func JSON(w io.Writer, kind string, v any) error {
 	return err
 }
 
-// marshalNoEscape marshals without HTML escaping (so "<" stays readable in SQL).
-func marshalNoEscape(v any) ([]byte, error) {
+// MarshalNoEscape marshals without HTML escaping (so "<" stays readable in SQL).
+func MarshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -111,7 +111,7 @@ var summaryHeaders = []string{"SOURCE", "PRESENT", "ROWS", "COLUMNS"}
 func renderSummaryTable(w io.Writer, st Style, d Doc) error {
 	sum := d.(SnapshotSummaryDoc)
 	for _, l := range sum.header() {
-		st.para(w, "", "  ", l)
+		st.Para(w, "", "  ", l)
 	}
 	fmt.Fprintln(w)
 	if err := st.Table(w, summaryHeaders, sum.tableRows()); err != nil {

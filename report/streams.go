@@ -137,7 +137,7 @@ func init() {
 	Register("streams", FormatWide, func(w io.Writer, st Style, d Doc) error { return streamsTable(w, st, d.(StreamsDoc), 0) })
 	Register("streams", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return streamsMarkdown(w, d.(StreamsDoc)) })
 	// streams show has one table; wide is accepted and prints it.
-	show := func(w io.Writer, st Style, d Doc) error { return streamShow(w, st, d.(StreamDoc)) }
+	show := func(w io.Writer, st Style, d Doc) error { return StreamShow(w, st, d.(StreamDoc)) }
 	Register("stream", FormatTable, show)
 	Register("stream", FormatWide, show)
 	Register("stream", FormatMarkdown, func(w io.Writer, _ Style, d Doc) error { return streamShowMarkdown(w, d.(StreamDoc)) })
@@ -182,8 +182,8 @@ func streamsRows(st Style, ss []streams.Stream) ([]string, [][]string) {
 	return h, rows
 }
 
-// firstColumns keeps the first n columns of a table (n <= 0: all of them).
-func firstColumns(n int, h []string, rows [][]string) ([]string, [][]string) {
+// FirstColumns keeps the first n columns of a table (n <= 0: all of them).
+func FirstColumns(n int, h []string, rows [][]string) ([]string, [][]string) {
 	if n <= 0 || n >= len(h) {
 		return h, rows
 	}
@@ -199,7 +199,7 @@ func firstColumns(n int, h []string, rows [][]string) ([]string, [][]string) {
 func streamsTable(w io.Writer, st Style, d StreamsDoc, cols int) error {
 	fmt.Fprintf(w, "Streams at cluster time %s (%d stream(s), %d snapshot(s))\n", d.Now.Format("2006-01-02T15:04:05Z"), len(d.Streams), d.Snapshots)
 	h, rows := streamsRows(st, d.Streams)
-	h, rows = firstColumns(cols, h, rows)
+	h, rows = FirstColumns(cols, h, rows)
 	if err := st.Table(w, h, rows); err != nil {
 		return err
 	}
@@ -260,9 +260,9 @@ func sevOr(s, def string) string {
 	return s
 }
 
-// streamShow writes `streams show`: identity, the partitions worst first,
+// StreamShow writes `streams show`: identity, the partitions worst first,
 // the verdict paragraph and the stream's findings.
-func streamShow(w io.Writer, st Style, d StreamDoc) error {
+func StreamShow(w io.Writer, st Style, d StreamDoc) error {
 	s, fs := d.Stream, d.Findings
 	// The name whole (cut in the middle only when wider than the terminal),
 	// what it is after it, or on the next line when both do not fit.
@@ -276,7 +276,7 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 	} else {
 		fmt.Fprintf(w, "%s  %s\n", st.Bold(name), rest)
 	}
-	st.para(w, "  ", "    ", fmt.Sprintf("id %d; %s", s.ID, s.StateReason))
+	st.Para(w, "  ", "    ", fmt.Sprintf("id %d; %s", s.ID, s.StateReason))
 	if s.BaseTableDropped {
 		fmt.Fprintln(w, "  base table: dropped (N/A)")
 	} else {
@@ -301,17 +301,17 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 		fmt.Fprintln(w)
 	}
 	if s.TTLNote != "" {
-		st.para(w, "  ", "    ", "TTL note: "+s.TTLNote)
+		st.Para(w, "  ", "    ", "TTL note: "+s.TTLNote)
 	}
 	if s.ReadModeNote != "" {
-		st.para(w, "  ", "    ", "read mode: "+s.ReadModeNote)
+		st.Para(w, "  ", "    ", "read mode: "+s.ReadModeNote)
 	}
 	if sv := s.Server; sv != nil {
-		st.para(w, "  ", "    ", fmt.Sprintf("server: state %s, can_resume %s, min headroom %s, max pending age %s %s, sampled %s ago",
+		st.Para(w, "  ", "    ", fmt.Sprintf("server: state %s, can_resume %s, min headroom %s, max pending age %s %s, sampled %s ago",
 			strOr(sv.MonitorState), boolCell(sv.CanResume), Secs(sv.MinRetentionHeadroomSeconds), Secs(sv.MaxPendingAgeSeconds), strOr(sv.PendingAgePrecision), Secs(sv.SampleAgeSeconds)))
 	}
 	if r := s.Rates; r != nil {
-		st.para(w, "  ", "    ", fmt.Sprintf("rates over %s: consumer %s, source %s; catch up in %s; TTL reaches the offset in %s",
+		st.Para(w, "  ", "    ", fmt.Sprintf("rates over %s: consumer %s, source %s; catch up in %s; TTL reaches the offset in %s",
 			Secs(&r.WindowSeconds), rate(r.ConsumerRate), rate(r.SourceRate), Secs(r.CatchUpETASeconds), Secs(r.TTLETASeconds)))
 	}
 	fmt.Fprintln(w)
@@ -322,7 +322,7 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, st.Bold("Verdict"))
 	for _, v := range s.Verdict {
-		st.para(w, "  ", "  ", v)
+		st.Para(w, "  ", "  ", v)
 	}
 	var notes []string
 	for _, p := range s.Partitions {
@@ -334,7 +334,7 @@ func streamShow(w io.Writer, st Style, d StreamDoc) error {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, st.Bold("Next read, per partition"))
 		for _, n := range notes {
-			st.para(w, "  ", "    ", n)
+			st.Para(w, "  ", "    ", n)
 		}
 	}
 	fmt.Fprintf(w, "\nFindings (%s):\n", CountBySeverity(fs))

@@ -39,6 +39,13 @@ func (s Style) WithWidth(n int) Style {
 	return s
 }
 
+// WithDrops is s with Table collecting the headers of the columns it leaves
+// out into *d instead of printing a note under each table.
+func (s Style) WithDrops(d *[]string) Style {
+	s.drops = d
+	return s
+}
+
 // Width is the number of columns output must fit; 0 means no limit.
 func (s Style) Width() int { return s.width }
 

@@ -368,9 +368,9 @@ func WrapMax(text string, width, maxLines int, first, indent string) []string {
 	return append(kept, p+TruncateEnd(rest, width-TextWidth(p)))
 }
 
-// para writes text as prose that fits st's width (Wrap), the first line
+// Para writes text as prose that fits st's width (Wrap), the first line
 // after first and the others after indent; the text is sanitized.
-func (st Style) para(w io.Writer, first, indent, text string) {
+func (st Style) Para(w io.Writer, first, indent, text string) {
 	for _, l := range Wrap(Sanitize(text), st.width, first, indent) {
 		_, _ = io.WriteString(w, strings.TrimRight(l, " ")+"\n")
 	}

@@ -98,9 +98,3 @@ func (d StreamsDoc) WithWatch(w *WatchRound) Doc { d.Watch = w; return d }
 
 // WithWatch implements Watched.
 func (d StreamDoc) WithWatch(w *WatchRound) Doc { d.Watch = w; return d }
-
-// WithWatch implements Watched.
-func (d MVListDoc) WithWatch(w *WatchRound) Doc { d.Watch = w; return d }
-
-// WithWatch implements Watched.
-func (d MVExplainDoc) WithWatch(w *WatchRound) Doc { d.Watch = w; return d }

@@ -11,6 +11,8 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
+	"github.com/dorisdiag/dorisdiag/report/demo"
+	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -77,7 +79,7 @@ func checkSnapshotPipeline(t *testing.T, data []byte) {
 			}
 		}
 		emitAll(report.CheckDoc{Result: res})
-		emitAll(report.DemoDoc{Check: res})
+		emitAll(demo.DemoDoc{Check: res})
 		emitAll(report.StreamsDoc{Now: res.Now, Streams: res.Streams.Streams, Findings: res.Streams.Findings})
 		for i := range res.Streams.Streams {
 			emitAll(report.StreamDoc{Now: res.Now, Stream: &res.Streams.Streams[i], Findings: res.Streams.Findings})
@@ -86,9 +88,9 @@ func checkSnapshotPipeline(t *testing.T, data []byte) {
 		for i := range res.MVs.MVs {
 			m := &res.MVs.MVs[i]
 			items = append(items, m.ListItem(res.MVs.Findings))
-			emitAll(report.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.Findings})
+			emitAll(mvreport.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.Findings})
 		}
-		emitAll(report.MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings})
+		emitAll(mvreport.MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings})
 		plan := streams.PlanHeadroom(series, streams.Options{}, s.Cluster.Now.Add(time.Hour))
 		emitAll(report.HeadroomDoc{HeadroomPlan: plan, All: true})
 		emitAll(report.SnapshotSummaryDoc{Summary: sources.Summarize(s)})

@@ -37,14 +37,14 @@ var leaves = []string{mod + "/tso", mod + "/exposition", mod + "/doris", mod + "
 
 // socketFree may not import (directly, or through another package of this
 // module) anything that opens a socket, runs a program or speaks SQL; every
-// package of diag/ too (socketFreeIn).
-var socketFree = append([]string{mod + "/diag", mod + "/report", mod + "/snapshot"}, leaves...)
+// package of diag/ and report/ too (socketFreeIn).
+var socketFree = append([]string{mod + "/diag", mod + "/report", mod + "/snapshot", mod + "/exposition/consumers"}, leaves...)
 
-// socketFreeIn is socketFree and every package of diag/ in pkgs.
+// socketFreeIn is socketFree and every package of diag/ and report/ in pkgs.
 func socketFreeIn(pkgs []pkg) []string {
 	out := append([]string(nil), socketFree...)
 	for _, p := range pkgs {
-		if underDir(p.ImportPath, "diag") && !has(out, p.ImportPath) {
+		if (underDir(p.ImportPath, "diag") || underDir(p.ImportPath, "report")) && !has(out, p.ImportPath) {
 			out = append(out, p.ImportPath)
 		}
 	}

@@ -1,0 +1,3 @@
+// Package exporter is `dorisdiag exporter`: its flags, handed to
+// exporter.Run.
+package exporter

@@ -1,0 +1,2 @@
+// Package streams is `dorisdiag streams` and `streams show`.
+package streams
