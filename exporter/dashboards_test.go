@@ -33,15 +33,22 @@ import (
 var (
 	promDS  = dashboard.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${datasource}")}
 	mysqlDS = dashboard.DataSourceRef{Type: cog.ToPtr("mysql"), Uid: cog.ToPtr("${doris}")}
-	sel     = `job=~"$job"`
+	// sel picks one cluster: every series carries cluster="NAME" (the
+	// exporter's --cluster, or the scrape config's label for the FE's own
+	// series); one job may hold many clusters (docs/exporter.md "Many
+	// clusters"), so the dashboards never template on job.
+	sel = `cluster=~"$cluster"`
 )
 
-func pq(expr, legend string) cog.Builder[variants.Dataquery] {
-	return prometheus.NewDataqueryBuilder().Expr(expr).LegendFormat(legend).Datasource(promDS)
+// pq is a Prometheus target; refId is stable (A, B, … in the panel), as
+// are the panels' ids: links, alerts and annotations keep pointing at them
+// across regenerations.
+func pq(refID, expr, legend string) cog.Builder[variants.Dataquery] {
+	return prometheus.NewDataqueryBuilder().RefId(refID).Expr(expr).LegendFormat(legend).Datasource(promDS)
 }
 
-func instant(expr string) cog.Builder[variants.Dataquery] {
-	return prometheus.NewDataqueryBuilder().Expr(expr).Instant().Format(prometheus.PromQueryFormatTable).Datasource(promDS)
+func instant(refID, expr string) cog.Builder[variants.Dataquery] {
+	return prometheus.NewDataqueryBuilder().RefId(refID).Expr(expr).Instant().Format(prometheus.PromQueryFormatTable).Datasource(promDS)
 }
 
 // sqlQuery is a raw SQL target of Grafana's MySQL data source (Doris speaks
@@ -58,8 +65,8 @@ func pos(x, y, w, h uint32) dashboard.GridPos { return dashboard.GridPos{X: x, Y
 func variablesProm(extra ...cog.Builder[dashboard.VariableModel]) []cog.Builder[dashboard.VariableModel] {
 	out := []cog.Builder[dashboard.VariableModel]{
 		dashboard.NewDatasourceVariableBuilder("datasource").Label("Prometheus").Type("prometheus"),
-		dashboard.NewQueryVariableBuilder("job").Label("Job (one cluster: its FEs, or its dorisdiag exporter)").
-			Query(dashboard.StringOrMap{String: cog.ToPtr("label_values(doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds, job)")}).
+		dashboard.NewQueryVariableBuilder("cluster").Label("Cluster").
+			Query(dashboard.StringOrMap{String: cog.ToPtr("label_values(doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds, cluster)")}).
 			Datasource(promDS).Refresh(dashboard.VariableRefreshOnTimeRangeChanged),
 	}
 	return append(out, extra...)
@@ -79,66 +86,72 @@ func overview() *dashboard.DashboardBuilder {
 		Tags([]string{"doris", "changelog", "ivm"}).Time("now-6h", "now").Refresh("1m").
 		Description("apache/doris#69907 §2 Dashboards, 1. Overview. Works with the Master FE's own series and with dorisdiag exporter's (docs/exporter.md).").
 		Variables(variablesProm(doris())).
-		WithPanel(bargauge.NewPanelBuilder().Title("MVs by state").GridPos(pos(0, 0, 6, 6)).
-			WithTarget(pq(`sum by (state) (doris_fe_ivm_mvs{`+sel+`})`, "{{state}}"))).
-		WithPanel(bargauge.NewPanelBuilder().Title("Streams by state").GridPos(pos(6, 0, 6, 6)).
-			WithTarget(pq(`sum by (kind, state) (doris_fe_changelog_streams{`+sel+`}) > 0`, "{{kind}} {{state}}"))).
-		WithPanel(stat.NewPanelBuilder().Title("Max delay").Unit("s").GridPos(pos(12, 0, 4, 6)).
-			WithTarget(pq(`max(doris_fe_ivm_mv_max_data_delay_seconds{`+sel+`})`, "delay"))).
-		WithPanel(stat.NewPanelBuilder().Title("Min headroom").Unit("s").GridPos(pos(16, 0, 4, 6)).
-			WithTarget(pq(`min by (kind) (doris_fe_changelog_stream_min_retention_headroom_seconds{`+sel+`})`, "{{kind}}"))).
-		WithPanel(stat.NewPanelBuilder().Title("Monitor age").Unit("s").GridPos(pos(20, 0, 4, 6)).
-			WithTarget(pq(`time() - max(doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds{`+sel+`})`, "age"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("MVs by data delay (buckets)").GridPos(pos(0, 6, 12, 8)).
-			WithTarget(pq(`sum by (le) (doris_fe_ivm_mvs_by_data_delay{`+sel+`})`, "≤ {{le}} s"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Max pending age by kind").Unit("s").GridPos(pos(12, 6, 12, 8)).
-			WithTarget(pq(`max by (kind) (doris_fe_changelog_stream_max_pending_age_seconds{`+sel+`})`, "{{kind}}"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Fallbacks by reason, 1h").GridPos(pos(0, 14, 8, 8)).
-			WithTarget(pq(`sum by (reason) (increase(doris_fe_ivm_fallbacks_total{`+sel+`}[1h])) > 0`, "{{reason}}"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Failures by reason, 1h").GridPos(pos(8, 14, 8, 8)).
-			WithTarget(pq(`sum by (reason) (increase(doris_fe_ivm_refresh_failures_total{`+sel+`}[1h])) > 0`, "{{reason}}"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Oldest queued, running").Unit("s").GridPos(pos(16, 14, 8, 8)).
-			WithTarget(pq(`max(doris_fe_ivm_task_oldest_pending_age_seconds{`+sel+`})`, "queued")).
-			WithTarget(pq(`max(doris_fe_ivm_task_oldest_running_age_seconds{`+sel+`})`, "running"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Changelog size").Unit("bytes").GridPos(pos(0, 22, 8, 8)).
-			WithTarget(pq(`max by (scope) (doris_fe_changelog_retained_bytes{`+sel+`})`, "{{scope}}"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Monitor health, quota").GridPos(pos(8, 22, 8, 8)).
-			WithTarget(pq(`max(doris_fe_changelog_ivm_monitor_sample_duration_seconds{`+sel+`})`, "round duration (s)")).
-			WithTarget(pq(`sum(increase(doris_fe_changelog_ivm_monitor_sample_failures_total{`+sel+`}[1h]))`, "failed rounds")).
-			WithTarget(pq(`sum by (type) (doris_fe_changelog_ivm_monitor_objects_not_exported{`+sel+`})`, "not exported: {{type}}"))).
-		WithPanel(table.NewPanelBuilder().Title("Not fresh (SQL)").GridPos(pos(16, 22, 8, 8)).
+		WithPanel(bargauge.NewPanelBuilder().Id(1).Title("MVs by state").GridPos(pos(0, 0, 6, 6)).
+			WithTarget(pq("A", `sum by (state) (doris_fe_ivm_mvs{`+sel+`})`, "{{state}}"))).
+		WithPanel(bargauge.NewPanelBuilder().Id(2).Title("Streams by state").GridPos(pos(6, 0, 6, 6)).
+			WithTarget(pq("A", `sum by (kind, state) (doris_fe_changelog_streams{`+sel+`}) > 0`, "{{kind}} {{state}}"))).
+		WithPanel(stat.NewPanelBuilder().Id(3).Title("Max delay").Unit("s").GridPos(pos(12, 0, 4, 6)).
+			WithTarget(pq("A", `max(doris_fe_ivm_mv_max_data_delay_seconds{`+sel+`})`, "delay"))).
+		WithPanel(stat.NewPanelBuilder().Id(4).Title("Min headroom").Unit("s").GridPos(pos(16, 0, 4, 6)).
+			WithTarget(pq("A", `min by (kind) (doris_fe_changelog_stream_min_retention_headroom_seconds{`+sel+`})`, "{{kind}}"))).
+		WithPanel(stat.NewPanelBuilder().Id(5).Title("Monitor age").Unit("s").GridPos(pos(20, 0, 4, 6)).
+			WithTarget(pq("A", `time() - max(doris_fe_changelog_ivm_monitor_last_sample_timestamp_seconds{`+sel+`})`, "age"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(6).Title("MVs by data delay (buckets)").GridPos(pos(0, 6, 12, 8)).
+			WithTarget(pq("A", `sum by (le) (doris_fe_ivm_mvs_by_data_delay{`+sel+`})`, "≤ {{le}} s"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(7).Title("Max pending age by kind").Unit("s").GridPos(pos(12, 6, 12, 8)).
+			WithTarget(pq("A", `max by (kind) (doris_fe_changelog_stream_max_pending_age_seconds{`+sel+`})`, "{{kind}}"))).
+		// The by-reason counters count the tasks that finish while they are
+		// watched; an MV's own count (the server's persisted FALLBACK_COUNT,
+		// CONSECUTIVE_FAILURES) shows what had already happened — on the
+		// incident, the repeated fallbacks and the failing MVs check reports.
+		WithPanel(timeseries.NewPanelBuilder().Id(8).Title("Fallbacks: by reason (1h), by MV").GridPos(pos(0, 14, 8, 8)).
+			WithTarget(pq("A", `sum by (reason) (increase(doris_fe_ivm_fallbacks_total{`+sel+`}[1h])) > 0`, "{{reason}} (1h)")).
+			WithTarget(pq("B", `doris_fe_ivm_mv_fallbacks_total{`+sel+`} > 0`, "{{db_name}}.{{mv_name}} (all)"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(9).Title("Failures: by reason (1h), in a row by MV").GridPos(pos(8, 14, 8, 8)).
+			WithTarget(pq("A", `sum by (reason) (increase(doris_fe_ivm_refresh_failures_total{`+sel+`}[1h])) > 0`, "{{reason}} (1h)")).
+			WithTarget(pq("B", `doris_fe_ivm_mv_consecutive_failures{`+sel+`} > 0`, "{{db_name}}.{{mv_name}} (in a row)"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(10).Title("Oldest queued, running").Unit("s").GridPos(pos(16, 14, 8, 8)).
+			WithTarget(pq("A", `max(doris_fe_ivm_task_oldest_pending_age_seconds{`+sel+`})`, "queued")).
+			WithTarget(pq("B", `max(doris_fe_ivm_task_oldest_running_age_seconds{`+sel+`})`, "running"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(11).Title("Changelog size").Unit("bytes").GridPos(pos(0, 22, 8, 8)).
+			WithTarget(pq("A", `max by (scope) (doris_fe_changelog_retained_bytes{`+sel+`})`, "{{scope}}"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(12).Title("Monitor health, quota").GridPos(pos(8, 22, 8, 8)).
+			WithTarget(pq("A", `max(doris_fe_changelog_ivm_monitor_sample_duration_seconds{`+sel+`})`, "round duration (s)")).
+			WithTarget(pq("B", `sum(increase(doris_fe_changelog_ivm_monitor_sample_failures_total{`+sel+`}[1h]))`, "failed rounds")).
+			WithTarget(pq("C", `sum by (type) (doris_fe_changelog_ivm_monitor_objects_not_exported{`+sel+`})`, "not exported: {{type}}"))).
+		WithPanel(table.NewPanelBuilder().Id(13).Title("Not fresh (SQL)").GridPos(pos(16, 22, 8, 8)).
 			Datasource(mysqlDS).WithTarget(sqlQuery{`SELECT DB_NAME, MV_NAME, FRESHNESS_STATE, DATA_DELAY_SECONDS, DELAY_PRECISION, LAGGING_REASON, CONSECUTIVE_FAILURES, LAST_FAILURE_REASON, SAMPLE_TIME
 FROM information_schema.ivm_mv_status
 WHERE FRESHNESS_STATE <> 'FRESH'
 ORDER BY DATA_DELAY_SECONDS DESC`})).
-		WithPanel(table.NewPanelBuilder().Title("MVs not fresh (per-object series, under the quota)").GridPos(pos(0, 30, 24, 8)).
-			WithTarget(instant(`doris_fe_ivm_mv_freshness_state{` + sel + `} > 0`)))
+		WithPanel(table.NewPanelBuilder().Id(14).Title("MVs not fresh (per-object series, under the quota)").GridPos(pos(0, 30, 24, 8)).
+			WithTarget(instant("A", `doris_fe_ivm_mv_freshness_state{`+sel+`} > 0`)))
 }
 
 func oneMV() *dashboard.DashboardBuilder {
-	m := `job=~"$job", db_name="$db", mv_name="$mv"`
+	m := sel + `, db_name="$db", mv_name="$mv"`
 	return dashboard.NewDashboardBuilder("Doris changelog consumers — One MV").Uid("doris-changelog-one-mv").
 		Tags([]string{"doris", "changelog", "ivm"}).Time("now-6h", "now").Refresh("1m").
 		Description("apache/doris#69907 §2 Dashboards, 2. One MV (MVs under the per-object quota).").
 		Variables(variablesProm(doris(),
-			labelVar("db", "Database", `label_values(doris_fe_ivm_mv_data_delay_seconds{job=~"$job"}, db_name)`),
-			labelVar("mv", "MV", `label_values(doris_fe_ivm_mv_data_delay_seconds{job=~"$job", db_name="$db"}, mv_name)`))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Data delay (-1: unknown)").Unit("s").GridPos(pos(0, 0, 12, 8)).
-			WithTarget(pq(`doris_fe_ivm_mv_data_delay_seconds{`+m+`}`, "delay"))).
-		WithPanel(statetimeline.NewPanelBuilder().Title("Freshness state (0 fresh … 4 unknown)").GridPos(pos(12, 0, 12, 8)).
-			WithTarget(pq(`doris_fe_ivm_mv_freshness_state{`+m+`}`, "state"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Consecutive failures").GridPos(pos(0, 8, 8, 8)).
-			WithTarget(pq(`doris_fe_ivm_mv_consecutive_failures{`+m+`}`, "failures"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Fallbacks (1h)").GridPos(pos(8, 8, 8, 8)).
-			WithTarget(pq(`increase(doris_fe_ivm_mv_fallbacks_total{`+m+`}[1h])`, "fallbacks"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Last refresh duration").Unit("s").GridPos(pos(16, 8, 8, 8)).
-			WithTarget(pq(`doris_fe_ivm_mv_last_refresh_duration_seconds{`+m+`}`, "duration"))).
-		WithPanel(table.NewPanelBuilder().Title("ivm_dependencies (SQL)").GridPos(pos(0, 16, 12, 10)).
+			labelVar("db", "Database", `label_values(doris_fe_ivm_mv_data_delay_seconds{`+sel+`}, db_name)`),
+			labelVar("mv", "MV", `label_values(doris_fe_ivm_mv_data_delay_seconds{`+sel+`, db_name="$db"}, mv_name)`))).
+		WithPanel(timeseries.NewPanelBuilder().Id(1).Title("Data delay (-1: unknown)").Unit("s").GridPos(pos(0, 0, 12, 8)).
+			WithTarget(pq("A", `doris_fe_ivm_mv_data_delay_seconds{`+m+`}`, "delay"))).
+		WithPanel(statetimeline.NewPanelBuilder().Id(2).Title("Freshness state (0 fresh … 4 unknown)").GridPos(pos(12, 0, 12, 8)).
+			WithTarget(pq("A", `doris_fe_ivm_mv_freshness_state{`+m+`}`, "state"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(3).Title("Consecutive failures").GridPos(pos(0, 8, 8, 8)).
+			WithTarget(pq("A", `doris_fe_ivm_mv_consecutive_failures{`+m+`}`, "failures"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(4).Title("Fallbacks (1h)").GridPos(pos(8, 8, 8, 8)).
+			WithTarget(pq("A", `increase(doris_fe_ivm_mv_fallbacks_total{`+m+`}[1h])`, "fallbacks"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(5).Title("Last refresh duration").Unit("s").GridPos(pos(16, 8, 8, 8)).
+			WithTarget(pq("A", `doris_fe_ivm_mv_last_refresh_duration_seconds{`+m+`}`, "duration"))).
+		WithPanel(table.NewPanelBuilder().Id(6).Title("ivm_dependencies (SQL)").GridPos(pos(0, 16, 12, 10)).
 			Datasource(mysqlDS).WithTarget(sqlQuery{`SELECT BASE_TABLE_DB, BASE_TABLE_NAME, IS_EXCLUDED_TRIGGER, DEPENDENCY_STATE, DELAY_SECONDS, LAGGING_PARTITIONS, WORST_PARTITION, STREAM_ID
 FROM information_schema.ivm_dependencies
 WHERE DB_NAME = '$db' AND MV_NAME = '$mv'
 ORDER BY DELAY_SECONDS DESC`})).
-		WithPanel(table.NewPanelBuilder().Title("recent tasks() (SQL)").GridPos(pos(12, 16, 12, 10)).
+		WithPanel(table.NewPanelBuilder().Id(7).Title("recent tasks() (SQL)").GridPos(pos(12, 16, 12, 10)).
 			Datasource(mysqlDS).WithTarget(sqlQuery{`SELECT TaskId, Status, RefreshMode, IvmRefreshMethod, IvmFallbackReason, DurationMs, ErrorMsg, LastQueryId
 FROM tasks("type" = "mv")
 WHERE MvDatabaseName = '$db' AND MvName = '$mv'
@@ -147,23 +160,23 @@ LIMIT 20`}))
 }
 
 func oneStream() *dashboard.DashboardBuilder {
-	s := `job=~"$job", db_name="$db", stream_name="$stream"`
+	s := sel + `, db_name="$db", stream_name="$stream"`
 	return dashboard.NewDashboardBuilder("Doris changelog consumers — One stream").Uid("doris-changelog-one-stream").
 		Tags([]string{"doris", "changelog", "stream"}).Time("now-6h", "now").Refresh("1m").
 		Description("apache/doris#69907 §2 Dashboards, 3. One stream (user streams under the per-object quota).").
 		Variables(variablesProm(doris(),
-			labelVar("db", "Database", `label_values(doris_fe_changelog_stream_state{job=~"$job"}, db_name)`),
-			labelVar("stream", "Stream", `label_values(doris_fe_changelog_stream_state{job=~"$job", db_name="$db"}, stream_name)`),
-			labelVar("stream_id", "Stream ID", `label_values(doris_fe_changelog_stream_state{job=~"$job", db_name="$db", stream_name="$stream"}, stream_id)`))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Pending age (-1: unknown)").Unit("s").GridPos(pos(0, 0, 12, 8)).
-			WithTarget(pq(`doris_fe_changelog_stream_pending_age_seconds{`+s+`}`, "pending age"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Retention headroom").Unit("s").GridPos(pos(12, 0, 12, 8)).
-			WithTarget(pq(`doris_fe_changelog_stream_retention_headroom_seconds{`+s+`}`, "headroom"))).
-		WithPanel(statetimeline.NewPanelBuilder().Title("State (0 caught_up … 6 disabled)").GridPos(pos(0, 8, 12, 8)).
-			WithTarget(pq(`doris_fe_changelog_stream_state{`+s+`}`, "state"))).
-		WithPanel(timeseries.NewPanelBuilder().Title("Gap events (10m)").GridPos(pos(12, 8, 12, 8)).
-			WithTarget(pq(`increase(doris_fe_changelog_stream_gap_events_total{`+s+`}[10m])`, "gaps"))).
-		WithPanel(table.NewPanelBuilder().Title("Worst partitions: table_stream_consumption (SQL)").GridPos(pos(0, 16, 24, 10)).
+			labelVar("db", "Database", `label_values(doris_fe_changelog_stream_state{`+sel+`}, db_name)`),
+			labelVar("stream", "Stream", `label_values(doris_fe_changelog_stream_state{`+sel+`, db_name="$db"}, stream_name)`),
+			labelVar("stream_id", "Stream ID", `label_values(doris_fe_changelog_stream_state{`+sel+`, db_name="$db", stream_name="$stream"}, stream_id)`))).
+		WithPanel(timeseries.NewPanelBuilder().Id(1).Title("Pending age (-1: unknown)").Unit("s").GridPos(pos(0, 0, 12, 8)).
+			WithTarget(pq("A", `doris_fe_changelog_stream_pending_age_seconds{`+s+`}`, "pending age"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(2).Title("Retention headroom").Unit("s").GridPos(pos(12, 0, 12, 8)).
+			WithTarget(pq("A", `doris_fe_changelog_stream_retention_headroom_seconds{`+s+`}`, "headroom"))).
+		WithPanel(statetimeline.NewPanelBuilder().Id(3).Title("State (0 caught_up … 6 disabled)").GridPos(pos(0, 8, 12, 8)).
+			WithTarget(pq("A", `doris_fe_changelog_stream_state{`+s+`}`, "state"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(4).Title("Gap events (10m)").GridPos(pos(12, 8, 12, 8)).
+			WithTarget(pq("A", `increase(doris_fe_changelog_stream_gap_events_total{`+s+`}[10m])`, "gaps"))).
+		WithPanel(table.NewPanelBuilder().Id(5).Title("Worst partitions: table_stream_consumption (SQL)").GridPos(pos(0, 16, 24, 10)).
 			Datasource(mysqlDS).WithTarget(sqlQuery{`SELECT UNIT, CONSUMED_TSO, SOURCE_END_TSO, PENDING_AGE_SECONDS, PENDING_AGE_PRECISION, CAN_RESUME, RETENTION_HEADROOM_SECONDS, LAST_GAP_TIME
 FROM information_schema.table_stream_consumption
 WHERE STREAM_ID = $stream_id

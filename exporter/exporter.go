@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -27,7 +26,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/dorisdiag/dorisdiag/diag/round"
@@ -69,6 +67,9 @@ type Options struct {
 	// Now is the wall clock (round duration, /readyz); nil = time.Now.
 	// Tests inject one; diag never sees it.
 	Now func() time.Time
+	// MaxLabelValueBytes caps every served label value; 0 =
+	// DefaultMaxLabelValueBytes (serve.go).
+	MaxLabelValueBytes int
 }
 
 // published is one immutable view of the exporter's state.
@@ -91,7 +92,8 @@ type Exporter struct {
 	state *round.State
 	cur   atomic.Pointer[published]
 	reg   *prometheus.Registry
-	mu    sync.Mutex // one round at a time
+	mu    sync.Mutex  // one round at a time
+	enc   encodeCache // the /metrics bodies of the published state (serve.go)
 	round int
 	said  bool
 }
@@ -149,8 +151,9 @@ func (e *Exporter) Round(ctx context.Context) error {
 	defer e.mu.Unlock()
 	e.round++
 	start := e.opt.Now()
-	rctx, cancel := context.WithTimeout(ctx, e.opt.RoundTimeout)
+	rctx, cancel := context.WithTimeoutCause(ctx, e.opt.RoundTimeout, roundTimeout(e.opt.RoundTimeout))
 	snap, err := e.opt.Source(rctx, e.round)
+	err = nameRoundTimeout(rctx, err)
 	cancel()
 	if err == nil && snap == nil {
 		err = errors.New("the source returned no snapshot")
@@ -174,7 +177,6 @@ func (e *Exporter) Round(ctx context.Context) error {
 	next.statements = float64(snap.Source.Queries)
 	next.lastError = ""
 	next.design = e.designFor(res)
-	e.cur.Store(&next)
 	// The round's snapshot and analysis (about 85 MB at the design's scale)
 	// are garbage now; what stays is the published result, the change points
 	// and the counters. Collecting here, while the live heap is smallest,
@@ -187,6 +189,11 @@ func (e *Exporter) Round(ctx context.Context) error {
 	if !e.opt.NoGCAfterRound {
 		runtime.GC()
 	}
+	// Published after the collection, and the body encoded in the formats
+	// scraped last round (serve.go): that allocation lands on the smallest
+	// heap, not on top of the round's garbage, and no scrape waits for it.
+	e.cur.Store(&next)
+	e.prewarm()
 	if !e.said {
 		e.said = true
 		if next.design {
@@ -259,11 +266,8 @@ func (e *Exporter) Ready() bool {
 // completed within two intervals) and a landing page.
 func (e *Exporter) Handler() (http.Handler, error) {
 	mux := http.NewServeMux()
-	mux.Handle(e.opt.TelemetryPath, promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok\n"))
-	})
+	mux.Handle(e.opt.TelemetryPath, e.metricsHandler())
+	mux.HandleFunc("/healthz", healthz)
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		if e.Ready() {
@@ -294,62 +298,4 @@ func (e *Exporter) Handler() (http.Handler, error) {
 		mux.Handle("/", lp)
 	}
 	return mux, nil
-}
-
-// Listen opens the listen addresses (--web.listen-address).
-func Listen(addrs []string) ([]net.Listener, error) {
-	var out []net.Listener
-	for _, a := range addrs {
-		l, err := net.Listen("tcp", a)
-		if err != nil {
-			for _, o := range out {
-				_ = o.Close()
-			}
-			return nil, fmt.Errorf("--web.listen-address %s: %w", a, err)
-		}
-		out = append(out, l)
-	}
-	return out, nil
-}
-
-// Serve runs the rounds and serves HTTP on the listeners (TLS and basic
-// auth from the exporter-toolkit web config file, when given) until ctx is
-// done, then shuts down gracefully.
-func (e *Exporter) Serve(ctx context.Context, listeners []net.Listener, webConfigFile string) error {
-	h, err := e.Handler()
-	if err != nil {
-		return err
-	}
-	if webConfigFile != "" {
-		if err := web.Validate(webConfigFile); err != nil {
-			return fmt.Errorf("--web.config.file: %w", err)
-		}
-	}
-	// The server's own complaints ("http: TLS handshake error …") go
-	// through the logger too, so every line is key=value (logfmt).
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(e.opt.Logger.Handler(), slog.LevelError)}
-	systemd := false
-	addrs := make([]string, len(listeners))
-	for i, l := range listeners {
-		addrs[i] = l.Addr().String()
-	}
-	flags := &web.FlagConfig{WebListenAddresses: &addrs, WebSystemdSocket: &systemd, WebConfigFile: &webConfigFile}
-	errc := make(chan error, 1)
-	go func() { errc <- web.ServeMultiple(listeners, srv, flags, e.opt.Logger) }()
-	runCtx, stopRounds := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); e.Run(runCtx) }()
-	select {
-	case <-ctx.Done():
-	case err = <-errc:
-	}
-	stopRounds()
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(shut)
-	<-done
-	if err == nil || errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
 }

@@ -93,7 +93,7 @@ func newDescs() *descs {
 // SeriesNames lists every family the exporter can serve (besides the Go and
 // process collectors' go_* and process_*), sorted.
 func SeriesNames() []string {
-	n := append([]string(nil), newDescs().names...)
+	n := append(append([]string(nil), newDescs().names...), ServingSeriesNames()...)
 	sort.Strings(n)
 	return n
 }

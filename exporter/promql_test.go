@@ -46,7 +46,7 @@ func knownSeries(t *testing.T) map[string]string {
 	return out
 }
 
-var grafanaVars = strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "$job", "doris", "$db", "demo",
+var grafanaVars = strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "$cluster", ".*", "$db", "demo",
 	"$mv", "mv_orders", "$stream_id", "61001", "$stream", "s_orders")
 
 type promExpr struct{ where, expr string }

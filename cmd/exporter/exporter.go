@@ -57,7 +57,9 @@ columns), it serves only the server-vs-client cross-check and its own
 dorisdiag_exporter_* series (--design-series auto). With --demo the
 scenario's cluster clock advances by one --interval per round.
 
-/healthz answers while the process runs; /readyz once a round completed
+/metrics is encoded once per round and format (Prometheus text, OpenMetrics,
+gzip). /healthz answers while the process runs, without authentication even
+when --web.config.file turns basic auth on; /readyz once a round completed
 within two intervals. SIGTERM or SIGINT stops it gracefully. docs/exporter.md
 lists every series, the flags, and how to run it under systemd and Kubernetes.`,
 		Example: `  dorisdiag exporter --demo incident --web.listen-address 127.0.0.1:10930
