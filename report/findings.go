@@ -103,45 +103,10 @@ func FindingsFit(w io.Writer, st Style, fs []diag.Finding) error {
 		}
 		if next := Sanitize(f.Next); f.Next != "" && len(diag.SplitNext(f.Next)) == 1 && (width <= 0 || TextWidth(ind+"next: "+next) <= width) {
 			line(ind + "next: " + next)
-		} else if f.Next != "" && f.Severity == diag.SeverityCritical {
-			// A critical finding always shows what to run (issue 25): its
-			// first statement, cut to the line when it must be, and how
-			// many more there are and where to see them whole.
-			line(ind + "next: " + shortNext(f.Next, width-TextWidth(ind+"next: "), st.wideHint))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// shortNext is a next step on one line of at most width columns: its first
-// statement (a comment line above it left out), cut at its end when it must
-// be, then "(+N more: HINT)" when it holds more statements or was cut.
-func shortNext(next string, width int, hint string) string {
-	var stmts []string
-	for _, s := range diag.SplitNext(next) {
-		if t := strings.TrimSpace(s); t != "" && !strings.HasPrefix(t, "-- ") {
-			stmts = append(stmts, Sanitize(t))
-		}
-	}
-	if len(stmts) == 0 {
-		return TruncateEnd(Sanitize(next), width)
-	}
-	first := stmts[0]
-	if hint == "" {
-		hint = "-o wide"
-	}
-	more := ""
-	if len(stmts) > 1 {
-		more = fmt.Sprintf(" (+%d more: %s)", len(stmts)-1, hint)
-	}
-	if width <= 0 || TextWidth(first+more) <= width {
-		return first + more
-	}
-	if more == "" {
-		more = " (whole: " + hint + ")"
-	}
-	return TruncateEnd(first, width-TextWidth(more)) + more
 }
 
 // FindingsMarkdown writes findings as a markdown table (for CI comments).
