@@ -96,8 +96,31 @@ var (
 )
 
 // EscapeLabelValue escapes a label value for the text exposition format.
-// It is not Go's %q: `\t` or `\u00e9` would be rejected by the parser.
-func EscapeLabelValue(s string) string { return labelEscaper.Replace(s) }
+// It is not Go's %q: `\t` or `\u00e9` would be rejected by the parser. A
+// control character other than a line feed (a tab, ESC, CR in a hostile
+// object name) has no escape in the format and would reach a terminal raw:
+// it is written as the visible text \xNN (its backslash escaped), so the
+// value stays inert and one line, as every human format writes such a name.
+func EscapeLabelValue(s string) string {
+	if strings.IndexFunc(s, isRawControl) < 0 {
+		return labelEscaper.Replace(s)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isRawControl(r) {
+			fmt.Fprintf(&b, `\\x%02X`, r)
+			continue
+		}
+		b.WriteString(labelEscaper.Replace(string(r)))
+	}
+	return b.String()
+}
+
+// isRawControl: a C0 or C1 control character or DEL, except the line feed
+// (escaped by the format itself).
+func isRawControl(r rune) bool {
+	return r != '\n' && (r < 0x20 || (r >= 0x7f && r < 0xa0))
+}
 
 // EscapeHelp escapes HELP text (a `"` needs no escape there).
 func EscapeHelp(s string) string { return helpEscaper.Replace(s) }
