@@ -334,7 +334,10 @@ func sourceNames(c *cobra.Command, f *cmdutil.Factory, pick func([]*snapshot.Sna
 	seen := map[string]bool{}
 	var out []string
 	for _, n := range pick(series) {
-		if n != "" && !seen[n] {
+		// A name with a control character (ESC, a line break, a bidi
+		// override) is left out: the shell would print it raw in its menu,
+		// and escaped it would name no object.
+		if n != "" && !seen[n] && report.Sanitize(n) == n {
 			seen[n] = true
 			out = append(out, n)
 		}

@@ -313,3 +313,13 @@ func TestDashFileIsStdout(t *testing.T) {
 		t.Errorf("--summary -f -: exit %d %q", code, stderr)
 	}
 }
+
+// Issue 25 Why 5: --web.config.file naming a FIFO is refused at once (it
+// blocked forever in open(2), deaf to SIGTERM), as snapshots are.
+func TestWebConfigFIFORefusedAtOnce(t *testing.T) {
+	fifo := mkfifo(t, t.TempDir())
+	_, stderr, code := runNoHang(t, fifo, "", "exporter", "--demo", "incident", "--web.listen-address", "127.0.0.1:0", "--web.config.file", fifo)
+	if code != cmdutil.ExitError || !strings.Contains(stderr, "--web.config.file: "+fifo+" is a FIFO") {
+		t.Errorf("exit %d, stderr %q: want 2 and the FIFO refusal", code, stderr)
+	}
+}

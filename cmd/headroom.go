@@ -79,6 +79,11 @@ func parseTTL(s string) (int64, error) {
 	}
 	// The retention math takes ttl*1000 ms (doris.md §2): a TTL it
 	// overflows was printed as "(-1s)" and silently judged nothing.
+	if n <= 0 {
+		// A TTL of 0 or less keeps nothing: "0 lost, 0 cannot resume, 0
+		// safe" answered a question nobody asked (issue 25).
+		return 0, fmt.Errorf("--ttl %q: want a TTL above zero (seconds, or a duration like 48h)", s)
+	}
 	if n > math.MaxInt64/1000 {
 		return 0, fmt.Errorf("--ttl %q: at most %d seconds", s, int64(math.MaxInt64/1000))
 	}

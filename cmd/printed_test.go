@@ -52,6 +52,7 @@ var hostileNames = map[string]string{
 	"orders":    "t'`$(touch p6)",
 	"payments":  "pay.ments",
 	"p20261130": "p$(touch p7)",
+	"p20261126": "p26\nDROP DATABASE x;\r-- ",
 	"customers": "c\nd",
 }
 

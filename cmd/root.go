@@ -59,6 +59,9 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 			return nil
 		},
 	}
+	// --version as every CLI has it (the same as `dorisdiag version`).
+	root.Version = readVersion().Version
+	root.SetVersionTemplate("dorisdiag {{.Version}}\n")
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
@@ -84,7 +87,7 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	pf.StringVar(&cfg.Conn.TLSCA, "tls-ca", "", "PEM file of the CA that signed the FE certificate (implies --tls); also verifies HTTPS to the FEs and BEs")
 	pf.StringVar(&cfg.Conn.HTTPScheme, "http-scheme", "", "http or https for the FE and BE HTTP ports (/metrics, /api/tso); default https with --tls or --tls-ca, else http")
 	pf.IntVar(&cfg.Conn.FEHTTPSPort, "fe-https-port", 0, "with HTTPS: every FE's HTTPS port, for FEs with the older enable_https (Doris https_port, default 8050, which SHOW FRONTENDS does not report); default: their HTTP port")
-	pf.BoolVar(&cfg.Conn.AllowHTTPCredentials, "allow-http-credentials", false, "with --tls: still answer a Basic challenge over plain http:// (the password then crosses the network in cleartext)")
+	pf.BoolVar(&cfg.Conn.AllowHTTPCredentials, "allow-http-credentials", false, "answer a Basic challenge over plain http:// from any host, and with --tls at all (the password then crosses the network in cleartext); without it only the nodes the cluster lists get it")
 	pf.StringArrayVar(&cfg.Snapshots, "snapshot", nil, "read a saved snapshot file instead of a live cluster (repeat for a series, oldest first; - reads stdin)")
 	pf.StringVar(&cfg.Demo, "demo", "", "use a bundled scenario instead of a live cluster: "+strings.Join(cmdutil.ScenarioNames(), ", "))
 	pf.Lookup("demo").NoOptDefVal = "incident"
@@ -114,7 +117,7 @@ func Main(args []string, ios *cmdutil.IOStreams) int {
 		if bad := unknownDemoValue(root, args); bad != "" && strings.Contains(err.Error(), strconv.Quote(bad)) {
 			err = fmt.Errorf("--demo: unknown scenario %q (bundled: %s)", bad, strings.Join(cmdutil.ScenarioNames(), ", "))
 		}
-		err = cmdutil.UsageError{Err: err}
+		err = cmdutil.UsageError{Err: withUsageHint(err, args)}
 	}
 	return cmdutil.ExitCodeFor(err, ios.Err, cmdutil.HelpPath(root, c))
 }
@@ -187,6 +190,32 @@ func isCobraUsageError(err error) bool {
 		}
 	}
 	return false
+}
+
+// withUsageHint adds to cobra's words what the user most likely meant
+// (issue 25, papercuts): a bare number after --watch, a negative number
+// read as a flag, -p for a password.
+func withUsageHint(err error, args []string) error {
+	msg := err.Error()
+	if bad, ok := strings.CutPrefix(msg, "unknown command "); ok {
+		word, _, _ := strings.Cut(bad, " for ")
+		if w, e := strconv.Unquote(word); e == nil {
+			for i := 1; i < len(args); i++ {
+				if args[i] == w && args[i-1] == "--watch" {
+					return fmt.Errorf("%w: --watch takes an interval with a unit (--watch %ss), or none for the default 15s", err, w)
+				}
+			}
+		}
+	}
+	if bad, ok := strings.CutPrefix(msg, "unknown shorthand flag: "); ok && len(bad) >= 3 {
+		switch c := bad[1]; {
+		case c >= '0' && c <= '9':
+			return fmt.Errorf("%w: a negative number is read as a flag; put -- before the values (dorisdiag tso decode -- -1)", err)
+		case c == 'p':
+			return fmt.Errorf("%w: there is no -p; the password is read from DORISDIAG_PASSWORD (or MYSQL_PWD), never from the command line", err)
+		}
+	}
+	return err
 }
 
 // Execute runs the process and exits with the contract's code.

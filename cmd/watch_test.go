@@ -157,6 +157,12 @@ func TestWatchFailedRoundNeverLies(t *testing.T) {
 		if strings.Contains(final, "# round 2 at cluster time") {
 			t.Errorf("old data is shown under a new round header:\n%s", final)
 		}
+		// Issue 25 Why 7: the banner is pinned — the screen also ends with
+		// it, so a long old output cannot scroll it out of sight.
+		if lines := strings.Split(strings.TrimRight(final, "\n"), "\n"); len(lines) < 2 ||
+			!strings.HasPrefix(lines[len(lines)-2], "# round 2 FAILED") || !strings.Contains(lines[len(lines)-1], "it is not current") {
+			t.Errorf("the last screen does not end with the failure banner:\n%s", final)
+		}
 	})
 	t.Run("json", func(t *testing.T) {
 		live, e := startEmulator(t, "healthy")

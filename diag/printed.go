@@ -16,9 +16,21 @@ import (
 // nothing else. SQL goes through doris.QuoteIdent / QuoteLiteral /
 // LikeEscape.
 
+// Command is the one way a printed shell command is written: dorisdiag and
+// its arguments, each quoted by shellquote. MVExplainCommand and
+// StreamShowCommand are Command with an object's name.
+func Command(args ...string) string {
+	return shellquote.Join(append([]string{"dorisdiag"}, args...)...)
+}
+
 // MVExplainCommand is the command that explains one MV.
 func MVExplainCommand(db, name string) string {
-	return shellquote.Join("dorisdiag", "mv", "explain", doris.FormatName(db, name))
+	return Command("mv", "explain", doris.FormatName(db, name))
+}
+
+// StreamShowCommand is the command that shows one stream.
+func StreamShowCommand(db, name string) string {
+	return Command("streams", "show", doris.FormatName(db, name))
 }
 
 // ShellComment makes s safe after a shell '#': a comment ends at a line

@@ -247,7 +247,73 @@ func CopyPartitionsOf(db, table string) string {
 
 // CompareMV compares an MV with its query, the query left to the person.
 func CompareMV(db, mv string) string {
-	return "(SELECT * FROM " + QuoteName(db, mv) + ") EXCEPT (<the MV's query>);"
+	return "(SELECT * FROM " + QuoteName(db, mv) + ") EXCEPT (<the query of the MV>);"
 }
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Comments. A "-- " comment ends at the end of its line, and quotes mean
+// nothing inside it: a line feed in a name written into a comment would put
+// the rest of the name on a line of its own, where a MySQL client runs it
+// (a name "x\nDROP DATABASE y;" became a statement). Every comment dorisdiag
+// prints after or above a statement is written here, its text escaped by
+// CommentText.
+
+// Comment is a comment line: "-- " and note, escaped.
+func Comment(note string) string { return "-- " + CommentText(note) }
+
+// Note is a statement followed by a comment on its line: stmt, two spaces,
+// Comment(note).
+func Note(stmt, note string) string { return stmt + "  " + Comment(note) }
+
+// CommentText escapes note for the inside of a "-- " comment: every control
+// character and every character a terminal or an editor takes as a line
+// break (U+0085, U+2028, U+2029) is written as a visible escape (\n, \r,
+// \t, \xNN, \uNNNN), so the comment is one line whatever the names in it
+// hold. A backslash stays as it is: it means nothing in a comment.
+func CommentText(note string) string {
+	clean := true
+	for _, r := range note {
+		if commentBreaks(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return note
+	}
+	var b strings.Builder
+	for _, r := range note {
+		if !commentBreaks(r) {
+			b.WriteRune(r)
+			continue
+		}
+		switch r {
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x100 {
+				b.WriteString(`\x` + strconv.FormatInt(int64(r)|0x100, 16)[1:])
+			} else {
+				b.WriteString(`\u` + strconv.FormatInt(int64(r)|0x10000, 16)[1:])
+			}
+		}
+	}
+	return b.String()
+}
+
+// commentBreaks: the characters CommentText escapes.
+func commentBreaks(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 || r == 0xfeff || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// CompareMVOver is the comment and the statement that compare an MV with its
+// query over one base partition (the partition name backquoted in the
+// comment, as a person types it).
+func CompareMVOver(db, mv, partition string) string {
+	return Comment("compare the MV with its query over base partition "+QuoteIdent(partition)+":") + "\n" + CompareMV(db, mv)
+}

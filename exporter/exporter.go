@@ -19,6 +19,7 @@ import (
 	"math"
 	"net/http"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -329,7 +330,10 @@ func (e *Exporter) Handler() (http.Handler, error) {
 			msg = fmt.Sprintf("not ready: %d rounds failed in a row", p.consecutiveFailures)
 		}
 		if p.lastError != "" {
-			msg += "; last error: " + p.lastError
+			// The error can hold the server's text: escaped (Go syntax,
+			// without the quotes) so an ESC, CR or bidi control is inert.
+			q := strconv.Quote(p.lastError)
+			msg += "; last error: " + q[1:len(q)-1]
 		}
 		_, _ = w.Write([]byte(msg + "\n"))
 	})

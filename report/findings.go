@@ -48,10 +48,10 @@ func FindingsFull(w io.Writer, st Style, fs []diag.Finding) error {
 		ind := strings.Repeat(" ", len([]rune(pad))+9)
 		st.Para(&b, ind, ind, f.Summary)
 		if f.Detail != "" {
-			for _, line := range strings.Split(f.Detail, "\n") {
-				for _, l := range Wrap(Sanitize(line), st.width, ind, ind) {
-					b.WriteString(st.Dim(l) + "\n")
-				}
+			// One paragraph: a line break in it comes from a name, and is
+			// escaped like every other control character.
+			for _, l := range Wrap(Sanitize(f.Detail), st.width, ind, ind) {
+				b.WriteString(st.Dim(l) + "\n")
 			}
 		}
 		if f.Next != "" {

@@ -285,7 +285,7 @@ func StreamShow(w io.Writer, st Style, d StreamDoc) error {
 	if s.BaseTableDropped {
 		fmt.Fprintln(w, "  base table: dropped (N/A)")
 	} else {
-		fmt.Fprintf(w, "  base table: %s.%s", s.BaseTableDB, s.BaseTableName)
+		fmt.Fprintf(w, "  base table: %s", Sanitize(s.BaseTableDB+"."+s.BaseTableName))
 		if s.KeyModel != "" {
 			fmt.Fprintf(w, " (%s)", s.KeyModel)
 		}
@@ -296,12 +296,12 @@ func StreamShow(w io.Writer, st Style, d StreamDoc) error {
 		if s.MVID != nil {
 			id = " (id " + strconv.FormatInt(*s.MVID, 10) + ")"
 		}
-		fmt.Fprintf(w, "  owner MV: %s%s\n", orDash(s.MVName), id)
+		fmt.Fprintf(w, "  owner MV: %s%s\n", Sanitize(orDash(s.MVName)), id)
 	}
 	if s.TTLSeconds != nil {
-		fmt.Fprintf(w, "  TTL: %s = %d (%s)", s.TTLProperty, *s.TTLSeconds, tso.FormatDuration(*s.TTLSeconds*1000))
+		fmt.Fprintf(w, "  TTL: %s = %d (%s)", Sanitize(s.TTLProperty), *s.TTLSeconds, tso.FormatDuration(*s.TTLSeconds*1000))
 		if s.TTLSource != "" {
-			fmt.Fprintf(w, ", from %s", s.TTLSource)
+			fmt.Fprintf(w, ", from %s", Sanitize(s.TTLSource))
 		}
 		fmt.Fprintln(w)
 	}
@@ -349,7 +349,7 @@ func StreamShow(w io.Writer, st Style, d StreamDoc) error {
 // streamShowMarkdown is `streams show -o markdown`.
 func streamShowMarkdown(w io.Writer, d StreamDoc) error {
 	s, fs := d.Stream, d.Findings
-	fmt.Fprintf(w, "### %s.%s (%s, %s, %s)\n\n", s.DB, s.Name, s.Kind, orDash(mode(s)), s.State)
+	fmt.Fprintf(w, "### %s (%s, %s, %s)\n\n", Sanitize(s.DB+"."+s.Name), s.Kind, orDash(mode(s)), s.State)
 	h, rows := PartitionRows(Style{}, s)
 	if err := Markdown(w, h, rows); err != nil {
 		return err

@@ -45,7 +45,9 @@ type AuthAsk func(body []byte) bool
 //   - A redirect to another scheme://host:port never carries credentials
 //     (the Authorization header and any URL user info are stripped).
 //   - With o.NoCleartextCredentials (--tls), a challenge from an http://
-//     origin is refused (*CleartextCredentialsError), never answered.
+//     origin is refused (*CleartextCredentialsError), never answered; so
+//     is one from an http:// origin not in o.PlainHTTPCredentialsTo (when
+//     set: the nodes the cluster lists).
 //   - Timeouts: the client's dialer bounds the connect, o.HeaderTimeout the
 //     wait for headers, o.RequestTimeout each attempt; the body is read up
 //     to o.MaxBytes (after gzip).
@@ -80,11 +82,12 @@ func getTo(ctx context.Context, client *http.Client, rawURL string, opts FetchOp
 	a, err := attempt(ctx, client, u, o, nil, sink)
 	if err == nil && o.Credentials != nil && originOf(a.final) == origin &&
 		(basicChallenge(a.status, a.header) || (ask != nil && a.status == http.StatusOK && ask(a.body))) {
-		if o.NoCleartextCredentials && strings.EqualFold(u.Scheme, "http") {
-			// TLS was asked for: the password never crosses the network
-			// in cleartext (docs/security.md "Credentials").
+		if plain := strings.EqualFold(u.Scheme, "http"); plain && (o.NoCleartextCredentials || (o.PlainHTTPCredentialsTo != nil && !o.PlainHTTPCredentialsTo[strings.ToLower(u.Host)])) {
+			// TLS was asked for, or the host is none the cluster lists:
+			// the password never crosses the network in cleartext to it
+			// (docs/security.md "Credentials").
 			p.FetchTime = time.Since(start)
-			return p, &CleartextCredentialsError{URL: u.String(), User: o.Credentials.User}
+			return p, &CleartextCredentialsError{URL: u.String(), User: o.Credentials.User, Unlisted: !o.NoCleartextCredentials}
 		}
 		a, err = attempt(ctx, client, u, o, o.Credentials, sink)
 		if err == nil {

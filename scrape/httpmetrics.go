@@ -118,6 +118,14 @@ type FetchOptions struct {
 	// a challenge over plain http:// is refused with a
 	// *CleartextCredentialsError, never answered.
 	NoCleartextCredentials bool
+	// PlainHTTPCredentialsTo, when not nil, are the only host:ports whose
+	// challenge over plain http:// is answered (without --tls and without
+	// --allow-http-credentials: the FE and BE nodes the cluster itself
+	// lists, and the --host FE; AttachMetrics and ListedNodes add them). A
+	// challenge from any other origin — a URL typed for metrics lint, a
+	// --targets entry — is refused with a *CleartextCredentialsError. nil:
+	// no such limit (the collector's own reads of the nodes it was given).
+	PlainHTTPCredentialsTo map[string]bool
 
 	// BodyBudget bounds the bytes of /metrics bodies ScrapeAll lints at
 	// once, over all targets (default DefaultBodyBudget): a body reserves
@@ -420,6 +428,27 @@ func TargetsFromSnapshot(s *snapshot.Snapshot) []Target {
 	return out
 }
 
+// ListedNodes is to (a copy) with the host:port of every FE and BE the
+// snapshot lists and of the extra targets (the --host FE) added; nil when
+// to is nil (no limit stays no limit).
+func ListedNodes(to map[string]bool, s *snapshot.Snapshot, extra ...Target) map[string]bool {
+	if to == nil {
+		return nil
+	}
+	out := make(map[string]bool, len(to))
+	for k := range to {
+		out[k] = true
+	}
+	var ts []Target
+	if s != nil {
+		ts = TargetsFromSnapshot(s)
+	}
+	for _, t := range append(ts, extra...) {
+		out[strings.ToLower(t.Host)] = true
+	}
+	return out
+}
+
 // ReservedName refuses, before any lookup, a host in the reserved .invalid
 // domain (RFC 2606, RFC 6761 §6.4: such names never resolve). The bundled
 // scenarios name their nodes so (fe1.demo.invalid), and asking a resolver
@@ -468,6 +497,7 @@ func Payloads(results []ScrapeResult, at time.Time) []snapshot.MetricsPayload {
 // Each fetch has its own timeouts; an unreachable node is a payload with an
 // error, never a hang.
 func AttachMetrics(ctx context.Context, s *snapshot.Snapshot, targets []Target, fallback Target, fo FetchOptions) []ScrapeResult {
+	fo.PlainHTTPCredentialsTo = ListedNodes(fo.PlainHTTPCredentialsTo, s, fallback)
 	if len(targets) == 0 {
 		targets = TargetsFromSnapshot(s)
 	}

@@ -68,9 +68,16 @@ func httpsConfig(c *tls.Config) *tls.Config {
 type CleartextCredentialsError struct {
 	URL  string
 	User string
+	// Unlisted: refused because the host is no node the cluster lists (not
+	// because of --tls).
+	Unlisted bool
 }
 
 func (e *CleartextCredentialsError) Error() string {
+	if e.Unlisted {
+		return fmt.Sprintf("GET %s: the host asks for the credentials of user %q over plain HTTP; not sent, since it is no FE or BE node the cluster lists "+
+			"and a password over plain HTTP can be read by anyone on the path (use an https:// URL, or send them anyway with --allow-http-credentials)", e.URL, e.User)
+	}
 	return fmt.Sprintf("GET %s: the node asks for the credentials of user %q over plain HTTP; not sent, since --tls was given "+
 		"(speak HTTPS to it with --http-scheme https, or send them in cleartext anyway with --allow-http-credentials)", e.URL, e.User)
 }

@@ -26,6 +26,13 @@ import (
 //   - when the secret occurs in a known non-secret (the user name, the host),
 //     the text is left as it is: those appear in messages legitimately, and
 //     a replaced one would tell which of them the password matches.
+//   - a secret made of letters only (a dictionary word: "Access", "denied")
+//     is replaced only where it stands whole between quotes ('Access',
+//     "Access", `Access`), the way a server echoes a value back: as a bare
+//     word it cannot be told from the message's own words, and replacing it
+//     there ("*** denied for user") would print the password's position in a
+//     sentence every reader knows (issue 25). The password never enters
+//     dorisdiag's own text, so a bare word in a message is the server's.
 
 // minRedactLen is the shortest secret redaction looks for.
 const minRedactLen = 4
@@ -76,6 +83,7 @@ func (s Secret) redactText(text string) string {
 			return text
 		}
 	}
+	word := lettersOnly(v)
 	first, _ := utf8.DecodeRuneInString(v)
 	last, _ := utf8.DecodeLastRuneInString(v)
 	var b strings.Builder
@@ -90,6 +98,10 @@ func (s Secret) redactText(text string) string {
 		// A secret that starts (ends) with a word character is whole only
 		// when no word character precedes (follows) it.
 		if isWord(first) && wordBefore(text[:i]) || isWord(last) && wordAfter(text[j:]) {
+			from = i + 1
+			continue
+		}
+		if word && !quoted(text, i, j) {
 			from = i + 1
 			continue
 		}
@@ -116,4 +128,23 @@ func wordBefore(s string) bool {
 func wordAfter(s string) bool {
 	r, n := utf8.DecodeRuneInString(s)
 	return n > 0 && isWord(r)
+}
+
+// lettersOnly: every character of s is a letter.
+func lettersOnly(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// quoted: text[i:j] stands between two equal quote characters.
+func quoted(text string, i, j int) bool {
+	if i == 0 || j >= len(text) {
+		return false
+	}
+	q := text[i-1]
+	return (q == '\'' || q == '"' || q == '`') && text[j] == q
 }

@@ -2,6 +2,7 @@ package scrape
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,45 @@ func TestRedactionCannotReveal(t *testing.T) {
 				t.Error("the redacted error lost its chain")
 			}
 		})
+	}
+}
+
+// TestRedactionOfDictionaryWords (issue 25 Why 6): with the password
+// "Access", "Access denied" printed as "*** denied" — the message every
+// reader knows gave the password away. A letters-only password is replaced
+// only where a server echoes a value (whole, between quotes); the messages
+// of MySQL, Doris and the network stay as they are for every word in them.
+func TestRedactionOfDictionaryWords(t *testing.T) {
+	messages := []string{
+		"Error 1045 (28000): Access denied for user 'diag'@'10.0.0.7' (using password: YES)",
+		"dial tcp 10.0.0.1:9030: connect: connection refused",
+		"GET http://fe1:8030/api/tso: HTTP 401 Unauthorized: Need auth information.",
+		"Error 1105 (HY000): errCode = 2, detailMessage = Unknown database 'shop'",
+		"read tcp: i/o timeout while reading the handshake",
+		"Error 1064 (42000): You have an error in your SQL syntax; check the manual",
+	}
+	for _, msg := range messages {
+		for _, w := range strings.FieldsFunc(msg, func(r rune) bool { return !isWord(r) }) {
+			if !lettersOnly(w) || len(w) < minRedactLen || w == "diag" {
+				continue
+			}
+			cfg := Config{Password: w, User: "diag", Host: "fe1"}
+			got := cfg.Secret().redactText(msg)
+			if strings.Trim(w, "'") == "shop" {
+				// a quoted echo of the value: replaced
+				if got == msg {
+					t.Errorf("password %q: the quoted echo is kept: %q", w, got)
+				}
+				continue
+			}
+			if got != msg {
+				t.Errorf("password %q: %q became %q", w, msg, got)
+			}
+		}
+	}
+	// A password with a digit or a sign is still replaced wherever it stands whole.
+	cfg := Config{Password: "Access1", User: "diag", Host: "fe1"}
+	if got := cfg.Secret().redactText("bad password Access1 given"); got != "bad password *** given" {
+		t.Errorf("got %q", got)
 	}
 }

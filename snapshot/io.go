@@ -619,10 +619,10 @@ func Write(w io.Writer, s *Snapshot) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&c); err != nil {
-		return fmt.Errorf("writing snapshot: %w", err)
-	}
-	return nil
+	// The error as it is (the write's, naming the file): the caller says
+	// what was being written, once (a doubled "writing snapshot:" was
+	// issue 25's).
+	return enc.Encode(&c)
 }
 
 // jsonErrAt adds the line and column (or the byte offset) to a JSON syntax

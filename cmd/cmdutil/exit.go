@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/cmd/watch"
+	"github.com/dorisdiag/dorisdiag/report"
 )
 
 // Exit codes, for every command (design.md "Users and their contracts").
@@ -54,7 +55,10 @@ func ExitCodeFor(err error, stderr io.Writer, helpCmd string) int {
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.ReplaceAll(msg, "\n", " ")
-	fmt.Fprintf(stderr, "dorisdiag: %s\n", msg)
+	// An error can hold the server's text (a MySQL error, an HTTP body):
+	// made inert like every untrusted string a person reads (an OSC 8 link,
+	// a screen clear, CR or a bidi control shows as an escape).
+	fmt.Fprintf(stderr, "dorisdiag: %s\n", report.Sanitize(msg))
 	if IsUsage(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", helpCmd)
 	}

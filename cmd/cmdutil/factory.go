@@ -227,6 +227,11 @@ func httpFetch(ios *IOStreams, cfg Config, fo scrape.FetchOptions) (scrape.Fetch
 		}
 	}
 	fo.NoCleartextCredentials = tlsOn && !conn.AllowHTTPCredentials
+	if !conn.AllowHTTPCredentials {
+		// Over plain HTTP, only the nodes the cluster lists (added by the
+		// caller that knows them) get the password.
+		fo.PlainHTTPCredentialsTo = map[string]bool{}
+	}
 	fo.FEHTTPSPort = conn.FEHTTPSPort
 	if tlsOn || fo.Scheme == "https" {
 		c, err := scrape.HTTPSConfig(conn.TLSCA)

@@ -92,6 +92,11 @@ func CheckGlobalUsage(c *cobra.Command, cfg *Config) error {
 		return UsageErrorf("--fail-on %q: want none, warning or critical (omit the flag for the command's default)", cfg.FailOn)
 	}
 	portFlag := c.Flags().Lookup("port")
+	if portFlag != nil && portFlag.Changed && cfg.Conn.Port == cfg.Conn.HTTPPort {
+		// The MySQL client would wait the whole --timeout for a handshake
+		// the HTTP server never sends.
+		return UsageErrorf("--port %d is the HTTP port (--http-port): --port is the FE's MySQL-protocol port (query_port, default 9030)", cfg.Conn.Port)
+	}
 	return cfg.Conn.SplitHostPort(portFlag != nil && portFlag.Changed)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/exporter"
+	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -92,6 +93,15 @@ lists every series, the flags, and how to run it under systemd and Kubernetes.`,
 
 // validate checks the flags before anything is opened.
 func (o *ExporterOptions) validate() error {
+	if o.WebConfigFile != "" {
+		// Opened as a snapshot is (fileio.OpenInput): a FIFO or a device is
+		// refused before exporter-toolkit's read could block on it.
+		f, _, err := fileio.OpenInput(o.WebConfigFile)
+		if err != nil {
+			return cmdutil.UsageErrorf("--web.config.file: %v", err)
+		}
+		_ = f.Close()
+	}
 	if o.Interval < time.Second {
 		return cmdutil.UsageErrorf("--interval must be at least 1s, got %s", o.Interval)
 	}
@@ -110,7 +120,7 @@ func (o *ExporterOptions) validate() error {
 		return cmdutil.UsageErrorf("--design-series must be auto, on or off, got %q", o.DesignSeries)
 	}
 	if err := o.level.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return cmdutil.UsageErrorf("--log.level: %v", err)
+		return cmdutil.UsageErrorf("--log.level %q: want debug, info, warn or error", o.LogLevel)
 	}
 	return nil
 }
@@ -143,11 +153,6 @@ func exporterRun(o *ExporterOptions) error {
 	e, err := exporter.New(opt)
 	if err != nil {
 		return err
-	}
-	if o.WebConfigFile != "" {
-		if _, err := os.Stat(o.WebConfigFile); err != nil {
-			return cmdutil.UsageErrorf("--web.config.file: %v", err)
-		}
 	}
 	ctx := o.Context
 	if ctx == nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -155,6 +157,13 @@ func metricsScrapeRun(o *MetricsScrapeOptions) error {
 		Concurrency: o.Concurrency, KeepBody: o.Save != ""})
 	if err != nil {
 		return err
+	}
+	if snap != nil {
+		// The nodes the cluster lists, and the --host FE, may get the
+		// password over plain HTTP; a --targets entry that is none of them
+		// may not (docs/security.md "Credentials").
+		fo.PlainHTTPCredentialsTo = scrape.ListedNodes(fo.PlainHTTPCredentialsTo, snap,
+			scrape.Target{Host: net.JoinHostPort(o.Config.Conn.Host, strconv.Itoa(o.Config.Conn.HTTPPort))})
 	}
 	results := scrape.ScrapeAll(context.Background(), scrape.NewClient(fo), targets, fo)
 	in := make([]metrics.Input, len(results))

@@ -22,6 +22,7 @@ type SnapshotOptions struct {
 	Summary     bool
 	TasksPerMV  int
 	WithMetrics bool
+	outputGiven bool // -o was given (the default table means JSON here; an explicit -o table is refused)
 }
 
 // NewCmdSnapshot builds `dorisdiag snapshot`.
@@ -44,8 +45,9 @@ never appears in the snapshot.`,
   dorisdiag snapshot --host 127.0.0.1 --port 9030 --summary
   dorisdiag snapshot --demo incident --summary -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(c *cobra.Command, _ []string) error {
 			opts.Common = f.Common()
+			opts.outputGiven = c.Flags().Changed("output")
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -73,7 +75,7 @@ func (opts *SnapshotOptions) validate() error {
 		if err := opts.CheckFormat("snapshot_summary"); err != nil {
 			return err
 		}
-	} else if opts.Config.Output != "table" && opts.Config.Output != "json" {
+	} else if opts.Config.Output != "json" && (opts.outputGiven || opts.Config.Output != "table") {
 		// The snapshot itself is always JSON; -o json is accepted for symmetry.
 		return cmdutil.UsageErrorf("snapshot writes JSON; -o %s is only valid with --summary", opts.Config.Output)
 	}
@@ -109,7 +111,10 @@ func snapshotRun(opts *SnapshotOptions) error {
 // 0600; a device, FIFO or directory is refused before anything is written).
 func writeSnapshot(w io.Writer, path string, s *snapshot.Snapshot) error {
 	if path == "" || path == "-" {
-		return snapshot.Write(w, s)
+		if err := snapshot.Write(w, s); err != nil {
+			return fmt.Errorf("writing snapshot: %w", err)
+		}
+		return nil
 	}
 	if err := fileio.WriteAtomic(path, func(f io.Writer) error { return snapshot.Write(f, s) }); err != nil {
 		return fmt.Errorf("writing snapshot: %w", err)

@@ -230,7 +230,7 @@ func loop(o Options, env Env, run Func) error {
 			}
 			last = fmt.Errorf("round %d: %w", round, err)
 			if o.Rounds == 0 || round < o.Rounds {
-				fmt.Fprintf(env.Err, "dorisdiag: %v\n", last)
+				fmt.Fprintf(env.Err, "dorisdiag: %s\n", report.Sanitize(last.Error())) // the server's text, inert
 			}
 			if err := writeRound(o, env, ndjson, round, nil, out, goodOut); err != nil {
 				return err
@@ -294,8 +294,9 @@ func oneLine(doc []byte, ndjson bool) ([]byte, error) {
 
 // writeRound writes one round: to -f FILE (replaced atomically), as NDJSON
 // lines, or as text under header (on a TTY after clearing the screen; a
-// failed round there shows stale, the last good round's output, below its
-// banner, which says how old it is).
+// failed round there shows stale, the last good round's output, between
+// two copies of its banner, which says how old it is: at the top, and at
+// the bottom where a long output cannot scroll it off).
 func writeRound(o Options, env Env, ndjson bool, round int, header, body, stale []byte) error {
 	if o.File != "" {
 		return writeFileAtomic(o.File, o.mode, body)
@@ -314,6 +315,12 @@ func writeRound(o Options, env Env, ndjson bool, round int, header, body, stale 
 	out.Write(body)
 	if env.IsTTY && len(stale) > 0 {
 		out.Write(stale)
+		// The old output can be longer than the screen and scroll the
+		// banner off the top: the banner is written again below it, so the
+		// last lines on the screen — what stays visible — say that the data
+		// is not current until a round succeeds (issue 25).
+		out.Write([]byte("\n"))
+		out.Write(body)
 	}
 	return nil
 }

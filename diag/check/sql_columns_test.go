@@ -111,7 +111,7 @@ func TestSuggestedSQLCheckerFindsInventedColumns(t *testing.T) {
 		{"SELECT TaskId, Bogus FROM tasks(\"type\" = \"mv\") WHERE MvName = 'x';", 1},
 		{"SELECT * FROM information_schema.no_such_table;", 1},
 		{"SELECT UNIT, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;", 0},
-		{"(SELECT * FROM `db`.`mv`) EXCEPT (<the MV's query>);", 0},
+		{"(SELECT * FROM `db`.`mv`) EXCEPT (<the query of the MV>);", 0},
 	} {
 		if got := sqlColumnProblems(tc.sql, &n); len(got) != tc.want {
 			t.Errorf("%s: %v, want %d problem(s)", tc.sql, got, tc.want)

@@ -98,5 +98,5 @@ func checkMVIVMBaselineBroken(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 			"and clears it only when such a refresh publishes; until then the incremental precheck falls back (\"Stream binlog is marked as broken\"). This is not an expired TTL.%s",
 			t.TaskID, status, what, errText),
 		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "task_status", status, "fallback_reason", baselineBrokenReason, "last_error", truncateText(strings.TrimSpace(t.ErrorMsg), 200)),
-		doris.RefreshMV(m.r.DB, m.r.Name, "COMPLETE")+"  -- at a quiet time; it clears the mark when it publishes")
+		doris.Note(doris.RefreshMV(m.r.DB, m.r.Name, "COMPLETE"), "at a quiet time; it clears the mark when it publishes"))
 }

@@ -159,7 +159,7 @@ var CodeRowsMayBeMissed = diag.Declare(diag.Declaration{
 		"duplicate-key base table; T11: read a base partition with no offset from the base table in an IVM refresh) read such partitions from the changelog " +
 		"and silently skip the expired rows: the refresh succeeds and later refreshes do not bring the rows back. " + streams.TTLBuildsDiffer,
 	Matters: "The MV, and base-table queries rewritten onto it, may return wrong results without any error.",
-	Confirm: "-- compare the MV with its query over the affected partition:\n(SELECT * FROM <db>.<mv>) EXCEPT (<the MV's query>);\n" +
+	Confirm: "-- compare the MV with its query over the affected partition:\n(SELECT * FROM <db>.<mv>) EXCEPT (<the query of the MV>);\n" +
 		"SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <internal stream id>;",
 	Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE restores the rows; upgrade to a build with both fixes (apache/doris#69907 T10 and T11).",
 	Related: []string{"STREAM_NO_OFFSET_ROWS_SKIPPED", "MV_NEXT_REFRESH_RECOMPUTES"},
@@ -174,7 +174,7 @@ func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		if d.Excluded || d.RowsMayBeMissed == "" {
 			continue
 		}
-		next := "-- compare the MV with its query over base partition " + d.RowsMissedUnit + ":\n" + doris.CompareMV(r.DB, r.Name)
+		next := doris.CompareMVOver(r.DB, r.Name, d.RowsMissedUnit)
 		if d.StreamID != nil {
 			next += "\n" + doris.SuggestStreamOffsets(*d.StreamID, a.caps.ConsumptionT2)
 		}
@@ -228,7 +228,7 @@ func checkMVExcludedDependencyOutdated(_ *mvAnalyzer, m *mvFacts) []diag.Finding
 	return m.one(CodeExcludedDependencyOutdated, summary,
 		"By design its changes trigger no refresh and stay out of the data delay; the MV does not reflect them"+ifText(d != "", " (up to "+d+")")+". Evidence: "+basis+".",
 		m.ev(evKey, evVal, "max_excluded_delay", d, "evidence", basis),
-		doris.RefreshMV(r.DB, r.Name, "AUTO")+"  -- only if the MV should reflect them now")
+		doris.Note(doris.RefreshMV(r.DB, r.Name, "AUTO"), "only if the MV should reflect them now"))
 }
 
 // excludedOutdatedBasis names what shows an excluded dependency outdated.

@@ -118,7 +118,7 @@ func checkMVTaskStuckRunning(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	return m.measured(t.AgeSeconds, m.one(CodeTaskStuckRunning, fmt.Sprintf("task %d has been running for %s (over %s)", t.TaskID, diag.DurationText(*t.AgeSeconds), diag.DurationText(a.opt.MaxRunning.Seconds())),
 		"tasks() Status RUNNING since "+mvTimeText(t.StartTimeMs)+"; query "+mvOrNone(t.LastQueryID)+".",
 		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "running_seconds", fmtFloat(*t.AgeSeconds), "last_query_id", t.LastQueryID),
-		doris.ShowQueryProfile(t.LastQueryID)+"  -- then, if stuck: "+doris.CancelMVTask(t.TaskID, m.r.DB, m.r.Name)))
+		doris.Note(doris.ShowQueryProfile(t.LastQueryID), "then, if stuck: "+doris.CancelMVTask(t.TaskID, m.r.DB, m.r.Name))))
 }
 
 // CodeTaskQueuedLong: A refresh task has waited in the queue longer than --max-queued
@@ -241,7 +241,7 @@ func checkMVNextRefreshRecomputes(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		fmt.Sprintf("Retention headroom %s on partition %s of %s: the next refresh after a write to it cannot apply a delta and rebuilds the MV.",
 			diag.DurationText(*d.HeadroomSeconds), mvOrNone(part), d.StreamName),
 		m.ev("base_table", d.BaseTableDB+"."+d.BaseTableName, "stream", d.StreamName, "partition", part, "headroom_seconds", fmtFloat(*d.HeadroomSeconds)),
-		streamNext(d, a.caps.ConsumptionT2)+"\n"+doris.RefreshMV(m.r.DB, m.r.Name, "AUTO")+"  -- recompute now, at a time you choose"))
+		streamNext(d, a.caps.ConsumptionT2)+"\n"+doris.Note(doris.RefreshMV(m.r.DB, m.r.Name, "AUTO"), "recompute now, at a time you choose")))
 }
 
 // CodeFallbacksRepeated: Incremental refresh keeps falling back to a rebuild

@@ -3,7 +3,8 @@ package mv
 import (
 	"fmt"
 	"strconv"
-	"strings"
+
+	"github.com/dorisdiag/dorisdiag/doris"
 
 	"github.com/dorisdiag/dorisdiag/diag"
 )
@@ -30,7 +31,7 @@ var CodeIncrWindowNotReady = diag.Declare(diag.Declaration{
 
 // checkMVIncrWindowNotReady: the refreshes are still failing and the latest
 // failure is 5100 or 5101.
-func checkMVIncrWindowNotReady(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
+func checkMVIncrWindowNotReady(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	lf := m.h.LastFailure
 	if !m.stillFailing || lf == nil || !lf.Retryable {
 		return nil
@@ -38,5 +39,5 @@ func checkMVIncrWindowNotReady(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	return m.one(CodeIncrWindowNotReady, fmt.Sprintf("refresh task %d failed with %s: retryable, the same window is read again", lf.TaskID, lf.FailureReason),
 		"Cause: "+lf.RetryCause+". A retryable error: the next refresh reads the same window again; it loses nothing unless the window is shortened or taken as empty.",
 		m.ev("task_id", strconv.FormatInt(lf.TaskID, 10), "failure_reason", lf.FailureReason, "retryable", "true", "last_error", truncateText(lf.ErrorMsg, 200)),
-		"-- nothing while it is transient; if it repeats:\nSELECT TaskId, Status, ErrorMsg FROM tasks(\"type\" = \"mv\") WHERE MvDatabaseName = '"+strings.ReplaceAll(m.r.DB, "'", "''")+"' AND MvName = '"+strings.ReplaceAll(m.r.Name, "'", "''")+"' ORDER BY CreateTime DESC LIMIT 10;")
+		doris.Comment("nothing while it is transient; if it repeats:")+"\n"+doris.SuggestMVTasks(m.r.DB, m.r.Name, a.caps.IvmRefreshMethod))
 }

@@ -47,7 +47,7 @@ func checkMVSchemaChange(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 		return nil
 	}
 	detail := strings.TrimSpace(r.SchemaChangeDetail)
-	next := doris.RefreshMV(r.DB, r.Name, "COMPLETE") + "  -- at a quiet time: a successful refresh sets State NORMAL"
+	next := doris.Note(doris.RefreshMV(r.DB, r.Name, "COMPLETE"), "at a quiet time: a successful refresh sets State NORMAL")
 	what := "Its next successful refresh sets State NORMAL"
 	if r.Refresh.IsIncremental() {
 		what += " and recomputes the MV (an IVM baseline rebuild), not a delta"
@@ -58,7 +58,7 @@ func checkMVSchemaChange(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 		ev["base_table"] = mt[2] + "." + mt[1]
 		if strings.Contains(strings.ToLower(detail), "has been deleted") {
 			what = "The base table is dropped: every refresh fails until it is back. RECOVER TABLE restores it while it is in the recycle bin; then a successful refresh sets State NORMAL."
-			next = doris.RecoverTable(mt[2], mt[1]) + ";  -- while it is in the recycle bin; then " + doris.RefreshMV(r.DB, r.Name, "COMPLETE")
+			next = doris.Note(doris.RecoverTable(mt[2], mt[1])+";", "while it is in the recycle bin; then "+doris.RefreshMV(r.DB, r.Name, "COMPLETE"))
 		}
 	}
 	summary := "invalidated by a base-table change (State SCHEMA_CHANGE)"

@@ -169,3 +169,20 @@ func TestFirstBaselineIsNotAFallback(t *testing.T) {
 		t.Errorf("fallbacks in window = %d, want 1", h.FallbacksInWindow)
 	}
 }
+
+// TestTrendIgnoresFailures (issue 25): every refresh failed, each sooner
+// than the last; mv explain said "duration trend falling".
+func TestTrendIgnoresFailures(t *testing.T) {
+	fb := diagtest.RefreshOf("REFRESH INCREMENTAL FALLBACK ON COMMIT")
+	var tasks []snapshot.Task
+	for i := 0; i < 8; i++ {
+		tk := mvTask(int64(i+1), "FAILED", time.Duration(100-i*10)*time.Minute)
+		d := int64(8000 - i*1000)
+		tk.DurationMs = &d
+		tasks = append(tasks, tk)
+	}
+	h := refresh.AnalyzeHistory(diagtest.NormTasks(tasks), fb, diagtest.Now, refresh.HistoryOptions{})
+	if h.DurationTrend.Direction != "unknown" || h.DurationTrend.Samples != 0 {
+		t.Errorf("trend %+v over failures only, want unknown", h.DurationTrend)
+	}
+}

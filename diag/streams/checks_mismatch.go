@@ -80,7 +80,7 @@ func (s *streamFacts) mismatch(o diag.Object, d diffs) []diag.Finding {
 		Summary:  fmt.Sprintf("server and client disagree on %s of %s", strings.Join(fieldNames(d.lines), ", "), where),
 		Detail:   strings.Join(d.lines, "; ") + fmt.Sprintf(". Tolerance: one sampling interval (%s) plus the age of the server's round; 5s for a headroom, which both compute at query time.", MonitorInterval),
 		Evidence: d.ev,
-		Next:     doris.SuggestStreamConsumptionRows(s.sr.ID) + "  -- and dorisdiag tso decode <CURRENT_TSO>"}}
+		Next:     doris.Note(doris.SuggestStreamConsumptionRows(s.sr.ID), "and dorisdiag tso decode <CURRENT_TSO>")}}
 }
 
 // partitionDiffs compares one partition's server columns with the client.

@@ -133,7 +133,7 @@ func checkStreamIdleOutOfRetention(_ *streamAnalyzer, s *streamFacts) []diag.Fin
 	return measured(w.HeadroomSeconds, s.finding(CodeIdleOutOfRetention, fmt.Sprintf("idle stream out of retention: nothing pending, but %d offset(s) left the retention %s ago", len(s.idle), fmtSecs(negate(w.HeadroomSeconds))),
 		fmt.Sprintf("The stream is caught up on %s, but nobody wrote the partition for longer than the TTL, so its offset is below the retention floor: nothing is lost yet, but a MIN_DELTA read is rejected and the design reports the stream cannot_resume (user streams get no keep-alive TSO).", w.Unit),
 		s.ev("partitions", strconv.Itoa(len(s.idle)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
-		doris.ResetStream(s.sr.DB, s.sr.Name)+";  -- nothing is pending, so resetting the offset to now loses nothing"))
+		doris.Note(doris.ResetStream(s.sr.DB, s.sr.Name)+";", "nothing is pending, so resetting the offset to now loses nothing")))
 }
 
 // CodeHeadroomLow: The TTL will reach a stream's offset soon
@@ -175,7 +175,7 @@ func checkStreamHeadroomLow(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 	return measured(w.HeadroomSeconds, s.finding(CodeHeadroomLow, fmt.Sprintf("headroom %s on %s (< %s): in that time %s", fmtSecs(w.HeadroomSeconds), w.Unit, tso.FormatDuration(a.opt.MinHeadroom.Milliseconds()), what),
 		fmt.Sprintf("%d partition(s) have less than --min-headroom left before the TTL expires the next change they need.", len(low)),
 		s.ev("partitions", strconv.Itoa(len(low)), "worst_partition", w.Unit, "headroom_seconds", fmtF(w.HeadroomSeconds), "ttl_seconds", s.ttl),
-		"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+sr.BaseTableDB+"."+sr.BaseTableName+"."))
+		"Consume the stream now (run its consuming job), or raise "+sr.TTLProperty+" on "+doris.FormatName(sr.BaseTableDB, sr.BaseTableName)+"."))
 }
 
 // CodePendingAgeHigh: A change has waited too long in a user stream

@@ -69,7 +69,7 @@ func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []diag.Findi
 		// The earlier shape: no column names the table.
 		return s.finding(CodeBaseTableDropped, "the stream's base table is dropped (BASE_TABLE_* columns read N/A)",
 			"The stream cannot be read; table_streams no longer names the table, so which table to recover is not known (SHOW CATALOG RECYCLE BIN lists dropped tables).", ev,
-			doris.DropStream(sr.DB, sr.Name)+";  -- after checking no job still reads it; or RECOVER TABLE the base table if it is still in the recycle bin")
+			doris.Note(doris.DropStream(sr.DB, sr.Name)+";", "after checking no job still reads it; or RECOVER TABLE the base table if it is still in the recycle bin"))
 	}
 	tbl := doris.FormatName(sr.BaseTableDB, sr.BaseTableName)
 	ev["base_table"] = sr.BaseTableDB + "." + sr.BaseTableName
@@ -79,7 +79,7 @@ func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []diag.Findi
 	}
 	return s.finding(CodeBaseTableDropped, "base table "+tbl+" is dropped: RECOVER TABLE while it is in the recycle bin",
 		"table_streams keeps the table's name and writes N/A in BASE_TABLE_TYPE: the table was dropped. RECOVER TABLE restores it while it is in the recycle bin, and the stream reads again from its offsets; after DROP TABLE ... FORCE it cannot be recovered."+symptoms, ev,
-		doris.RecoverTable(sr.BaseTableDB, sr.BaseTableName)+";  -- while it is in the recycle bin; if it was dropped with FORCE: "+doris.DropStream(sr.DB, sr.Name)+" FORCE")
+		doris.Note(doris.RecoverTable(sr.BaseTableDB, sr.BaseTableName)+";", "while it is in the recycle bin; if it was dropped with FORCE: "+doris.DropStream(sr.DB, sr.Name)+" FORCE"))
 }
 
 // CodeStale: The stream is stale (IS_STALE)

@@ -50,5 +50,5 @@ func (a *streamAnalyzer) clusterFindings(res *Result) []diag.Finding {
 		Summary:  fmt.Sprintf("the FE monitor's stream values are stale: %d stream(s) sampled more than %s ago, %d with no sample", stale, tso.FormatDuration(int64(limit*1000)), null),
 		Detail:   fmt.Sprintf("table_streams has the monitoring columns of apache/doris#69907 but MONITOR_SAMPLE_TIME is older than two sampling intervals (oldest %s) or NULL: the server's MONITOR_STATE, CAN_RESUME and headroom may be out of date. dorisdiag's own computation does not depend on it.", fmtSecs(f64(oldest))),
 		Evidence: map[string]string{"stale_streams": strconv.Itoa(stale), "null_sample_streams": strconv.Itoa(null), "oldest_sample_age_seconds": strconv.FormatFloat(oldest, 'f', 0, 64)},
-		Next:     doris.SuggestMonitorSampleTime() + "  -- and check enable_changelog_ivm_monitor on the Master FE"}}
+		Next:     doris.Note(doris.SuggestMonitorSampleTime(), "and check enable_changelog_ivm_monitor on the Master FE")}}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/doris"
-	"github.com/dorisdiag/dorisdiag/shellquote"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -127,9 +126,9 @@ func firstNote(sr *Stream, read string) string {
 // statement, never inside a shell comment, where a line break in a name
 // would end the comment) the COMPLETE refresh.
 func ivmRecomputeNext(sr *Stream) string {
-	refresh := doris.RefreshMV(sr.DB, mvNameOr(sr), "COMPLETE") + "  -- if mv explain confirms"
+	refresh := doris.Note(doris.RefreshMV(sr.DB, mvNameOr(sr), "COMPLETE"), "if mv explain confirms")
 	if sr.MVName == "" {
-		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name)) + "\n" + refresh
+		return diag.StreamShowCommand(sr.DB, sr.Name) + "\n" + refresh
 	}
 	return diag.MVExplainCommand(sr.DB, sr.MVName) + "\n" + refresh
 }
@@ -138,7 +137,7 @@ func ivmRecomputeNext(sr *Stream) string {
 // the MV is not known by name.
 func mvExplainOr(sr *Stream) string {
 	if sr.MVName == "" {
-		return "dorisdiag streams show " + shellquote.Quote(doris.FormatName(sr.DB, sr.Name))
+		return diag.StreamShowCommand(sr.DB, sr.Name)
 	}
 	return diag.MVExplainCommand(sr.DB, sr.MVName)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/report/mv"
 	"io"
 
+	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
 )
 
@@ -43,14 +44,14 @@ func demoTable(w io.Writer, st report.Style, d report.Doc) error {
 		return err
 	}
 	if m := res.WorstMV(); m != nil {
-		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── dorisdiag mv explain "+m.DB+"."+m.Name+" ──"))
+		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── "+report.Sanitize(diag.MVExplainCommand(m.DB, m.Name))+" ──"))
 		doc := mv.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)}
 		if err := mv.MVExplain(w, st, doc, mv.TextBlocks(st), true); err != nil {
 			return err
 		}
 	}
 	if s := res.WorstStream(); s != nil {
-		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── dorisdiag streams show "+s.DB+"."+s.Name+" ──"))
+		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── "+report.Sanitize(diag.StreamShowCommand(s.DB, s.Name))+" ──"))
 		if err := report.StreamShow(w, st, report.StreamDoc{Stream: s, Findings: res.Streams.FindingsFor(s.DB, s.Name)}); err != nil {
 			return err
 		}

@@ -105,8 +105,14 @@ func mvList(w io.Writer, st report.Style, d MVListDoc, cols int, grid func(io.Wr
 	if !d.Capabilities.IvmMVStatus {
 		st.Para(w, "", "", "This build has no information_schema.ivm_mv_status: delays are client bounds, rebuild_required and PUBLISHING cannot be seen.")
 	}
-	if len(d.MVs) > 0 {
-		fmt.Fprintf(w, "Explain one: dorisdiag mv explain %s.%s\n", d.MVs[0].DB, d.MVs[0].Name)
+	// An example to paste: the first MV whose command is printable as is (a
+	// name with a control character is escaped on a terminal, and would not
+	// name the MV once pasted).
+	for _, m := range d.MVs {
+		if c := diag.MVExplainCommand(m.DB, m.Name); report.Sanitize(c) == c {
+			fmt.Fprintf(w, "Explain one: %s\n", c)
+			break
+		}
 	}
 	return nil
 }
@@ -189,12 +195,12 @@ func TextBlocks(st report.Style) blocks {
 }
 
 var markdownBlocks = blocks{
-	title:           func(b *strings.Builder, m *mv.MV) { fmt.Fprintf(b, "# %s.%s\n\n", m.DB, m.Name) },
+	title:           func(b *strings.Builder, m *mv.MV) { fmt.Fprintf(b, "# %s\n\n", report.Sanitize(m.DB+"."+m.Name)) },
 	heading:         func(b *strings.Builder, title string) { fmt.Fprintf(b, "\n## %s\n\n", title) },
 	grid:            report.Markdown,
 	findings:        report.FindingsMarkdown,
 	compactFindings: report.FindingsMarkdown,
-	sql:             func(b *strings.Builder, stmt string) { b.WriteString(stmt + "\n") },
+	sql:             func(b *strings.Builder, stmt string) { b.WriteString(report.Sanitize(stmt) + "\n") },
 	sqlOpen:         "```sql\n",
 	sqlClose:        "```\n",
 }

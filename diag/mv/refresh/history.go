@@ -18,7 +18,8 @@ type HistoryOptions struct {
 }
 
 // DurationTrend compares the run time of the older and the newer half of the
-// finished tasks in the bounded history (S3: refreshes getting slower).
+// successful refreshes in the bounded history (S3: refreshes getting slower);
+// a failed refresh's run time is not a refresh's.
 type DurationTrend struct {
 	Direction  string  `json:"direction"` // rising | falling | flat | unknown (fewer than 4 durations)
 	Ratio      float64 `json:"ratio,omitempty"`
@@ -137,7 +138,10 @@ func AnalyzeHistory(tasks []snapshot.Task, refresh snapshot.RefreshInfo, now tim
 		}
 		if c.Result == ResultFailed || c.Result == ResultSuccess || c.Result == ResultNoChange {
 			h.LastMethod, h.LastMethodInferred = c.Method, c.MethodInferred
-			if c.DurationMs != nil && *c.DurationMs >= 0 {
+			// Only refreshes that did their work: a failure's run time
+			// says how soon it failed, and "falling" for an MV whose every
+			// refresh fails read as good news (issue 25).
+			if c.DurationMs != nil && *c.DurationMs >= 0 && c.Result != ResultFailed {
 				durations = append(durations, *c.DurationMs)
 			}
 		}
