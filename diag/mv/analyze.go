@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -258,9 +259,9 @@ func (a *mvAnalyzer) unmatchedInternalStreams() []string {
 }
 
 func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MV, []diag.Finding) {
-	refresh, props := mv.Refresh, mv.Properties
+	ri, props := mv.Refresh, mv.Properties
 	r := MV{DB: mv.DB, Name: mv.Name, ID: mv.ID, JobName: mv.JobName, State: mv.State, SchemaChangeDetail: mv.SchemaChangeDetail,
-		RefreshState: mv.RefreshState, Refresh: refresh, Excluded: props.ExcludedAsWritten, Properties: props}
+		RefreshState: mv.RefreshState, Refresh: ri, Excluded: props.ExcludedAsWritten, Properties: props}
 	job := a.jobsByMV[mv.ID]
 	if job != nil {
 		r.JobStatus = job.Status
@@ -268,7 +269,7 @@ func (a *mvAnalyzer) analyzeMV(mv *snapshot.MVInfo) (MV, []diag.Finding) {
 			r.JobName = job.Name
 		}
 	}
-	r.History = AnalyzeHistory(a.tasksByMV[mv.ID], refresh, a.now, HistoryOptions{Limit: a.opt.HistoryLimit, FallbackWindow: a.opt.FallbackWindow})
+	r.History = refresh.AnalyzeHistory(a.tasksByMV[mv.ID], ri, a.now, refresh.HistoryOptions{Limit: a.opt.HistoryLimit, FallbackWindow: a.opt.FallbackWindow})
 	deps, notes := a.dependencies(mv, props, &r.History)
 	r.Dependencies = deps
 	if r.Dependencies == nil {

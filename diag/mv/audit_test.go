@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag/internal/diagtest"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -64,7 +65,7 @@ func TestHistoryRunningIsTheLongest(t *testing.T) {
 		{"newer given first", []snapshotTask{run(2, time.Hour, time.Hour), run(1, 2*time.Hour, 2*time.Hour)}, 1},
 		{"created earlier, started later", []snapshotTask{run(1, 3*time.Hour, 10*time.Minute), run(2, time.Hour, time.Hour)}, 2},
 	} {
-		h := AnalyzeHistory(diagtest.NormTasks(tc.tasks), fb, diagtest.Now, HistoryOptions{})
+		h := refresh.AnalyzeHistory(diagtest.NormTasks(tc.tasks), fb, diagtest.Now, refresh.HistoryOptions{})
 		if h.Running == nil || h.Running.TaskID != tc.want {
 			t.Errorf("%s: running %+v, want task %d", tc.name, h.Running, tc.want)
 		}
@@ -89,15 +90,15 @@ func TestFailureReasonFollowsFallbackAllowed(t *testing.T) {
 	}{
 		{"no fallback: IVM reason from the text", incr, "incremental refresh impossible: AGG_UNSUPPORTED", "", "AGG_UNSUPPORTED"},
 		{"no fallback: IVM reason from IvmFallbackReason", incr, "boom", "OUTER_JOIN_RETRACTION_UNSUPPORTED", "OUTER_JOIN_RETRACTION_UNSUPPORTED"},
-		{"fallback allowed: the stage, not the IVM reason in the text", fb, "AGG_UNSUPPORTED, fell back; insert execution failed: memory", "", FailureExecutionFailed},
-		{"fallback allowed: IvmFallbackReason is not the failure reason", fb, "boom", "AGG_UNSUPPORTED", FailureOther},
-		{"AUTO allows fallback", auto, "plan PLAN_PATTERN_UNSUPPORTED", "", FailureOther},
+		{"fallback allowed: the stage, not the IVM reason in the text", fb, "AGG_UNSUPPORTED, fell back; insert execution failed: memory", "", refresh.FailureExecutionFailed},
+		{"fallback allowed: IvmFallbackReason is not the failure reason", fb, "boom", "AGG_UNSUPPORTED", refresh.FailureOther},
+		{"AUTO allows fallback", auto, "plan PLAN_PATTERN_UNSUPPORTED", "", refresh.FailureOther},
 		{"fallback allowed: expired offset is still CHANGELOG_BROKEN (T0)", fb, "Row changelog offset has expired according to changelog.ttl_seconds", "", "CHANGELOG_BROKEN"},
 		{"fallback allowed: CHANGELOG_BROKEN token (T0)", fb, "refresh failed: CHANGELOG_BROKEN", "", "CHANGELOG_BROKEN"},
 		{"fallback allowed: BINLOG_BROKEN token kept as seen", fb, "refresh failed: BINLOG_BROKEN", "", "BINLOG_BROKEN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := ClassifyTask(snapshotTask{Status: "FAILED", ErrorMsg: tc.msg, IvmFallbackReason: tc.ivm}, tc.refresh, diagtest.Now)
+			c := refresh.ClassifyTask(snapshotTask{Status: "FAILED", ErrorMsg: tc.msg, IvmFallbackReason: tc.ivm}, tc.refresh, diagtest.Now)
 			if c.FailureReason != tc.want {
 				t.Errorf("failure reason %s, want %s", c.FailureReason, tc.want)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -46,23 +47,12 @@ var CodeIVMBaselineBroken = diag.Declare(diag.Declaration{
 // ROW binlog builds.
 const baselineBrokenReason = "BINLOG_BROKEN"
 
-// isExpiryText says an error text is an expired offset: the text of a build
-// that enforces the TTL (snapshot.IsExpiredOffsetError) or another text
-// naming an expired offset or TTL.
-func isExpiryText(msg string) bool {
-	if snapshot.IsExpiredOffsetError(msg) {
-		return true
-	}
-	low := strings.ToLower(msg)
-	return strings.Contains(low, "expired") && (strings.Contains(low, "offset") || strings.Contains(low, "ttl_seconds"))
-}
-
 // isExpiryBroken says a failure reason with its error text is an expired
 // offset (T0): CHANGELOG_BROKEN, or BINLOG_BROKEN with the expired-offset
 // text. BINLOG_BROKEN alone is a broken baseline.
 func isExpiryBroken(reason, msg string) bool {
 	r := strings.ToUpper(strings.TrimSpace(reason))
-	return r == "CHANGELOG_BROKEN" || r == baselineBrokenReason && isExpiryText(msg)
+	return r == "CHANGELOG_BROKEN" || r == baselineBrokenReason && refresh.IsExpiryText(msg)
 }
 
 // checkMVIVMBaselineBroken: the latest finished task of the MV carries
@@ -89,7 +79,7 @@ func checkMVIVMBaselineBroken(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		return finished[i].TaskID > finished[j].TaskID
 	})
 	t := finished[0]
-	if !strings.EqualFold(strings.TrimSpace(t.IvmFallbackReason), baselineBrokenReason) || isExpiryText(t.ErrorMsg) {
+	if !strings.EqualFold(strings.TrimSpace(t.IvmFallbackReason), baselineBrokenReason) || refresh.IsExpiryText(t.ErrorMsg) {
 		return nil
 	}
 	status := strings.ToUpper(strings.TrimSpace(t.Status))

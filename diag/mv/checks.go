@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 )
 
@@ -91,7 +92,7 @@ func (a *mvAnalyzer) ttlProperty() string {
 // mvFacts is what the checks of one MV share.
 type mvFacts struct {
 	r        *MV
-	h        *History
+	h        *refresh.History
 	obj      diag.Object
 	worstDep *Dependency
 	// The refreshes are still failing when the latest task that succeeded

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/doris"
 )
@@ -41,7 +42,7 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	}
 	r, h := m.r, m.h
 	reason := h.LastFailure.FailureReason
-	if r.Server != nil && IsChangelogBroken(r.Server.LastFailureReason) {
+	if r.Server != nil && refresh.IsChangelogBroken(r.Server.LastFailureReason) {
 		reason = strings.ToUpper(r.Server.LastFailureReason)
 	}
 	dep := r.expiredTrigger()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -16,7 +17,7 @@ import (
 
 // dependencies builds one row per base table: from ivm_dependencies when the
 // build has it, else from mv_infos() and the internal streams.
-func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist *History) ([]Dependency, []string) {
+func (a *mvAnalyzer) dependencies(mv *snapshot.MVInfo, props MvProperties, hist *refresh.History) ([]Dependency, []string) {
 	var notes []string
 	ivm := a.internalStreams(mv)
 	if rows := a.depsByMV[mv.ID]; len(rows) > 0 {
@@ -234,7 +235,7 @@ func (a *mvAnalyzer) rowsMayBeMissed(d *Dependency, sr *streams.Stream) {
 // second-precision datetime text), the coverage is unknown. A partition at
 // VISIBLE_VERSION 1 (Partition.PARTITION_INIT_VERSION) has had no load
 // committed, so its time is no change.
-func (a *mvAnalyzer) excludedDependency(ex TableRef, hist *History) Dependency {
+func (a *mvAnalyzer) excludedDependency(ex TableRef, hist *refresh.History) Dependency {
 	d := Dependency{BaseTableDB: ex.DB, BaseTableName: ex.Name, Excluded: true, DependencyState: DepExcluded, Source: diag.SourceClient,
 		Delay: diag.UnknownValue(diag.SourceClient, "coverage of an excluded table needs ivm_dependencies, or its partitions' visible times and a successful refresh in the task history")}
 	if t := a.tables[tableKey(ex.DB, ex.Name)]; t != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -215,7 +216,7 @@ type MV struct {
 	// a count (no names); nil otherwise.
 	DirtyPartitionCount *int64 `json:"dirty_partition_count,omitempty"`
 
-	History History `json:"history"`
+	History refresh.History `json:"history"`
 	// Server holds ivm_mv_status as the server filled it.
 	Server *snapshot.MVStatus `json:"server,omitempty"`
 	// Undetectable lists what this build cannot show (no server tables).

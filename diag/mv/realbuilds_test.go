@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/fixtures/corpus"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -109,9 +110,9 @@ func TestSchemaChangeReported(t *testing.T) {
 func TestIncrWindowErrorsRetryable(t *testing.T) {
 	r := corpusMV(t, "task-errors-5100-5101", mvOrders("BUILD DEFERRED REFRESH INCREMENTAL ON MANUAL"))
 	want := map[int64][2]string{
-		50101: {FailureIncrWindowNotReady, "END_AFTER_CURRENT_TSO"},
-		50102: {FailureIncrWindowNotReady, "TSO_RECOVERING"},
-		50103: {FailureIncrVisibleWaitTimeout, "change_visible_timeout_ms"},
+		50101: {refresh.FailureIncrWindowNotReady, "END_AFTER_CURRENT_TSO"},
+		50102: {refresh.FailureIncrWindowNotReady, "TSO_RECOVERING"},
+		50103: {refresh.FailureIncrVisibleWaitTimeout, "change_visible_timeout_ms"},
 	}
 	if len(r.MVs) != 1 {
 		t.Fatalf("%d MVs", len(r.MVs))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag/internal/diagtest"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -19,48 +20,48 @@ func TestClassifyTask(t *testing.T) {
 		name        string
 		task        snapshot.Task
 		refresh     RefreshInfo
-		result      RefreshResult
-		method      RefreshMethod
+		result      refresh.RefreshResult
+		method      refresh.RefreshMethod
 		inferred    bool
 		fallback    bool
 		reason      string // fallback reason or failure reason
 		notFallback string
 	}{
-		{name: "server method incremental", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("INCREMENTAL")}, refresh: fb, result: ResultSuccess, method: MethodIncremental},
-		{name: "server method NONE is no_change", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("NONE")}, refresh: fb, result: ResultNoChange, method: MethodNone},
-		{name: "server method \\N falls back to inference", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp(`\N`), RefreshMode: `\N`}, refresh: fb, result: ResultSuccess, method: MethodIncremental, inferred: true},
-		{name: "unknown server method kept", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("HYBRID")}, refresh: fb, result: ResultSuccess, method: "hybrid"},
-		{name: "inferred incremental from \\N RefreshMode", task: snapshot.Task{Status: "SUCCESS", RefreshMode: ""}, refresh: fb, result: ResultSuccess, method: MethodIncremental, inferred: true},
-		{name: "inferred NOT_REFRESH is no_change", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "NOT_REFRESH"}, refresh: fb, result: ResultNoChange, method: MethodNone, inferred: true},
-		{name: "dirty partitions rebuilt before the delta is mixed, not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: `\N`, IvmRebuiltPartitions: ip64(2)}, refresh: fb, result: ResultSuccess, method: MethodMixed, inferred: true},
-		{name: "PARTIAL with rebuilt partitions and no reason is mixed", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmRebuiltPartitions: ip64(1), TaskContext: `{"triggerMode":"COMMIT","partitions":[]}`}, refresh: fb, result: ResultSuccess, method: MethodMixed, inferred: true},
-		{name: "PARTIAL on an explicit PARTITIONS request is a partition rebuild", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmRebuiltPartitions: ip64(1), TaskContext: `{"partitions":["p1"]}`}, refresh: fb, result: ResultSuccess, method: MethodPartitionRebuild, inferred: true},
-		{name: "mixed with a reason is still not a fallback", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("MIXED"), IvmFallbackReason: "PREVIOUS_RUN_INCOMPLETE"}, refresh: fb, result: ResultSuccess, method: MethodMixed, notFallback: "the delta was applied (mixed)"},
-		{name: "fallback to complete", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "COMPLETE", IvmFallbackReason: "AGG_UNSUPPORTED"}, refresh: fb, result: ResultSuccess, method: MethodComplete, inferred: true, fallback: true, reason: "AGG_UNSUPPORTED"},
-		{name: "fallback to partitions", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmFallbackReason: "incomplete_refresh_snapshot", IvmRebuiltPartitions: ip64(3)}, refresh: fb, result: ResultSuccess, method: MethodPartitionRebuild, inferred: true, fallback: true, reason: "INCOMPLETE_REFRESH_SNAPSHOT"},
-		{name: "a fallback that committed nothing is not a fallback", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("NONE"), IvmFallbackReason: "CHANGELOG_BROKEN"}, refresh: fb, result: ResultNoChange, method: MethodNone, notFallback: "committed nothing"},
-		{name: "a failed fallback is not a fallback", task: snapshot.Task{Status: "FAILED", IvmFallbackReason: "AGG_UNSUPPORTED", ErrorMsg: "boom"}, refresh: fb, result: ResultFailed, method: MethodNone, inferred: true, reason: FailureOther, notFallback: "failed: committed nothing"},
-		{name: "canceled is not a fallback", task: snapshot.Task{Status: "CANCELED", RefreshMode: "COMPLETE", IvmFallbackReason: "AGG_UNSUPPORTED"}, refresh: fb, result: ResultCanceled, method: MethodNone, inferred: true, notFallback: "canceled"},
-		{name: "explicit complete request is not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "COMPLETE", IvmFallbackReason: "AGG_UNSUPPORTED", TaskContext: `{"triggerMode":"MANUAL","isComplete":true}`}, refresh: fb, result: ResultSuccess, method: MethodComplete, inferred: true, notFallback: "explicit COMPLETE request"},
-		{name: "explicit partitions request is not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmFallbackReason: "AGG_UNSUPPORTED", TaskContext: `{"partitions":["p1"]}`}, refresh: fb, result: ResultSuccess, method: MethodPartitionRebuild, inferred: true, notFallback: "explicit PARTITIONS request"},
-		{name: "baseline complete without a reason is not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "COMPLETE"}, refresh: fb, result: ResultSuccess, method: MethodComplete, inferred: true},
-		{name: "expired offset is CHANGELOG_BROKEN", task: snapshot.Task{Status: "FAILED", ErrorMsg: "Row changelog offset has expired according to changelog.ttl_seconds"}, refresh: fb, result: ResultFailed, method: MethodNone, inferred: true, reason: "CHANGELOG_BROKEN"},
-		{name: "expired offset, old naming, is BINLOG_BROKEN", task: snapshot.Task{Status: "FAILED", ErrorMsg: "Row binlog offset has expired according to binlog.ttl_seconds"}, refresh: fb, result: ResultFailed, method: MethodNone, inferred: true, reason: "BINLOG_BROKEN"},
-		{name: "no fallback allowed: the IVM reason", task: snapshot.Task{Status: "FAILED", IvmFallbackReason: "OUTER_JOIN_RETRACTION_UNSUPPORTED", ErrorMsg: "incremental refresh not possible"}, refresh: incr, result: ResultFailed, method: MethodNone, inferred: true, reason: "OUTER_JOIN_RETRACTION_UNSUPPORTED", notFallback: "failed: committed nothing"},
-		{name: "execution failure", task: snapshot.Task{Status: "FAILED", ErrorMsg: "errCode = 2, detailMessage = EXECUTION_FAILED: Memory limit exceeded"}, refresh: fb, result: ResultFailed, method: MethodNone, inferred: true, reason: FailureExecutionFailed},
-		{name: "failure without a message is OTHER", task: snapshot.Task{Status: "FAILED", ErrorMsg: `\N`}, refresh: fb, result: ResultFailed, method: MethodNone, inferred: true, reason: FailureOther},
+		{name: "server method incremental", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("INCREMENTAL")}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodIncremental},
+		{name: "server method NONE is no_change", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("NONE")}, refresh: fb, result: refresh.ResultNoChange, method: refresh.MethodNone},
+		{name: "server method \\N falls back to inference", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp(`\N`), RefreshMode: `\N`}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodIncremental, inferred: true},
+		{name: "unknown server method kept", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("HYBRID")}, refresh: fb, result: refresh.ResultSuccess, method: "hybrid"},
+		{name: "inferred incremental from \\N RefreshMode", task: snapshot.Task{Status: "SUCCESS", RefreshMode: ""}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodIncremental, inferred: true},
+		{name: "inferred NOT_REFRESH is no_change", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "NOT_REFRESH"}, refresh: fb, result: refresh.ResultNoChange, method: refresh.MethodNone, inferred: true},
+		{name: "dirty partitions rebuilt before the delta is mixed, not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: `\N`, IvmRebuiltPartitions: ip64(2)}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodMixed, inferred: true},
+		{name: "PARTIAL with rebuilt partitions and no reason is mixed", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmRebuiltPartitions: ip64(1), TaskContext: `{"triggerMode":"COMMIT","partitions":[]}`}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodMixed, inferred: true},
+		{name: "PARTIAL on an explicit PARTITIONS request is a partition rebuild", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmRebuiltPartitions: ip64(1), TaskContext: `{"partitions":["p1"]}`}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodPartitionRebuild, inferred: true},
+		{name: "mixed with a reason is still not a fallback", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("MIXED"), IvmFallbackReason: "PREVIOUS_RUN_INCOMPLETE"}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodMixed, notFallback: "the delta was applied (mixed)"},
+		{name: "fallback to complete", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "COMPLETE", IvmFallbackReason: "AGG_UNSUPPORTED"}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodComplete, inferred: true, fallback: true, reason: "AGG_UNSUPPORTED"},
+		{name: "fallback to partitions", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmFallbackReason: "incomplete_refresh_snapshot", IvmRebuiltPartitions: ip64(3)}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodPartitionRebuild, inferred: true, fallback: true, reason: "INCOMPLETE_REFRESH_SNAPSHOT"},
+		{name: "a fallback that committed nothing is not a fallback", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("NONE"), IvmFallbackReason: "CHANGELOG_BROKEN"}, refresh: fb, result: refresh.ResultNoChange, method: refresh.MethodNone, notFallback: "committed nothing"},
+		{name: "a failed fallback is not a fallback", task: snapshot.Task{Status: "FAILED", IvmFallbackReason: "AGG_UNSUPPORTED", ErrorMsg: "boom"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: refresh.FailureOther, notFallback: "failed: committed nothing"},
+		{name: "canceled is not a fallback", task: snapshot.Task{Status: "CANCELED", RefreshMode: "COMPLETE", IvmFallbackReason: "AGG_UNSUPPORTED"}, refresh: fb, result: refresh.ResultCanceled, method: refresh.MethodNone, inferred: true, notFallback: "canceled"},
+		{name: "explicit complete request is not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "COMPLETE", IvmFallbackReason: "AGG_UNSUPPORTED", TaskContext: `{"triggerMode":"MANUAL","isComplete":true}`}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodComplete, inferred: true, notFallback: "explicit COMPLETE request"},
+		{name: "explicit partitions request is not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmFallbackReason: "AGG_UNSUPPORTED", TaskContext: `{"partitions":["p1"]}`}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodPartitionRebuild, inferred: true, notFallback: "explicit PARTITIONS request"},
+		{name: "baseline complete without a reason is not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "COMPLETE"}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodComplete, inferred: true},
+		{name: "expired offset is CHANGELOG_BROKEN", task: snapshot.Task{Status: "FAILED", ErrorMsg: "Row changelog offset has expired according to changelog.ttl_seconds"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: "CHANGELOG_BROKEN"},
+		{name: "expired offset, old naming, is BINLOG_BROKEN", task: snapshot.Task{Status: "FAILED", ErrorMsg: "Row binlog offset has expired according to binlog.ttl_seconds"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: "BINLOG_BROKEN"},
+		{name: "no fallback allowed: the IVM reason", task: snapshot.Task{Status: "FAILED", IvmFallbackReason: "OUTER_JOIN_RETRACTION_UNSUPPORTED", ErrorMsg: "incremental refresh not possible"}, refresh: incr, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: "OUTER_JOIN_RETRACTION_UNSUPPORTED", notFallback: "failed: committed nothing"},
+		{name: "execution failure", task: snapshot.Task{Status: "FAILED", ErrorMsg: "errCode = 2, detailMessage = EXECUTION_FAILED: Memory limit exceeded"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: refresh.FailureExecutionFailed},
+		{name: "failure without a message is OTHER", task: snapshot.Task{Status: "FAILED", ErrorMsg: `\N`}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: refresh.FailureOther},
 		{name: "unknown status kept as data", task: snapshot.Task{Status: "WAITING_FOR_GODOT"}, refresh: fb, result: "waiting_for_godot"},
 		{name: "empty status", task: snapshot.Task{Status: `\N`}, refresh: fb, result: "unknown"},
-		{name: "running", task: snapshot.Task{Status: "RUNNING", StartTimeMs: diagtest.MsAgo(2 * time.Hour)}, refresh: fb, result: ResultRunning},
-		{name: "pending", task: snapshot.Task{Status: "PENDING", CreateTimeMs: diagtest.MsAgo(20 * time.Minute)}, refresh: fb, result: ResultPending},
+		{name: "running", task: snapshot.Task{Status: "RUNNING", StartTimeMs: diagtest.MsAgo(2 * time.Hour)}, refresh: fb, result: refresh.ResultRunning},
+		{name: "pending", task: snapshot.Task{Status: "PENDING", CreateTimeMs: diagtest.MsAgo(20 * time.Minute)}, refresh: fb, result: refresh.ResultPending},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := ClassifyTask(diagtest.NormTask(tc.task), tc.refresh, diagtest.Now)
+			c := refresh.ClassifyTask(diagtest.NormTask(tc.task), tc.refresh, diagtest.Now)
 			if c.Result != tc.result || c.Method != tc.method || c.MethodInferred != tc.inferred || c.Fallback != tc.fallback {
 				t.Fatalf("got result=%s method=%s inferred=%v fallback=%v, want %s %s %v %v", c.Result, c.Method, c.MethodInferred, c.Fallback, tc.result, tc.method, tc.inferred, tc.fallback)
 			}
 			reason := c.FallbackReason
-			if c.Result == ResultFailed {
+			if c.Result == refresh.ResultFailed {
 				reason = c.FailureReason
 			}
 			if reason != tc.reason {
@@ -71,10 +72,10 @@ func TestClassifyTask(t *testing.T) {
 			}
 		})
 	}
-	if c := ClassifyTask(snapshot.Task{Status: "RUNNING", StartTimeMs: diagtest.MsAgo(2 * time.Hour)}, fb, diagtest.Now); c.AgeSeconds == nil || *c.AgeSeconds != 7200 {
+	if c := refresh.ClassifyTask(snapshot.Task{Status: "RUNNING", StartTimeMs: diagtest.MsAgo(2 * time.Hour)}, fb, diagtest.Now); c.AgeSeconds == nil || *c.AgeSeconds != 7200 {
 		t.Errorf("running age %v, want 7200", c.AgeSeconds)
 	}
-	if c := ClassifyTask(snapshot.Task{Status: "PENDING", CreateTimeMs: diagtest.MsAgo(20 * time.Minute)}, fb, diagtest.Now); c.AgeSeconds == nil || *c.AgeSeconds != 1200 {
+	if c := refresh.ClassifyTask(snapshot.Task{Status: "PENDING", CreateTimeMs: diagtest.MsAgo(20 * time.Minute)}, fb, diagtest.Now); c.AgeSeconds == nil || *c.AgeSeconds != 1200 {
 		t.Errorf("pending age %v, want 1200", c.AgeSeconds)
 	}
 }
@@ -100,7 +101,7 @@ func TestConsecutiveFailures(t *testing.T) {
 		{"all failed: at least", []snapshot.Task{mvTask(1, "FAILED", 50*time.Minute), mvTask(2, "FAILED", 40*time.Minute), mvTask(3, "FAILED", 30*time.Minute), mvTask(4, "FAILED", 20*time.Minute)}, 4, true},
 		{"unordered input", []snapshot.Task{mvTask(4, "FAILED", 20*time.Minute), mvTask(1, "SUCCESS", 50*time.Minute), mvTask(3, "FAILED", 30*time.Minute)}, 2, false},
 	} {
-		h := AnalyzeHistory(diagtest.NormTasks(tc.tasks), fb, diagtest.Now, HistoryOptions{})
+		h := refresh.AnalyzeHistory(diagtest.NormTasks(tc.tasks), fb, diagtest.Now, refresh.HistoryOptions{})
 		if h.ConsecutiveFailures != tc.want || h.ConsecutiveFailuresAtLeast != tc.atLeast {
 			t.Errorf("%s: %d (at least %v), want %d (%v)", tc.name, h.ConsecutiveFailures, h.ConsecutiveFailuresAtLeast, tc.want, tc.atLeast)
 		}
@@ -120,7 +121,7 @@ func TestHistoryFallbacksShareTrend(t *testing.T) {
 		tk.DurationMs = &d
 		tasks = append(tasks, tk)
 	}
-	h := AnalyzeHistory(diagtest.NormTasks(tasks), fb, diagtest.Now, HistoryOptions{Limit: 5})
+	h := refresh.AnalyzeHistory(diagtest.NormTasks(tasks), fb, diagtest.Now, refresh.HistoryOptions{Limit: 5})
 	// Tasks 5..8 fell back and finished 59m59s to 29m59s ago: all within the hour.
 	if h.FallbacksInWindow != 4 || h.FallbackReasons["AGG_UNSUPPORTED"] != 4 {
 		t.Errorf("fallbacks in window %d %v, want 4", h.FallbacksInWindow, h.FallbackReasons)
@@ -134,7 +135,7 @@ func TestHistoryFallbacksShareTrend(t *testing.T) {
 	if len(h.Tasks) != 5 || h.Tasks[0].TaskID != 8 {
 		t.Errorf("bounded history: %d tasks, newest %d", len(h.Tasks), h.Tasks[0].TaskID)
 	}
-	if h.LastMethod != MethodComplete || !h.LastMethodInferred {
+	if h.LastMethod != refresh.MethodComplete || !h.LastMethodInferred {
 		t.Errorf("last method %s inferred=%v", h.LastMethod, h.LastMethodInferred)
 	}
 }
@@ -153,8 +154,8 @@ func TestFirstBaselineIsNotAFallback(t *testing.T) {
 			CreateTimeMs: at(ago), FinishTimeMs: at(ago - time.Minute), TaskContext: `{"triggerMode":"SYSTEM"}`}
 	}
 	incr := snapshot.Task{TaskID: 2, Status: "SUCCESS", RefreshMode: `\N`, CreateTimeMs: at(40 * time.Minute), FinishTimeMs: at(39 * time.Minute)}
-	h := AnalyzeHistory(diagtest.NormTasks([]snapshot.Task{complete(1, 50*time.Minute), incr, complete(3, 20*time.Minute)}), fb, now, HistoryOptions{})
-	byID := map[int64]TaskClass{}
+	h := refresh.AnalyzeHistory(diagtest.NormTasks([]snapshot.Task{complete(1, 50*time.Minute), incr, complete(3, 20*time.Minute)}), fb, now, refresh.HistoryOptions{})
+	byID := map[int64]refresh.TaskClass{}
 	for _, c := range h.Tasks {
 		byID[c.TaskID] = c
 	}
@@ -180,7 +181,7 @@ func TestTrendIgnoresFailures(t *testing.T) {
 		tk.DurationMs = &d
 		tasks = append(tasks, tk)
 	}
-	h := AnalyzeHistory(diagtest.NormTasks(tasks), fb, diagtest.Now, HistoryOptions{})
+	h := refresh.AnalyzeHistory(diagtest.NormTasks(tasks), fb, diagtest.Now, refresh.HistoryOptions{})
 	if h.DurationTrend.Direction != "unknown" || h.DurationTrend.Samples != 0 {
 		t.Errorf("trend %+v over failures only, want unknown", h.DurationTrend)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/changepoints"
 	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -76,15 +77,15 @@ type prevPartition struct {
 
 // TaskKey is one series of doris_fe_ivm_refresh_tasks_total.
 type TaskKey struct {
-	Result mv.RefreshResult
-	Method mv.RefreshMethod
+	Result refresh.RefreshResult
+	Method refresh.RefreshMethod
 }
 
 // Counters are the design's event counters, counted since the
 // exporter's start (each finished task once, by task ID).
 type Counters struct {
 	RefreshTasks    map[TaskKey]float64
-	DurationSeconds map[mv.RefreshMethod]float64
+	DurationSeconds map[refresh.RefreshMethod]float64
 	Fallbacks       map[string]float64 // reason (lower case)
 	Failures        map[string]float64 // reason (lower case)
 	GapCommits      float64
@@ -92,7 +93,7 @@ type Counters struct {
 
 func (c Counters) clone() Counters {
 	out := Counters{RefreshTasks: make(map[TaskKey]float64, len(c.RefreshTasks)),
-		DurationSeconds: make(map[mv.RefreshMethod]float64, len(c.DurationSeconds)),
+		DurationSeconds: make(map[refresh.RefreshMethod]float64, len(c.DurationSeconds)),
 		Fallbacks:       make(map[string]float64, len(c.Fallbacks)), Failures: make(map[string]float64, len(c.Failures)),
 		GapCommits: c.GapCommits}
 	for k, v := range c.RefreshTasks {
@@ -124,20 +125,20 @@ func NewState(opt Options) *State {
 	st := &State{opt: opt, points: changepoints.New(opt.MaxPointsPerPartition, opt.MaxPoints),
 		counted: map[int64]bool{}, mvFalls: map[int64]float64{}, gapEvents: map[int64]float64{},
 		prevParts: map[partKey]prevPartition{}}
-	c := Counters{RefreshTasks: map[TaskKey]float64{}, DurationSeconds: map[mv.RefreshMethod]float64{},
+	c := Counters{RefreshTasks: map[TaskKey]float64{}, DurationSeconds: map[refresh.RefreshMethod]float64{},
 		Fallbacks: map[string]float64{}, Failures: map[string]float64{}}
-	for _, r := range mv.RefreshResults {
-		for _, m := range mv.RefreshMethods {
+	for _, r := range refresh.RefreshResults {
+		for _, m := range refresh.RefreshMethods {
 			c.RefreshTasks[TaskKey{r, m}] = 0
 		}
 	}
-	for _, m := range mv.RefreshMethods {
+	for _, m := range refresh.RefreshMethods {
 		c.DurationSeconds[m] = 0
 	}
-	for _, r := range mv.FallbackReasons() {
+	for _, r := range refresh.FallbackReasons() {
 		c.Fallbacks[r] = 0
 	}
-	for _, r := range mv.FailureReasons() {
+	for _, r := range refresh.FailureReasons() {
 		c.Failures[r] = 0
 	}
 	st.counters = c
@@ -424,21 +425,21 @@ func (st *State) countTasks(s *snapshot.Snapshot, mvs *mv.Result, r *Result) {
 			r.TasksCountedThisRound++
 			method := t.Method
 			if method == "" {
-				method = mv.MethodNone
+				method = refresh.MethodNone
 			}
 			result := t.Result
 			st.counters.RefreshTasks[TaskKey{result, method}]++
-			if (result == mv.ResultSuccess || result == mv.ResultNoChange || result == mv.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
+			if (result == refresh.ResultSuccess || result == refresh.ResultNoChange || result == refresh.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
 				st.counters.DurationSeconds[method] += float64(*t.DurationMs) / 1000
 			}
 			if t.Fallback && t.FallbackReason != "" {
 				st.counters.Fallbacks[strings.ToLower(t.FallbackReason)]++
 				st.mvFalls[m.ID]++
 			}
-			if result == mv.ResultFailed {
+			if result == refresh.ResultFailed {
 				reason := t.FailureReason
 				if reason == "" {
-					reason = mv.FailureOther
+					reason = refresh.FailureOther
 				}
 				st.counters.Failures[strings.ToLower(reason)]++
 			}
@@ -528,7 +529,7 @@ func (st *State) perObject(res *check.Result, dbIDs map[string]int64, r *Result)
 		} else {
 			for j := range m.History.Tasks { // newest first
 				t := &m.History.Tasks[j]
-				if (t.Result == mv.ResultSuccess || t.Result == mv.ResultNoChange || t.Result == mv.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
+				if (t.Result == refresh.ResultSuccess || t.Result == refresh.ResultNoChange || t.Result == refresh.ResultFailed) && t.DurationMs != nil && *t.DurationMs >= 0 {
 					e.LastRefreshDuration = new(float64(*t.DurationMs) / 1000)
 					break
 				}

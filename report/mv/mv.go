@@ -2,14 +2,16 @@ package mv
 
 import (
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/report"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/report"
+
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -475,7 +477,7 @@ func mvAgo(now time.Time, ms *int64) string {
 	return tso.FormatDuration(d) + " ago"
 }
 
-func mvTaskWhen(now time.Time, t *mv.TaskClass) string {
+func mvTaskWhen(now time.Time, t *refresh.TaskClass) string {
 	if t == nil {
 		return "none in the history"
 	}

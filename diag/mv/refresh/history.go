@@ -1,4 +1,4 @@
-package mv
+package refresh
 
 import (
 	"sort"
@@ -65,7 +65,7 @@ type History struct {
 
 // AnalyzeHistory classifies an MV's tasks and summarises them. tasks may be
 // in any order; they are ordered by CreateTime, then TaskID.
-func AnalyzeHistory(tasks []snapshot.Task, refresh RefreshInfo, now time.Time, opt HistoryOptions) History {
+func AnalyzeHistory(tasks []snapshot.Task, refresh snapshot.RefreshInfo, now time.Time, opt HistoryOptions) History {
 	if opt.Limit <= 0 {
 		opt.Limit = 20
 	}

@@ -1,4 +1,4 @@
-package mv
+package refresh
 
 import (
 	"strings"
@@ -113,7 +113,7 @@ type TaskClass struct {
 // ClassifyTask applies the seed's "Refresh result, method and fallback"
 // rules to one tasks() row. refresh is the MV's RefreshInfo (whether a
 // fallback was allowed); now is the cluster time.
-func ClassifyTask(t snapshot.Task, refresh RefreshInfo, now time.Time) TaskClass {
+func ClassifyTask(t snapshot.Task, refresh snapshot.RefreshInfo, now time.Time) TaskClass {
 	c := TaskClass{
 		TaskID: t.TaskID, Status: t.Status, RefreshMode: strings.ToUpper(strings.TrimSpace(t.RefreshMode)),
 		RebuiltPartitions: t.IvmRebuiltPartitions, CreateTimeMs: t.CreateTimeMs, StartTimeMs: t.StartTimeMs,
@@ -236,11 +236,11 @@ func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, exp
 // failureReason applies the seed's rule: the IVM reason when falling back is
 // not allowed, else the stage that threw. tasks() carries neither column, so
 // both come from the text (IvmFallbackReason and ErrorMsg): always inferred.
-func failureReason(msg, fallbackReason string, refresh RefreshInfo) (string, bool) {
+func failureReason(msg, fallbackReason string, refresh snapshot.RefreshInfo) (string, bool) {
 	up := strings.ToUpper(msg)
 	low := strings.ToLower(msg)
 	// T0: an expired offset, in either naming (doris.md §0, §2).
-	if isExpiryText(msg) {
+	if IsExpiryText(msg) {
 		if strings.Contains(low, "binlog") && !strings.Contains(low, "changelog") {
 			return "BINLOG_BROKEN", true
 		}
@@ -331,4 +331,15 @@ func FailureReasons() []string {
 		out = append(out, strings.ToLower(r))
 	}
 	return out
+}
+
+// IsExpiryText says an error text is an expired offset: the text of a build
+// that enforces the TTL (snapshot.IsExpiredOffsetError) or another text
+// naming an expired offset or TTL.
+func IsExpiryText(msg string) bool {
+	if snapshot.IsExpiredOffsetError(msg) {
+		return true
+	}
+	low := strings.ToLower(msg)
+	return strings.Contains(low, "expired") && (strings.Contains(low, "offset") || strings.Contains(low, "ttl_seconds"))
 }
