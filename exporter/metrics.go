@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/round"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
@@ -32,6 +33,8 @@ type descs struct {
 	selfRounds, selfFailures, selfSkipped, selfDuration, selfStatements      *prometheus.Desc
 	selfLastSuccess, selfDesign, selfPoints, selfPointPartitions, selfMerges *prometheus.Desc
 	selfDisagree, selfUnreadable, selfInterval, selfPrecise                  *prometheus.Desc
+	lbMaxPending, lbMaxDelay, lbStreamPending, lbMVDelay                     *prometheus.Desc
+	selfSourceUnreadable, selfWithheld, finding                              *prometheus.Desc
 	names                                                                    []string
 }
 
@@ -85,6 +88,15 @@ func newDescs() *descs {
 		selfUnreadable:      d("dorisdiag_exporter_sources_unreadable", "Sources the latest completed round could not read (its view is partial when > 0)."),
 		selfInterval:        d("dorisdiag_exporter_interval_seconds", "The round interval (--interval)."),
 		selfPrecise:         d("dorisdiag_exporter_pending_partitions", "Partitions behind, by the precision of their pending age (PRECISE once a change point bounds it).", "precision"),
+
+		finding:              d("dorisdiag_finding", "1 for each finding of check at warning or above in the latest round, by code, severity and object (the series the generated alert rules fire on).", check.AlertingLabels...),
+		selfSourceUnreadable: d("dorisdiag_exporter_source_unreadable", "1 for each source the latest round could not read, with the severity check gives it (critical: the round failed).", "source", "severity"),
+		selfWithheld:         d("dorisdiag_exporter_series_withheld", "1 for each area of series (streams, mvs) absent from the latest round because a critical source it depends on could not be read.", "area", "source"),
+
+		lbMaxPending:    d("dorisdiag_exporter_max_pending_age_lower_bound", "1 when doris_fe_changelog_stream_max_pending_age_seconds of the kind is only a proven lower bound (the worst stream has no upper bound); absent otherwise.", "kind"),
+		lbMaxDelay:      d("dorisdiag_exporter_max_data_delay_lower_bound", "1 when doris_fe_ivm_mv_max_data_delay_seconds is only a proven lower bound (the worst MV's delay has no upper bound); absent otherwise."),
+		lbStreamPending: d("dorisdiag_exporter_stream_pending_age_lower_bound", "1 when the stream's doris_fe_changelog_stream_pending_age_seconds is only a proven lower bound (a partition with no upper bound, as streams show proves it); absent otherwise.", streamLabels...),
+		lbMVDelay:       d("dorisdiag_exporter_mv_data_delay_lower_bound", "1 when the MV's doris_fe_ivm_mv_data_delay_seconds is only a proven lower bound (no upper bound); absent otherwise.", mvLabels...),
 	}
 	out.names = names
 	return out
@@ -96,7 +108,8 @@ func (d *descs) all() []*prometheus.Desc {
 		d.lastSample, d.sampleDuration, d.sampleFailures, d.notExported, d.mvDelay, d.mvState, d.mvFailures, d.mvFallbacks,
 		d.mvLastDuration, d.streamState, d.streamPending, d.streamHeadroom, d.streamGaps, d.selfRounds, d.selfFailures,
 		d.selfSkipped, d.selfDuration, d.selfStatements, d.selfLastSuccess, d.selfDesign, d.selfPoints, d.selfPointPartitions,
-		d.selfMerges, d.selfDisagree, d.selfUnreadable, d.selfInterval, d.selfPrecise}
+		d.selfMerges, d.selfDisagree, d.selfUnreadable, d.selfInterval, d.selfPrecise,
+		d.lbMaxPending, d.lbMaxDelay, d.lbStreamPending, d.lbMVDelay, d.selfSourceUnreadable, d.selfWithheld, d.finding}
 }
 
 // collector renders the last published state; it never blocks on a round.
@@ -132,11 +145,23 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		return // nothing before the first completed round (the design's absent() alert)
 	}
 	g(d.selfStatements, p.statements)
-	g(d.selfLastSuccess, float64(p.lastSuccess.UnixMilli())/1000)
+	if !p.lastSuccess.IsZero() {
+		g(d.selfLastSuccess, float64(p.lastSuccess.UnixMilli())/1000)
+	}
 	g(d.selfPoints, float64(r.ChangePoints))
 	g(d.selfPointPartitions, float64(r.ChangePointPartitions))
 	cnt(d.selfMerges, float64(r.ChangePointMerges))
 	g(d.selfUnreadable, float64(r.SourcesUnreadable))
+	for _, u := range r.Unreadable {
+		g(d.selfSourceUnreadable, 1, u.Source, u.Severity.String())
+	}
+	for _, w := range r.Withheld {
+		g(d.selfWithheld, 1, w.Area, w.Source)
+	}
+	blindStreams, blindMVs := r.Blind(round.AreaStreams), r.Blind(round.AreaMVs)
+	for _, a := range r.Alerting {
+		g(d.finding, 1, a.Values()...)
+	}
 	g(d.selfPrecise, float64(r.StreamsPendingPrecise), "PRECISE")
 	g(d.selfPrecise, float64(r.StreamsPendingUpperBnd), "UPPER_BOUND")
 	for _, k := range sortedPairs(r.Disagreements) {
@@ -148,32 +173,46 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	g(d.selfDesign, 1)
 
-	for _, kind := range []string{streams.KindUser, streams.KindIVM} {
-		for _, st := range streams.States {
-			g(d.streams, float64(r.StreamsByKindState[kind][st]), kind, string(st))
+	if !blindStreams {
+		for _, kind := range []string{streams.KindUser, streams.KindIVM} {
+			for _, st := range streams.States {
+				g(d.streams, float64(r.StreamsByKindState[kind][st]), kind, string(st))
+			}
+			if v, ok := r.MaxPendingAge[kind]; ok {
+				g(d.maxPending, v, kind)
+				if r.MaxPendingLowerBound[kind] {
+					g(d.lbMaxPending, 1, kind)
+				}
+			}
+			if v, ok := r.MinHeadroom[kind]; ok {
+				g(d.minHeadroom, v, kind)
+			}
 		}
-		if v, ok := r.MaxPendingAge[kind]; ok {
-			g(d.maxPending, v, kind)
-		}
-		if v, ok := r.MinHeadroom[kind]; ok {
-			g(d.minHeadroom, v, kind)
-		}
+		cnt(d.gapCommits, r.Counters.GapCommits)
 	}
-	cnt(d.gapCommits, r.Counters.GapCommits)
 	if r.RetainedBytes != nil {
 		g(d.retained, *r.RetainedBytes, "single_replica")
 	}
-	for _, st := range mv.StatesByNumber {
-		g(d.mvs, float64(r.MVsByState[st]), string(st))
+	if !blindMVs {
+		for _, st := range mv.StatesByNumber {
+			g(d.mvs, float64(r.MVsByState[st]), string(st))
+		}
+		if r.MaxDataDelay != nil {
+			g(d.maxDelay, *r.MaxDataDelay)
+			if r.MaxDataDelayLowerBound {
+				g(d.lbMaxDelay, 1)
+			}
+		}
+		for i, le := range round.DelayBuckets {
+			g(d.byDelay, float64(r.DelayBucketCounts[i]), strconv.FormatFloat(le, 'f', -1, 64))
+		}
+		g(d.byDelay, float64(r.DelayBucketCounts[len(round.DelayBuckets)]), "+Inf")
+		g(d.excludedOutdated, float64(r.ExcludedOutdated))
+		g(d.oldestPending, r.OldestPendingSeconds)
+		g(d.oldestRunning, r.OldestRunningSeconds)
 	}
-	if r.MaxDataDelay != nil {
-		g(d.maxDelay, *r.MaxDataDelay)
-	}
-	for i, le := range round.DelayBuckets {
-		g(d.byDelay, float64(r.DelayBucketCounts[i]), strconv.FormatFloat(le, 'f', -1, 64))
-	}
-	g(d.byDelay, float64(r.DelayBucketCounts[len(round.DelayBuckets)]), "+Inf")
-	g(d.excludedOutdated, float64(r.ExcludedOutdated))
+	// The counters count what finished while the exporter ran; a round that
+	// could not read tasks() counts nothing, so they stay true when blind.
 	for _, k := range sortedTaskKeys(r.Counters.RefreshTasks) {
 		cnt(d.refreshTasks, r.Counters.RefreshTasks[k], string(k.Result), string(k.Method))
 	}
@@ -186,33 +225,45 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for _, k := range sortedKeys(r.Counters.Failures) {
 		cnt(d.failures, r.Counters.Failures[k], k)
 	}
-	g(d.oldestPending, r.OldestPendingSeconds)
-	g(d.oldestRunning, r.OldestRunningSeconds)
-	g(d.lastSample, float64(r.ClusterTime.UnixMilli())/1000)
-	g(d.sampleDuration, p.lastSuccessDuration)
+	// The sample time is the latest completed round's: a failed round is no
+	// sample, so the monitor-stale alert sees it age.
+	if !p.lastSample.IsZero() {
+		g(d.lastSample, float64(p.lastSample.UnixMilli())/1000)
+		g(d.sampleDuration, p.lastSuccessDuration)
+	}
 	cnt(d.sampleFailures, p.failures)
 	g(d.notExported, float64(r.NotExported["mv"]), "mv")
 	g(d.notExported, float64(r.NotExported["stream"]), "stream")
-	for i := range r.MVs {
-		m := &r.MVs[i]
-		lv := []string{m.DBID, m.DB, strconv.FormatInt(m.ID, 10), m.Name}
-		g(d.mvDelay, m.DataDelay, lv...)
-		g(d.mvState, m.StateNumber, lv...)
-		g(d.mvFailures, m.ConsecutiveFailures, lv...)
-		cnt(d.mvFallbacks, m.Fallbacks, lv...)
-		if m.LastRefreshDuration != nil {
-			g(d.mvLastDuration, *m.LastRefreshDuration, lv...)
+	if !blindMVs {
+		for i := range r.MVs {
+			m := &r.MVs[i]
+			lv := []string{m.DBID, m.DB, strconv.FormatInt(m.ID, 10), m.Name}
+			g(d.mvDelay, m.DataDelay, lv...)
+			if m.LowerBound {
+				g(d.lbMVDelay, 1, lv...)
+			}
+			g(d.mvState, m.StateNumber, lv...)
+			g(d.mvFailures, m.ConsecutiveFailures, lv...)
+			cnt(d.mvFallbacks, m.Fallbacks, lv...)
+			if m.LastRefreshDuration != nil {
+				g(d.mvLastDuration, *m.LastRefreshDuration, lv...)
+			}
 		}
 	}
-	for i := range r.Streams {
-		s := &r.Streams[i]
-		lv := []string{s.DBID, s.DB, strconv.FormatInt(s.ID, 10), s.Name}
-		g(d.streamState, s.StateNumber, lv...)
-		g(d.streamPending, s.PendingAge, lv...)
-		if s.Headroom != nil {
-			g(d.streamHeadroom, *s.Headroom, lv...)
+	if !blindStreams {
+		for i := range r.Streams {
+			s := &r.Streams[i]
+			lv := []string{s.DBID, s.DB, strconv.FormatInt(s.ID, 10), s.Name}
+			g(d.streamState, s.StateNumber, lv...)
+			g(d.streamPending, s.PendingAge, lv...)
+			if s.LowerBound {
+				g(d.lbStreamPending, 1, lv...)
+			}
+			if s.Headroom != nil {
+				g(d.streamHeadroom, *s.Headroom, lv...)
+			}
+			cnt(d.streamGaps, s.GapEvents, lv...)
 		}
-		cnt(d.streamGaps, s.GapEvents, lv...)
 	}
 }
 

@@ -122,7 +122,7 @@ func ruleTableStreamGate(r *run, f facts) {
 // CodeTTLCleanupPaused: auto compaction is off on a BE holding changelog tablets.
 var CodeTTLCleanupPaused = diag.Declare(diag.Declaration{
 	Code: "CONFIG_TTL_CLEANUP_PAUSED", Severity: diag.SeverityWarning,
-	Impact: diag.ImpactFreshness, Place: 8,
+	Impact: diag.ImpactFreshness, Place: 11,
 	Title: "disable_auto_compaction is true on a BE: the changelog's TTL cleanup does not run",
 	Spec:  "apache/doris#69907 (TTL cleanup on the BE); Doris be/src/common/config.cpp disable_auto_compaction",
 	Meaning: "The BE has disable_auto_compaction=true. The changelog's TTL cleanup is a cumulative compaction that leaves expired rowsets out: " +

@@ -135,7 +135,7 @@ func ruleIVMSchedule(r *run, f facts) {
 // CodeStreamConsumerSlow: a user stream's consumer reads less often than its TTL.
 var CodeStreamConsumerSlow = diag.Declare(diag.Declaration{
 	Code: "CONFIG_STREAM_CONSUMER_SLOW", Severity: diag.SeverityWarning,
-	Impact: diag.ImpactLoss, Place: 8,
+	Impact: diag.ImpactLoss, Place: 10,
 	Title: "A user stream's consumer last read it longer ago than its base table's TTL",
 	Spec:  "apache/doris#69907 §1 S4 (retention); table_stream_consumption LAST_CONSUMPTION_TIME",
 	Meaning: "The most recent LAST_CONSUMPTION_TIME of the stream is older than the changelog TTL of its base table: whatever job consumes it runs less often than the TTL. " +
@@ -248,7 +248,7 @@ func ruleMonitorQuotas(r *run, f facts) {
 // CodeMTMVCapacity: the MTMV task threads or queue are below the refreshes due.
 var CodeMTMVCapacity = diag.Declare(diag.Declaration{
 	Code: "CONFIG_MTMV_CAPACITY", Severity: diag.SeverityWarning,
-	Impact: diag.ImpactFreshness, Place: 9,
+	Impact: diag.ImpactFreshness, Place: 12,
 	Title: "MTMV task threads or queue are below the refreshes due",
 	Spec:  "Doris Config.java job_mtmv_task_consumer_thread_num (default 10), mtmv_task_queue_size (default 1024)",
 	Meaning: "Fewer job_mtmv_task_consumer_thread_num threads than MV refreshes pending or running, or an mtmv_task_queue_size smaller than the MVs that refresh automatically. " +
