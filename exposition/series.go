@@ -58,7 +58,11 @@ func (e *engine) commit() {
 		sum += e.pairHash(&e.labels[k])
 	}
 	h := mix(hashBytes(e.hseed, e.sample.name) ^ sum)
-	if first, dup := e.seen.insert(e.cur, e.famKey(e.cur), f, h, uint32(e.line), e); dup {
+	if first, dup := e.seen.insert(e.cur, e.famKey(e.cur), f, h, uint32(e.line), e); dup && len(e.problems) >= e.opts.MaxProblems {
+		// Listed no more (Options.MaxProblems): counted, without building a
+		// message and a copy of the line for each of a million repeats.
+		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, nil, "duplicate series", "")
+	} else if dup {
 		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+itoa(int(first))+"; Prometheus keeps one of the samples",
 			"make each name and label set unique")
 	}
@@ -267,6 +271,13 @@ func (s *seriesSet) insert(fam int32, key uint64, f *famState, h uint64, line ui
 			return s.all.insert(h, line)
 		}
 	}
+	// A duplicate adds no series: only a first occurrence is logged, so the
+	// log grows with the distinct series, not with the lines (a payload
+	// that repeats 200,000 series for 64 MiB logs 200,000 hashes).
+	first, dup := s.run.insert(h, line)
+	if dup {
+		return first, true
+	}
 	if len(s.hashes) == cap(s.hashes) {
 		n := e.expectSeries(len(s.hashes) + 1)
 		if n < 1024 {
@@ -277,7 +288,7 @@ func (s *seriesSet) insert(fam int32, key uint64, f *famState, h uint64, line ui
 	}
 	s.hashes = append(s.hashes, h)
 	s.lines = append(s.lines, line)
-	return s.run.insert(h, line)
+	return first, false
 }
 
 // startRun ends the current run and begins one of family fam.
