@@ -14,7 +14,7 @@ import (
 // send: any method but GET, or a path that reaches one of Doris's mutating
 // endpoints (doris.ForbiddenEndpoints) — some change a node on a plain GET
 // (GET /api/_set_config sets FE configuration, SetConfigAction). The HTTP
-// side of "read-only" (design.md "Reliability and security rules").
+// side of read-only (docs/security.md).
 var ErrNotReadOnlyHTTP = errors.New("refused: dorisdiag only sends HTTP GET, and never to an endpoint that changes a node")
 
 // ForbiddenEndpointError names the endpoint a refused request would reach.
