@@ -29,6 +29,7 @@ func commandTree() []func(*cmdutil.Factory) *cobra.Command {
 		metrics.NewCmdMetrics,
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdCheck(f, nil) },
 		func(f *cmdutil.Factory) *cobra.Command { return doctor.NewCmdDoctor(f, nil) },
+		func(f *cmdutil.Factory) *cobra.Command { return NewCmdBundle(f, nil) },
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdDemo(f, nil) },
 		func(f *cmdutil.Factory) *cobra.Command { return exporter.NewCmdExporter(f, nil) },
 	}

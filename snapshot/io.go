@@ -365,6 +365,16 @@ func LoadFile(path string, maxBytes int64) (*Snapshot, error) {
 	if limit <= 0 {
 		limit = DefaultMaxBytes
 	}
+	var magic [2]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 2 && IsGzip(magic[:]) {
+		// A `dorisdiag bundle` archive: its snapshot.json (bundle.go).
+		s, err := loadBundle(f, maxBytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		s.Source.File = path
+		return s, nil
+	}
 	if fi.Size() > limit {
 		return nil, fmt.Errorf("%s: snapshot is larger than the %d-byte limit (%d bytes)", path, limit, fi.Size())
 	}

@@ -28,6 +28,9 @@ type SourceOptions struct {
 	// AttachMetrics: a live collection also fetches /metrics of every FE and
 	// BE, linted as each body streams in (check, unless --no-metrics).
 	AttachMetrics bool
+	// KeepMetricsBodies: with AttachMetrics, each body is kept in the
+	// snapshot too (bundle: the snapshot re-lints them offline).
+	KeepMetricsBodies bool
 	// MetricsTargets, when set, replace the FEs and BEs discovered from
 	// SHOW FRONTENDS/BACKENDS (nodes whose advertised address is not the
 	// one this machine reaches).
@@ -199,7 +202,7 @@ func (s *Source) collectLive() (*snapshot.Snapshot, error) {
 // for check to lint them all.
 func (s *Source) attachMetrics(snap *snapshot.Snapshot) error {
 	fallback := scrape.Target{Kind: "fe", Host: net.JoinHostPort(s.cfg.Conn.Host, strconv.Itoa(s.cfg.Conn.HTTPPort))}
-	fo, err := s.fetch(scrape.FetchOptions{RequestTimeout: s.cfg.Timeout})
+	fo, err := s.fetch(scrape.FetchOptions{RequestTimeout: s.cfg.Timeout, KeepBody: s.opt.KeepMetricsBodies})
 	if err != nil {
 		return err
 	}

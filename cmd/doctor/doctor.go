@@ -15,6 +15,7 @@ import (
 	diagdoctor "github.com/dorisdiag/dorisdiag/diag/doctor"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
+	"github.com/dorisdiag/dorisdiag/report"
 	doctorreport "github.com/dorisdiag/dorisdiag/report/doctor"
 	scrapedoctor "github.com/dorisdiag/dorisdiag/scrape/doctor"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -398,4 +399,30 @@ func queryPortOK(d *snapshot.Doctor) bool {
 		}
 	}
 	return false
+}
+
+// ReadLive runs doctor's config and net parts on the live cluster of src,
+// the configuration judged against base (the snapshot the caller already
+// took: no second one is read); base itself is not changed. `dorisdiag
+// bundle` puts the result in its archive.
+func ReadLive(c cmdutil.Common, src *cmdutil.Source, base *snapshot.Snapshot) (*snapshot.Snapshot, error) {
+	cfg := src.LiveConfig()
+	d, err := scrapedoctor.Doctor(context.Background(), scrapedoctor.DoctorOptions{Config: cfg,
+		Parts: scrapedoctor.DoctorConfig | scrapedoctor.DoctorNet, HTTPDialContext: c.IO.DialContext})
+	if err != nil {
+		return nil, err
+	}
+	snap := *base
+	snap.Doctor = d
+	if err := snap.Validate(); err != nil {
+		return nil, errors.Join(errors.New("doctor: the reading does not validate"), err)
+	}
+	return &snap, nil
+}
+
+// Document is doctor's document of a snapshot with a doctor section, with
+// the default options (--replay-window unset, the default --max-clock-skew).
+func Document(snap *snapshot.Snapshot) report.Doc {
+	res := diagdoctor.Analyze(snap, diagdoctor.Options{MaxClockSkew: diagdoctor.DefaultMaxClockSkew})
+	return doctorreport.DoctorDoc{Result: res}
 }
