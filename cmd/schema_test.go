@@ -32,6 +32,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/dorisdiag/dorisdiag/bundle"
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
 	doctorreport "github.com/dorisdiag/dorisdiag/report/doctor"
@@ -82,6 +83,7 @@ func typ[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // (report.Emit), the kinds cmd/ still passes to report.JSON, and the
 // snapshot file (snapshot.Write). A new kind is added here.
 var docKinds = []docKind{
+	{"bundle_manifest", "manifest.json of a dorisdiag bundle archive (and dorisdiag bundle -o json)", []reflect.Type{typ[bundle.Manifest]()}},
 	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
 	{"doctor", "dorisdiag doctor [config|net|labels] -o json", []reflect.Type{typ[doctorreport.DoctorDoc]()}},
 	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
@@ -109,6 +111,9 @@ var docKinds = []docKind{
 func versionOf(kind string) int {
 	if kind == snapshot.Kind {
 		return snapshot.SchemaVersion
+	}
+	if kind == bundle.ManifestKind {
+		return bundle.ManifestSchemaVersion
 	}
 	return report.SchemaVersion
 }
@@ -382,7 +387,7 @@ func generate(k docKind) (map[string]any, error) {
 		}
 		props := body["properties"].(map[string]any)
 		for _, h := range []string{"schema_version", "kind"} {
-			if _, dup := props[h]; dup && !(k.kind == snapshot.Kind) {
+			if _, dup := props[h]; dup && !(k.kind == snapshot.Kind || k.kind == bundle.ManifestKind) { // files that carry their own head
 				g.failf("%s: the body %s has its own top-level %q: it would be a second %q key in the document", k.kind, b, h, h)
 			}
 		}
@@ -752,6 +757,7 @@ func TestEveryKindEmitted(t *testing.T) {
 		[]string{"tso", "lag", "N/A", "-o", "json"},
 		[]string{"tso", "headroom", "--offset", "470819222323200000", "--ttl", "86400", "--now-time", "2026-11-30T12:00:00Z", "-o", "json"},
 		[]string{"version", "-o", "json"},
+		[]string{"bundle", "--demo", "incident", "-f", filepath.Join(dir, "b.tar.gz"), "-o", "json"},
 	)
 	seen := map[string]bool{}
 	for _, args := range cmds {
