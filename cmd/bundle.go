@@ -172,12 +172,12 @@ func (o *BundleOptions) validate() error {
 		paths = append(paths, o.mappingPath())
 	}
 	for _, p := range paths {
+		if _, err := fileio.CheckOutput(p); err != nil {
+			return cmdutil.UsageErrorf("-f: %v", err)
+		}
 		if _, err := os.Lstat(p); err == nil && !o.Force {
 			return cmdutil.UsageErrorf("%s exists: give --force to replace it", p)
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return cmdutil.UsageErrorf("-f: %v", err)
-		}
-		if _, err := fileio.CheckOutput(p); err != nil {
 			return cmdutil.UsageErrorf("-f: %v", err)
 		}
 	}

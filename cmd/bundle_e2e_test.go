@@ -447,3 +447,76 @@ func setDiff(a, b []string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestBundleOffline: from --demo (and --snapshot) the live-only parts are
+// listed as skipped with why; check, streams and mv list read the bundle's
+// snapshot as they read the demo; usage errors exit 2 before anything is
+// written.
+func TestBundleOffline(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "demo.tar.gz")
+	if _, stderr, code := run(t, nil, "", "bundle", "--demo", "incident", "-f", file); code != cmdutil.ExitOK {
+		t.Fatalf("bundle --demo: exit %d: %s", code, stderr)
+	}
+	members, m := readBundle(t, file)
+	verifyManifest(t, members, m)
+	skipped := map[string]string{}
+	for _, s := range m.Skipped {
+		skipped[s.Path] = s.Reason
+	}
+	for _, p := range []string{"config/fe.json", "config/be.json", "topology/frontends.json", "variables/session.json"} {
+		if !strings.Contains(skipped[p], "live cluster only") {
+			t.Errorf("%s: skipped %q, want the live-only reason", p, skipped[p])
+		}
+	}
+	if !strings.Contains(skipped["doctor/doctor.json"], "no doctor section") {
+		t.Errorf("doctor: %q", skipped["doctor/doctor.json"])
+	}
+	for _, cmd := range [][]string{{"check"}, {"streams"}, {"mv", "list"}} {
+		demo, _, _ := run(t, nil, "", append(cmd, "--demo", "incident", "-o", "json", "--fail-on", "none")...)
+		fromBundle, stderr, code := run(t, nil, "", append(cmd, "--snapshot", file, "-o", "json", "--fail-on", "none")...)
+		if code != cmdutil.ExitOK || withoutFile(t, demo) != withoutFile(t, fromBundle) {
+			t.Errorf("%v --snapshot bundle: exit %d %s; differs from --demo", cmd, code, stderr)
+		}
+	}
+	// A bundle of a --snapshot file is the same snapshot again.
+	again := filepath.Join(dir, "again.tar.gz")
+	if _, stderr, code := run(t, nil, "", "bundle", "--snapshot", file, "-f", again); code != cmdutil.ExitOK {
+		t.Fatalf("bundle --snapshot bundle: exit %d: %s", code, stderr)
+	}
+	m2, _ := readBundle(t, again)
+	if withoutFile(t, string(m2["snapshot.json"])) != withoutFile(t, string(members["snapshot.json"])) {
+		t.Error("the snapshot of a bundle of a bundle changed")
+	}
+	fifo := mkfifo(t, dir)
+	for _, args := range [][]string{
+		{"bundle", "--demo", "incident"},
+		{"bundle", "--demo", "incident", "-f", "-"},
+		{"bundle", "--demo", "incident", "-f", fifo},
+		{"bundle", "--demo", "incident", "-f", filepath.Join(dir, "x.tar.gz"), "--include", "logs"},
+		{"bundle", "--demo", "incident", "-f", filepath.Join(dir, "x.tar.gz"), "-o", "markdown"},
+		{"bundle", "--demo", "incident", "-f", file},
+	} {
+		out, stderr, code := runNoHang(t, fifo, "", args...)
+		if code != cmdutil.ExitError || out != "" || stderr == "" {
+			t.Errorf("%v: exit %d out %q err %q, want 2 and an error", args, code, out, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.tar.gz")); err == nil {
+		t.Error("a refused bundle wrote its file")
+	}
+}
+
+// withoutFile is a JSON document without its source's file name (the
+// one field that says where a snapshot was read from).
+func withoutFile(t *testing.T, doc string) string {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatalf("%v: %.300s", err, doc)
+	}
+	if src, ok := v["source"].(map[string]any); ok {
+		delete(src, "file")
+	}
+	return mustJSON(t, v)
+}

@@ -266,6 +266,7 @@ func TestEveryOutputIs0600(t *testing.T) {
 		{"check", "--demo", "incident", "-o", "prom", "--fail-on", "none", "--watch", "10ms", "--watch-rounds", "1", "-f", "F"},
 		{"metrics", "lint", "--fix", payload, "-w", "F"},
 		{"metrics", "scrape", "--snapshot", snap, "--targets", target, "--fail-on", "none", "--save", "F"},
+		{"bundle", "--demo", "incident", "--force", "-f", "F"},
 	} {
 		for _, existing := range []bool{false, true} {
 			f := filepath.Join(dir, fmt.Sprintf("out%d-%v", i, existing))
