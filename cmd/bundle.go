@@ -87,7 +87,7 @@ existing FILE is replaced only with --force. docs/bundle.md.`,
 		Example: `  DORISDIAG_PASSWORD=... dorisdiag bundle --host fe1 -f case-1234.tar.gz
   dorisdiag bundle --host fe1 -f case.tar.gz --redact-names
   dorisdiag check --snapshot case.tar.gz
-  dorisdiag bundle --snapshot snap.json -f offline.tar.gz`,
+  dorisdiag bundle --demo incident -f demo.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.Common = f.Common()
@@ -143,14 +143,15 @@ func (o *BundleOptions) mappingPath() string {
 }
 
 func (o *BundleOptions) validate() error {
+	// -o table: a summary; -o json: the manifest.
+	if _, err := o.OutputFormat(report.FormatTable, report.FormatJSON); err != nil {
+		return err
+	}
 	if o.File == "" {
 		return cmdutil.UsageErrorf("give -f FILE.tar.gz: the archive to write")
 	}
 	if o.File == "-" {
 		return cmdutil.UsageErrorf("-f -: the archive is binary; give -f FILE.tar.gz")
-	}
-	if out := o.Config.Output; out != "table" && out != "json" {
-		return cmdutil.UsageErrorf("bundle prints a summary (table) or its manifest (json); -o %s is not supported", out)
 	}
 	if o.SQLLength < 1 {
 		return cmdutil.UsageErrorf("--sql-length must be at least 1, got %d", o.SQLLength)

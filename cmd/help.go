@@ -67,6 +67,7 @@ const allGlobals = "source,connection,output,gate"
 
 // commandMeta is keyed by the command path without "dorisdiag ".
 var commandMeta = map[string]cmdMeta{
+	"bundle":           {formats: "table,json", globals: "source,connection,output"},
 	"check":            {kind: "check", globals: allGlobals, failOn: "critical"},
 	"demo":             {kind: "demo", globals: "demo,output,gate", failOn: "none"},
 	"doctor":           {kind: "doctor", globals: allGlobals, failOn: doctor.FailOn},
