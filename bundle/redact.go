@@ -3,7 +3,9 @@ package bundle
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strconv"
@@ -193,65 +195,201 @@ func (r *Redactor) apply(kind string, data []byte) ([]byte, error) {
 	return []byte(r.Text(string(data))), nil
 }
 
-// json decodes data, applies the rules to every string value, and
-// encodes it again (keys sorted, indented, numbers as written).
+// json applies the rules to every string value of a JSON document, token
+// by token: keys and their order unchanged (the snapshot decoder reads its
+// sections in the order Write writes them), numbers as written, indented.
+// Memory is the input and the output, never a tree of the document. A flat
+// object (scalars only: a configuration row) is held until its end, so
+// its key/name field decides whether its value field is masked, whatever
+// their order.
 func (r *Redactor) json(data []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	out := &jsonOut{}
+	out.b.Grow(len(data) + len(data)/16)
+	if err := r.value(dec, out, "", 0); err != nil {
 		return nil, fmt.Errorf("redacting: %w", err)
 	}
-	v = r.walk(v, "")
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("redacting: data after the JSON document")
 	}
-	return buf.Bytes(), nil
+	out.b.WriteByte('\n')
+	return out.b.Bytes(), nil
+}
+
+// jsonOut writes indented JSON.
+type jsonOut struct {
+	b       bytes.Buffer
+	scratch bytes.Buffer
+	enc     *json.Encoder
+}
+
+func (o *jsonOut) str(s string) {
+	if o.enc == nil {
+		o.enc = json.NewEncoder(&o.scratch)
+		o.enc.SetEscapeHTML(false)
+	}
+	o.scratch.Reset()
+	_ = o.enc.Encode(s) // a string always encodes
+	o.b.Write(bytes.TrimSuffix(o.scratch.Bytes(), []byte("\n")))
+}
+
+func (o *jsonOut) scalar(v any) {
+	switch t := v.(type) {
+	case string:
+		o.str(t)
+	case json.Number:
+		o.b.WriteString(t.String())
+	case bool:
+		if t {
+			o.b.WriteString("true")
+		} else {
+			o.b.WriteString("false")
+		}
+	default:
+		o.b.WriteString("null")
+	}
+}
+
+// elem starts the n-th element of a container at depth.
+func (o *jsonOut) elem(n, depth int) {
+	if n > 0 {
+		o.b.WriteByte(',')
+	}
+	o.b.WriteByte('\n')
+	for i := 0; i < depth; i++ {
+		o.b.WriteString("  ")
+	}
+}
+
+// end closes a container of n elements at depth.
+func (o *jsonOut) end(n, depth int, delim byte) {
+	if n > 0 {
+		o.elem(0, depth)
+	}
+	o.b.WriteByte(delim)
 }
 
 // sqlFields are the JSON fields (lower case) whose text is SQL or a
 // server's error text about it: cut to SQLLength.
 var sqlFields = map[string]bool{"query_sql": true, "querysql": true, "error_msg": true, "errormsg": true}
 
-// walk applies the rules under one JSON value; field is the name of the
-// field holding it ("" at the top and in arrays).
-func (r *Redactor) walk(v any, field string) any {
-	switch t := v.(type) {
-	case map[string]any:
-		// A configuration row: {Key|Name: k, Value: v} with k sensitive.
-		sensitiveRow := false
-		for k, x := range t {
-			if s, ok := x.(string); ok && (strings.EqualFold(k, "key") || strings.EqualFold(k, "name")) && SensitiveKey(s) {
-				sensitiveRow = true
-			}
-		}
-		for k, x := range t {
-			if s, ok := x.(string); ok {
-				if sensitiveRow && strings.EqualFold(k, "value") || SensitiveKey(k) || isAuthorization(k) {
-					t[k] = r.mask(s, RuleSensitiveConfig, isAuthorization(k))
-					continue
-				}
-			}
-			t[k] = r.walk(x, k)
-		}
-		return t
-	case []any:
-		for i, x := range t {
-			t[i] = r.walk(x, field)
-		}
-		return t
-	case string:
-		s := t
-		if sqlFields[strings.ToLower(field)] {
-			s = r.cutSQL(s)
-		}
-		return r.Text(s)
+// value copies one JSON value from dec to out with the rules applied;
+// field is the name of the field holding it ("" at the top).
+func (r *Redactor) value(dec *json.Decoder, out *jsonOut, field string, depth int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
 	}
-	return v
+	switch t := tok.(type) {
+	case json.Delim:
+		return r.container(dec, out, t, field, depth)
+	case string:
+		out.scalar(r.stringValue(t, field))
+	default:
+		out.scalar(t)
+	}
+	return nil
+}
+
+// stringValue is a string field's value with the rules applied.
+func (r *Redactor) stringValue(s, field string) string {
+	if SensitiveKey(field) || isAuthorization(field) {
+		return r.mask(s, RuleSensitiveConfig, isAuthorization(field))
+	}
+	if sqlFields[strings.ToLower(field)] {
+		s = r.cutSQL(s)
+	}
+	return r.Text(s)
+}
+
+type jsonPair struct {
+	key string
+	val any
+}
+
+// object copies one object (its '{' read). Scalar pairs are held until the
+// object ends or a container value comes, so a configuration row is judged
+// whole: {Key|Name: a sensitive key, Value: v} masks v.
+func (r *Redactor) object(dec *json.Decoder, out *jsonOut, depth int) error {
+	out.b.WriteByte('{')
+	n := 0
+	var held []jsonPair
+	sensitiveRow := false
+	flush := func() {
+		for _, p := range held {
+			out.elem(n, depth+1)
+			out.str(p.key)
+			out.b.WriteString(": ")
+			if s, ok := p.val.(string); ok {
+				if sensitiveRow && strings.EqualFold(p.key, "value") {
+					out.scalar(r.mask(s, RuleSensitiveConfig, false))
+				} else {
+					out.scalar(r.stringValue(s, p.key))
+				}
+			} else {
+				out.scalar(p.val)
+			}
+			n++
+		}
+		held = held[:0]
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, ok := kt.(string)
+		if !ok {
+			return fmt.Errorf("object key %v", kt)
+		}
+		vt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := vt.(json.Delim); ok {
+			flush()
+			out.elem(n, depth+1)
+			out.str(key)
+			out.b.WriteString(": ")
+			if err := r.container(dec, out, d, key, depth+1); err != nil {
+				return err
+			}
+			n++
+			continue
+		}
+		if s, ok := vt.(string); ok && (strings.EqualFold(key, "key") || strings.EqualFold(key, "name")) && SensitiveKey(s) {
+			sensitiveRow = true
+		}
+		held = append(held, jsonPair{key, vt})
+	}
+	flush()
+	if _, err := dec.Token(); err != nil { // '}'
+		return err
+	}
+	out.end(n, depth, '}')
+	return nil
+}
+
+// container copies an array or object whose opening delimiter d was read.
+func (r *Redactor) container(dec *json.Decoder, out *jsonOut, d json.Delim, field string, depth int) error {
+	if d == '{' {
+		return r.object(dec, out, depth)
+	}
+	out.b.WriteByte('[')
+	n := 0
+	for dec.More() {
+		out.elem(n, depth+1)
+		if err := r.value(dec, out, field, depth+1); err != nil {
+			return err
+		}
+		n++
+	}
+	if _, err := dec.Token(); err != nil { // ']'
+		return err
+	}
+	out.end(n, depth, ']')
+	return nil
 }
 
 func isAuthorization(k string) bool {
