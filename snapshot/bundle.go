@@ -28,8 +28,9 @@ const (
 	maxManifestBytes = 16 << 20
 )
 
-// maxBundleBytes bounds everything the reader decompresses.
-func maxBundleBytes(snapLimit int64) int64 { return 4*snapLimit + (1 << 30) }
+// maxBundleBytes bounds everything the reader decompresses (a variable:
+// tests lower it).
+var maxBundleBytes = func(snapLimit int64) int64 { return 4*snapLimit + (1 << 30) }
 
 // IsGzip says whether the first bytes are gzip's magic number.
 func IsGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }

@@ -98,3 +98,21 @@ func gzipOf(t *testing.T, b []byte) []byte {
 	gz.Close()
 	return buf.Bytes()
 }
+
+// TestLoadBundleBoundsDecompression: an archive that decompresses past the
+// bound (a gzip bomb of zeros in a member nobody reads) is refused, not
+// read to its end.
+func TestLoadBundleBoundsDecompression(t *testing.T) {
+	old := maxBundleBytes
+	maxBundleBytes = func(int64) int64 { return 1 << 20 }
+	defer func() { maxBundleBytes = old }()
+	snap := minimal(t)
+	archive := tarGz(t, []member{{name: "top/metrics/big.prom", data: make([]byte, 4<<20)}, {name: "top/snapshot.json", data: snap}})
+	p := filepath.Join(t.TempDir(), "bomb.tar.gz")
+	if err := os.WriteFile(p, archive, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadFile(p, 0); err == nil || !strings.Contains(err.Error(), "bytes uncompressed") {
+		t.Errorf("LoadFile: %v, want the uncompressed bound", err)
+	}
+}
