@@ -121,6 +121,7 @@ func childMaxRSS(t *testing.T, bin string, args ...string) (int64, int, string) 
 }
 
 func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
 	if testing.Short() {
 		t.Skip("spawns child processes and streams 64 MiB bodies")
 	}
