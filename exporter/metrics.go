@@ -34,7 +34,7 @@ type descs struct {
 	selfLastSuccess, selfDesign, selfPoints, selfPointPartitions, selfMerges *prometheus.Desc
 	selfDisagree, selfUnreadable, selfInterval, selfPrecise                  *prometheus.Desc
 	lbMaxPending, lbMaxDelay, lbStreamPending, lbMVDelay                     *prometheus.Desc
-	selfSourceUnreadable, selfWithheld, finding                              *prometheus.Desc
+	selfSourceUnreadable, selfWithheld, finding, ttlEnforcement              *prometheus.Desc
 	names                                                                    []string
 }
 
@@ -91,6 +91,7 @@ func newDescs() *descs {
 
 		finding:              d("dorisdiag_finding", "1 for each finding of check at warning or above in the latest round, by code, severity and object (the series the generated alert rules fire on).", check.AlertingLabels...),
 		selfSourceUnreadable: d("dorisdiag_exporter_source_unreadable", "1 for each source the latest round could not read, with the severity check gives it (critical: the round failed).", "source", "severity"),
+		ttlEnforcement:       d("dorisdiag_ttl_enforcement", "1, with the verdict of the latest round on whether the build enforces the changelog TTL (yes, no, unknown): check's expiry findings and the cannot_resume state follow it, and design-alerts.yml qualifies DorisStreamCannotResume by it.", "verdict"),
 		selfWithheld:         d("dorisdiag_exporter_series_withheld", "1 for each area of series (streams, mvs) absent from the latest round because a critical source it depends on could not be read.", "area", "source"),
 
 		lbMaxPending:    d("dorisdiag_exporter_max_pending_age_lower_bound", "1 when doris_fe_changelog_stream_max_pending_age_seconds of the kind is only a proven lower bound (the worst stream has no upper bound); absent otherwise.", "kind"),
@@ -109,7 +110,7 @@ func (d *descs) all() []*prometheus.Desc {
 		d.mvLastDuration, d.streamState, d.streamPending, d.streamHeadroom, d.streamGaps, d.selfRounds, d.selfFailures,
 		d.selfSkipped, d.selfDuration, d.selfStatements, d.selfLastSuccess, d.selfDesign, d.selfPoints, d.selfPointPartitions,
 		d.selfMerges, d.selfDisagree, d.selfUnreadable, d.selfInterval, d.selfPrecise,
-		d.lbMaxPending, d.lbMaxDelay, d.lbStreamPending, d.lbMVDelay, d.selfSourceUnreadable, d.selfWithheld, d.finding}
+		d.lbMaxPending, d.lbMaxDelay, d.lbStreamPending, d.lbMVDelay, d.selfSourceUnreadable, d.selfWithheld, d.finding, d.ttlEnforcement}
 }
 
 // collector renders the last published state; it never blocks on a round.
@@ -161,6 +162,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	blindStreams, blindMVs := r.Blind(round.AreaStreams), r.Blind(round.AreaMVs)
 	for _, a := range r.Alerting {
 		g(d.finding, 1, a.Values()...)
+	}
+	if r.TTLEnforced != "" {
+		g(d.ttlEnforcement, 1, r.TTLEnforced)
 	}
 	g(d.selfPrecise, float64(r.StreamsPendingPrecise), "PRECISE")
 	g(d.selfPrecise, float64(r.StreamsPendingUpperBnd), "UPPER_BOUND")
