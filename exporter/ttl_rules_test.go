@@ -15,7 +15,9 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/fixtures/corpus"
+	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -159,5 +161,82 @@ func runDesignPromtool(t *testing.T, tl timeline, tests []alertTest) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("promtool test rules: %v\n%.6000s", err, out)
+	}
+}
+
+// Issue 20: rules were generated for every declared code, TSO_* included,
+// which no dorisdiag_finding series ever carries (only `tso headroom`
+// raises them). The generated finding rules are exactly the codes check can
+// raise (check.EmittedCodes, derived from the code): every rule's code can
+// be on the series, and every code on the series of every bundled scenario
+// and corpus case (check's findings at warning and above, as the exporter
+// and `check -o prom` export them) has its rule.
+func TestAlertRulesCoverExactlyTheSeriesCodes(t *testing.T) {
+	var doc struct {
+		Groups []struct {
+			Name  string `yaml:"name"`
+			Rules []rule `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(exporter.AlertRules(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ruled := map[string]bool{}
+	for _, g := range doc.Groups {
+		for _, r := range g.Rules {
+			if code, ok := strings.CutPrefix(r.Expr, `dorisdiag_finding{code="`); ok {
+				ruled[code[:strings.IndexByte(code, '"')]] = true
+			}
+		}
+	}
+	emitted := map[string]bool{}
+	for _, c := range check.EmittedCodes() {
+		emitted[c] = true
+		if !ruled[c] {
+			t.Errorf("check can raise %s (on dorisdiag_finding) and no rule alerts on it", c)
+		}
+	}
+	for c := range ruled {
+		if !emitted[c] {
+			t.Errorf("rule for %s, which check never raises: no dorisdiag_finding series carries it", c)
+		}
+	}
+	for _, c := range []string{"TSO_OFFSET_EXPIRED", "TSO_HEADROOM_LOW", "NET_STREAM_LOAD_HANG"} {
+		if ruled[c] {
+			t.Errorf("a rule for %s, which only a calculator or doctor raises", c)
+		}
+	}
+	var snaps []*snapshot.Snapshot
+	for _, name := range scenario.Names() {
+		if name == "scale" && testing.Short() {
+			continue
+		}
+		s, err := scenario.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, s)
+	}
+	for _, name := range corpus.Names() {
+		s, err := corpus.Snapshot(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, s)
+	}
+	seen := 0
+	for _, s := range snaps {
+		for _, a := range check.Alertings(check.Run([]*snapshot.Snapshot{s}, check.Options{}).Findings) {
+			seen++
+			if !ruled[a.Code] {
+				t.Errorf("%s is on dorisdiag_finding and has no rule", a.Code)
+			}
+			if !emitted[a.Code] {
+				t.Errorf("%s is on dorisdiag_finding but not in check.EmittedCodes: the analysis missed a path", a.Code)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no finding on any scenario")
 	}
 }
