@@ -3,8 +3,10 @@ package exporter
 import (
 	"sort"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
@@ -241,34 +243,98 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if !blindMVs {
 		for i := range r.MVs {
 			m := &r.MVs[i]
-			lv := []string{m.DBID, m.DB, strconv.FormatInt(m.ID, 10), m.Name}
-			g(d.mvDelay, m.DataDelay, lv...)
+			o := newObjectSeries(ch, mvLabels, m.DBID, m.DB, strconv.FormatInt(m.ID, 10), m.Name)
+			o.gauge(d.mvDelay, m.DataDelay)
 			if m.LowerBound {
-				g(d.lbMVDelay, 1, lv...)
+				o.gauge(d.lbMVDelay, 1)
 			}
-			g(d.mvState, m.StateNumber, lv...)
-			g(d.mvFailures, m.ConsecutiveFailures, lv...)
-			cnt(d.mvFallbacks, m.Fallbacks, lv...)
+			o.gauge(d.mvState, m.StateNumber)
+			o.gauge(d.mvFailures, m.ConsecutiveFailures)
+			o.counter(d.mvFallbacks, m.Fallbacks)
 			if m.LastRefreshDuration != nil {
-				g(d.mvLastDuration, *m.LastRefreshDuration, lv...)
+				o.gauge(d.mvLastDuration, *m.LastRefreshDuration)
 			}
 		}
 	}
 	if !blindStreams {
 		for i := range r.Streams {
 			s := &r.Streams[i]
-			lv := []string{s.DBID, s.DB, strconv.FormatInt(s.ID, 10), s.Name}
-			g(d.streamState, s.StateNumber, lv...)
-			g(d.streamPending, s.PendingAge, lv...)
+			o := newObjectSeries(ch, streamLabels, s.DBID, s.DB, strconv.FormatInt(s.ID, 10), s.Name)
+			o.gauge(d.streamState, s.StateNumber)
+			o.gauge(d.streamPending, s.PendingAge)
 			if s.LowerBound {
-				g(d.lbStreamPending, 1, lv...)
+				o.gauge(d.lbStreamPending, 1)
 			}
 			if s.Headroom != nil {
-				g(d.streamHeadroom, *s.Headroom, lv...)
+				o.gauge(d.streamHeadroom, *s.Headroom)
 			}
-			cnt(d.streamGaps, s.GapEvents, lv...)
+			o.counter(d.streamGaps, s.GapEvents)
 		}
 	}
+}
+
+// objectSeries sends the series of one object (an MV or a stream: up to
+// six series with the same four labels). MustNewConstMetric builds and
+// validates the label pairs anew for each series — three allocations a
+// label, most of a gather's work at the design's scale (docs/performance.md
+// "Serving /metrics"); here they are built once per object, and each series
+// gets its own slice of the shared pairs (the serving path's label cap
+// replaces a pair, never changes one). Values that are not valid UTF-8 go
+// through MustNewConstMetric as before.
+type objectSeries struct {
+	ch     chan<- prometheus.Metric
+	lv     []string
+	labels []*dto.LabelPair // sorted by name (mvLabels and streamLabels are)
+}
+
+func newObjectSeries(ch chan<- prometheus.Metric, names []string, lv ...string) objectSeries {
+	o := objectSeries{ch: ch, lv: lv}
+	for _, v := range lv {
+		if !utf8.ValidString(v) {
+			return o
+		}
+	}
+	o.labels = make([]*dto.LabelPair, len(names))
+	for i := range names {
+		o.labels[i] = &dto.LabelPair{Name: &names[i], Value: &lv[i]}
+	}
+	return o
+}
+
+func (o objectSeries) gauge(d *prometheus.Desc, v float64) {
+	if o.labels == nil {
+		o.ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, o.lv...)
+		return
+	}
+	o.ch <- &objectMetric{desc: d, v: v, labels: o.labels}
+}
+
+func (o objectSeries) counter(d *prometheus.Desc, v float64) {
+	if o.labels == nil {
+		o.ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, o.lv...)
+		return
+	}
+	o.ch <- &objectMetric{desc: d, v: v, labels: o.labels, counter: true}
+}
+
+// objectMetric is one series of an objectSeries.
+type objectMetric struct {
+	desc    *prometheus.Desc
+	v       float64
+	counter bool
+	labels  []*dto.LabelPair
+}
+
+func (m *objectMetric) Desc() *prometheus.Desc { return m.desc }
+
+func (m *objectMetric) Write(out *dto.Metric) error {
+	out.Label = append(make([]*dto.LabelPair, 0, len(m.labels)), m.labels...)
+	if m.counter {
+		out.Counter = &dto.Counter{Value: &m.v}
+	} else {
+		out.Gauge = &dto.Gauge{Value: &m.v}
+	}
+	return nil
 }
 
 func sortedKeys[K ~string, V any](m map[K]V) []K {
