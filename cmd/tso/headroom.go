@@ -45,7 +45,14 @@ as the Doris planner does it (docs/tso.md):
 --now-time now uses this machine's clock; prefer the cluster's current TSO
 (SELECT CURRENT_TSO FROM information_schema.tso_status).
 Exit 1 with --fail-on critical when the offset can no longer resume, and with
---fail-on warning when the headroom is under --min-headroom.`,
+--fail-on warning when the headroom is under --min-headroom.
+
+Builds differ: earlier ROW binlog builds never expire changes whatever
+binlog.ttl_seconds says (apache/doris#65897). The calculator reads no cluster,
+so an expired offset is a warning worded "if this build enforces
+binlog.ttl_seconds (apache/doris#68226)" unless --assume-ttl-enforced says the
+build does (critical), or =false says it does not (no finding; the numbers
+are still shown).`,
 		Example: `  dorisdiag tso headroom --offset 469067681628160003 --ttl 86400 --now-time 2026-09-15T12:00:00Z
   dorisdiag tso headroom --offset N/A --ttl 86400 --now 469099767398400000 -o json`,
 		Args: cobra.NoArgs,
@@ -93,7 +100,8 @@ func tsoHeadroomRun(o *TSOHeadroomOptions) error {
 	if err != nil {
 		return cmdutil.UsageErrorf("--offset: %v", err)
 	}
-	res, err := tsotool.Headroom(tsotool.HeadroomInput{OffsetText: o.Offset, Offset: off, Now: ref, TTLSeconds: o.TTL, MinHeadroom: o.MinHeadroom})
+	res, err := tsotool.Headroom(tsotool.HeadroomInput{OffsetText: o.Offset, Offset: off, Now: ref, TTLSeconds: o.TTL, MinHeadroom: o.MinHeadroom,
+		AssumeTTLEnforced: o.Config.AssumeTTLEnforced})
 	var bad *tsotool.HeadroomError
 	switch {
 	case errors.As(err, &bad) && bad.Input == "ttl":

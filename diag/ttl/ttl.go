@@ -94,3 +94,16 @@ func Conditional(f diag.Finding, property string) diag.Finding {
 	f.Evidence = ev
 	return f
 }
+
+// Assumed is the enforcement of the user's word alone (--assume-ttl-enforced
+// and its config key; nil: not given): all a tool that reads no cluster,
+// such as `tso headroom`, knows.
+func Assumed(assumed *bool) snapshot.TTLEnforcement {
+	switch {
+	case assumed == nil:
+		return snapshot.TTLEnforcement{Verdict: snapshot.TTLUnknown}
+	case *assumed:
+		return snapshot.TTLEnforcement{Verdict: snapshot.TTLEnforced}
+	}
+	return snapshot.TTLEnforcement{Verdict: snapshot.TTLNotEnforced}
+}
