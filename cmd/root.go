@@ -23,6 +23,9 @@ func NewRootCmd(ios *cmdutil.IOStreams) *cobra.Command {
 // reads, and every command of commandTree built over f.
 func newRoot(f *cmdutil.Factory, cfg *cmdutil.Config) *cobra.Command {
 	ios := f.IOStreams
+	if f.LoadConfig == nil {
+		f.LoadConfig = loadFileConfig
+	}
 	root := &cobra.Command{
 		Use:   "dorisdiag",
 		Short: "Diagnose Apache Doris table streams and IVM materialized views",

@@ -63,6 +63,13 @@ func (col *collector) tables(ctx context.Context) {
 			}
 		}
 	}
+	// The source tables of the declared external consumers: their TTL is
+	// read as a stream's base table's is.
+	for _, ec := range col.cfg.Consumers {
+		if db, name, ok := ec.SourceTableParts(); ok {
+			add("", db, name)
+		}
+	}
 	if len(byKey) == 0 {
 		return
 	}
