@@ -34,6 +34,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
+	consumersreport "github.com/dorisdiag/dorisdiag/report/consumers"
 	doctorreport "github.com/dorisdiag/dorisdiag/report/doctor"
 	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
 	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
@@ -83,6 +84,7 @@ func typ[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // snapshot file (snapshot.Write). A new kind is added here.
 var docKinds = []docKind{
 	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
+	{"consumers", "dorisdiag consumers -o json", []reflect.Type{typ[consumersreport.Doc]()}},
 	{"doctor", "dorisdiag doctor [config|net|labels] -o json", []reflect.Type{typ[doctorreport.DoctorDoc]()}},
 	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
 	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[report.HeadroomDoc]()}},

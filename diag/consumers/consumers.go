@@ -119,7 +119,11 @@ type Consumer struct {
 	// Note says what else a reader should know (an assumed zone, ...).
 	Note string `json:"note,omitempty"`
 
-	Severity diag.Severity `json:"severity"`
+	// Severity is the worst finding's severity, "ok" without one.
+	Severity string `json:"severity"`
+	// Worst is the same as a diag.Severity (none without a finding), for
+	// ordering.
+	Worst diag.Severity `json:"-"`
 }
 
 // Result is the analysis of every declared consumer.
@@ -141,7 +145,11 @@ func Analyze(s *snapshot.Snapshot, opt Options) *Result {
 		fs = streams.QualifyExpiry(ttl, c.TTLProperty, fs, isExpiry)
 		c.TTLEnforced = ttl.Verdict
 		for _, f := range fs {
-			c.Severity = max(c.Severity, f.Severity)
+			c.Worst = max(c.Worst, f.Severity)
+		}
+		c.Severity = "ok"
+		if c.Worst != diag.SeverityNone {
+			c.Severity = c.Worst.String()
 		}
 		r.Consumers = append(r.Consumers, c)
 		r.Findings = append(r.Findings, fs...)

@@ -133,8 +133,8 @@ func TestAnalyze(t *testing.T) {
 					t.Errorf("codes = %v, want %v", codes, tc.codes)
 				}
 			}
-			if c.Severity != tc.severity {
-				t.Errorf("severity = %s, want %s", c.Severity, tc.severity)
+			if c.Worst != tc.severity {
+				t.Errorf("severity = %s, want %s", c.Worst, tc.severity)
 			}
 		})
 	}

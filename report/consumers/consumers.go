@@ -66,8 +66,8 @@ const narrow = 7
 func Sort(cs []consumers.Consumer) {
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i], cs[j]
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
+		if a.Worst != b.Worst {
+			return a.Worst > b.Worst
 		}
 		if (a.HeadroomSeconds == nil) != (b.HeadroomSeconds == nil) {
 			return a.HeadroomSeconds == nil
@@ -116,11 +116,7 @@ func Rows(st report.Style, d Doc) ([]string, [][]string) {
 		if restart == "" {
 			restart = "-"
 		}
-		sev := c.Severity.String()
-		if c.Severity == diag.SeverityNone {
-			sev = "ok"
-		}
-		rows = append(rows, []string{c.Name, st.Severity(sev, state), report.Secs(c.HeadroomSeconds), string(c.Restart.Now), in,
+		rows = append(rows, []string{c.Name, st.Severity(c.Severity, state), report.Secs(c.HeadroomSeconds), string(c.Restart.Now), in,
 			off, dash(c.OffsetUTC), report.Secs(c.PublishAgeSeconds), c.IncrementType, ttl, c.SourceTable, c.OffsetTable, c.ConsumerID, restart, lost})
 	}
 	return h, rows
