@@ -175,14 +175,12 @@ func analyzeOne(s *snapshot.Snapshot, ec snapshot.ExternalConsumer, opt Options)
 		}
 		return m
 	}
-	finding := func(code diag.Code, summary, detail, next string, evidence map[string]string) diag.Finding {
+	finding := func(code diag.Code, summary, detail, next string, evidence map[string]string) diag.Finding { // newFinding
 		return diag.Finding{Code: code, Severity: code.Severity(), Object: obj, Summary: summary, Detail: detail, Evidence: evidence, Next: next}
 	}
 	unreadable := func(why string) {
 		c.State, c.Error = StateUnreadable, why
-		fs = append(fs, finding(CodeOffsetTableUnreadable, "position of consumer "+ec.Name+" cannot be judged: "+why,
-			"dorisdiag cannot tell whether a restart from the published offset works; it does not report the consumer as healthy.",
-			"Grant SELECT on "+ec.OffsetTable+" to dorisdiag's user, or check the consumers: entry of the config file.", ev("error", why)))
+		fs = append(fs, unreadableFinding(finding, ec, why, ev("error", why)))
 	}
 
 	// The zone the connector wrote its text in.
@@ -214,16 +212,12 @@ func analyzeOne(s *snapshot.Snapshot, ec snapshot.ExternalConsumer, opt Options)
 		return c, fs
 	case !ec.Found:
 		c.State = StateStale
-		fs = append(fs, finding(CodePublisherStale, fmt.Sprintf("consumer %s has never published: %s has no row of consumer_id %q", ec.Name, ec.OffsetTable, ec.ConsumerID),
-			"The connector appends a row after every completed checkpoint (subtask 0 only); no row means the job never completed a checkpoint with this source.binlog.consumer-id, publishes elsewhere, or the consumer_id is misspelt.",
-			"Compare the job's source.binlog.consumer-id and source.binlog.offset-table with the config file.", ev()))
+		fs = append(fs, neverPublishedFinding(finding, ec, ev()))
 		return c, fs
 	}
 
 	if zoneSource == "unknown" {
-		fs = append(fs, finding(CodeTZAmbiguous, fmt.Sprintf("consumer %s: the time zone of its offsets is unknown; read as UTC", ec.Name),
-			"Neither the config file nor the cluster's session time_zone gives a zone dorisdiag can read ("+strconv.Quote(zoneName)+"): the headroom and the restart verdict may be off by the zone's offset.",
-			"Give time_zone for the consumer in the config file.", ev("time_zone", zoneName)))
+		fs = append(fs, tzUnknownFinding(finding, ec, zoneName, ev("time_zone", zoneName)))
 	}
 	off, ok := snapshot.ParseDatetimeText(ec.OffsetTimestamp, loc)
 	if !ok {
@@ -232,9 +226,7 @@ func analyzeOne(s *snapshot.Snapshot, ec snapshot.ExternalConsumer, opt Options)
 	}
 	c.OffsetUTC = off.UTC().Format(time.RFC3339)
 	if ambiguousWallClock(off, loc) {
-		fs = append(fs, finding(CodeTZAmbiguous, fmt.Sprintf("consumer %s: offset %s falls in a daylight-saving repeat of %s", ec.Name, ec.OffsetTimestamp, zoneName),
-			"The same wall-clock time occurs twice in this zone: the offset may be an hour earlier than read.",
-			"Read the offset as the earlier instant when restarting.", ev("time_zone", zoneName, "offset_timestamp", ec.OffsetTimestamp)))
+		fs = append(fs, tzRepeatFinding(finding, ec, zoneName, ev("time_zone", zoneName, "offset_timestamp", ec.OffsetTimestamp)))
 	}
 	if zoneSource == "session" {
 		c.Note = "offsets read in the cluster's session time_zone " + zoneName + " (assumed: the connector's JDBC session may use another; give time_zone in the config file)"
@@ -254,11 +246,8 @@ func analyzeOne(s *snapshot.Snapshot, ec snapshot.ExternalConsumer, opt Options)
 	}
 	if c.PublishAgeSeconds != nil && *c.PublishAgeSeconds > maxAge.Seconds() {
 		c.State = StateStale
-		f := finding(CodePublisherStale, fmt.Sprintf("consumer %s last published %s ago (> %s)", ec.Name, secs(*c.PublishAgeSeconds), secs(maxAge.Seconds())),
-			"The newest update_time in "+ec.OffsetTable+" for this consumer is older than the threshold: the job is down, its checkpoints fail, or its publication fails (the connector only logs that).",
-			"Check the Flink job's latest completed checkpoint and the connector's log.", ev("publish_age_seconds", fmtF(*c.PublishAgeSeconds), "update_time", ec.UpdateTime, "update_utc", c.UpdateUTC))
-		f.Magnitude = f64(*c.PublishAgeSeconds)
-		fs = append(fs, f)
+		fs = append(fs, staleFinding(finding, ec, *c.PublishAgeSeconds, maxAge,
+			ev("publish_age_seconds", fmtF(*c.PublishAgeSeconds), "update_time", ec.UpdateTime, "update_utc", c.UpdateUTC)))
 	}
 
 	// Retention.
@@ -293,31 +282,19 @@ func analyzeOne(s *snapshot.Snapshot, ec snapshot.ExternalConsumer, opt Options)
 	switch c.Restart.Now {
 	case RestartRejected:
 		c.State = StateRejected
-		f := finding(CodeOffsetExpiredRejected, fmt.Sprintf("consumer %s: a min_delta restart from its offset %s (%s) is rejected: expired %s ago", ec.Name, ec.OffsetTimestamp, c.OffsetUTC, secs(-*c.HeadroomSeconds)),
-			fmt.Sprintf("The published offset is below the retention floor of %s (%s %d): a restart with %s fails with the expired-offset error.", ec.SourceTable, c.TTLProperty, ttlS, setting),
-			"Do not rely on the offset table: if the job still runs from its Flink checkpoint keep it running; otherwise raise "+c.TTLProperty+" on "+ec.SourceTable+" if the changelog is not compacted yet ("+setProperty(ec.SourceTable, c.TTLProperty)+"), or re-sync with source.scan.mode=initial.", evr)
-		f.Magnitude = f64(*c.HeadroomSeconds)
-		fs = append(fs, f)
+		fs = append(fs, rejectedFinding(finding, ec, c, ttlS, setting, evr))
 	case RestartClipped:
 		c.State = StateClipped
 		lost := ret.ExpiredWindowMs
 		c.Restart.LostFromUTC, c.Restart.LostToUTC, c.Restart.LostSeconds = c.OffsetUTC, ret.RetentionFloorTSO.Time().Format(time.RFC3339Nano), f64(float64(lost)/1000)
 		evr["lost_from_utc"], evr["lost_to_utc"], evr["lost_seconds"] = c.Restart.LostFromUTC, c.Restart.LostToUTC, fmtF(*c.Restart.LostSeconds)
-		f := finding(CodeOffsetExpiredClipped, fmt.Sprintf("consumer %s: a %s restart from its offset %s (%s) silently skips %s of changes", ec.Name, ec.IncrementType, ec.OffsetTimestamp, c.OffsetUTC, secs(float64(lost)/1000)),
-			fmt.Sprintf("The published offset is below the retention floor of %s (%s %d): a restart with %s succeeds, clipped to the first retained change; the changes committed from %s to %s are skipped without an error.", ec.SourceTable, c.TTLProperty, ttlS, setting, c.Restart.LostFromUTC, c.Restart.LostToUTC),
-			"Do not restart from the offset: raise "+c.TTLProperty+" on "+ec.SourceTable+" if the changelog is not compacted yet ("+setProperty(ec.SourceTable, c.TTLProperty)+"); otherwise re-sync the lost window from the table.", evr)
-		f.Magnitude = f64(*c.HeadroomSeconds)
-		fs = append(fs, f)
+		fs = append(fs, clippedFinding(finding, ec, c, ttlS, lost, setting, evr))
 	case RestartOK:
 		if *c.HeadroomSeconds < opt.MinHeadroom.Seconds() {
 			if c.State == StateOK {
 				c.State = StateHeadroom
 			}
-			f := finding(CodeHeadroomLow, fmt.Sprintf("consumer %s: headroom %s (< %s) before the TTL reaches its offset %s (%s)", ec.Name, secs(*c.HeadroomSeconds), secs(opt.MinHeadroom.Seconds()), ec.OffsetTimestamp, c.OffsetUTC),
-				fmt.Sprintf("A restart with %s still works, for %s; then a %s restart is %s.", setting, secs(*c.HeadroomSeconds), ec.IncrementType, expiredWord(ec.IncrementType)),
-				"Check that the job runs and publishes; raise "+c.TTLProperty+" on "+ec.SourceTable+" to cover the longest outage you must survive.", evr)
-			f.Magnitude = f64(*c.HeadroomSeconds)
-			fs = append(fs, f)
+			fs = append(fs, headroomLowFinding(finding, ec, c, opt.MinHeadroom, setting, evr))
 		}
 	}
 	return c, fs

@@ -82,7 +82,11 @@ func TestAnalyze(t *testing.T) {
 		{name: "publisher stale", ttl: &day, enforced: snapshot.TTLEnforced, ec: read("detail", 2*time.Hour, 2*time.Hour, "UTC"), session: "UTC",
 			state: StateStale, now: RestartOK, headroom: f64(22 * 3600), codes: []string{"CONSUMER_PUBLISHER_STALE"}, severity: diag.SeverityWarning},
 		{name: "configured max_publish_age wins", ttl: &day, enforced: snapshot.TTLEnforced,
-			ec: func() snapshot.ExternalConsumer { e := read("detail", 2*time.Hour, 2*time.Hour, "UTC"); e.MaxPublishAgeSeconds = 3 * 3600; return e }(), session: "UTC",
+			ec: func() snapshot.ExternalConsumer {
+				e := read("detail", 2*time.Hour, 2*time.Hour, "UTC")
+				e.MaxPublishAgeSeconds = 3 * 3600
+				return e
+			}(), session: "UTC",
 			state: StateOK, now: RestartOK, headroom: f64(22 * 3600)},
 		{name: "never published", ttl: &day, enforced: snapshot.TTLEnforced, ec: snapshot.ExternalConsumer{IncrementType: "detail", Read: true}, session: "UTC",
 			state: StateStale, now: RestartUnknown, codes: []string{"CONSUMER_PUBLISHER_STALE"}, severity: diag.SeverityWarning, wantNoHdr: true},
