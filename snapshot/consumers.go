@@ -58,6 +58,72 @@ type ExternalConsumer struct {
 	UpdateTime      string `json:"update_time,omitempty"`
 	// Error is why the offset table could not be read ("" when Read).
 	Error string `json:"error,omitempty"`
+
+	// Derived by Normalize from the text above and Cluster.TimeZone on
+	// every build and load (docs/snapshot.md "Parsed once"; never written).
+	//
+	// Zone is the zone the text is read in: the configured TimeZone, else
+	// the cluster's session time zone, else UTC; ZoneName names it as
+	// given and ZoneSource says which ("configured", "session", or
+	// "unknown": UTC assumed because neither gave a zone Go can read).
+	Zone       *time.Location `json:"-"`
+	ZoneName   string         `json:"-"`
+	ZoneSource string         `json:"-"`
+	// OffsetMs and UpdateMs are OffsetTimestamp and UpdateTime in Zone
+	// (Unix ms); nil when empty or not datetime text.
+	OffsetMs *int64 `json:"-"`
+	UpdateMs *int64 `json:"-"`
+	// OffsetRepeated: the offset's wall clock occurs twice in Zone (a
+	// daylight-saving repeat), so the instant may be an hour earlier.
+	OffsetRepeated bool `json:"-"`
+}
+
+// Zone sources of ExternalConsumer.ZoneSource.
+const (
+	ZoneConfigured = "configured"
+	ZoneSession    = "session"
+	ZoneUnknown    = "unknown"
+)
+
+// normalizeConsumers derives each external consumer's zone and instants.
+func (s *Snapshot) normalizeConsumers() {
+	for i := range s.ExternalConsumers {
+		c := &s.ExternalConsumers[i]
+		c.Zone, c.ZoneName, c.ZoneSource = time.UTC, c.TimeZone, ZoneUnknown
+		switch {
+		case c.TimeZone != "":
+			if l, ok := ParseTimeZone(c.TimeZone); ok {
+				c.Zone, c.ZoneSource = l, ZoneConfigured
+			}
+		case s.Cluster.TimeZone != "":
+			c.ZoneName = s.Cluster.TimeZone
+			if l, ok := ParseTimeZone(s.Cluster.TimeZone); ok {
+				c.Zone, c.ZoneSource = l, ZoneSession
+			}
+		}
+		c.OffsetMs, c.UpdateMs, c.OffsetRepeated = nil, nil, false
+		if t, ok := ParseDatetimeText(c.OffsetTimestamp, c.Zone); ok && c.OffsetTimestamp != "" {
+			v := t.UnixMilli()
+			c.OffsetMs = &v
+			c.OffsetRepeated = repeatedWallClock(t, c.Zone)
+		}
+		if t, ok := ParseDatetimeText(c.UpdateTime, c.Zone); ok && c.UpdateTime != "" {
+			v := t.UnixMilli()
+			c.UpdateMs = &v
+		}
+	}
+}
+
+// repeatedWallClock: the wall-clock text of t occurs twice in loc.
+func repeatedWallClock(t time.Time, loc *time.Location) bool {
+	const layout = "2006-01-02 15:04:05"
+	text := t.In(loc).Format(layout)
+	for _, d := range []time.Duration{-time.Hour, time.Hour, -30 * time.Minute, 30 * time.Minute} {
+		if t.Add(d).In(loc).Format(layout) == text {
+			return true
+		}
+	}
+	return false
 }
 
 // OffsetTableParts splits "db.tbl" (ParseName's rules: backquoted parts

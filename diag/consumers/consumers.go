@@ -183,8 +183,11 @@ func analyzeOne(s *snapshot.Snapshot, ec snapshot.ExternalConsumer, opt Options)
 		fs = append(fs, unreadableFinding(finding, ec, why, ev("error", why)))
 	}
 
-	// The zone the connector wrote its text in.
-	loc, zoneName, zoneSource := zoneOf(ec, s.Cluster.TimeZone)
+	// The zone the connector wrote its text in (snapshot.Normalize).
+	loc, zoneName, zoneSource := ec.Zone, ec.ZoneName, ec.ZoneSource
+	if loc == nil {
+		loc, zoneSource = time.UTC, snapshot.ZoneUnknown
+	}
 	c.TimeZone, c.TimeZoneSource = zoneName, zoneSource
 	// The source table's TTL, as for a stream's base table.
 	sdb, stbl, _ := ec.SourceTableParts()
@@ -216,24 +219,25 @@ func analyzeOne(s *snapshot.Snapshot, ec snapshot.ExternalConsumer, opt Options)
 		return c, fs
 	}
 
-	if zoneSource == "unknown" {
+	if zoneSource == snapshot.ZoneUnknown {
 		fs = append(fs, tzUnknownFinding(finding, ec, zoneName, ev("time_zone", zoneName)))
 	}
-	off, ok := snapshot.ParseDatetimeText(ec.OffsetTimestamp, loc)
-	if !ok {
+	if ec.OffsetMs == nil {
 		unreadable(fmt.Sprintf("offset_timestamp %q is not datetime text", ec.OffsetTimestamp))
 		return c, fs
 	}
-	c.OffsetUTC = off.UTC().Format(time.RFC3339)
-	if ambiguousWallClock(off, loc) {
+	off := time.UnixMilli(*ec.OffsetMs).UTC()
+	c.OffsetUTC = off.Format(time.RFC3339)
+	if ec.OffsetRepeated {
 		fs = append(fs, tzRepeatFinding(finding, ec, zoneName, ev("time_zone", zoneName, "offset_timestamp", ec.OffsetTimestamp)))
 	}
-	if zoneSource == "session" {
+	if zoneSource == snapshot.ZoneSession {
 		c.Note = "offsets read in the cluster's session time_zone " + zoneName + " (assumed: the connector's JDBC session may use another; give time_zone in the config file)"
 	}
 	c.OffsetAgeSeconds = f64(now.Sub(off).Seconds())
-	if up, ok := snapshot.ParseDatetimeText(ec.UpdateTime, loc); ok {
-		c.UpdateUTC = up.UTC().Format(time.RFC3339Nano)
+	if ec.UpdateMs != nil {
+		up := time.UnixMilli(*ec.UpdateMs).UTC()
+		c.UpdateUTC = up.Format(time.RFC3339Nano)
 		c.PublishAgeSeconds = f64(now.Sub(up).Seconds())
 	}
 	c.Restart.Options = []string{"source.scan.mode=from-timestamp", "source.scan.timestamp=" + off.In(loc).Format(textLayout)}
@@ -286,7 +290,7 @@ func analyzeOne(s *snapshot.Snapshot, ec snapshot.ExternalConsumer, opt Options)
 	case RestartClipped:
 		c.State = StateClipped
 		lost := ret.ExpiredWindowMs
-		c.Restart.LostFromUTC, c.Restart.LostToUTC, c.Restart.LostSeconds = c.OffsetUTC, ret.RetentionFloorTSO.Time().Format(time.RFC3339Nano), f64(float64(lost)/1000)
+		c.Restart.LostFromUTC, c.Restart.LostToUTC, c.Restart.LostSeconds = c.OffsetUTC, ret.CutoffTSO.Time().Format(time.RFC3339Nano), f64(float64(lost)/1000)
 		evr["lost_from_utc"], evr["lost_to_utc"], evr["lost_seconds"] = c.Restart.LostFromUTC, c.Restart.LostToUTC, fmtF(*c.Restart.LostSeconds)
 		fs = append(fs, clippedFinding(finding, ec, c, ttlS, lost, setting, evr))
 	case RestartOK:
@@ -335,36 +339,6 @@ func expiredWord(increment string) string {
 		return "silently clipped"
 	}
 	return "rejected"
-}
-
-// zoneOf is the zone the connector's text is read in: the configured one,
-// else the cluster's session time_zone, else UTC (unknown).
-func zoneOf(ec snapshot.ExternalConsumer, session string) (*time.Location, string, string) {
-	if ec.TimeZone != "" {
-		if l, ok := snapshot.ParseTimeZone(ec.TimeZone); ok {
-			return l, ec.TimeZone, "configured"
-		}
-		return time.UTC, ec.TimeZone, "unknown"
-	}
-	if session != "" {
-		if l, ok := snapshot.ParseTimeZone(session); ok {
-			return l, session, "session"
-		}
-		return time.UTC, session, "unknown"
-	}
-	return time.UTC, "", "unknown"
-}
-
-// ambiguousWallClock: the wall-clock text of t occurs twice in loc (a
-// daylight-saving repeat).
-func ambiguousWallClock(t time.Time, loc *time.Location) bool {
-	text := t.In(loc).Format(textLayout)
-	for _, d := range []time.Duration{-time.Hour, time.Hour, -30 * time.Minute, 30 * time.Minute} {
-		if t.Add(d).In(loc).Format(textLayout) == text {
-			return true
-		}
-	}
-	return false
 }
 
 func setProperty(qualified, prop string) string {

@@ -16,13 +16,8 @@ import (
 func consumerSnap(ttl *int64, enforced string, ec snapshot.ExternalConsumer, session string) *snapshot.Snapshot {
 	b := diagtest.New().Table("demo", "orders", "UNIQUE_KEYS", ttl)
 	s := b.S
+	s.Tables[0].PropertyNaming = "binlog" // enforcement decided by the case, not the spelling
 	s.Cluster.TimeZone = session
-	switch enforced {
-	case snapshot.TTLEnforced:
-		s.AssumeTTLEnforced(true, "test")
-	case snapshot.TTLNotEnforced:
-		s.AssumeTTLEnforced(false, "test")
-	}
 	if ec.Name == "" {
 		ec.Name = "cdc"
 	}
@@ -31,6 +26,13 @@ func consumerSnap(ttl *int64, enforced string, ec snapshot.ExternalConsumer, ses
 		ec.ConsumerID = "job-1"
 	}
 	s.ExternalConsumers = []snapshot.ExternalConsumer{ec}
+	s.Normalize()
+	switch enforced {
+	case snapshot.TTLEnforced:
+		s.AssumeTTLEnforced(true, "test")
+	case snapshot.TTLNotEnforced:
+		s.AssumeTTLEnforced(false, "test")
+	}
 	return s
 }
 

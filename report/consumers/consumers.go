@@ -83,6 +83,9 @@ func Sort(cs []consumers.Consumer) {
 // keeps the first narrow ones).
 func Rows(st report.Style, d Doc) ([]string, [][]string) {
 	h := []string{"CONSUMER", "STATE", "HEADROOM", "RESTART NOW", "RESTART IN", "OFFSET (ZONE)", "OFFSET UTC", "PUBLISHED AGO", "TYPE", "TTL", "SOURCE TABLE", "OFFSET TABLE", "CONSUMER ID", "RESTART WITH", "LOST"}
+	if d.InSeconds != nil {
+		h[4] = "RESTART IN " + report.Secs(d.InSeconds)
+	}
 	rows := make([][]string, 0, len(d.Consumers))
 	for _, c := range d.Consumers {
 		in := "-"
@@ -141,7 +144,7 @@ func table(w io.Writer, st report.Style, d Doc, cols int) error {
 		}
 		for _, c := range d.Consumers {
 			if len(c.Restart.Options) > 0 {
-				fmt.Fprintf(w, "  %s: restart with %s   # %s UTC\n", c.Name, strings.Join(c.Restart.Options, " "), c.Restart.TimestampUTC)
+				fmt.Fprintf(w, "  %s: restart with %s   # = %s\n", c.Name, strings.Join(c.Restart.Options, " "), c.Restart.TimestampUTC)
 			}
 		}
 	}
