@@ -46,6 +46,9 @@ type Config struct {
 	// (consumers:): the collection reads each one's offset table and its
 	// source table's TTL into snap.ExternalConsumers (docs/consumers.md).
 	Consumers []snapshot.ExternalConsumer
+	// Tables are more tables ("db.tbl") whose changelog properties and TTL
+	// to read into snap.Tables (`tso headroom --table`).
+	Tables []string
 
 	// WithMetrics also fetches GET /metrics of the FE at Host:HTTPPort into
 	// snap.Metrics (default off: a Master FE payload can be 50 MB).

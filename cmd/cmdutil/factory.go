@@ -21,8 +21,9 @@ import (
 
 // Factory holds what commands share, each expensive dependency as a
 // function (style.md: cli/cli pkg/cmdutil/factory.go): nothing is read or
-// dialled until a command's run calls it, so --help, a flag error, tso and
-// explain never open a file or a socket.
+// dialled until a command's run calls it, so --help, a flag error, tso (but
+// tso headroom --table, which reads its source) and explain never open a file
+// or a socket.
 type Factory struct {
 	IOStreams *IOStreams
 	// Config is the root's flags as parsed; a command copies it into its

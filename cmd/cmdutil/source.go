@@ -38,6 +38,9 @@ type SourceOptions struct {
 	// Consumers are the config file's external consumers: a live
 	// collection reads their offset tables (docs/consumers.md).
 	Consumers []snapshot.ExternalConsumer
+	// Tables are more tables ("db.tbl") whose TTL a live collection reads
+	// (tso headroom --table).
+	Tables []string
 }
 
 // Source is where a command's snapshots come from: --snapshot files, a
@@ -114,6 +117,7 @@ func (s *Source) LiveConfig() scrape.Config {
 		TasksPerMV:  s.opt.TasksPerMV,
 		WithMetrics: s.opt.WithMetrics,
 		Consumers:   s.opt.Consumers,
+		Tables:      s.opt.Tables,
 	}
 }
 

@@ -70,6 +70,11 @@ func (col *collector) tables(ctx context.Context) {
 			add("", db, name)
 		}
 	}
+	for _, name := range col.cfg.Tables {
+		if db, tbl, ok := (snapshot.ExternalConsumer{SourceTable: name}).SourceTableParts(); ok {
+			add("", db, tbl)
+		}
+	}
 	if len(byKey) == 0 {
 		return
 	}
