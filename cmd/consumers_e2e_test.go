@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -172,4 +173,27 @@ func TestConsumersE2EEmulator(t *testing.T) {
 			}
 		})
 	}
+}
+
+// consumersConfig writes a config file declaring snap's external consumers
+// (docs/consumers.md "Config"); "" when it has none.
+func consumersConfig(t *testing.T, snap *snapshot.Snapshot) string {
+	t.Helper()
+	if len(snap.ExternalConsumers) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("consumers:\n")
+	for _, c := range snap.ExternalConsumers {
+		fmt.Fprintf(&b, "  - {name: %q, offset_table: %q, consumer_id: %q, source_table: %q, increment_type: %s", c.Name, c.OffsetTable, c.ConsumerID, c.SourceTable, c.IncrementType)
+		if c.TimeZone != "" {
+			fmt.Fprintf(&b, ", time_zone: %q", c.TimeZone)
+		}
+		b.WriteString("}\n")
+	}
+	path := filepath.Join(t.TempDir(), "consumers.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -733,6 +733,7 @@ func TestEveryKindEmitted(t *testing.T) {
 			[]string{"mv", "list", "--demo", sc, "-o", "json", "--fail-on", "none"},
 			[]string{"streams", "--demo", sc, "-o", "json", "--fail-on", "none"},
 			[]string{"headroom", "--demo", sc, "-o", "json", "--fail-on", "none"},
+			[]string{"consumers", "--demo", sc, "-o", "json", "--fail-on", "none"},
 			[]string{"snapshot", "--demo", sc, "--summary", "-o", "json"},
 			[]string{"snapshot", "--demo", sc},
 		)

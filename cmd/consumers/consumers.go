@@ -18,8 +18,8 @@ import (
 	consumersreport "github.com/dorisdiag/dorisdiag/report/consumers"
 )
 
-// Options are the inputs of `dorisdiag consumers`.
-type Options struct {
+// ConsumersOptions are the inputs of `dorisdiag consumers`.
+type ConsumersOptions struct {
 	cmdutil.Common
 	Source     func(cmdutil.SourceOptions) *cmdutil.Source
 	LoadConfig func(string) (cmdutil.FileConfig, error)
@@ -34,8 +34,8 @@ type Options struct {
 }
 
 // NewCmdConsumers builds `dorisdiag consumers`.
-func NewCmdConsumers(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{Source: f.Source, LoadConfig: f.LoadConfig}
+func NewCmdConsumers(f *cmdutil.Factory, runF func(*ConsumersOptions) error) *cobra.Command {
+	o := &ConsumersOptions{Source: f.Source, LoadConfig: f.LoadConfig}
 	c := &cobra.Command{
 		Use:   "consumers",
 		Short: "External consumers' offset tables (Flink Doris connector): headroom, restart verdict, publisher",
@@ -52,7 +52,7 @@ last published.
 A live run reads the offset tables; --snapshot and --demo judge what the
 snapshot recorded. Exit codes as check's gate: 1 when a finding reaches
 --fail-on (default critical).`,
-		Example: `  dorisdiag consumers --demo incident
+		Example: `  dorisdiag consumers --demo incident            # exits 1: two consumers' offsets expired
   dorisdiag consumers --host fe1 --config dorisdiag.yaml --in 8h
   dorisdiag consumers --snapshot snap.json -o json`,
 		Args: cobra.NoArgs,
@@ -81,7 +81,7 @@ snapshot recorded. Exit codes as check's gate: 1 when a finding reaches
 	return c
 }
 
-func run(o *Options) error {
+func run(o *ConsumersOptions) error {
 	sopt := cmdutil.SourceOptions{}
 	failOn := "critical"
 	opt := consumers.Options{MinHeadroom: o.MinHeadroom, MaxPublishAge: o.MaxPublishAge, In: o.In}
