@@ -114,7 +114,7 @@ func run(o *ConsumersOptions) error {
 		if kept == nil {
 			kept = []diag.Finding{}
 		}
-		cs := append([]consumers.Consumer(nil), res.Consumers...)
+		cs := append([]consumers.Consumer{}, res.Consumers...)
 		consumersreport.Sort(cs)
 		ttl := last.TTL()
 		doc := consumersreport.Doc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), MinHeadroomThreshold: opt.MinHeadroom.Seconds(),
