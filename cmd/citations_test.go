@@ -349,6 +349,7 @@ func TestCitationScannerAgreesWithWholeText(t *testing.T) {
 // docs/*.md and README.md: none of it may cite our notes. Each output is
 // read once, as it is written (citationScanner).
 func TestUserTextCitesOnlyPublicSources(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
 	seen := map[string][]string{}
 	read := 0
 	add := func(source string, problems []string) {

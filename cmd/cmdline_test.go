@@ -452,6 +452,7 @@ func userTexts(t *testing.T) []textSource {
 
 // TestEveryCommandInTextParses is item 6 of issue 13.
 func TestEveryCommandInTextParses(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
 	top := map[string]bool{}
 	for _, c := range NewRootCmd(&cmdutil.IOStreams{}).Commands() {
 		top[c.Name()] = true

@@ -35,6 +35,7 @@ func complete(t *testing.T, args ...string) ([]string, string) {
 // the command accepts (exit 0 or 1, never the usage exit 2), and a value
 // outside the set is refused — so the sets cannot drift from the parsers.
 func TestCompletionValuesAreAccepted(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
 	root := NewRootCmd(&cmdutil.IOStreams{})
 	checked := 0
 	demoRun := map[string]bool{}

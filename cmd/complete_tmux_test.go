@@ -151,6 +151,7 @@ func writeCompletionScript(t *testing.T, dir, shell string) string {
 // bash-completion package functions), TAB completes commands, -o formats of
 // the command, flag values with "=", and MV and stream names of --demo.
 func TestCompletionBashWithoutBashCompletion(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
 	s := startShell(t, "bash", "--norc", "--noprofile")
 	s.typeText("type _get_comp_words_by_ref _filedir >/dev/null 2>&1 || echo NO-BASH-COMPLETION")
 	s.keys("Enter")
@@ -243,6 +244,7 @@ func TestCompletionLiveDeadHostReturnsNothing(t *testing.T) {
 }
 
 func TestCompletionZsh(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
 	s := startShell(t, "zsh", "-f")
 	script := writeCompletionScript(t, s.dir, "zsh")
 	s.typeText("source " + script + " && echo SOURCED")
@@ -262,6 +264,7 @@ func TestCompletionZsh(t *testing.T) {
 }
 
 func TestCompletionFish(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
 	s := startShell(t, "fish", "--no-config")
 	script := writeCompletionScript(t, s.dir, "fish")
 	s.typeText("source " + script + "; and echo SOURCED")

@@ -22,6 +22,7 @@ import (
 // gone, the ready file removed, both ports free (issue 13: the old "go run
 // ... &" then "kill $!" left a child holding port 9030).
 func TestEmulatorRecipeLeavesNothingRunning(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
 	if testing.Short() {
 		t.Skip("builds and starts the emulator")
 	}

@@ -173,6 +173,7 @@ func exporterProcessSkip(tb testing.TB) {
 // MB when every scrape rendered the body anew). DORISDIAG_SCRAPERS and
 // DORISDIAG_SCRAPE_PAUSE change the scrapers (0s: back to back). About 45 s.
 func TestExporterDemoScaleRSSBudget(t *testing.T) {
+	// Not parallel: a memory budget is measured one at a time (docs/performance.md, "Test suite").
 	exporterProcessSkip(t)
 	p := startExporterProc(t, dorisdiagBinary(t), "--demo", "scale", "--interval", "1s")
 	scrapers := scrapersN()

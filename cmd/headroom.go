@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/streams/whatif"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -127,7 +128,7 @@ func headroomRun(o *HeadroomOptions) error {
 			return cmdutil.NoMatch("--db: no database", o.DB, " with a stream", dbs)
 		}
 	}
-	plan := streams.PlanHeadroom(series, opt, at)
+	plan := whatif.PlanHeadroom(series, opt, at)
 	rows := plan.Rows[:0:0]
 	for _, r := range plan.Rows {
 		if (o.DB != "" && r.DB != o.DB) || (o.Kind != "" && r.Kind != o.Kind) {

@@ -90,7 +90,7 @@ var commandMeta = map[string]cmdMeta{
 	"tso encode":       {kind: "tso_encode", globals: "output"},
 	"tso diff":         {kind: "tso_diff", globals: "output"},
 	"tso lag":          {kind: "tso_lag", globals: "output"},
-	"tso headroom":     {kind: "tso_headroom", globals: "source,connection,output,gate", failOn: "none"},
+	"tso headroom":     {kind: "tso_headroom", globals: "source,connection,output,gate,assume-ttl-enforced", failOn: "none"},
 	"version":          {formats: "table,json", globals: "output"},
 	"completion":       {globals: "-"},
 	"exporter":         {globals: "source,connection", serves: "true"},

@@ -269,6 +269,7 @@ func humanRuns(mvs, streams []cmdutil.ObjectRef) [][]string {
 // holds a raw control character or starts a line with a piece of a name; the
 // mv list footer is one shell line that names its MV.
 func TestHostileNamesPasteAsTheySay(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
 	if testing.Short() {
 		t.Skip("runs every command over a scenario")
 	}

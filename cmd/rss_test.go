@@ -121,6 +121,7 @@ func childMaxRSS(t *testing.T, bin string, args ...string) (int64, int, string) 
 }
 
 func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
+	// Not parallel: a memory budget is measured one at a time (docs/performance.md, "Test suite").
 	if testing.Short() {
 		t.Skip("spawns child processes and streams 64 MiB bodies")
 	}

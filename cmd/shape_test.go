@@ -283,7 +283,8 @@ func TestRunsNeverWriteTheSharedConfig(t *testing.T) {
 
 // TestEveryCommandHasTheOneShape: every runnable command is built by a
 // NewCmdX(f *cmdutil.Factory, runF func(*XOptions) error) whose options
-// embed the common inputs (cmdutil.Common); a group is NewCmdX(f
+// embed the common inputs (cmdutil.Common, directly or through a struct
+// that embeds it); a group is NewCmdX(f
 // *cmdutil.Factory). Read from the source of cmd and of every command
 // package under it, so a new command in another shape fails here.
 func TestEveryCommandHasTheOneShape(t *testing.T) {
@@ -318,7 +319,8 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 		}
 		files = append(files, f)
 	}
-	options := map[string]bool{} // struct types that embed common
+	options := map[string]bool{}    // struct types that embed common
+	embeds := map[string][]string{} // struct type → the types it embeds
 	var ctors []*ast.FuncDecl
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -331,8 +333,8 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 					}
 					if st, ok := ts.Type.(*ast.StructType); ok {
 						for _, fl := range st.Fields.List {
-							if len(fl.Names) == 0 && name(fl.Type) == "Common" {
-								options[ts.Name.Name] = true
+							if len(fl.Names) == 0 {
+								embeds[ts.Name.Name] = append(embeds[ts.Name.Name], name(fl.Type))
 							}
 						}
 					}
@@ -344,6 +346,20 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 			}
 		}
 	}
+	// Common embedded directly, or through a struct that embeds it (the
+	// inputs a group's commands share, as cmd/metrics' payloadOptions).
+	options["Common"] = true
+	for grew := true; grew; {
+		grew = false
+		for typ, es := range embeds {
+			for _, e := range es {
+				if options[e] && !options[typ] {
+					options[typ], grew = true, true
+				}
+			}
+		}
+	}
+	delete(options, "Common")
 	withRunF := 0
 	for _, d := range ctors {
 		ps := d.Type.Params.List

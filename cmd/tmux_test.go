@@ -150,6 +150,7 @@ func cutAtDone(capture string) []string {
 }
 
 func TestTmuxScreens(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers (or tmux socket); no global or env
 	tm := newTmux(t)
 	mv := worstDemoMV(t)
 	cases := []struct {

@@ -31,6 +31,12 @@ func TestTSOGolden(t *testing.T) {
 		{"tso_lag_na.txt", "", []string{"tso", "lag", "N/A"}, cmdutil.ExitOK},
 		{"tso_headroom_expired.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z"}, cmdutil.ExitOK},
 		{"tso_headroom_expired.json", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "json"}, cmdutil.ExitOK},
+		// Issue 21: the calculator reads no cluster; without the user's word an
+		// expired offset is a worded warning (exit 0 at --fail-on critical),
+		// with --assume-ttl-enforced the critical.
+		{"tso_headroom_expired_unknown_gate.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--fail-on", "critical"}, cmdutil.ExitOK},
+		{"tso_headroom_expired_enforced.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--assume-ttl-enforced", "--fail-on", "critical"}, cmdutil.ExitFindings},
+		{"tso_headroom_expired_not_enforced.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--assume-ttl-enforced=false", "--fail-on", "warning"}, cmdutil.ExitOK},
 		{"tso_headroom_ok.txt", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-14 12:00:00"}, cmdutil.ExitOK},
 		{"tso_headroom_na.txt", "", []string{"tso", "headroom", "--offset", "N/A", "--ttl", "86400", "--now", "469099767398400000"}, cmdutil.ExitOK},
 		{"tso_headroom_expired.md", "", []string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "-o", "markdown"}, cmdutil.ExitOK},
@@ -90,8 +96,11 @@ func TestTSOExitCodes(t *testing.T) {
 		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "0", "--now", "469099767398400000"}, cmdutil.ExitError},
 		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "60"}, cmdutil.ExitError},
 		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "60", "--now", "1", "--now-time", "now"}, cmdutil.ExitError},
-		// --fail-on turns the verdict into exit 1 for CI.
-		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--fail-on", "critical"}, cmdutil.ExitFindings},
+		// --fail-on turns the verdict into exit 1 for CI; an expired offset is
+		// critical only on a build that enforces the TTL (issue 21).
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--fail-on", "critical", "--assume-ttl-enforced"}, cmdutil.ExitFindings},
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--fail-on", "critical"}, cmdutil.ExitOK},
+		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T12:00:00Z", "--fail-on", "warning"}, cmdutil.ExitFindings},
 		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-14T12:00:00Z", "--fail-on", "critical"}, cmdutil.ExitOK},
 		// 2026-09-15T01:40:00Z: 20m03s left < 30m → warning.
 		{[]string{"tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now-time", "2026-09-15T01:40:00Z", "--fail-on", "warning"}, cmdutil.ExitFindings},

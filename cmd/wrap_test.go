@@ -159,6 +159,7 @@ func ellipsisProblems(out, full string, ids map[string]bool) []string {
 // explain and streams show, for every demo scenario, a "…" is only the middle
 // of an identifier or the end of text cut after a whole word.
 func TestNoEllipsisInsideProse(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers (or tmux socket); no global or env
 	for _, name := range scenario.Names() {
 		views := proseViews(t, name)
 		ids := identifiers(t, views[:1]) // check's JSON holds every stream, MV, partition and task
@@ -203,6 +204,7 @@ func overviewTokens(out string) map[string]int {
 // overview is in the 80-column one, as often, for every demo scenario; the
 // title is whole.
 func TestCheckOverviewKeepsEveryCountAt80(t *testing.T) {
+	t.Parallel() // self-contained: its own buffers (or tmux socket); no global or env
 	for _, name := range scenario.Names() {
 		wide := overviewTokens(runWidth(t, 80, "check", "--demo", name, "-o", "wide"))
 		out := runWidth(t, 80, "check", "--demo", name)

@@ -64,6 +64,12 @@ func demoTimeline(t *testing.T, name, cluster string, rounds int) timeline {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return snapshotTimeline(t, s, cluster, rounds)
+}
+
+// snapshotTimeline is demoTimeline over any snapshot s.
+func snapshotTimeline(t *testing.T, s *snapshot.Snapshot, cluster string, rounds int) timeline {
+	t.Helper()
 	clock := &fakeClock{t: time.Unix(0, 0).UTC()}
 	e, err := exporter.New(exporter.Options{Interval: interval, Source: exporter.DemoSource(s, interval), Demo: true,
 		Cluster: cluster, Now: clock.Now, NoGCAfterRound: true})

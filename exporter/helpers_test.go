@@ -3,9 +3,7 @@ package exporter_test
 import (
 	"context"
 	"flag"
-	"net"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator/emutest"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -42,22 +41,13 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// startEmulator serves snap on 127.0.0.1:0 and returns the collector config.
+// startEmulator serves snap on 127.0.0.1:0 and returns the collector config
+// (no credentials, a 5 s timeout).
 func startEmulator(t testing.TB, snap *snapshot.Snapshot, opts emulator.Options) (*emulator.Emulator, scrape.Config) {
 	t.Helper()
-	e, err := emulator.New(snap, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	host, port, _ := net.SplitHostPort(e.Addr())
-	_, hport, _ := net.SplitHostPort(e.HTTPAddr())
-	p, _ := strconv.Atoi(port)
-	hp, _ := strconv.Atoi(hport)
-	return e, scrape.Config{Host: host, Port: p, HTTPPort: hp, Timeout: 5 * time.Second}
+	e, cfg := emutest.Start(t, snap, opts)
+	cfg.User, cfg.Password, cfg.Timeout = "", "", 5*time.Second
+	return e, cfg
 }
 
 // series is every gathered sample, keyed "name{l1=v1,l2=v2}" with labels sorted.

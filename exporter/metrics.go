@@ -3,8 +3,10 @@ package exporter
 import (
 	"sort"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
@@ -34,7 +36,7 @@ type descs struct {
 	selfLastSuccess, selfDesign, selfPoints, selfPointPartitions, selfMerges *prometheus.Desc
 	selfDisagree, selfUnreadable, selfInterval, selfPrecise                  *prometheus.Desc
 	lbMaxPending, lbMaxDelay, lbStreamPending, lbMVDelay                     *prometheus.Desc
-	selfSourceUnreadable, selfWithheld, finding                              *prometheus.Desc
+	selfSourceUnreadable, selfWithheld, finding, ttlEnforcement              *prometheus.Desc
 	consumerHeadroom, consumerOffsetAge, consumerPublishAge                  *prometheus.Desc
 	names                                                                    []string
 }
@@ -92,6 +94,7 @@ func newDescs() *descs {
 
 		finding:              d("dorisdiag_finding", "1 for each finding of check at warning or above in the latest round, by code, severity and object (the series the generated alert rules fire on).", check.AlertingLabels...),
 		selfSourceUnreadable: d("dorisdiag_exporter_source_unreadable", "1 for each source the latest round could not read, with the severity check gives it (critical: the round failed).", "source", "severity"),
+		ttlEnforcement:       d("dorisdiag_ttl_enforcement", "1, with the verdict of the latest round on whether the build enforces the changelog TTL (yes, no, unknown): check's expiry findings and the cannot_resume state follow it, and design-alerts.yml qualifies DorisStreamCannotResume by it.", "verdict"),
 		selfWithheld:         d("dorisdiag_exporter_series_withheld", "1 for each area of series (streams, mvs) absent from the latest round because a critical source it depends on could not be read.", "area", "source"),
 
 		consumerHeadroom:   d("dorisdiag_consumer_retention_headroom_seconds", "Retention headroom of an external consumer's published offset: offset − (now − ttl) of its source table; negative once expired; absent when unknown (docs/consumers.md).", "consumer"),
@@ -114,7 +117,7 @@ func (d *descs) all() []*prometheus.Desc {
 		d.mvLastDuration, d.streamState, d.streamPending, d.streamHeadroom, d.streamGaps, d.consumerHeadroom, d.consumerOffsetAge, d.consumerPublishAge, d.selfRounds, d.selfFailures,
 		d.selfSkipped, d.selfDuration, d.selfStatements, d.selfLastSuccess, d.selfDesign, d.selfPoints, d.selfPointPartitions,
 		d.selfMerges, d.selfDisagree, d.selfUnreadable, d.selfInterval, d.selfPrecise,
-		d.lbMaxPending, d.lbMaxDelay, d.lbStreamPending, d.lbMVDelay, d.selfSourceUnreadable, d.selfWithheld, d.finding}
+		d.lbMaxPending, d.lbMaxDelay, d.lbStreamPending, d.lbMVDelay, d.selfSourceUnreadable, d.selfWithheld, d.finding, d.ttlEnforcement}
 }
 
 // collector renders the last published state; it never blocks on a round.
@@ -166,6 +169,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	blindStreams, blindMVs := r.Blind(round.AreaStreams), r.Blind(round.AreaMVs)
 	for _, a := range r.Alerting {
 		g(d.finding, 1, a.Values()...)
+	}
+	if r.TTLEnforced != "" {
+		g(d.ttlEnforcement, 1, r.TTLEnforced)
 	}
 	g(d.selfPrecise, float64(r.StreamsPendingPrecise), "PRECISE")
 	g(d.selfPrecise, float64(r.StreamsPendingUpperBnd), "UPPER_BOUND")
@@ -242,32 +248,32 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if !blindMVs {
 		for i := range r.MVs {
 			m := &r.MVs[i]
-			lv := []string{m.DBID, m.DB, strconv.FormatInt(m.ID, 10), m.Name}
-			g(d.mvDelay, m.DataDelay, lv...)
+			o := newObjectSeries(ch, mvLabels, m.DBID, m.DB, strconv.FormatInt(m.ID, 10), m.Name)
+			o.gauge(d.mvDelay, m.DataDelay)
 			if m.LowerBound {
-				g(d.lbMVDelay, 1, lv...)
+				o.gauge(d.lbMVDelay, 1)
 			}
-			g(d.mvState, m.StateNumber, lv...)
-			g(d.mvFailures, m.ConsecutiveFailures, lv...)
-			cnt(d.mvFallbacks, m.Fallbacks, lv...)
+			o.gauge(d.mvState, m.StateNumber)
+			o.gauge(d.mvFailures, m.ConsecutiveFailures)
+			o.counter(d.mvFallbacks, m.Fallbacks)
 			if m.LastRefreshDuration != nil {
-				g(d.mvLastDuration, *m.LastRefreshDuration, lv...)
+				o.gauge(d.mvLastDuration, *m.LastRefreshDuration)
 			}
 		}
 	}
 	if !blindStreams {
 		for i := range r.Streams {
 			s := &r.Streams[i]
-			lv := []string{s.DBID, s.DB, strconv.FormatInt(s.ID, 10), s.Name}
-			g(d.streamState, s.StateNumber, lv...)
-			g(d.streamPending, s.PendingAge, lv...)
+			o := newObjectSeries(ch, streamLabels, s.DBID, s.DB, strconv.FormatInt(s.ID, 10), s.Name)
+			o.gauge(d.streamState, s.StateNumber)
+			o.gauge(d.streamPending, s.PendingAge)
 			if s.LowerBound {
-				g(d.lbStreamPending, 1, lv...)
+				o.gauge(d.lbStreamPending, 1)
 			}
 			if s.Headroom != nil {
-				g(d.streamHeadroom, *s.Headroom, lv...)
+				o.gauge(d.streamHeadroom, *s.Headroom)
 			}
-			cnt(d.streamGaps, s.GapEvents, lv...)
+			o.counter(d.streamGaps, s.GapEvents)
 		}
 	}
 	for _, c := range r.Consumers {
@@ -280,6 +286,70 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
+}
+
+// objectSeries sends the series of one object (an MV or a stream: up to
+// six series with the same four labels). MustNewConstMetric builds and
+// validates the label pairs anew for each series — three allocations a
+// label, most of a gather's work at the design's scale (docs/performance.md
+// "Serving /metrics"); here they are built once per object, and each series
+// gets its own slice of the shared pairs (the serving path's label cap
+// replaces a pair, never changes one). Values that are not valid UTF-8 go
+// through MustNewConstMetric as before.
+type objectSeries struct {
+	ch     chan<- prometheus.Metric
+	lv     []string
+	labels []*dto.LabelPair // sorted by name (mvLabels and streamLabels are)
+}
+
+func newObjectSeries(ch chan<- prometheus.Metric, names []string, lv ...string) objectSeries {
+	o := objectSeries{ch: ch, lv: lv}
+	for _, v := range lv {
+		if !utf8.ValidString(v) {
+			return o
+		}
+	}
+	o.labels = make([]*dto.LabelPair, len(names))
+	for i := range names {
+		o.labels[i] = &dto.LabelPair{Name: &names[i], Value: &lv[i]}
+	}
+	return o
+}
+
+func (o objectSeries) gauge(d *prometheus.Desc, v float64) {
+	if o.labels == nil {
+		o.ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, o.lv...)
+		return
+	}
+	o.ch <- &objectMetric{desc: d, v: v, labels: o.labels}
+}
+
+func (o objectSeries) counter(d *prometheus.Desc, v float64) {
+	if o.labels == nil {
+		o.ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, o.lv...)
+		return
+	}
+	o.ch <- &objectMetric{desc: d, v: v, labels: o.labels, counter: true}
+}
+
+// objectMetric is one series of an objectSeries.
+type objectMetric struct {
+	desc    *prometheus.Desc
+	v       float64
+	counter bool
+	labels  []*dto.LabelPair
+}
+
+func (m *objectMetric) Desc() *prometheus.Desc { return m.desc }
+
+func (m *objectMetric) Write(out *dto.Metric) error {
+	out.Label = append(make([]*dto.LabelPair, 0, len(m.labels)), m.labels...)
+	if m.counter {
+		out.Counter = &dto.Counter{Value: &m.v}
+	} else {
+		out.Gauge = &dto.Gauge{Value: &m.v}
+	}
+	return nil
 }
 
 func sortedKeys[K ~string, V any](m map[K]V) []K {

@@ -7,10 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	// Every package that declares finding codes is linked, so the rules
-	// are the same whatever else the binary holds (diag.Codes lists what
-	// is linked); tsotool's codes are the one set no other import brings.
-	_ "github.com/dorisdiag/dorisdiag/diag/tsotool"
+	"github.com/dorisdiag/dorisdiag/diag/check"
 )
 
 // The shipped alert rules (docs/alerts/dorisdiag-alerts.yml), generated from
@@ -79,7 +76,11 @@ const objectText = `{{ $labels.kind }} {{ with $labels.db }}{{ . }}.{{ end }}{{ 
 // AlertRules renders the rules file.
 func AlertRules() []byte {
 	var findings []yamlRule
-	for _, d := range diag.Codes() {
+	for _, name := range check.EmittedCodes() {
+		d, ok := diag.LookupCode(name)
+		if !ok {
+			panic("exporter: check emits " + name + ", which is not declared") // check links every package it runs
+		}
 		findings = append(findings, yamlRule{
 			Alert: AlertName(d.Code),
 			Expr:  `dorisdiag_finding{code="` + d.Code + `"} == 1`,

@@ -160,6 +160,32 @@ type firing struct {
 // SELECTOR op NUMBER` — over the timeline. ok is false for another shape.
 func evaluate(expr parser.Expr, tl map[string]*sample, round int) (out []firing, ok bool) {
 	be, isBin := expr.(*parser.BinaryExpr)
+	if isBin && (be.Op == parser.LAND || be.Op == parser.LUNLESS) {
+		// `COND and|unless on (l...) SELECTOR`: the condition's elements
+		// with (and) or without (unless) a right-hand element that has the
+		// same values of l.
+		rs, isSel := be.RHS.(*parser.VectorSelector)
+		if !isSel || be.VectorMatching == nil || !be.VectorMatching.On {
+			return nil, false
+		}
+		left, ok := evaluate(be.LHS, tl, round)
+		if !ok {
+			return nil, false
+		}
+		on := func(ls labels.Labels) string {
+			return ls.MatchLabels(true, be.VectorMatching.MatchingLabels...).String()
+		}
+		right := map[string]bool{}
+		for _, f := range selectAt(rs, tl, round) {
+			right[on(f.lbls)] = true
+		}
+		for _, f := range left {
+			if right[on(f.lbls)] == (be.Op == parser.LAND) {
+				out = append(out, f)
+			}
+		}
+		return out, true
+	}
 	if !isBin || !be.Op.IsComparisonOperator() || be.ReturnBool {
 		return nil, false
 	}
@@ -184,27 +210,7 @@ func evaluate(expr parser.Expr, tl map[string]*sample, round int) (out []firing,
 		}
 		return false
 	}
-	selectFrom := func(vs *parser.VectorSelector) []firing {
-		var res []firing
-		keys := make([]string, 0, len(tl))
-		for k := range tl {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			s := tl[k]
-			match := true
-			for _, m := range vs.LabelMatchers {
-				if !m.Matches(s.lbls.Get(m.Name)) {
-					match = false
-				}
-			}
-			if match && !math.IsNaN(s.vals[round]) {
-				res = append(res, firing{labels.NewBuilder(s.lbls).Del(model.MetricNameLabel).Labels(), s.vals[round]})
-			}
-		}
-		return res
-	}
+	selectFrom := func(vs *parser.VectorSelector) []firing { return selectAt(vs, tl, round) }
 	lhs := be.LHS
 	for {
 		pe, isParen := lhs.(*parser.ParenExpr)
@@ -262,6 +268,32 @@ func evaluate(expr parser.Expr, tl map[string]*sample, round int) (out []firing,
 		return out, true
 	}
 	return nil, false
+}
+
+// selectAt is the instant vector of vs at round, without the metric name.
+func selectAt(vs *parser.VectorSelector, tl map[string]*sample, round int) []firing {
+	var res []firing
+	keys := make([]string, 0, len(tl))
+	for k := range tl {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s := tl[k]
+		if vs.Name != "" && s.lbls.Get(model.MetricNameLabel) != vs.Name {
+			continue
+		}
+		match := true
+		for _, m := range vs.LabelMatchers {
+			if !m.Matches(s.lbls.Get(m.Name)) {
+				match = false
+			}
+		}
+		if match && !math.IsNaN(s.vals[round]) {
+			res = append(res, firing{labels.NewBuilder(s.lbls).Del(model.MetricNameLabel).Labels(), s.vals[round]})
+		}
+	}
+	return res
 }
 
 // expand renders an annotation as Prometheus does (rules/alerting.go: the

@@ -1,6 +1,6 @@
 package exposition
 
-import "unsafe"
+import "github.com/dorisdiag/dorisdiag/exposition/internal/hashset"
 
 // Families beyond Options.MaxFamilies (issue 24, "any cardinality
 // bounded"): a payload of a million families must not cost a million
@@ -25,79 +25,9 @@ const (
 	fsNoNaN     = 1 << 9
 )
 
-// famTable is an open-addressing table of untracked families: name hash →
-// state bits.
-type famTable struct {
-	keys  []uint64
-	state []uint16
-	n     int
-}
-
-func (t *famTable) find(h uint64) int {
-	if t.n == 0 {
-		return -1
-	}
-	mask := uint64(len(t.keys) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		switch t.keys[i] {
-		case 0:
-			return -1
-		case h:
-			return int(i)
-		}
-	}
-}
-
-func (t *famTable) add(h uint64, st uint16) {
-	if (t.n+1)*4 > len(t.keys)*3 {
-		t.grow(2 * (t.n + 1))
-	}
-	mask := uint64(len(t.keys) - 1)
-	i := h & mask
-	for t.keys[i] != 0 {
-		i = (i + 1) & mask
-	}
-	t.keys[i], t.state[i] = h, st
-	t.n++
-}
-
-// grow makes room for want families at a load of at most 3/4.
-func (t *famTable) grow(want int) {
-	size := 1 << 12
-	for size*3/4 < want || size <= len(t.keys) {
-		size *= 2
-	}
-	{
-		ok, os := t.keys, t.state
-		t.keys, t.state, t.n = make([]uint64, size), make([]uint16, size), 0
-		for i, k := range ok {
-			if k != 0 {
-				t.add(k, os[i])
-			}
-		}
-	}
-}
-
-// nameArena makes the names of untracked families: strings cut from
-// shared blocks that are never written again, so a million names cost a
-// few hundred allocations, not a million.
-type nameArena struct{ block []byte }
-
-func (a *nameArena) intern(b []byte) string {
-	if len(b) > 256 {
-		return string(b)
-	}
-	if cap(a.block)-len(a.block) < len(b) {
-		a.block = make([]byte, 0, 64<<10)
-	}
-	n := len(a.block)
-	a.block = append(a.block, b...)
-	return unsafe.String(&a.block[n], len(b))
-}
-
 // famHash is the name hash of an untracked family (never 0: 0 marks none).
 func (e *engine) famHash(name []byte) uint64 {
-	h := hashBytes(e.hseed, name)
+	h := hashset.HashBytes(e.hseed, name)
 	if h == 0 {
 		h = 1
 	}
@@ -106,18 +36,18 @@ func (e *engine) famHash(name []byte) uint64 {
 
 // findUntracked looks an untracked family up by name: its hash and state.
 func (e *engine) findUntracked(name []byte) (uint64, uint16, bool) {
-	if e.untracked.n == 0 {
+	if e.untracked.Len() == 0 {
 		return 0, 0, false
 	}
 	h := e.famHash(name)
 	if e.spareH == h {
 		return h, pack(&e.fams[e.spare]), true
 	}
-	i := e.untracked.find(h)
+	i := e.untracked.Find(h)
 	if i < 0 {
 		return 0, 0, false
 	}
-	return h, e.untracked.state[i], true
+	return h, e.untracked.State(i), true
 }
 
 // newUntracked records a family beyond the cap and makes it the spare's.
@@ -127,11 +57,11 @@ func (e *engine) newUntracked(name []byte, line int) {
 		e.fams = append(e.fams, famState{})
 		e.untrackedFrom = line
 		// as many more families as the bytes still to read suggest
-		e.untracked.grow(e.expectMore(len(e.fams)))
+		e.untracked.Grow(e.expectMore(len(e.fams)))
 	}
 	h := e.famHash(name)
-	e.untracked.add(h, 0)
-	e.loadSpare(h, e.names.intern(name), 0)
+	e.untracked.Add(h, 0)
+	e.loadSpare(h, e.names.Intern(name), 0)
 	e.fams[e.spare].firstLine = line
 }
 
@@ -156,8 +86,8 @@ func (e *engine) storeSpare() {
 	if e.spareH == 0 {
 		return
 	}
-	if i := e.untracked.find(e.spareH); i >= 0 {
-		e.untracked.state[i] = pack(&e.fams[e.spare])
+	if i := e.untracked.Find(e.spareH); i >= 0 {
+		e.untracked.SetState(i, pack(&e.fams[e.spare]))
 	}
 }
 

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // FixChange is one line Fix rewrote.
@@ -56,10 +57,10 @@ func Fix(r io.Reader, w io.Writer, opts Options) (FixReport, error) {
 	e := newEngine(opts)
 	bw := bufio.NewWriterSize(w, 256<<10)
 	e.fix = &fixer{w: bw}
-	sniff := &openMetricsSniffer{r: r}
+	sniff := syntax.NewSniffer(r)
 	err := e.run(sniff, bw)
 	var om *OpenMetricsError
-	if errors.As(err, &om) || errors.As(sniff.err, &om) {
+	if errors.As(err, &om) || errors.As(sniff.Err(), &om) {
 		err = om
 	}
 	if ferr := bw.Flush(); err == nil && ferr != nil {
@@ -113,68 +114,6 @@ func (f *fixer) write(b []byte, lf bool) {
 
 func (f *fixer) copyLine(rec []byte, hasLF bool) { f.write(rec, hasLF) }
 
-// escapeLabelValue: \ → \\, line feed → \n, " → \", in that order; invalid
-// UTF-8 becomes U+FFFD.
-func escapeLabelValue(v []byte) []byte {
-	s := strings.ToValidUTF8(string(v), "\uFFFD")
-	var b bytes.Buffer
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '"':
-			b.WriteString(`\"`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.Bytes()
-}
-
-// decodeLiteral reads raw label value or HELP bytes the lenient way: valid
-// escapes are decoded, any other backslash is a backslash.
-func decodeLiteral(raw []byte, help bool) []byte {
-	out := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '\\' && i+1 < len(raw) {
-			switch raw[i+1] {
-			case '\\':
-				out = append(out, '\\')
-				i++
-				continue
-			case 'n':
-				out = append(out, '\n')
-				i++
-				continue
-			case '"':
-				out = append(out, '"')
-				i++
-				continue
-			}
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func escapeHelp(v []byte) []byte {
-	var b bytes.Buffer
-	for _, c := range v {
-		switch c {
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.Bytes()
-}
-
 // repair handles a record that failed strict parsing: rewrite its spans,
 // check that the result parses from the same state, else keep the original.
 func (f *fixer) repair(e *engine, st0 savedState, st status) {
@@ -192,9 +131,9 @@ func (f *fixer) repair(e *engine, st0 savedState, st status) {
 			raw := orig[sp.s:sp.e]
 			var nv []byte
 			if sp.help {
-				nv = escapeHelp(decodeLiteral(raw, true))
+				nv = syntax.EscapeHelp(syntax.DecodeLiteral(raw, true))
 			} else {
-				nv = escapeLabelValue(decodeLiteral(raw, false))
+				nv = syntax.EscapeLabelValue(syntax.DecodeLiteral(raw, false))
 			}
 			if bytes.Equal(nv, raw) {
 				continue
@@ -226,7 +165,7 @@ func (f *fixer) repair(e *engine, st0 savedState, st status) {
 	// into a label value, its value taken for the sample's): refuse it.
 	refused := false
 	if len(changes) > 0 {
-		if before, after, changed := sampleTailChanged(orig, out); changed {
+		if before, after, changed := syntax.SampleTailChanged(orig, out); changed {
 			refused = true
 			f.report.Refused = append(f.report.Refused, FixRefusal{Line: line,
 				Reason: "escaping the quotes would change the sample's value, timestamp or the text after them " +

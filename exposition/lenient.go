@@ -2,7 +2,8 @@ package exposition
 
 import (
 	"fmt"
-	"strconv"
+
+	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // maxQuoteTries bounds the look-ahead of the raw-quote heuristic per value,
@@ -103,7 +104,7 @@ func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byt
 			}
 			bad = true
 			e.problem(RuleLabelValueBadEscape, j, lbl, rec[vs:closeAt],
-				fmt.Sprintf("invalid escape sequence %s in label value; only \\\\, \\\" and \\n are escapes%s", escDisplay(rec[:closeAt], j), goQuoteHint(rec[:closeAt], j)),
+				fmt.Sprintf("invalid escape sequence %s in label value; only \\\\, \\\" and \\n are escapes%s", syntax.EscDisplay(rec[:closeAt], j), syntax.GoQuoteHint(rec[:closeAt], j)),
 				`write a backslash as \\ (the value is written raw: escape \ as \\, " as \" and line feed as \n)`)
 			e.arena = append(e.arena, '\\')
 		case '"':
@@ -127,18 +128,6 @@ func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byt
 	return closeAt, closeAt + 1, e.arena[mark:], stOK
 }
 
-// goQuoteHint says when an escape looks like Go's %q (\t, \xNN, \u, \U, \a ...).
-func goQuoteHint(rec []byte, j int) string {
-	if j+1 >= len(rec) {
-		return ""
-	}
-	switch rec[j+1] {
-	case 't', 'r', 'x', 'u', 'U', 'a', 'b', 'f', 'v', '0', '1', '2', '3':
-		return " (Go %q escaping is not exposition escaping)"
-	}
-	return ""
-}
-
 // restParses checks, on syntax alone, that the rest of a sample line from k
 // (a ',' or '}' after a candidate closing quote) parses: label pairs whose
 // values end at their first unescaped quote, '}', a float, an optional
@@ -152,132 +141,5 @@ func (e *engine) restParses(k int) bool {
 	}
 	n := len(e.rec)
 	e.budget -= n - k
-	return restParses(e.rec, k)
-}
-
-func restParses(rec []byte, k int) bool {
-	n := len(rec)
-	for {
-		if rec[k] == '}' {
-			return valueRestOK(rec, k+1)
-		}
-		k = skipB(rec, k+1)
-		if k >= n {
-			return false
-		}
-		if rec[k] == '}' {
-			continue
-		}
-		// a label name, or a metric name inside braces
-		if rec[k] == '"' {
-			k++
-			for k < n && rec[k] != '"' {
-				if rec[k] == '\\' {
-					k++
-				}
-				k++
-			}
-			if k >= n {
-				return false
-			}
-			k++
-		} else {
-			if !nameStart(rec[k], true) {
-				return false
-			}
-			for k < n && nameCont(rec[k], true, false) && rec[k] != '"' {
-				k++
-			}
-		}
-		k = skipB(rec, k)
-		if k >= n {
-			return false
-		}
-		if rec[k] == ',' || rec[k] == '}' {
-			continue
-		}
-		if rec[k] != '=' {
-			return false
-		}
-		k = skipB(rec, k+1)
-		if k >= n || rec[k] != '"' {
-			return false
-		}
-		// The value ends at the first unescaped quote followed by blanks
-		// and ',' or '}': a raw quote in a later value does not spoil it.
-		k++
-		for {
-			for k < n && rec[k] != '"' {
-				if rec[k] == '\\' {
-					k++
-				}
-				k++
-			}
-			if k >= n {
-				return false
-			}
-			k = skipB(rec, k+1)
-			if k >= n {
-				return false
-			}
-			if rec[k] == ',' || rec[k] == '}' {
-				break
-			}
-		}
-	}
-}
-
-func skipB(rec []byte, k int) int {
-	for k < len(rec) && isBlank(rec[k]) {
-		k++
-	}
-	return k
-}
-
-// valueRestOK: blanks, a float, optionally blanks and an int64 timestamp.
-func valueRestOK(rec []byte, k int) bool {
-	n := len(rec)
-	k = skipB(rec, k)
-	s := k
-	for k < n && !isBlank(rec[k]) && rec[k] != '\n' {
-		k++
-	}
-	if _, ok := parseFloat(rec[s:k]); !ok {
-		return false
-	}
-	k = skipB(rec, k)
-	if k == n {
-		return true
-	}
-	s = k
-	for k < n && !isBlank(rec[k]) && rec[k] != '\n' {
-		k++
-	}
-	if _, err := strconv.ParseInt(string(rec[s:k]), 10, 64); err != nil {
-		return false
-	}
-	return skipB(rec, k) == n
-}
-
-// lineSyntaxOK: does a line parse on its own, on syntax alone? Used to decide
-// whether a line is the continuation of a sample a raw line feed split.
-func lineSyntaxOK(rec []byte) bool {
-	k := skipB(rec, 0)
-	if k == len(rec) || rec[k] == '#' {
-		return true
-	}
-	if rec[k] == '{' {
-		return restParses(append([]byte{','}, rec[k+1:]...), 0)
-	}
-	if !nameStart(rec[k], true) || rec[k] == '"' {
-		return false
-	}
-	for k < len(rec) && nameCont(rec[k], true, false) && rec[k] != '"' {
-		k++
-	}
-	k = skipB(rec, k)
-	if k < len(rec) && rec[k] == '{' {
-		return restParses(append([]byte{','}, rec[k+1:]...), 0)
-	}
-	return valueRestOK(rec, k)
+	return syntax.RestParses(e.rec, k)
 }

@@ -25,6 +25,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+
+	"github.com/dorisdiag/dorisdiag/exposition/internal/hashset"
+	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // Options tune Lint and Fix. The zero value is usable.
@@ -280,7 +283,7 @@ type engine struct {
 	pairBuf     []byte
 
 	// the line reader and the payload's expected size, to size the series log
-	lr       *lineReader
+	lr       *syntax.LineReader
 	sizeHint int64
 
 	// the last name setOrCreate resolved, and what to (a line names the
@@ -294,8 +297,8 @@ type engine struct {
 	spare         int32  // the record an untracked family is unpacked into (-1: none yet)
 	untrackedFrom int    // the line of the first untracked family
 	spareH        uint64 // the untracked family it holds (0: none)
-	untracked     famTable
-	names         nameArena
+	untracked     hashset.Table
+	names         hashset.Arena
 
 	series, lines int
 	bytes         int64
@@ -348,8 +351,8 @@ func (e *engine) restore(s savedState) {
 		// the line unpacked another untracked family: the spare holds the
 		// one current before it again
 		e.storeSpare()
-		if i := e.untracked.find(s.spareH); i >= 0 {
-			e.loadSpare(s.spareH, s.spareName, e.untracked.state[i])
+		if i := e.untracked.Find(s.spareH); i >= 0 {
+			e.loadSpare(s.spareH, s.spareName, e.untracked.State(i))
 		}
 	}
 }
@@ -375,21 +378,21 @@ func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
 const maxJoin = 3
 
 func (e *engine) run(r io.Reader, w io.Writer) error {
-	lr := newLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
-	lr.maxLine = e.opts.MaxLineBytes
+	lr := syntax.NewLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
+	lr.SetMaxLine(e.opts.MaxLineBytes)
 	e.lr = lr
 	lineNo := 0
 	for {
-		s, end, hasLF, ok := lr.lineAt(0)
+		s, end, hasLF, ok := lr.LineAt(0)
 		if !ok {
 			break
 		}
 		lineNo++
-		if lr.long {
+		if lr.Long() {
 			e.tooLong(lr, lineNo)
 			continue
 		}
-		rec := lr.bytes(s, end)
+		rec := lr.Bytes(s, end)
 		consumed := end
 		if hasLF {
 			consumed++
@@ -403,7 +406,7 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 			if e.fix != nil {
 				e.fix.copyLine(rec, hasLF)
 			}
-			lr.advance(consumed)
+			lr.Advance(consumed)
 			continue
 		}
 		// The line fails: expfmt would stop here. Find every problem.
@@ -421,12 +424,12 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 			rel := consumed
 			var jst status
 			for k := 0; k < maxJoin; k++ {
-				ns, ne, nLF, ok := lr.lineAt(rel)
+				ns, ne, nLF, ok := lr.LineAt(rel)
 				if !ok {
 					break
 				}
-				next := lr.bytes(ns, ne)
-				if lr.long || lineSyntaxOK(next) {
+				next := lr.Bytes(ns, ne)
+				if lr.Long() || syntax.LineSyntaxOK(next) {
 					break
 				}
 				e.joinBuf = append(e.joinBuf, '\n')
@@ -451,7 +454,7 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 			if joined == 0 {
 				// no continuation: parse the line alone again
 				e.restore(st0)
-				rec = lr.bytes(s, end)
+				rec = lr.Bytes(s, end)
 				e.setRecord(rec, hasLF, lineNo, 1)
 				st = e.parseRecord()
 			}
@@ -477,12 +480,12 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 		e.collectSpans = false
 		e.noMutate = false
 		lineNo += joined
-		lr.advance(consumed)
+		lr.Advance(consumed)
 	}
 	e.lines = lineNo
-	e.bytes = lr.total
-	if lr.err != nil {
-		return lr.err
+	e.bytes = lr.Total()
+	if lr.Err() != nil {
+		return lr.Err()
 	}
 	return nil
 }
@@ -527,10 +530,10 @@ func (e *engine) colOf(pos int) int {
 // tooLong reports a line longer than Options.MaxLineBytes and skips it
 // without buffering it (Fix copies it through unchanged). The expfmt state
 // is left as it was: the line is not parsed.
-func (e *engine) tooLong(lr *lineReader, lineNo int) {
+func (e *engine) tooLong(lr *syntax.LineReader, lineNo int) {
 	max := e.opts.MaxLineBytes
 	p := Problem{Rule: RuleLineTooLong, Severity: severityOf(RuleLineTooLong), Line: lineNo, Col: max + 1,
-		Value:   DisplayValue(lr.bytes(0, min(maxDisplay, max))),
+		Value:   DisplayValue(lr.Bytes(0, min(maxDisplay, max))),
 		Message: "line is longer than " + itoa(max) + " bytes, the limit; it is skipped, not checked",
 		Fix:     defaultFix(RuleLineTooLong)}
 	e.note(&p, typeNone)
@@ -540,7 +543,7 @@ func (e *engine) tooLong(lr *lineReader, lineNo int) {
 		e.fix.report.Unrepaired = append(e.fix.report.Unrepaired, p)
 		w = e.fix.w
 	}
-	if err := lr.skipLine(w); err != nil && e.fix != nil && e.fix.err == nil {
+	if err := lr.SkipLine(w); err != nil && e.fix != nil && e.fix.err == nil {
 		e.fix.err = fmt.Errorf("writing fixed payload: %w", err)
 	}
 }
@@ -672,10 +675,10 @@ func (e *engine) result() *Result {
 		Samples:        e.kept,
 		SamplesNotKept: e.keptDropped,
 	}
-	if e.untracked.n > 0 {
-		res.FamiliesNotTracked = e.untracked.n
+	if e.untracked.Len() > 0 {
+		res.FamiliesNotTracked = e.untracked.Len()
 		p := Problem{Rule: RuleFamiliesNotTracked, Severity: severityOf(RuleFamiliesNotTracked), Line: e.untrackedFrom, Col: 1,
-			Message: itoa(e.untracked.n) + " families from this line on are beyond Options.MaxFamilies = " + itoa(e.opts.MaxFamilies) +
+			Message: itoa(e.untracked.Len()) + " families from this line on are beyond Options.MaxFamilies = " + itoa(e.opts.MaxFamilies) +
 				": they are parsed and checked line by line (the verdict is expfmt's), but not listed and not checked by the per-family rules (HELP, naming), and a duplicate series is found only among its family's contiguous lines",
 			Fix: "export fewer metric families (a label instead of a name per object)"}
 		e.note(&p, typeNone)

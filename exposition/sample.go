@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // Sample lines: expfmt readingMetricName .. startTimestamp, and the strict
@@ -33,7 +35,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 		nameTok = tok
 		metricNil = false
 		i = j
-		if b, _ := e.at(i); isBlank(b) {
+		if b, _ := e.at(i); syntax.IsBlank(b) {
 			i = e.skipBlanks(i)
 			if _, ok := e.at(i); !ok {
 				return e.eof(i)
@@ -82,7 +84,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				return stFail
 			}
 			i = j
-			if b, _ := e.at(i); isBlank(b) {
+			if b, _ := e.at(i); syntax.IsBlank(b) {
 				i = e.skipBlanks(i)
 				if _, ok := e.at(i); !ok {
 					return e.eof(i)
@@ -174,7 +176,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				e.labelSet[string(tok)] = struct{}{}
 			}
 			if !e.valueASCII && !utf8.Valid(value) {
-				e.fail(RuleLabelValueInvalidUTF8, firstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
+				e.fail(RuleLabelValueInvalidUTF8, syntax.FirstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
 				if e.strict {
 					return stFail
 				}
@@ -182,7 +184,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			switch {
 			case t == typeSummary:
 				if special {
-					v, ok := parseFloat(value)
+					v, ok := syntax.ParseFloat(value)
 					if !ok {
 						e.fail(RuleQuantileInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'quantile' label, got %q", value)
 						if e.strict {
@@ -198,7 +200,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				}
 			case t.isHist():
 				if special {
-					v, ok := parseFloat(value)
+					v, ok := syntax.ParseFloat(value)
 					if !ok {
 						e.fail(RuleBucketInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'le' label, got %q", value)
 						if e.strict {
@@ -244,12 +246,12 @@ func (e *engine) parseSample(i int, braces bool) status {
 		if !ok {
 			return e.eof(i)
 		}
-		if isBlank(b) || b == '\n' {
+		if syntax.IsBlank(b) || b == '\n' {
 			break
 		}
 		i++
 	}
-	v, ok := parseFloat(e.rec[vs:i])
+	v, ok := syntax.ParseFloat(e.rec[vs:i])
 	if !ok {
 		e.fail(RuleSampleValueInvalid, vs, nil, e.rec[vs:i], "expected float as value, got %q", e.rec[vs:i])
 		return stFail
@@ -281,7 +283,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			if !ok {
 				return e.eof(i)
 			}
-			if isBlank(b) || b == '\n' {
+			if syntax.IsBlank(b) || b == '\n' {
 				break
 			}
 			i++
@@ -290,7 +292,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			e.fail(RuleTrailingText, vs, nil, e.rec[vs:], "blank after the value and no timestamp: expected integer as timestamp, got \"\"")
 			return stFail
 		}
-		if _, err := strconv.ParseInt(unsafeString(e.rec[ts:i]), 10, 64); err != nil {
+		if _, err := strconv.ParseInt(syntax.UnsafeString(e.rec[ts:i]), 10, 64); err != nil {
 			e.fail(RuleTimestampInvalid, ts, nil, e.rec[ts:i], "expected integer as timestamp, got %q", e.rec[ts:i])
 			return stFail
 		}

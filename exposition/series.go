@@ -2,6 +2,9 @@ package exposition
 
 import (
 	"math"
+
+	"github.com/dorisdiag/dorisdiag/exposition/internal/hashset"
+	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // Booking a parsed sample: cardinality, contiguity, duplicate series (by
@@ -57,7 +60,7 @@ func (e *engine) commit() {
 	for k := range e.labels {
 		sum += e.pairHash(&e.labels[k])
 	}
-	h := mix(hashBytes(e.hseed, e.sample.name) ^ sum)
+	h := hashset.Mix(hashset.HashBytes(e.hseed, e.sample.name) ^ sum)
 	if first, dup := e.seen.insert(e.cur, e.famKey(e.cur), f, h, uint32(e.line), e); dup && len(e.problems) >= e.opts.MaxProblems {
 		// Listed no more (Options.MaxProblems): counted, without building a
 		// message and a copy of the line for each of a million repeats.
@@ -140,15 +143,6 @@ func (e *engine) touch(idx int32) {
 	e.lastFam, e.lastFamName = key, f.name
 }
 
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // pairHash hashes one label pair as its canonical text, name="value with
 // the value escaped: the line's own bytes when it wrote the pair that way
 // (the usual case: one hash over one span), else a copy built in joinBuf.
@@ -156,8 +150,8 @@ func (e *engine) pairHash(l *label) uint64 {
 	ns, nl := l.nameOffset, len(l.name)
 	raw := l.vs == ns+nl+2 && e.rec[ns] != '"' &&
 		(len(l.value) == 0 && l.ve == l.vs || len(l.value) == l.ve-l.vs && &l.value[0] == &e.rec[l.vs])
-	if raw || (l.vs == ns+nl+2 && e.rec[ns] != '"' && canonicalEscaped(e.rec[l.vs:l.ve], l.value)) {
-		return hashBytes(e.hseed, e.rec[ns:l.ve])
+	if raw || (l.vs == ns+nl+2 && e.rec[ns] != '"' && syntax.CanonicalEscaped(e.rec[l.vs:l.ve], l.value)) {
+		return hashset.HashBytes(e.hseed, e.rec[ns:l.ve])
 	}
 	b := append(e.pairBuf[:0], l.name...)
 	b = append(b, '=', '"')
@@ -174,35 +168,7 @@ func (e *engine) pairHash(l *label) uint64 {
 		}
 	}
 	e.pairBuf = b
-	return hashBytes(e.hseed, b)
-}
-
-// canonicalEscaped: raw is value written with the only escapes the format
-// has (\\, \" and \n), so its bytes are the canonical text.
-func canonicalEscaped(raw, value []byte) bool {
-	j := 0
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '\\' {
-			if i+1 >= len(raw) {
-				return false
-			}
-			i++
-			switch raw[i] {
-			case '\\', '"':
-				c = raw[i]
-			case 'n':
-				c = '\n'
-			default:
-				return false
-			}
-		}
-		if j >= len(value) || value[j] != c {
-			return false
-		}
-		j++
-	}
-	return j == len(value)
+	return hashset.HashBytes(e.hseed, b)
 }
 
 // expectSeries is how many series the payload will hold, from the bytes
@@ -223,7 +189,7 @@ func (e *engine) expectMore(n int) int {
 // payload's size, once at least minRead bytes are read; else 2n.
 func (e *engine) extrapolate(n int, minRead int64) int {
 	if e.lr != nil && e.sizeHint > 0 {
-		read := e.lr.total - int64(e.lr.end-e.lr.start)
+		read := e.lr.Consumed()
 		if read >= minRead && e.sizeHint > read {
 			est := int64(float64(n) * float64(e.sizeHint) / float64(read) * 1.05)
 			if est > int64(2*n) && est < 1<<31 {
@@ -247,12 +213,12 @@ func (e *engine) extrapolate(n int, minRead int64) int {
 type seriesSet struct {
 	hashes []uint64 // the log: every series in payload order
 	lines  []uint32
-	run    runSet
+	run    hashset.Run
 	runFam int32  // the family of the current run (-1: none yet)
 	runKey uint64 // and its famKey
 	start  int32  // where the current run begins in the log
 	reread int    // log entries re-read for families that came back
-	all    *dupSet
+	all    *hashset.Dup
 }
 
 // logRun is a span of the series log: one run of a family's lines.
@@ -263,18 +229,18 @@ func (s *seriesSet) insert(fam int32, key uint64, f *famState, h uint64, line ui
 		h = 1 // 0 marks an empty slot
 	}
 	if s.all != nil {
-		return s.all.insert(h, line)
+		return s.all.Insert(h, line)
 	}
 	if fam != s.runFam || key != s.runKey {
 		s.startRun(fam, key, f, e)
 		if s.all != nil {
-			return s.all.insert(h, line)
+			return s.all.Insert(h, line)
 		}
 	}
 	// A duplicate adds no series: only a first occurrence is logged, so the
 	// log grows with the distinct series, not with the lines (a payload
 	// that repeats 200,000 series for 64 MiB logs 200,000 hashes).
-	first, dup := s.run.insert(h, line)
+	first, dup := s.run.Insert(h, line)
 	if dup {
 		return first, true
 	}
@@ -304,7 +270,7 @@ func (s *seriesSet) startRun(fam int32, key uint64, f *famState, e *engine) {
 		}
 	}
 	s.runFam, s.runKey, s.start = fam, key, end
-	s.run.reset()
+	s.run.Reset()
 	if f.run.end == 0 {
 		return
 	}
@@ -315,123 +281,17 @@ func (s *seriesSet) startRun(fam int32, key uint64, f *famState, e *engine) {
 	}
 	s.reread += earlier
 	if s.reread > len(s.hashes)+1<<16 {
-		s.all = &dupSet{}
-		s.all.grow(len(s.hashes) + len(s.hashes)/2)
+		s.all = &hashset.Dup{}
+		s.all.Grow(len(s.hashes) + len(s.hashes)/2)
 		for i, h := range s.hashes {
-			s.all.insert(h, s.lines[i])
+			s.all.Insert(h, s.lines[i])
 		}
 		s.hashes, s.lines = nil, nil
 		return
 	}
 	for _, r := range append([]logRun{f.run}, f.moreRuns...) {
 		for i := r.start; i < r.end; i++ {
-			s.run.insert(s.hashes[i], s.lines[i])
-		}
-	}
-}
-
-// runSet is the table of one run's series hashes: open addressing, an
-// entry valid when its generation is the run's, so a new run begins without
-// clearing the table.
-type runSet struct {
-	slots []runSlot
-	gen   uint32
-	n     int
-}
-
-type runSlot struct {
-	h    uint64
-	line uint32
-	gen  uint32
-}
-
-func (r *runSet) reset() {
-	r.n = 0
-	r.gen++
-	if r.gen == 0 {
-		clear(r.slots)
-		r.gen = 1
-	}
-}
-
-func (r *runSet) insert(h uint64, line uint32) (uint32, bool) {
-	if r.n*4 >= len(r.slots)*3 {
-		r.grow()
-	}
-	mask := uint64(len(r.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := &r.slots[i]
-		if sl.gen != r.gen {
-			*sl = runSlot{h, line, r.gen}
-			r.n++
-			return 0, false
-		}
-		if sl.h == h {
-			return sl.line, true
-		}
-	}
-}
-
-func (r *runSet) grow() {
-	old, gen := r.slots, r.gen
-	size := 2 * len(old)
-	if size == 0 {
-		size = 256
-	}
-	r.slots = make([]runSlot, size)
-	r.n = 0
-	if r.gen == 0 {
-		r.gen = 1
-	}
-	for _, sl := range old {
-		if sl.gen == gen && gen != 0 {
-			r.insert(sl.h, sl.line)
-		}
-	}
-}
-
-// dupSet is an open-addressing set of 64-bit series hashes with the line
-// of first sight: 12 bytes a series instead of the series' text (the line
-// is read only on a hit). Two series are the same when their 64-bit hashes
-// are: with a random seed, a false duplicate among n series has a chance
-// of about n²/2⁶⁵.
-type dupSet struct {
-	keys  []uint64
-	lines []uint32
-	n     int
-	limit int // grow before n reaches it (a load of 3/4)
-}
-
-func (d *dupSet) insert(h uint64, line uint32) (uint32, bool) {
-	if d.n >= d.limit {
-		d.grow(2 * (d.n + 1))
-	}
-	mask := uint64(len(d.keys) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		switch d.keys[i] {
-		case 0:
-			d.keys[i] = h
-			d.lines[i] = line
-			d.n++
-			return 0, false
-		case h:
-			return d.lines[i], true
-		}
-	}
-}
-
-// grow makes room for want entries at a load of at most 3/4.
-func (d *dupSet) grow(want int) {
-	size := 1 << 10
-	for size*3/4 < want || size <= len(d.keys) {
-		size *= 2
-	}
-	ok, ol := d.keys, d.lines
-	d.keys, d.lines = make([]uint64, size), make([]uint32, size)
-	d.n, d.limit = 0, size*3/4
-	for i, k := range ok {
-		if k != 0 {
-			d.insert(k, ol[i])
+			s.run.Insert(s.hashes[i], s.lines[i])
 		}
 	}
 }

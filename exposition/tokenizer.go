@@ -3,9 +3,9 @@ package exposition
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // This file is the tokenizer: a line-at-a-time port of the state machine of
@@ -82,31 +82,12 @@ type valSpan struct {
 	// belongs to the value (user "a\" written raw).
 }
 
-func isBlank(b byte) bool { return b == ' ' || b == '\t' }
-
-func nameStart(b byte, metric bool) bool {
-	return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b == '_' || b == '"' || (metric && b == ':')
-}
-
-func nameCont(b byte, metric, quoted bool) bool {
-	return quoted || nameStart(b, metric) || (b >= '0' && b <= '9')
-}
-
-// unsafeString views b as a string without copying; only for calls that do
-// not keep the string (strconv copies it into its errors).
-func unsafeString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
 // nameClass marks the bytes that continue an unquoted name: nameLabel for
 // a label name, nameMetric for a metric name (which also allows ':').
 var nameClass = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		b := byte(c)
-		if b != '"' && nameCont(b, false, false) {
+		if b != '"' && syntax.NameCont(b, false, false) {
 			t[c] |= nameLabel | nameMetric
 		}
 		if b == ':' {
@@ -121,28 +102,6 @@ const (
 	nameMetric = 2
 )
 
-// parseFloat is expfmt's parseFloat: strconv.ParseFloat without 'p', 'P', '_'.
-func parseFloat(b []byte) (float64, bool) {
-	if n := len(b); n > 0 && n <= 15 {
-		// the usual value: a small integer, exact in a float64
-		var v uint64
-		for _, c := range b {
-			d := c - '0'
-			if d > 9 {
-				goto general
-			}
-			v = v*10 + uint64(d)
-		}
-		return float64(v), true
-	}
-general:
-	if bytes.IndexByte(b, '_') >= 0 || bytes.IndexByte(b, 'p') >= 0 || bytes.IndexByte(b, 'P') >= 0 {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(unsafeString(b), 64)
-	return v, err == nil
-}
-
 // at returns the byte at i: the record's bytes, then '\n' when a line feed
 // ends it; false at the end of the input.
 func (e *engine) at(i int) (byte, bool) {
@@ -156,7 +115,7 @@ func (e *engine) at(i int) (byte, bool) {
 }
 
 func (e *engine) skipBlanks(i int) int {
-	for i < e.n && isBlank(e.rec[i]) {
+	for i < e.n && syntax.IsBlank(e.rec[i]) {
 		i++
 	}
 	return i
@@ -205,7 +164,7 @@ func (e *engine) parseRecord() status {
 // first byte after it.
 func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 	b, ok := e.at(i)
-	if !ok || !nameStart(b, metric) {
+	if !ok || !syntax.NameStart(b, metric) {
 		return nil, i, stOK
 	}
 	start := i
@@ -273,7 +232,7 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 		if !ok {
 			return nil, i, e.eof(i)
 		}
-		if !nameCont(b, metric, quoted) {
+		if !syntax.NameCont(b, metric, quoted) {
 			break
 		}
 	}
@@ -356,7 +315,7 @@ func (e *engine) use(tok, name []byte, ok func(mtype) bool) bool {
 	if !found || !ok(mtype(st&fsType)) {
 		return false
 	}
-	e.loadSpare(h, e.names.intern(name), st)
+	e.loadSpare(h, e.names.Intern(name), st)
 	e.resolved(tok, e.spare)
 	return true
 }
@@ -393,27 +352,6 @@ func (e *engine) ensureTyped() {
 	if e.cur >= 0 && !e.noMutate && e.fams[e.cur].typ == typeNone {
 		e.fams[e.cur].typ = typeUntyped
 	}
-}
-
-func firstInvalid(b []byte, from int) int {
-	for i := from; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size <= 1 {
-			return i
-		}
-		i += size
-	}
-	return from
-}
-
-func escDisplay(rec []byte, i int) string {
-	if i+1 < len(rec) {
-		if c := rec[i+1]; c > 0x20 && c < 0x7f {
-			return "'\\" + string(c) + "'"
-		}
-		return "'\\" + DisplayValue(rec[i+1:i+2]) + "'"
-	}
-	return `'\' at the end of the line`
 }
 
 // dupLabel reports whether tok is already a (non-special) label name of the

@@ -5,14 +5,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/streams/whatif"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
 // HeadroomDoc is the document of `headroom` (kind "headroom"): diag's
 // what-if plan; All lists the safe partitions too (table formats only).
 type HeadroomDoc struct {
-	*streams.HeadroomPlan
+	*whatif.HeadroomPlan
 	All bool `json:"-"`
 }
 
@@ -29,7 +29,7 @@ func init() {
 // markdown add the MV).
 const headroomNarrow = 9
 
-func headroomRows(st Style, plan *streams.HeadroomPlan, all bool) ([]string, [][]string) {
+func headroomRows(st Style, plan *whatif.HeadroomPlan, all bool) ([]string, [][]string) {
 	// Columns by importance: a narrow terminal leaves the last ones to -o wide.
 	h := []string{"STREAM", "PARTITION", "VERDICT", "HEADROOM AT", "HEADROOM NOW", "NEXT READ AT", "TTL", "MODE", "KIND", "MV"}
 	var rows [][]string
@@ -44,7 +44,7 @@ func headroomRows(st Style, plan *streams.HeadroomPlan, all bool) ([]string, [][
 	return h, rows
 }
 
-func headroomSummary(plan *streams.HeadroomPlan) string {
+func headroomSummary(plan *whatif.HeadroomPlan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "If nobody consumes from %s until %s (+%s)", plan.Now.Format("2006-01-02T15:04:05Z"), plan.At.Format("2006-01-02T15:04:05Z"),
 		tso.FormatDuration(plan.At.Sub(plan.Now).Milliseconds()))

@@ -16,6 +16,7 @@ import (
 	diagmv "github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/streams/whatif"
 	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/report"
@@ -122,7 +123,7 @@ func hostileDocs(t *testing.T) map[string]report.Doc {
 		"stream":                report.StreamDoc{Now: res.Now, Stream: worstStream, Findings: res.Streams.FindingsFor(worstStream.DB, worstStream.Name)},
 		"mv_list":               mvreport.MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings},
 		"mv_explain":            mvreport.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)},
-		"headroom":              report.HeadroomDoc{HeadroomPlan: streams.PlanHeadroom(series, streams.Options{}, res.Now.Add(20*time.Hour)), All: true},
+		"headroom":              report.HeadroomDoc{HeadroomPlan: whatif.PlanHeadroom(series, streams.Options{}, res.Now.Add(20*time.Hour)), All: true},
 		"explain":               explain.ExplainDoc{Codes: diag.Codes()},
 		"snapshot_summary":      report.SnapshotSummaryDoc{Summary: sources.Summarize(s)},
 		"tso_decode":            tsoreport.TSODecodeDoc{DecodeResult: tsotool.Decode([]string{"470819222323200000", evil}, time.UTC)},

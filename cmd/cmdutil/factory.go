@@ -190,6 +190,22 @@ func (c Common) Emit(d report.Doc) error { return c.emitTo(c.IO.Out, nil, d) }
 // "watch" field under --watch.
 func (c Common) EmitRound(r watch.Round, d report.Doc) error { return c.emitTo(r.Out, r.Watch, d) }
 
+// ShowOne is a round of a command that shows one named object (`streams
+// show`, `mv explain`): the object arg names among refs — or the usage error
+// u words, listing them — then show's document of it, emitted and gated on
+// its findings (--fail-on defaults to none: a view, not a check).
+func (c Common) ShowOne(r watch.Round, u NameUsage, arg *string, refs []ObjectRef, show func(ObjectRef) (report.Doc, []diag.Finding)) error {
+	ref, err := u.Resolve(arg, refs)
+	if err != nil {
+		return err
+	}
+	d, fs := show(ref)
+	if err := c.EmitRound(r, d); err != nil {
+		return err
+	}
+	return c.Gate(fs, "none")
+}
+
 func (c Common) emitTo(w io.Writer, wr *report.WatchRound, d report.Doc) error {
 	f, err := c.OutputFormat(report.Formats(d.Kind())...)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // (docs/streams.md "Does this build enforce the TTL?"). Without it, and
 // without the cluster's own evidence, every conclusion that rests on expiry
 // is a warning worded "if this build enforces binlog.ttl_seconds"
-// (diag/streams ttl_enforcement.go); true restores the critical gate, false
+// (diag/ttl); true restores the critical gate, false
 // drops those findings. The cluster's evidence of enforcement wins over a
 // "false" (snapshot.AssumeTTLEnforced).
 

@@ -26,9 +26,7 @@ const MetricsLintFailOn = "critical"
 
 // MetricsLintOptions are the inputs of `metrics lint`.
 type MetricsLintOptions struct {
-	cmdutil.Common
-	Source    func(cmdutil.SourceOptions) *cmdutil.Source
-	HTTPFetch func(scrape.FetchOptions) (scrape.FetchOptions, error)
+	payloadOptions
 
 	// Input is the payload argument: a file, an http(s) URL, or - (stdin).
 	Input string
@@ -37,15 +35,13 @@ type MetricsLintOptions struct {
 	FromSource  bool
 	Fix         bool
 	Write       string
-	MaxBytes    int64
 	MaxProblems int
 	Top         int
-	Conform     conformFlags
 }
 
 // NewCmdMetricsLint builds `metrics lint`.
 func NewCmdMetricsLint(f *cmdutil.Factory, runF func(*MetricsLintOptions) error) *cobra.Command {
-	o := &MetricsLintOptions{Source: f.Source, HTTPFetch: f.HTTPFetch}
+	o := &MetricsLintOptions{payloadOptions: newPayloadOptions(f)}
 	c := &cobra.Command{
 		Use: "lint [FILE|URL|-]",
 		Long: `lint checks one /metrics payload — a file, an http(s) URL, or stdin — or,

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
+	"github.com/dorisdiag/dorisdiag/scrape"
 )
 
 // NewCmdMetrics builds the `metrics` group.
@@ -22,6 +23,21 @@ monitoring design. metrics scrape fetches /metrics from every FE and BE.`,
 	}
 	c.AddCommand(NewCmdMetricsLint(f, nil), NewCmdMetricsScrape(f, nil))
 	return c
+}
+
+// payloadOptions are the inputs both commands share: the common flags, the
+// factory's lazy source and HTTP fetch, the size cap of a payload (each
+// command words its --max-bytes) and the design parameters.
+type payloadOptions struct {
+	cmdutil.Common
+	Source    func(cmdutil.SourceOptions) *cmdutil.Source
+	HTTPFetch func(scrape.FetchOptions) (scrape.FetchOptions, error)
+	MaxBytes  int64
+	Conform   conformFlags
+}
+
+func newPayloadOptions(f *cmdutil.Factory) payloadOptions {
+	return payloadOptions{Source: f.Source, HTTPFetch: f.HTTPFetch}
 }
 
 // conformFlags are the design parameters both commands share.

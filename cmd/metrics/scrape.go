@@ -24,23 +24,19 @@ const MetricsScrapeFailOn = "critical"
 
 // MetricsScrapeOptions are the inputs of `metrics scrape`.
 type MetricsScrapeOptions struct {
-	cmdutil.Common
-	Source    func(cmdutil.SourceOptions) *cmdutil.Source
-	HTTPFetch func(scrape.FetchOptions) (scrape.FetchOptions, error)
+	payloadOptions
 
 	Targets        string
 	ConnectTimeout time.Duration
 	HeaderTimeout  time.Duration
 	RequestTimeout time.Duration
-	MaxBytes       int64
 	Concurrency    int
 	Save           string
-	Conform        conformFlags
 }
 
 // NewCmdMetricsScrape builds `metrics scrape`.
 func NewCmdMetricsScrape(f *cmdutil.Factory, runF func(*MetricsScrapeOptions) error) *cobra.Command {
-	o := &MetricsScrapeOptions{Source: f.Source, HTTPFetch: f.HTTPFetch}
+	o := &MetricsScrapeOptions{payloadOptions: newPayloadOptions(f)}
 	c := &cobra.Command{
 		Use:   "scrape",
 		Short: "Fetch and lint /metrics of every FE and BE, concurrently, with named timeouts",

@@ -10,6 +10,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/report"
 	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
 )
 
@@ -219,15 +220,11 @@ func mvExplainRun(o *MVExplainOptions) error {
 		for i, x := range res.MVs {
 			refs[i] = cmdutil.ObjectRef{DB: x.DB, Name: x.Name}
 		}
-		ref, err := cmdutil.NameUsage{Cmd: "mv explain", What: "an IVM materialized view", Shape: "DB.MV"}.Resolve(o.Target, refs)
-		if err != nil {
-			return err
-		}
-		m := res.ByName(ref.DB, ref.Name)
-		fs := res.FindingsFor(m.DB, m.Name)
-		if err := o.EmitRound(r, mvreport.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}); err != nil {
-			return err
-		}
-		return o.Gate(fs, "none")
+		return o.ShowOne(r, cmdutil.NameUsage{Cmd: "mv explain", What: "an IVM materialized view", Shape: "DB.MV"}, o.Target, refs,
+			func(ref cmdutil.ObjectRef) (report.Doc, []diag.Finding) {
+				m := res.ByName(ref.DB, ref.Name)
+				fs := res.FindingsFor(m.DB, m.Name)
+				return mvreport.MVExplainDoc{Now: res.Now, Thresholds: res.Thresholds, Capabilities: res.Capabilities, MV: m, Findings: fs, Details: o.Details}, fs
+			})
 	})
 }

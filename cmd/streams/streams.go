@@ -224,18 +224,13 @@ func streamsShowRun(o *StreamsShowOptions) error {
 		for i, x := range res.Streams {
 			refs[i] = cmdutil.ObjectRef{DB: x.DB, Name: x.Name}
 		}
-		ref, err := cmdutil.NameUsage{Cmd: "streams show", What: "a stream", Shape: "DB.STREAM"}.Resolve(o.Target, refs)
-		if err != nil {
-			return err
-		}
-		s := res.ByName(ref.DB, ref.Name)
-		fs := res.FindingsFor(ref.DB, ref.Name)
-		if fs == nil {
-			fs = []diag.Finding{}
-		}
-		if err := o.EmitRound(r, report.StreamDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, Stream: s, Findings: fs}); err != nil {
-			return err
-		}
-		return o.Gate(fs, "none")
+		return o.ShowOne(r, cmdutil.NameUsage{Cmd: "streams show", What: "a stream", Shape: "DB.STREAM"}, o.Target, refs,
+			func(ref cmdutil.ObjectRef) (report.Doc, []diag.Finding) {
+				fs := res.FindingsFor(ref.DB, ref.Name)
+				if fs == nil {
+					fs = []diag.Finding{}
+				}
+				return report.StreamDoc{Now: res.Now, CurrentTSO: res.CurrentTSO.String(), Snapshots: res.Snapshots, Stream: res.ByName(ref.DB, ref.Name), Findings: fs}, fs
+			})
 	})
 }

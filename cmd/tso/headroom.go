@@ -32,6 +32,9 @@ type TSOHeadroomOptions struct {
 	MinHeadroom time.Duration
 
 	cursor cmdutil.Cursor // --offset parsed by validate
+	// tableEnforced is the --table source's TTL-enforcement verdict (nil:
+	// unknown).
+	tableEnforced *bool
 }
 
 // NewCmdTSOHeadroom builds `tso headroom`.
@@ -58,7 +61,14 @@ clock, through the source flags (--host, --snapshot or --demo).
 --now-time now uses this machine's clock; prefer the cluster's current TSO
 (SELECT CURRENT_TSO FROM information_schema.tso_status).
 Exit 1 with --fail-on critical when the offset can no longer resume, and with
---fail-on warning when the headroom is under --min-headroom.`,
+--fail-on warning when the headroom is under --min-headroom.
+
+Builds differ: earlier ROW binlog builds never expire changes whatever
+binlog.ttl_seconds says (apache/doris#65897). Without --table the calculator
+reads no cluster, so an expired offset is a warning worded "if this build enforces
+binlog.ttl_seconds (apache/doris#68226)" unless --assume-ttl-enforced says the
+build does (critical), or =false says it does not (no finding; the numbers
+are still shown).`,
 		Example: `  dorisdiag tso headroom --offset 469067681628160003 --ttl 86400 --now-time 2026-09-15T12:00:00Z
   dorisdiag tso headroom --offset N/A --ttl 86400 --now 469099767398400000 -o json
   dorisdiag tso headroom --offset '2026-11-29 16:59:48' --tz Asia/Shanghai --table demo.orders --demo incident`,
@@ -135,6 +145,14 @@ func (o *TSOHeadroomOptions) fromTable() (tso.TSO, error) {
 				return 0, fmt.Errorf("--table %s: its TTL is unknown or off (ttl_seconds not read, or <= 0)", o.Table)
 			}
 			o.TTL = *t.TTLSeconds
+			switch s.TTL().Verdict {
+			case "yes":
+				v := true
+				o.tableEnforced = &v
+			case "no":
+				v := false
+				o.tableEnforced = &v
+			}
 			return s.Cluster.CurrentTSO, nil
 		}
 		names = append(names, t.DB+"."+t.Name)
@@ -159,7 +177,12 @@ func tsoHeadroomRun(o *TSOHeadroomOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := tsotool.Headroom(tsotool.HeadroomInput{OffsetText: o.cursor.Text, Offset: o.cursor.Offset, Now: ref, TTLSeconds: o.TTL, MinHeadroom: o.MinHeadroom})
+	assume := o.Config.AssumeTTLEnforced
+	if assume == nil {
+		assume = o.tableEnforced // --table: the source's own evidence
+	}
+	res, err := tsotool.Headroom(tsotool.HeadroomInput{OffsetText: o.cursor.Text, Offset: o.cursor.Offset, Now: ref, TTLSeconds: o.TTL, MinHeadroom: o.MinHeadroom,
+		AssumeTTLEnforced: assume})
 	var bad *tsotool.HeadroomError
 	switch {
 	case errors.As(err, &bad) && bad.Input == "ttl":

@@ -60,3 +60,10 @@ func Alertings(fs []diag.Finding) []Alerting {
 	})
 	return out
 }
+
+// EmittedCodes are the finding codes Run can raise, sorted — derived from
+// the code by TestEmittedCodesGenerated (emits.go), never listed by hand:
+// the codes dorisdiag_finding can carry, which the generated alert rules
+// cover exactly (a code only `tso headroom` or `doctor net` raises has no
+// rule: no series carries it).
+func EmittedCodes() []string { return append([]string(nil), emitted...) }

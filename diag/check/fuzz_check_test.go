@@ -10,6 +10,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/streams/whatif"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/report/demo"
 	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
@@ -91,7 +92,7 @@ func checkSnapshotPipeline(t *testing.T, data []byte) {
 			emitAll(mvreport.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.Findings})
 		}
 		emitAll(mvreport.MVListDoc{Now: res.Now, MVs: items, Findings: res.MVs.Findings})
-		plan := streams.PlanHeadroom(series, streams.Options{}, s.Cluster.Now.Add(time.Hour))
+		plan := whatif.PlanHeadroom(series, streams.Options{}, s.Cluster.Now.Add(time.Hour))
 		emitAll(report.HeadroomDoc{HeadroomPlan: plan, All: true})
 		emitAll(report.SnapshotSummaryDoc{Summary: sources.Summarize(s)})
 	}

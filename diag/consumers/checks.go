@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/ttl"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -15,7 +15,7 @@ type newFinding func(code diag.Code, summary, detail, next string, evidence map[
 
 // ttlMeaning ends the explain text of the codes that rest on expiry, as the
 // stream codes do.
-const ttlMeaning = " " + streams.TTLBuildsDiffer
+const ttlMeaning = " " + ttl.BuildsDiffer
 
 // CodeOffsetExpiredRejected: a min_delta restart from the published offset is rejected.
 var CodeOffsetExpiredRejected = diag.Declare(diag.Declaration{

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/diag/streams"
+	ttlgate "github.com/dorisdiag/dorisdiag/diag/ttl"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -16,7 +16,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultMinHeadroom   = streams.DefaultMinHeadroom
+	DefaultMinHeadroom   = 30 * time.Minute // as STREAM_HEADROOM_LOW's (the design's alert: < 1800 s)
 	DefaultMaxPublishAge = 15 * time.Minute
 )
 
@@ -139,11 +139,11 @@ type Result struct {
 func Analyze(s *snapshot.Snapshot, opt Options) *Result {
 	opt = opt.withDefaults()
 	r := &Result{Now: s.Cluster.Now, CurrentTSO: s.Cluster.CurrentTSO, Consumers: []Consumer{}, Findings: []diag.Finding{}}
-	ttl := s.TTL()
+	enf := s.TTL()
 	for _, ec := range s.ExternalConsumers {
 		c, fs := analyzeOne(s, ec, opt)
-		fs = streams.QualifyExpiry(ttl, c.TTLProperty, fs, isExpiry)
-		c.TTLEnforced = ttl.Verdict
+		fs = ttlgate.Qualify(enf, c.TTLProperty, fs, isExpiry)
+		c.TTLEnforced = enf.Verdict
 		for _, f := range fs {
 			c.Worst = max(c.Worst, f.Severity)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/doris"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // The config rules (issue 22 item 2), in the order they run: each is one
@@ -51,28 +52,46 @@ func ruleBinlogGate(r *run, f facts) {
 	need := f.needsChangelog()
 	for _, node := range []doris.NodeKind{doris.FE, doris.BE} {
 		for _, c := range r.readings(node) {
-			g, s := group(c), lookup(c, "enable_feature_binlog")
-			name := s.name("enable_feature_binlog")
-			on, ok := s.bool()
-			switch {
-			case s.absent:
-				r.info(g, name, "not on this build: the changelog is not gated by it", "")
-			case !ok:
-				r.unknown(g, name, fmt.Sprintf("not read from %s", c.Source), "")
-			case on:
-				r.pass(g, name, "true")
-			case !f.known:
-				r.unknown(g, name, "false, but "+notRead, "")
-			case need == "":
-				r.pass(g, name, "false, and no changelog table, stream or IVM MV needs it")
-			default:
+			r.featureGate(c, f, featureGate{key: "enable_feature_binlog", gates: "the changelog is",
+				need: need, noNeed: "no changelog table, stream or IVM MV needs it"}, func(g, name string, s setting) {
 				r.raise(g, name, finding(CodeBinlogOff, nodeObject(c),
 					fmt.Sprintf("%s = false on %s while %s need it", name, g, need),
 					"Off, no changelog is written for the streams and IVM MVs to read, and (on the FE) the Master pushes no TTL reference TSO: no TTL cleanup.",
 					fmt.Sprintf("set enable_feature_binlog = true in %s.conf and restart %s (not mutable)", node, g),
 					map[string]string{"key": name, "value": s.value(), "source": c.Source, "needed_by": need}))
-			}
+			})
 		}
+	}
+}
+
+// featureGate is a boolean feature flag that the changelog's consumers need
+// on: the verdicts every such rule shares (absent on this build, not read,
+// on, off with the cluster unread, off and needed by nothing); raise is
+// called only when it is off and need names what needs it.
+type featureGate struct {
+	key    string // the config key
+	gates  string // what it gates: "<gates> not gated by it" when the build has no such key
+	need   string // what needs it on; "" when nothing
+	noNeed string // why off is fine when nothing needs it
+}
+
+func (r *run) featureGate(c *snapshot.ConfigReading, f facts, fg featureGate, raise func(g, name string, s setting)) {
+	g, s := group(c), lookup(c, fg.key)
+	name := s.name(fg.key)
+	on, ok := s.bool()
+	switch {
+	case s.absent:
+		r.info(g, name, "not on this build: "+fg.gates+" not gated by it", "")
+	case !ok:
+		r.unknown(g, name, fmt.Sprintf("not read from %s", c.Source), "")
+	case on:
+		r.pass(g, name, "true")
+	case !f.known:
+		r.unknown(g, name, "false, but "+notRead, "")
+	case fg.need == "":
+		r.pass(g, name, "false, and "+fg.noNeed)
+	default:
+		raise(g, name, s)
 	}
 }
 
@@ -92,30 +111,19 @@ var CodeTableStreamOff = diag.Declare(diag.Declaration{
 })
 
 func ruleTableStreamGate(r *run, f facts) {
-	n := len(f.userStreams) + len(f.ivmStreams) + len(f.ivmMVs)
+	need := ""
+	if len(f.userStreams)+len(f.ivmStreams)+len(f.ivmMVs) > 0 {
+		need = plural(len(f.userStreams)+len(f.ivmStreams), "stream") + ", " + plural(len(f.ivmMVs), "IVM MV")
+	}
 	for _, c := range r.readings(doris.FE) {
-		g, s := group(c), lookup(c, "enable_table_stream")
-		name := s.name("enable_table_stream")
-		on, ok := s.bool()
-		switch {
-		case s.absent:
-			r.info(g, name, "not on this build: table streams are not gated by it", "")
-		case !ok:
-			r.unknown(g, name, fmt.Sprintf("not read from %s", c.Source), "")
-		case on:
-			r.pass(g, name, "true")
-		case !f.known:
-			r.unknown(g, name, "false, but "+notRead, "")
-		case n == 0:
-			r.pass(g, name, "false, and no table stream or IVM MV exists")
-		default:
-			need := plural(len(f.userStreams)+len(f.ivmStreams), "stream") + ", " + plural(len(f.ivmMVs), "IVM MV")
+		r.featureGate(c, f, featureGate{key: "enable_table_stream", gates: "table streams are",
+			need: need, noNeed: "no table stream or IVM MV exists"}, func(g, name string, s setting) {
 			r.raise(g, name, finding(CodeTableStreamOff, nodeObject(c),
 				fmt.Sprintf("%s = false on %s while %s exist: an IVM fallback to COMPLETE fails", name, g, need),
 				"MTMVTask refuses the full refresh of an IVM MV (\"IVM full refresh requires enable_table_stream=true to reset stream offsets\"), so the rebuild that recovers an MV fails.",
 				"set enable_table_stream = true in fe.conf and restart "+g+" (not mutable)",
 				map[string]string{"key": name, "value": s.value(), "source": c.Source, "needed_by": need}))
-		}
+		})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/ttl"
 )
 
 // The checks of one IVM MV (apache/doris#69907 §1 S1–S3), in the shape of
@@ -73,11 +74,11 @@ func (a *mvAnalyzer) mvFindings(r *MV) []diag.Finding {
 	for _, check := range mvChecks {
 		fs = append(fs, check.run(a, m)...)
 	}
-	return streams.QualifyExpiry(a.snap.TTL(), a.ttlProperty(), fs, expiryCode)
+	return ttl.Qualify(a.snap.TTL(), a.ttlProperty(), fs, expiryCode)
 }
 
 // expiryCode: the MV findings whose conclusion rests on expiry (T9–T11),
-// worded under the build's TTL enforcement (streams.QualifyExpiry). A
+// worded under the build's TTL enforcement (ttl.Qualify). A
 // refresh that failed with the expired-offset error is itself the proof.
 func expiryCode(c diag.Code) bool { return c == CodeRowsMayBeMissed || c == CodeNextRefreshRecomputes }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/ttl"
 	"github.com/dorisdiag/dorisdiag/doris"
 )
 
@@ -157,7 +158,7 @@ var CodeRowsMayBeMissed = diag.Declare(diag.Declaration{
 	Meaning: "An internal stream follows a duplicate-key base table whose offset is out of the retention, or has a base partition with data and no offset whose " +
 		"rows are older than the TTL. Builds without the two fixes of apache/doris#69907 (T10: reject an expired offset in every IVM read, including one of a " +
 		"duplicate-key base table; T11: read a base partition with no offset from the base table in an IVM refresh) read such partitions from the changelog " +
-		"and silently skip the expired rows: the refresh succeeds and later refreshes do not bring the rows back. " + streams.TTLBuildsDiffer,
+		"and silently skip the expired rows: the refresh succeeds and later refreshes do not bring the rows back. " + ttl.BuildsDiffer,
 	Matters: "The MV, and base-table queries rewritten onto it, may return wrong results without any error.",
 	Confirm: "-- compare the MV with its query over the affected partition:\n(SELECT * FROM <db>.<mv>) EXCEPT (<the query of the MV>);\n" +
 		"SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <internal stream id>;",

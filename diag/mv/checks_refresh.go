@@ -7,7 +7,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/mv/refresh"
-	"github.com/dorisdiag/dorisdiag/diag/streams"
+	"github.com/dorisdiag/dorisdiag/diag/ttl"
 	"github.com/dorisdiag/dorisdiag/doris"
 )
 
@@ -219,7 +219,7 @@ var CodeNextRefreshRecomputes = diag.Declare(diag.Declaration{
 	Spec:      "apache/doris#69907 §1 T9; §3 Definitions (headroom); alert doris_fe_changelog_stream_min_retention_headroom_seconds{kind=\"ivm\"} < 0",
 	Meaning: "An internal stream of a trigger dependency has a partition whose retention headroom is below 0: the changes after its offset are (or may be) past the " +
 		"TTL, so the next refresh that needs that partition cannot apply a delta and rebuilds the MV. Without the keep-alive TSO for idle IVM partitions (apache/doris#69907 T9) an idle partition drifts out of the " +
-		"retention with nothing lost; the refresh after its next write recomputes anyway. " + streams.TTLBuildsDiffer,
+		"retention with nothing lost; the refresh after its next write recomputes anyway. " + ttl.BuildsDiffer,
 	Matters: "A full recompute where a small delta was expected: a slow, expensive refresh, possibly at a bad time.",
 	Confirm: "SELECT UNIT, CONSUMED_TSO, CAN_RESUME, RETENTION_HEADROOM_SECONDS FROM information_schema.table_stream_consumption WHERE STREAM_ID = <internal stream id> ORDER BY RETENTION_HEADROOM_SECONDS;",
 	Fix:     "Refresh the MV now (a recompute at a time you choose), raise changelog.ttl_seconds on the base table, or upgrade to a build that keeps idle IVM partitions alive (apache/doris#69907 T9).",

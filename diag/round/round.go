@@ -207,6 +207,11 @@ type Result struct {
 	Check                  *check.Result `json:"-"` // only with ExporterOptions.KeepCheck
 	StreamsPendingPrecise  int           // user+ivm partitions whose pending age the change points made PRECISE
 	StreamsPendingUpperBnd int
+	// TTLEnforced is whether the build enforces the changelog TTL (yes, no
+	// or unknown), as check judged it (streams.Result.TTLEnforcement): the
+	// expiry findings and the cannot_resume state follow it, and so must the
+	// design's rules over the state counts (dorisdiag_ttl_enforcement).
+	TTLEnforced string
 }
 
 // ExportedMV is one MV's per-object series.
@@ -322,6 +327,7 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 		r.DelayBucketCounts[len(DelayBuckets)]++
 	}
 
+	r.TTLEnforced = res.Streams.TTLEnforcement.Verdict
 	r.Unreadable, r.Withheld = blindness(res)
 	r.Alerting = check.Alertings(res.Findings)
 	dbIDs := databaseIDs(s)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/changepoints"
 	"github.com/dorisdiag/dorisdiag/diag/sources"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -211,12 +212,12 @@ type streamAnalyzer struct {
 	tables map[string]*snapshot.Table     // db\x00name
 	parts  map[string]*snapshot.Partition // db\x00table\x00name
 
-	index   []map[seriesKey]seriesPoint // per snapshot of the series, built once
-	mvNames map[int64]string            // MV id → name, built on first need
+	index   *changepoints.Series // the series indexed, built once
+	mvNames map[int64]string     // MV id → name, built on first need
 	slab    slabs
 
 	// ttl is whether the build enforces the TTL (snapshot.TTL): every
-	// expiry conclusion follows it (ttl_enforcement.go).
+	// expiry conclusion follows it (diag/ttl).
 	ttl snapshot.TTLEnforcement
 
 	consumptionUnreadable string // why table_stream_consumption could not be read

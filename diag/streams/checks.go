@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/ttl"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -56,7 +57,7 @@ func (a *streamAnalyzer) streamFindings(sr *Stream) []diag.Finding {
 	for _, check := range streamReadChecks {
 		read = append(read, check(a, s)...)
 	}
-	fs = append(fs, QualifyExpiry(a.ttl, sr.TTLProperty, read, expiryCode)...)
+	fs = append(fs, ttl.Qualify(a.ttl, sr.TTLProperty, read, expiryCode)...)
 	a.partitionSeverities(sr)
 	return fs
 }
@@ -132,7 +133,7 @@ func (a *streamAnalyzer) partitionSeverities(sr *Stream) {
 	for i := range sr.Partitions {
 		p := &sr.Partitions[i]
 		// Expiry raises a partition's severity as it does its findings'
-		// (ttl_enforcement.go): as computed when the build enforces the
+		// (diag/ttl): as computed when the build enforces the
 		// TTL, at most a warning when that is unknown, not at all when not.
 		expiry := a.ttl.Verdict != snapshot.TTLNotEnforced
 		switch {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/ttl"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -24,7 +25,7 @@ var CodeIVMStreamRecomputeOnly = diag.Declare(diag.Declaration{
 	Alert:     "DorisStreamHeadroomLow",
 	Title:     "An MV's internal stream expired: the next refresh may only recompute",
 	Spec:      "apache/doris#69907 §1 T9, T0, T10; §3 Keep-alive TSO",
-	Meaning:   "A partition of an IVM internal stream (__doris_ivm_stream_...) has an offset below the retention floor (headroom < 0). Every IVM read rejects an expired offset (apache/doris#69907 T10), so the next refresh of the owning MV falls back to a COMPLETE recompute (apache/doris#69907 T0), or, on builds without that fallback, fails with CHANGELOG_BROKEN. On builds that keep idle IVM partitions alive (apache/doris#69907 T9) the FE may hold a keep-alive TSO K for an idle partition, which SQL does not show on older builds, so this says \"may\". " + TTLBuildsDiffer,
+	Meaning:   "A partition of an IVM internal stream (__doris_ivm_stream_...) has an offset below the retention floor (headroom < 0). Every IVM read rejects an expired offset (apache/doris#69907 T10), so the next refresh of the owning MV falls back to a COMPLETE recompute (apache/doris#69907 T0), or, on builds without that fallback, fails with CHANGELOG_BROKEN. On builds that keep idle IVM partitions alive (apache/doris#69907 T9) the FE may hold a keep-alive TSO K for an idle partition, which SQL does not show on older builds, so this says \"may\". " + ttl.BuildsDiffer,
 	Matters:   "A full recompute of a large MV is slow and loads the cluster; on builds without the fallback to COMPLETE the MV stops refreshing entirely.",
 	Confirm:   "dorisdiag streams show DB.__doris_ivm_stream_...\ndorisdiag mv explain DB.MV",
 	Fix:       "Run REFRESH MATERIALIZED VIEW db.mv COMPLETE at a quiet time; raise changelog.ttl_seconds on base tables written less often than the TTL, or upgrade to a build that keeps idle IVM partitions alive (apache/doris#69907 T9).",
@@ -63,7 +64,7 @@ var CodeCannotResumeRejected = diag.Declare(diag.Declaration{
 	Alert:     "DorisStreamCannotResume",
 	Title:     "The next read of the stream will be rejected: its offset expired",
 	Spec:      "apache/doris#69907 §3 Definitions (can_resume), §1 S4; docs/streams.md \"What the next read does\"",
-	Meaning:   "A partition of a user stream read as MIN_DELTA has changes beyond its offset, and the offset is below the retention floor (next_required < retention_floor, computed with the planner's cut-off from the current TSO and changelog.ttl_seconds / binlog.ttl_seconds). A MIN_DELTA read — like a snapshot read — from an expired offset fails with the expired-offset error. " + TTLBuildsDiffer,
+	Meaning:   "A partition of a user stream read as MIN_DELTA has changes beyond its offset, and the offset is below the retention floor (next_required < retention_floor, computed with the planner's cut-off from the current TSO and changelog.ttl_seconds / binlog.ttl_seconds). A MIN_DELTA read — like a snapshot read — from an expired offset fails with the expired-offset error. " + ttl.BuildsDiffer,
 	Matters:   "The consuming job fails on every run until someone intervenes; the changes between the offset and the retention floor are gone from the changelog.",
 	Confirm:   "dorisdiag streams show DB.STREAM\nSELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;  -- compare with: dorisdiag tso headroom --offset C --ttl SECONDS --now CURRENT_TSO",
 	Fix:       "If the expired changelog is not compacted yet, raise changelog.ttl_seconds (binlog.ttl_seconds) on the base table: the records become readable again. Otherwise re-sync the consumer from the base table and run SELECT * FROM db.stream@reset() to start from now.",
@@ -79,7 +80,7 @@ var CodeCannotResumeClipped = diag.Declare(diag.Declaration{
 	Alert:     "DorisStreamCannotResume",
 	Title:     "The next read of the stream will silently skip changes: its offset expired",
 	Spec:      "apache/doris#69907 §1 S4 (\"succeeds and skips the expired changes without a trace\"), §3 Definitions; docs/tso.md",
-	Meaning:   "A partition of a DETAIL or APPEND_ONLY user stream has changes beyond its offset, and the offset is below the retention floor. Such a read succeeds, clipped to the first retained TSO: the changes between the offset and the retention floor are skipped without an error. When the source end is known, the finding says how much (lost_window_ms). " + TTLBuildsDiffer,
+	Meaning:   "A partition of a DETAIL or APPEND_ONLY user stream has changes beyond its offset, and the offset is below the retention floor. Such a read succeeds, clipped to the first retained TSO: the changes between the offset and the retention floor are skipped without an error. When the source end is known, the finding says how much (lost_window_ms). " + ttl.BuildsDiffer,
 	Matters:   "The consumer loses changes and nothing tells it: downstream tables silently diverge from the source.",
 	Confirm:   "dorisdiag streams show DB.STREAM   # next_read = clipped, lost_window_ms\nSELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_ID = <id>;",
 	Fix:       "Do not read the stream yet. Raise changelog.ttl_seconds (binlog.ttl_seconds) if the changelog is not compacted yet; otherwise re-sync the consumer from the base table for the lost window and run SELECT * FROM db.stream@reset().",
@@ -118,7 +119,7 @@ var CodeIdleOutOfRetention = diag.Declare(diag.Declaration{
 	Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 	Title:     "An idle, caught-up user stream drifted out of the retention",
 	Spec:      "apache/doris#69907 §3 Definitions (\"a stream caught up on a partition nobody writes still drifts out of the retention\"); §3 \"Keep-alive TSO for idle IVM partitions\"",
-	Meaning:   "The stream is caught up (nothing pending) on a partition nobody wrote for longer than the TTL, so its offset is below the retention floor. User streams get no keep-alive TSO (apache/doris#69907 \"Keep-alive TSO for idle IVM partitions\": only IVM internal streams do), so the design reports the stream cannot_resume. " + TTLBuildsDiffer,
+	Meaning:   "The stream is caught up (nothing pending) on a partition nobody wrote for longer than the TTL, so its offset is below the retention floor. User streams get no keep-alive TSO (apache/doris#69907 \"Keep-alive TSO for idle IVM partitions\": only IVM internal streams do), so the design reports the stream cannot_resume. " + ttl.BuildsDiffer,
 	Matters:   "Nothing is lost yet, but the next MIN_DELTA read is rejected, and a DETAIL/APPEND_ONLY read is clipped (losing nothing only as long as nothing was written).",
 	Confirm:   "dorisdiag streams show DB.STREAM   # caught_up = true, can_resume = false",
 	Fix:       "Run SELECT * FROM db.stream@reset() (nothing is pending, so it loses nothing), or consume the stream regularly; raise the TTL for tables written less often than it.",
@@ -146,7 +147,7 @@ var CodeHeadroomLow = diag.Declare(diag.Declaration{
 	Alert:     "DorisStreamHeadroomLow",
 	Title:     "The TTL will reach a stream's offset soon",
 	Spec:      "apache/doris#69907 §3 Definitions (headroom_seconds), §2 alert doris_fe_changelog_stream_min_retention_headroom_seconds < 1800",
-	Meaning:   "A partition can still resume, but its retention headroom — physical(next_required) − physical(retention_floor) — is under --min-headroom (default 30m). On an IVM internal stream it warns that the next refresh may only recompute. " + TTLBuildsDiffer,
+	Meaning:   "A partition can still resume, but its retention headroom — physical(next_required) − physical(retention_floor) — is under --min-headroom (default 30m). On an IVM internal stream it warns that the next refresh may only recompute. " + ttl.BuildsDiffer,
 	Matters:   "When the headroom reaches 0 the stream cannot resume: MIN_DELTA reads are rejected, DETAIL/APPEND_ONLY reads silently skip changes, IVM refreshes recompute.",
 	Confirm:   "dorisdiag streams show DB.STREAM   # headroom per partition\ndorisdiag headroom --in 1h",
 	Fix:       "Consume the stream now (run its job), or raise changelog.ttl_seconds (binlog.ttl_seconds) on the base table.",
@@ -252,7 +253,7 @@ var CodeNoOffsetRowsSkipped = diag.Declare(diag.Declaration{
 	Magnitude: diag.Measure{Name: "data_age_lower_seconds"},
 	Title:     "Rows of a partition with no offset are older than the TTL and silently skipped",
 	Spec:      "apache/doris#69907 §1 T12, T11",
-	Meaning:   "A user stream read as MIN_DELTA, or a stream on a duplicate-key table, has a partition with data and no offset (added after the stream, or empty at its creation), and the partition's rows are older than the TTL. The stream reads such a partition from the changelog, so those rows are skipped and the offset moves past them for good; MIN_DELTA may even emit UPDATE_BEFORE and DELETE rows for rows never received. Critical when the newest data is older than the TTL (all rows); a warning (\"may\") when only the partition's creation time or nothing is known. " + TTLBuildsDiffer,
+	Meaning:   "A user stream read as MIN_DELTA, or a stream on a duplicate-key table, has a partition with data and no offset (added after the stream, or empty at its creation), and the partition's rows are older than the TTL. The stream reads such a partition from the changelog, so those rows are skipped and the offset moves past them for good; MIN_DELTA may even emit UPDATE_BEFORE and DELETE rows for rows never received. Critical when the newest data is older than the TTL (all rows); a warning (\"may\") when only the partition's creation time or nothing is known. " + ttl.BuildsDiffer,
 	Matters:   "The consumer silently misses rows, permanently — later reads do not bring them back.",
 	Confirm:   "dorisdiag streams show DB.STREAM   # offset_state NO_OFFSET, rows_skipped, data_age\nSELECT PARTITION_NAME, VISIBLE_VERSION, UPDATE_TIME FROM information_schema.partitions WHERE TABLE_SCHEMA = '<db>' AND TABLE_NAME = '<table>';",
 	Fix:       "Copy the partition's rows from the base table into the consumer (INSERT ... SELECT ... FROM db.table PARTITION (p)), then SELECT * FROM db.stream@reset(). Upgrade to a build that reads such a partition from the base table (apache/doris#69907 T12).",

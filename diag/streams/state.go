@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/ttl"
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
@@ -215,7 +216,7 @@ func (a *streamAnalyzer) aggregate(sr *Stream) {
 	}
 	if a.ttl.Verdict == snapshot.TTLNotEnforced {
 		// Nothing expires on this build (the user's word): an offset below
-		// the retention floor is no hazard (ttl_enforcement.go).
+		// the retention floor is no hazard (diag/ttl).
 		anyCannot = false
 	}
 	switch {
@@ -248,7 +249,7 @@ func (a *streamAnalyzer) aggregate(sr *Stream) {
 		sr.State, sr.StateReason = StateCaughtUp, "every partition is caught up"
 	}
 	if sr.State == StateCannotResume && !a.ttlEnforced() {
-		sr.StateReason = ExpiryCondition(sr.TTLProperty) + ": " + sr.StateReason
+		sr.StateReason = ttl.Condition(sr.TTLProperty) + ": " + sr.StateReason
 	}
 }
 

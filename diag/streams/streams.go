@@ -344,14 +344,4 @@ type ServerPartition struct {
 // consumer's offset and the source's end move, in seconds of TSO time per
 // second of cluster time (1.0 = keeping pace with real time), and the ETAs
 // at those rates.
-type Rates struct {
-	WindowSeconds float64  `json:"window_seconds"`
-	ConsumerRate  *float64 `json:"consumer_rate,omitempty"`
-	SourceRate    *float64 `json:"source_rate,omitempty"`
-	// CatchUpETASeconds: when the consumer reaches the source end at these
-	// rates; nil when it does not gain.
-	CatchUpETASeconds *float64 `json:"catch_up_eta_seconds,omitempty"`
-	// TTLETASeconds: when the TTL reaches the offset at this consumer rate;
-	// nil when the consumer keeps pace or no TTL applies.
-	TTLETASeconds *float64 `json:"ttl_eta_seconds,omitempty"`
-}
+type Rates = changepoints.Rates

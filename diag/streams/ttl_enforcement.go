@@ -1,54 +1,14 @@
 package streams
 
 import (
-	"strings"
-
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/snapshot"
+	"github.com/dorisdiag/dorisdiag/diag/ttl"
 )
 
-// Whether a conclusion that rests on expiry holds depends on the build
-// (docs/notes-realbuilds-evidence.md "TTL enforcement"): earlier ROW binlog
-// builds keep every change whatever binlog.ttl_seconds says
-// (apache/doris#65897), later ones filter expired changes when a read is
-// planned (apache/doris#68226), the Doris 5.0 changelog hides them at once.
-// The snapshot records the evidence (snapshot.TTLEnforcement); here every
-// expiry finding says which holds:
-//
-//   - enforced (yes): as computed;
-//   - unknown: the same numbers, at most a warning, worded as a condition
-//     ("if this build enforces binlog.ttl_seconds (apache/doris#68226)")
-//     and saying how to tell;
-//   - not enforced (no, the user's word): no expiry finding; the headroom
-//     is still shown.
+// Whether a conclusion that rests on expiry holds depends on the build:
+// every stream finding that does passes the gate of diag/ttl.
 
-// HowToTellTTL says how to tell whether a build enforces the TTL: the
-// explain texts of the expiry codes and their findings' details end with it.
-const HowToTellTTL = "Whether this build expires changes past the TTL is not proven by the snapshot. It does if a base table uses the changelog.* properties (Doris 5.0), " +
-	"if a refresh or read failed with \"offset has expired according to binlog.ttl_seconds\", if /metrics carries the TTL series of apache/doris#69907 " +
-	"(doris_be_changelog_ttl_cleanup_total, ...), or if table_stream_consumption has RETENTION_APPLICABLE / CAN_RESUME; earlier ROW binlog builds never " +
-	"expire changes (apache/doris#65897). If you know it does, give --assume-ttl-enforced (or assume_ttl_enforced: true in the config file) to restore the critical gate; " +
-	"--assume-ttl-enforced=false says it does not."
-
-// TTLBuildsDiffer ends the explain text (Meaning) of every code whose
-// conclusion rests on expiry.
-const TTLBuildsDiffer = "Builds differ: earlier ROW binlog builds never expire changes whatever binlog.ttl_seconds says (apache/doris#65897), later ones do " +
-	"(apache/doris#68226), the Doris 5.0 changelog at once. Without evidence that the build enforces the TTL (changelog.* properties, an expired-offset error, " +
-	"the TTL series of apache/doris#69907 on /metrics, the retention columns of table_stream_consumption) the finding is at most a warning worded " +
-	"\"if this build enforces binlog.ttl_seconds (apache/doris#68226)\"; --assume-ttl-enforced (config key assume_ttl_enforced) restores the critical, " +
-	"--assume-ttl-enforced=false drops the finding."
-
-// ExpiryCondition is the condition an expiry finding is worded under when
-// enforcement is unknown; property is the TTL property the table uses
-// ("binlog.ttl_seconds").
-func ExpiryCondition(property string) string {
-	if property == "" {
-		property = "binlog.ttl_seconds"
-	}
-	return "if this build enforces " + property + " (apache/doris#68226)"
-}
-
-// expiryCodes are the stream findings whose conclusion rests on expiry.
+// expiryCode: the stream findings whose conclusion rests on expiry.
 func expiryCode(c diag.Code) bool {
 	switch c {
 	case CodeCannotResumeRejected, CodeCannotResumeClipped, CodeIdleOutOfRetention, CodeHeadroomLow,
@@ -58,42 +18,6 @@ func expiryCode(c diag.Code) bool {
 	return false
 }
 
-// QualifyExpiry applies the build's TTL enforcement to the findings fs whose
-// code isExpiry says rests on expiry: kept as they are when enforced,
-// dropped when not enforced, and worded under ExpiryCondition(property) at
-// most as a warning when unknown. The other findings pass unchanged.
-func QualifyExpiry(ttl snapshot.TTLEnforcement, property string, fs []diag.Finding, isExpiry func(diag.Code) bool) []diag.Finding {
-	if ttl.Verdict == snapshot.TTLEnforced || len(fs) == 0 {
-		return fs
-	}
-	out := fs[:0]
-	for _, f := range fs {
-		if !isExpiry(f.Code) {
-			out = append(out, f)
-			continue
-		}
-		if ttl.Verdict == snapshot.TTLNotEnforced {
-			continue
-		}
-		out = append(out, conditional(f, property))
-	}
-	return out
-}
-
-// conditional words an expiry finding under the enforcement condition.
-func conditional(f diag.Finding, property string) diag.Finding {
-	f.Severity = min(f.Severity, diag.SeverityWarning)
-	f.Summary = ExpiryCondition(property) + ": " + f.Summary
-	f.Detail = strings.TrimSpace(f.Detail + " " + HowToTellTTL)
-	ev := make(map[string]string, len(f.Evidence)+1)
-	for k, v := range f.Evidence {
-		ev[k] = v
-	}
-	ev["ttl_enforced"] = snapshot.TTLUnknown
-	f.Evidence = ev
-	return f
-}
-
 // ttlEnforced says whether expiry conclusions hold as computed: yes when
 // enforced; no when not enforced or unknown.
-func (a *streamAnalyzer) ttlEnforced() bool { return a.ttl.Verdict == snapshot.TTLEnforced }
+func (a *streamAnalyzer) ttlEnforced() bool { return ttl.Enforced(a.ttl) }

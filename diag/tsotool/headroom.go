@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/ttl"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -19,7 +20,7 @@ var CodeOffsetExpired = diag.Declare(diag.Declaration{
 	Title:     "The offset given to `tso headroom` is past the retention",
 	Spec:      "apache/doris#69907 §3 Definitions (can_resume); docs/tso.md",
 	Meaning:   "nextTso(C) is below the retention floor nextTso(calculateCutoff(now, ttl)): the next change this consumer needs has expired.",
-	Matters:   "A MIN_DELTA read from this offset is rejected; a DETAIL or APPEND_ONLY read succeeds and silently skips the expired changes (apache/doris#69907 §1 S4).",
+	Matters:   "A MIN_DELTA read from this offset is rejected; a DETAIL or APPEND_ONLY read succeeds and silently skips the expired changes (apache/doris#69907 §1 S4) — on a build that enforces the TTL. " + ttl.BuildsDiffer + " `tso headroom` reads no cluster: only --assume-ttl-enforced tells it.",
 	Confirm:   "SELECT UNIT, CONSUMPTION_STATUS, `LAG` FROM information_schema.table_stream_consumption WHERE STREAM_NAME = '<stream>';\nSELECT CURRENT_TSO FROM information_schema.tso_status;",
 	Fix:       "Find the consumer (dorisdiag streams), then reset the stream or rebuild the target from the base table; raise changelog.ttl_seconds so it does not recur.",
 	Related:   []string{"STREAM_CANNOT_RESUME_REJECTED", "STREAM_CANNOT_RESUME_CLIPPED", "TSO_HEADROOM_LOW"},
@@ -35,7 +36,7 @@ var CodeHeadroomLow = diag.Declare(diag.Declaration{
 	Title:     "The offset given to `tso headroom` is close to leaving the retention",
 	Spec:      "apache/doris#69907 §3 Definitions (headroom_seconds)",
 	Meaning:   "The headroom — physical(next_required) − physical(retention_floor) — is under --min-headroom (default 30m).",
-	Matters:   "When it reaches 0, the consumer can no longer resume: MIN_DELTA reads are rejected and DETAIL/APPEND_ONLY reads skip changes.",
+	Matters:   "When it reaches 0, the consumer can no longer resume: MIN_DELTA reads are rejected and DETAIL/APPEND_ONLY reads skip changes — on a build that enforces the TTL. " + ttl.BuildsDiffer,
 	Confirm:   "dorisdiag tso headroom --offset C --ttl SECONDS --now CURRENT_TSO",
 	Fix:       "Consume the stream before the headroom runs out, or raise changelog.ttl_seconds on the base table.",
 	Related:   []string{"TSO_OFFSET_EXPIRED", "STREAM_HEADROOM_LOW"},
@@ -49,6 +50,11 @@ type HeadroomInput struct {
 	Now         tso.TSO    // the cluster's current TSO
 	TTLSeconds  int64      // changelog.ttl_seconds, > 0
 	MinHeadroom time.Duration
+	// AssumeTTLEnforced is the user's word on whether the build enforces
+	// the TTL (--assume-ttl-enforced; nil: not given, unknown). The tool
+	// reads no cluster, so it has no other evidence; the findings follow
+	// ttl.Qualify, as check's do.
+	AssumeTTLEnforced *bool
 }
 
 // HeadroomResult is the retention computation for one offset (the
@@ -126,9 +132,12 @@ func Headroom(in HeadroomInput) (HeadroomResult, error) {
 		lost := float64(r.ExpiredWindowMs) / 1000
 		res.LostSeconds = &lost
 	}
-	res.Findings = tsoHeadroomFindings(in, r, res.Headroom)
+	res.Findings = ttl.Qualify(ttl.Assumed(in.AssumeTTLEnforced), "", tsoHeadroomFindings(in, r, res.Headroom), expiryCode)
 	return res, nil
 }
+
+// expiryCode: both codes rest on expiry (ttl.Qualify).
+func expiryCode(c diag.Code) bool { return c == CodeOffsetExpired || c == CodeHeadroomLow }
 
 // tsoHeadroomFindings: at most one, the worse of expired and low.
 func tsoHeadroomFindings(in HeadroomInput, r tso.Retention, headroom string) []diag.Finding {

@@ -2,10 +2,12 @@ package tsotool
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -38,10 +40,12 @@ func TestTSOHeadroomBadInput(t *testing.T) {
 }
 
 // The verdicts come with the registered codes at their registered
-// severities: expired (critical), low (warning), enough (none), no offset
-// (none, read effects only).
+// severities when the build enforces the TTL (--assume-ttl-enforced):
+// expired (critical), low (warning), enough (none), no offset (none, read
+// effects only).
 func TestTSOHeadroomFindings(t *testing.T) {
 	const c = "469067681628160003" // physical 2026-09-14T02:00:02.500Z
+	yes := true
 	for _, tc := range []struct {
 		offset string
 		now    time.Time
@@ -52,7 +56,9 @@ func TestTSOHeadroomFindings(t *testing.T) {
 		{c, time.Date(2026, 9, 14, 12, 0, 0, 0, time.UTC), ""},
 		{"N/A", time.Date(2026, 9, 14, 12, 0, 0, 0, time.UTC), ""},
 	} {
-		res, err := Headroom(headroomIn(t, tc.offset, tc.now, 86400))
+		in := headroomIn(t, tc.offset, tc.now, 86400)
+		in.AssumeTTLEnforced = &yes
+		res, err := Headroom(in)
 		if err != nil {
 			t.Fatalf("%s at %s: %v", tc.offset, tc.now, err)
 		}
@@ -70,6 +76,70 @@ func TestTSOHeadroomFindings(t *testing.T) {
 			t.Errorf("%s: severity %s, want the registered %s", tc.code, res.Findings[0].Severity, want)
 		}
 	}
+}
+
+// Issue 21: TSO_OFFSET_EXPIRED and TSO_HEADROOM_LOW rest on expiry, so they
+// pass the same gate as check's expiry findings (ttl.Qualify): with
+// no word on enforcement, at most a warning worded "if this build enforces
+// binlog.ttl_seconds (apache/doris#68226)" with the same numbers; the
+// user's yes restores the critical, the user's no drops the finding and
+// keeps the numbers. Before, the expired offset was critical on every build.
+func TestTSOHeadroomTTLGate(t *testing.T) {
+	const c = "469067681628160003"
+	yes, no := true, false
+	expired := time.Date(2026, 9, 15, 12, 0, 0, 0, time.UTC)
+	low := time.Date(2026, 9, 15, 1, 40, 0, 0, time.UTC)
+	const cond = "if this build enforces binlog.ttl_seconds (apache/doris#68226): "
+	for _, tc := range []struct {
+		name    string
+		now     time.Time
+		assumed *bool
+		code    string
+		sev     diag.Severity
+		worded  bool
+	}{
+		{"expired, unknown", expired, nil, "TSO_OFFSET_EXPIRED", diag.SeverityWarning, true},
+		{"expired, enforced", expired, &yes, "TSO_OFFSET_EXPIRED", diag.SeverityCritical, false},
+		{"expired, not enforced", expired, &no, "", 0, false},
+		{"low, unknown", low, nil, "TSO_HEADROOM_LOW", diag.SeverityWarning, true},
+		{"low, enforced", low, &yes, "TSO_HEADROOM_LOW", diag.SeverityWarning, false},
+		{"low, not enforced", low, &no, "", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := headroomIn(t, c, tc.now, 86400)
+			in.AssumeTTLEnforced = tc.assumed
+			res, err := Headroom(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.HeadroomSeconds == nil || res.CanResume == nil {
+				t.Fatalf("the numbers are gone: %+v", res)
+			}
+			if tc.code == "" {
+				if len(res.Findings) != 0 {
+					t.Errorf("findings %+v, want none", res.Findings)
+				}
+				return
+			}
+			if len(res.Findings) != 1 || res.Findings[0].Code.String() != tc.code {
+				t.Fatalf("findings %+v, want one %s", res.Findings, tc.code)
+			}
+			f := res.Findings[0]
+			if f.Severity != tc.sev {
+				t.Errorf("severity %s, want %s", f.Severity, tc.sev)
+			}
+			if got := strings.HasPrefix(f.Summary, cond); got != tc.worded {
+				t.Errorf("summary %q: worded under the condition %v, want %v", f.Summary, got, tc.worded)
+			}
+			if tc.worded && (f.Evidence["ttl_enforced"] != snapshot.TTLUnknown || !strings.Contains(f.Detail, "--assume-ttl-enforced")) {
+				t.Errorf("evidence %v, detail %q: want ttl_enforced unknown and how to tell", f.Evidence, f.Detail)
+			}
+		})
+	}
+}
+
+func TestTSOHeadroomNumbers(t *testing.T) {
+	const c = "469067681628160003"
 	res, _ := Headroom(headroomIn(t, "N/A", time.Date(2026, 9, 14, 12, 0, 0, 0, time.UTC), 86400))
 	if res.HasOffset || res.CanResume != nil || len(res.ReadEffects) == 0 {
 		t.Errorf("no offset: %+v, want no verdict and the read effects", res)

@@ -1,10 +1,16 @@
-package streams
+// Package whatif answers the maintenance-window question of apache/doris#69907
+// S4: which stream partitions can still resume if nobody consumes until a
+// given time (and with another TTL), by running the streams analysis now and
+// at that time and comparing partition by partition. It is a consumer of
+// diag/streams' result, not part of the analysis.
+package whatif
 
 import (
 	"sort"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -60,21 +66,21 @@ type HeadroomPlan struct {
 
 // PlanHeadroom evaluates every partition with a TTL now and at `at`, with
 // opt.TTLOverride applied to both.
-func PlanHeadroom(series []*snapshot.Snapshot, opt Options, at time.Time) *HeadroomPlan {
+func PlanHeadroom(series []*snapshot.Snapshot, opt streams.Options, at time.Time) *HeadroomPlan {
 	nowOpt := opt
 	nowOpt.At = nil
-	now := Analyze(series, nowOpt)
+	now := streams.Analyze(series, nowOpt)
 	atOpt := opt
 	atOpt.At = &at
-	later := Analyze(series, atOpt)
+	later := streams.Analyze(series, atOpt)
 	plan := &HeadroomPlan{Now: now.Now, At: later.EvaluatedAt, TTLOverride: opt.TTLOverride, Rows: []HeadroomRow{}, Findings: later.Findings}
 	for i := range later.Streams {
 		ls := &later.Streams[i]
 		ns := now.ByID(ls.ID)
-		if ls.State == StateDisabled || ls.State == StateStale || ls.TTLSeconds == nil {
+		if ls.State == streams.StateDisabled || ls.State == streams.StateStale || ls.TTLSeconds == nil {
 			continue
 		}
-		nowParts := map[string]*Partition{}
+		nowParts := map[string]*streams.Partition{}
 		if ns != nil {
 			for j := range ns.Partitions {
 				nowParts[ns.Partitions[j].Unit] = &ns.Partitions[j]
@@ -118,7 +124,7 @@ func PlanHeadroom(series []*snapshot.Snapshot, opt Options, at time.Time) *Headr
 		if rank(a) != rank(b) {
 			return rank(a) < rank(b)
 		}
-		if ha, hb := HeadroomKey(a.HeadroomAtSeconds), HeadroomKey(b.HeadroomAtSeconds); ha != hb {
+		if ha, hb := streams.HeadroomKey(a.HeadroomAtSeconds), streams.HeadroomKey(b.HeadroomAtSeconds); ha != hb {
 			return ha < hb
 		}
 		if a.DB+"."+a.Stream != b.DB+"."+b.Stream {

@@ -1,0 +1,211 @@
+package check
+
+import (
+	"bytes"
+	"go/ast"
+	"go/types"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/dorisdiag/dorisdiag/diag"
+)
+
+// The codes check can raise are derived from the code, not listed by hand
+// (issue 20: rules were generated for TSO_* codes no series carries): the
+// functions and package variables reachable from Run — through every
+// reference in a body or an initializer, an interface method standing for
+// every project method of its name — and the Code variables among them.
+// emits.go is what this writes (`go test ./diag/check -run
+// TestEmittedCodesGenerated -update`); the exporter's alert rules and
+// dorisdiag_finding read it (EmittedCodes).
+
+const module = "github.com/dorisdiag/dorisdiag/"
+
+// reachableCodes is the analysis: code name → true for every declared code
+// whose variable is reachable from check.Run.
+func reachableCodes(t *testing.T) map[string]bool {
+	t.Helper()
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+		packages.NeedTypesInfo | packages.NeedImports, Dir: ".."}
+	pkgs, err := packages.Load(cfg, "./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges := map[string]map[string]bool{}
+	methods := map[string][]string{} // method name → keys of project methods
+	codeOf := map[string]string{}    // Code variable key → code name
+	key := func(o types.Object) string {
+		switch o := o.(type) {
+		case *types.Func:
+			return o.Origin().FullName()
+		case *types.Var:
+			if o.Pkg() != nil && o.Parent() == o.Pkg().Scope() {
+				return o.Pkg().Path() + "." + o.Name()
+			}
+		}
+		return ""
+	}
+	link := func(from string, n ast.Node, info *types.Info) {
+		if edges[from] == nil {
+			edges[from] = map[string]bool{}
+		}
+		ast.Inspect(n, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			o := info.Uses[id]
+			if o == nil || o.Pkg() == nil || !strings.HasPrefix(o.Pkg().Path(), module) {
+				return true
+			}
+			if f, ok := o.(*types.Func); ok {
+				if sig, _ := f.Type().(*types.Signature); sig != nil && sig.Recv() != nil && types.IsInterface(sig.Recv().Type()) {
+					edges[from]["iface."+f.Name()] = true
+					return true
+				}
+			}
+			if k := key(o); k != "" {
+				edges[from][k] = true
+			}
+			return true
+		})
+	}
+	for _, p := range pkgs {
+		if len(p.Errors) > 0 {
+			t.Fatalf("%s: %v", p.PkgPath, p.Errors)
+		}
+		for _, f := range p.Syntax {
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					o := p.TypesInfo.Defs[d.Name]
+					k := key(o)
+					if d.Recv != nil {
+						methods[d.Name.Name] = append(methods[d.Name.Name], k)
+					}
+					if d.Body != nil {
+						link(k, d.Body, p.TypesInfo)
+					}
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						vs, ok := s.(*ast.ValueSpec)
+						if !ok {
+							continue
+						}
+						for _, name := range vs.Names {
+							k := key(p.TypesInfo.Defs[name])
+							if k == "" {
+								continue
+							}
+							for _, v := range vs.Values {
+								link(k, v, p.TypesInfo)
+								if c := declaredCode(v); c != "" {
+									codeOf[k] = c
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for name, ks := range methods {
+		edges["iface."+name] = map[string]bool{}
+		for _, k := range ks {
+			edges["iface."+name][k] = true
+		}
+	}
+	root := module + "diag/check.Run"
+	if edges[root] == nil {
+		t.Fatalf("%s not found", root)
+	}
+	seen := map[string]bool{root: true}
+	stack := []string{root}
+	for len(stack) > 0 {
+		k := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for next := range edges[k] {
+			if !seen[next] {
+				seen[next] = true
+				stack = append(stack, next)
+			}
+		}
+	}
+	out := map[string]bool{}
+	for k, c := range codeOf {
+		if seen[k] {
+			out[c] = true
+		}
+	}
+	if len(codeOf) < len(diag.Codes())-5 {
+		t.Fatalf("found %d Code declarations, the registry has %d", len(codeOf), len(diag.Codes()))
+	}
+	return out
+}
+
+// declaredCode is the code name of `diag.Declare(diag.Declaration{Code: "X", …})`.
+func declaredCode(e ast.Expr) string {
+	call, ok := e.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 || !isDeclare(call.Fun) {
+		return ""
+	}
+	lit, _ := call.Args[0].(*ast.CompositeLit)
+	for _, el := range litElts(lit) {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Code" {
+				if bl, ok := kv.Value.(*ast.BasicLit); ok {
+					s, _ := strconv.Unquote(bl.Value)
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// TestEmittedCodesGenerated: emits.go lists the codes reachable from Run.
+func TestEmittedCodesGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads and type-checks the diag tree")
+	}
+	codes := reachableCodes(t)
+	names := make([]string, 0, len(codes))
+	for c := range codes {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteString(`// Code generated by go test ./diag/check -run TestEmittedCodesGenerated -update. DO NOT EDIT.
+
+package check
+
+// emitted are the finding codes check.Run can raise: the Code variables
+// reachable from Run through the code (emits_test.go), so the exporter's
+// dorisdiag_finding and ` + "`check -o prom`" + ` can carry them and the generated
+// alert rules cover exactly them.
+var emitted = []string{
+`)
+	for _, n := range names {
+		b.WriteString("\t" + strconv.Quote(n) + ",\n")
+	}
+	b.WriteString("}\n")
+	if *update {
+		if err := os.WriteFile("emits.go", b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile("emits.go")
+	if err != nil || !bytes.Equal(got, b.Bytes()) {
+		t.Fatalf("emits.go is stale (%v): run go test ./diag/check -run TestEmittedCodesGenerated -update", err)
+	}
+	for _, n := range names {
+		if _, ok := diag.LookupCode(n); !ok {
+			t.Errorf("%s is reachable from Run but not in the registry", n)
+		}
+	}
+}
