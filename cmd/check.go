@@ -120,7 +120,7 @@ func checkRun(o *CheckOptions) error {
 		ropt := opt
 		ropt.Metrics.Linted = src.Linted(r.Series[len(r.Series)-1])
 		res := check.Run(r.Series, ropt)
-		doc := report.CheckDoc{Result: res, FailOn: threshold.String(), Passed: !diag.AtOrAbove(res.Findings, threshold)}
+		doc := report.NewCheckDoc(res, threshold)
 		if r.Watch != nil && r.Watch.Round > 1 {
 			doc.Changes = diffFindings(prev, res.Findings)
 		}

@@ -413,3 +413,64 @@ func TestDiffFindings(t *testing.T) {
 		t.Errorf("watch rendering:\n%s", out)
 	}
 }
+
+// TestCheckGateSaysWhatPassedMeans: `passed: true` next to critical
+// findings under --fail-on none read as a contradiction; the gate object
+// says the gate was not enforced and how many findings are critical, and
+// under an enforced threshold how many findings fail the run.
+func TestCheckGateSaysWhatPassedMeans(t *testing.T) {
+	type gate struct {
+		FailOn          string `json:"fail_on"`
+		Enforced        bool   `json:"enforced"`
+		Passed          bool   `json:"passed"`
+		AtOrAboveFailOn int    `json:"at_or_above_fail_on"`
+		Critical        int    `json:"critical"`
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want func(g gate, crit, warn int) gate
+	}{
+		{[]string{"--demo", "incident", "--fail-on", "none"}, cmdutil.ExitOK, func(_ gate, crit, _ int) gate {
+			return gate{FailOn: "none", Enforced: false, Passed: true, AtOrAboveFailOn: 0, Critical: crit}
+		}},
+		{[]string{"--demo", "incident"}, cmdutil.ExitFindings, func(_ gate, crit, _ int) gate {
+			return gate{FailOn: "critical", Enforced: true, Passed: false, AtOrAboveFailOn: crit, Critical: crit}
+		}},
+		{[]string{"--demo", "incident", "--fail-on", "warning"}, cmdutil.ExitFindings, func(_ gate, crit, warn int) gate {
+			return gate{FailOn: "warning", Enforced: true, Passed: false, AtOrAboveFailOn: crit + warn, Critical: crit}
+		}},
+		{[]string{"--demo", "healthy"}, cmdutil.ExitOK, func(_ gate, _, _ int) gate {
+			return gate{FailOn: "critical", Enforced: true, Passed: true}
+		}},
+	} {
+		out, stderr, code := run(t, nil, "", append([]string{"check", "-o", "json"}, tc.args...)...)
+		if code != tc.code {
+			t.Fatalf("%v: exit %d, want %d: %s", tc.args, code, tc.code, stderr)
+		}
+		var doc struct {
+			FailOn   string `json:"fail_on"`
+			Passed   bool   `json:"passed"`
+			Gate     *gate  `json:"gate"`
+			Overview struct {
+				Findings struct{ Critical, Warning int } `json:"findings"`
+			} `json:"overview"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Gate == nil {
+			t.Fatalf("%v: no gate: %v", tc.args, err)
+		}
+		f := doc.Overview.Findings
+		if want := tc.want(*doc.Gate, f.Critical, f.Warning); *doc.Gate != want {
+			t.Errorf("%v: gate %+v, want %+v", tc.args, *doc.Gate, want)
+		}
+		if doc.FailOn != doc.Gate.FailOn || doc.Passed != doc.Gate.Passed {
+			t.Errorf("%v: the earlier fields fail_on %q passed %v disagree with the gate %+v", tc.args, doc.FailOn, doc.Passed, *doc.Gate)
+		}
+		if doc.Gate.Passed != (code == cmdutil.ExitOK) {
+			t.Errorf("%v: passed %v with exit %d", tc.args, doc.Gate.Passed, code)
+		}
+	}
+	if doc, _ := runCheckJSON(t, "--demo", "incident", "--fail-on", "none"); doc.Overview.Findings.Critical == 0 {
+		t.Fatal("incident has no critical finding: the test proves nothing")
+	}
+}

@@ -177,3 +177,55 @@ func TestMetricsLintSnapshotPayloads(t *testing.T) {
 		t.Errorf("--fix on a snapshot: exit %d, want 2", code)
 	}
 }
+
+// TestMetricsFixJSONEscapesOnce: --fix -o json holds each value's text as
+// the payload and the output hold it, escaped once by JSON alone. Decoded,
+// `before` is in the input and `after` in the fixed output, and `after`,
+// read by the exposition format's rules, is the value prometheus/common's
+// parser reads from the output (the values carry a backslash, quotes and a
+// line feed). Before, the display escaping came on top of JSON's: `a\b`
+// was "a\\\\b" in JSON.
+func TestMetricsFixJSONEscapesOnce(t *testing.T) {
+	in := "m{user=\"a\\b\"} 1\nm{user=\"say \"hi\"\"} 2\nm{user=\"one\ntwo\"} 3\n"
+	want := map[float64]string{1: `a\b`, 2: `say "hi"`, 3: "one\ntwo"}
+	out, stderr, code := run(t, nil, in, "metrics", "lint", "--fix", "-o", "json")
+	if code != cmdutil.ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Fix struct {
+			Changes []struct {
+				Line          int
+				Before, After string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stderr), &doc); err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(out))
+	if err != nil {
+		t.Fatalf("fixed output does not parse: %v", err)
+	}
+	parsed := map[int]string{}
+	for _, m := range fams["m"].GetMetric() {
+		parsed[int(m.GetUntyped().GetValue())] = m.GetLabel()[0].GetValue()
+	}
+	if len(doc.Fix.Changes) != 3 {
+		t.Fatalf("changes: %+v", doc.Fix.Changes)
+	}
+	unescape := strings.NewReplacer(`\\`, `\`, `\"`, `"`, `\n`, "\n")
+	for i, c := range doc.Fix.Changes {
+		n := i + 1
+		if !strings.Contains(in, `"`+c.Before+`"`) {
+			t.Errorf("line %d: before %q is not the input's text", c.Line, c.Before)
+		}
+		if !strings.Contains(out, `"`+c.After+`"`) {
+			t.Errorf("line %d: after %q is not the output's text", c.Line, c.After)
+		}
+		if got := unescape.Replace(c.After); got != parsed[n] || got != want[float64(n)] {
+			t.Errorf("line %d: after %q reads %q; prometheus/common reads %q, want %q", c.Line, c.After, got, parsed[n], want[float64(n)])
+		}
+	}
+}

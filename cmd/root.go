@@ -16,7 +16,25 @@ import (
 // NewRootCmd builds the command tree over the streams.
 func NewRootCmd(ios *cmdutil.IOStreams) *cobra.Command {
 	cfg := &cmdutil.Config{}
-	return newRoot(cmdutil.NewFactory(ios, cfg), cfg)
+	f := cmdutil.NewFactory(ios, cfg)
+	root := newRoot(f, cfg)
+	registerCompletions(root, f)
+	return root
+}
+
+// newRootFor is the tree Main runs for args: the value completions of every
+// flag (a walk over every flag of every command, most of the tree's cost)
+// are attached only when args ask the shell's completion (cobra's hidden
+// __complete commands), so that `tso decode` does not pay for them
+// (docs/performance.md "Start-up").
+func newRootFor(ios *cmdutil.IOStreams, args []string) *cobra.Command {
+	cfg := &cmdutil.Config{}
+	f := cmdutil.NewFactory(ios, cfg)
+	root := newRoot(f, cfg)
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		registerCompletions(root, f)
+	}
+	return root
 }
 
 // newRoot builds the command tree: the root's flags bound to cfg, which f
@@ -105,13 +123,12 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	root.AddCommand(NewCmdCompletion(f, nil))
 	cmdutil.GuardSubcommands(root)
 	applyCommandMeta(root)
-	registerCompletions(root, f)
 	return root
 }
 
 // Main runs dorisdiag with args and returns the exit code.
 func Main(args []string, ios *cmdutil.IOStreams) int {
-	root := NewRootCmd(ios)
+	root := newRootFor(ios, args)
 	root.SetArgs(joinDemoValue(completeDemoValue(args)))
 	c, err := root.ExecuteC()
 	if err != nil && isCobraUsageError(err) {

@@ -134,13 +134,20 @@ type FindingRef struct {
 
 // AtOrAbove reports whether any finding reaches the threshold (--fail-on).
 func AtOrAbove(fs []Finding, threshold Severity) bool {
+	return CountAtOrAbove(fs, threshold) > 0
+}
+
+// CountAtOrAbove counts the findings at or above threshold (none under
+// SeverityNone, which nothing reaches).
+func CountAtOrAbove(fs []Finding, threshold Severity) int {
 	if threshold == SeverityNone {
-		return false
+		return 0
 	}
+	n := 0
 	for _, f := range fs {
 		if f.Severity >= threshold {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
@@ -16,9 +17,28 @@ type FixChange struct {
 	Label string `json:"label,omitempty"`
 	// What names the repair: "escaped label value", "escaped HELP text",
 	// "rejoined a sample split by a raw line feed", "added the final line feed".
-	What   string `json:"what"`
+	What string `json:"what"`
+	// Before and After are the value's text as the payload holds it and as
+	// the output holds it: raw bytes, exposition-escaped only (a backslash
+	// that After writes as \\ is two backslashes here), so that JSON's own
+	// escaping is the only layer. Cut to about 80 bytes on a rune boundary;
+	// Cut says so. Print them with DisplayValue.
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
+	Cut    bool   `json:"cut,omitempty"`
+}
+
+// rawValue is raw cut to about maxDisplay bytes on a rune boundary, and
+// whether it was cut.
+func rawValue(raw []byte) (string, bool) {
+	if len(raw) <= maxDisplay {
+		return string(raw), false
+	}
+	n := maxDisplay
+	for n > 0 && !utf8.RuneStart(raw[n]) {
+		n--
+	}
+	return string(raw[:n]), true
 }
 
 // FixReport says what Fix changed and what it could not repair.
@@ -147,7 +167,9 @@ func (f *fixer) repair(e *engine, st0 savedState, st status) {
 			} else if bytes.IndexByte(raw, '\n') >= 0 {
 				what = "rejoined a sample split by a raw line feed (escaped it as \\n)"
 			}
-			c := FixChange{Line: line, What: what, Before: DisplayValue(raw), After: DisplayValue(nv)}
+			before, cutB := rawValue(raw)
+			after, cutA := rawValue(nv)
+			c := FixChange{Line: line, What: what, Before: before, After: after, Cut: cutB || cutA}
 			if sp.label != nil {
 				c.Label = DisplayValue(sp.label)
 			}

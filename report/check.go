@@ -29,12 +29,40 @@ func FindingKey(f diag.Finding) string {
 // previous round (table only).
 type CheckDoc struct {
 	*check.Result
+	// FailOn and Passed are kept for readers of earlier releases; they are
+	// Gate.FailOn and Gate.Passed.
 	FailOn string `json:"fail_on"`
-	// Passed: no finding at or above fail_on (the exit code is 0).
-	Passed  bool          `json:"passed"`
+	Passed bool   `json:"passed"`
+	// Gate is the --fail-on verdict said in full: under --fail-on none it
+	// is not enforced, so passed says nothing about the findings.
+	Gate    CheckGate     `json:"gate"`
 	Changes *CheckChanges `json:"-"`
 	// Watch: the --watch round (absent without --watch).
 	Watch *WatchRound `json:"watch,omitempty"`
+}
+
+// CheckGate is the --fail-on gate of a run.
+type CheckGate struct {
+	// FailOn is the threshold applied: info, warning, critical or none.
+	FailOn string `json:"fail_on"`
+	// Enforced is false under --fail-on none: no finding can fail the run.
+	Enforced bool `json:"enforced"`
+	// Passed: no finding at or above FailOn, so the exit code is 0. Always
+	// true when not Enforced.
+	Passed bool `json:"passed"`
+	// AtOrAboveFailOn counts the findings at or above FailOn (the ones that
+	// fail the run; 0 when not Enforced).
+	AtOrAboveFailOn int `json:"at_or_above_fail_on"`
+	// Critical counts the critical findings, whatever FailOn says.
+	Critical int `json:"critical"`
+}
+
+// NewCheckDoc is check's document with its gate at threshold.
+func NewCheckDoc(res *check.Result, threshold diag.Severity) CheckDoc {
+	n := diag.CountAtOrAbove(res.Findings, threshold)
+	g := CheckGate{FailOn: threshold.String(), Enforced: threshold != diag.SeverityNone, Passed: n == 0,
+		AtOrAboveFailOn: n, Critical: diag.CountAtOrAbove(res.Findings, diag.SeverityCritical)}
+	return CheckDoc{Result: res, FailOn: g.FailOn, Passed: g.Passed, Gate: g}
 }
 
 // Kind implements Doc.

@@ -92,7 +92,7 @@ func renderResult(name string, res *exposition.Result, conf []exposition.Problem
 	}
 	fmt.Fprintf(&b, "fix: ok=%v changes=%d unrepaired=%d\n", rep.OK, len(rep.Changes), len(rep.Unrepaired))
 	for _, c := range rep.Changes {
-		fmt.Fprintf(&b, "  %d label=%s %s: \"%s\" -> \"%s\"\n", c.Line, c.Label, c.What, c.Before, c.After)
+		fmt.Fprintf(&b, "  %d label=%s %s: \"%s\" -> \"%s\"\n", c.Line, c.Label, c.What, exposition.DisplayValue([]byte(c.Before)), exposition.DisplayValue([]byte(c.After)))
 	}
 	for _, p := range rep.Unrepaired {
 		fmt.Fprintf(&b, "  unrepaired %d:%d %s\n", p.Line, p.Col, p.Rule)

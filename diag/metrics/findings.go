@@ -278,14 +278,30 @@ var CodeTargetUnreachable = diag.Declare(diag.Declaration{
 	Related:  []string{"SOURCE_UNREACHABLE"},
 })
 
+// targetObject is the object of a /metrics target: the node named by its
+// host:port alone. Its role (fe, be) is a fact about it, in the evidence
+// ("role"), not part of its name: the same node is the same object whatever
+// a --targets entry said it was.
+func targetObject(host string) diag.Object {
+	return diag.Object{Kind: "node", Name: host}
+}
+
+// withRole adds a target's role to ev when it is known.
+func withRole(ev map[string]string, role string) map[string]string {
+	if role != "" {
+		ev["role"] = role
+	}
+	return ev
+}
+
 // UnreachableFinding is a target whose /metrics could not be fetched.
 func UnreachableFinding(kind, host string, err error) diag.Finding {
 	return diag.Finding{
 		Code:     CodeTargetUnreachable,
 		Severity: CodeTargetUnreachable.Severity(),
-		Object:   diag.Object{Kind: "node", Name: strings.TrimSpace(kind + " " + host)},
-		Summary:  fmt.Sprintf("%s %s: %v", kind, host, err),
-		Evidence: map[string]string{"host": host, "error": err.Error()},
+		Object:   targetObject(host),
+		Summary:  strings.TrimSpace(fmt.Sprintf("%s %s: %v", kind, host, err)),
+		Evidence: withRole(map[string]string{"host": host, "error": err.Error()}, kind),
 		Next:     "curl -sv --max-time 5 " + shellquote.Quote("http://"+host+"/metrics") + " -o /dev/null",
 	}
 }
@@ -326,9 +342,10 @@ func masterOnlyFindings(exporters, masters []string) []diag.Finding {
 		if !isMaster[e] {
 			out = append(out, diag.Finding{
 				Code: CodeStateOnFollower, Severity: CodeStateOnFollower.Severity(),
-				Object:  diag.Object{Kind: "node", Name: "fe " + e},
-				Summary: "fe " + e + " exports changelog/IVM state series but is not the Master (no node_info{type=\"is_master\"} 1)",
-				Next:    "curl -s " + shellquote.Quote("http://"+e+"/metrics") + " | grep -E '^(node_info|doris_fe_ivm_mvs|doris_fe_changelog_streams)'",
+				Object:   targetObject(e),
+				Evidence: withRole(map[string]string{"host": e}, "fe"),
+				Summary:  "fe " + e + " exports changelog/IVM state series but is not the Master (no node_info{type=\"is_master\"} 1)",
+				Next:     "curl -s " + shellquote.Quote("http://"+e+"/metrics") + " | grep -E '^(node_info|doris_fe_ivm_mvs|doris_fe_changelog_streams)'",
 			})
 		}
 	}

@@ -91,12 +91,12 @@ func checkMVIVMBaselineBroken(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	}
 	errText := ""
 	if msg := strings.TrimSpace(t.ErrorMsg); msg != "" {
-		errText = " ErrorMsg: " + truncateText(msg, 200) + "."
+		errText = " ErrorMsg: " + errorGist(msg, 200) + "."
 	}
 	return m.one(CodeIVMBaselineBroken, fmt.Sprintf("the IVM baseline is marked broken (BINLOG_BROKEN): task %d %s; refreshes recompute until a COMPLETE refresh publishes", t.TaskID, strings.ToLower(status)),
 		fmt.Sprintf("Task %d ended %s with IvmFallbackReason BINLOG_BROKEN: %s. Doris marks the baseline broken when a COMPLETE or PARTITIONS refresh starts, or a refresh names explicit partitions, "+
 			"and clears it only when such a refresh publishes; until then the incremental precheck falls back (\"Stream binlog is marked as broken\"). This is not an expired TTL.%s",
 			t.TaskID, status, what, errText),
-		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "task_status", status, "fallback_reason", baselineBrokenReason, "last_error", truncateText(strings.TrimSpace(t.ErrorMsg), 200)),
+		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "task_status", status, "fallback_reason", baselineBrokenReason, "last_error", errorGist(t.ErrorMsg, 200)),
 		doris.Note(doris.RefreshMV(m.r.DB, m.r.Name, "COMPLETE"), "at a quiet time; it clears the mark when it publishes"))
 }

@@ -47,7 +47,7 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	}
 	dep := r.expiredTrigger()
 	where := ""
-	evd := m.ev("failure_reason", reason, "last_error", truncateText(h.LastFailure.ErrorMsg, 200), "task_id", strconv.FormatInt(h.LastFailure.TaskID, 10))
+	evd := m.ev("failure_reason", reason, "last_error", errorGist(h.LastFailure.ErrorMsg, 200), "task_id", strconv.FormatInt(h.LastFailure.TaskID, 10))
 	if dep != nil {
 		where = fmt.Sprintf(" on base table %s.%s", dep.BaseTableDB, dep.BaseTableName)
 		evd["base_table"] = dep.BaseTableDB + "." + dep.BaseTableName
@@ -62,7 +62,7 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	}
 	return m.measured(headroom, m.one(CodeChangelogBroken, fmt.Sprintf("refreshes fail with %s: the internal stream%s expired", reason, where),
 		fmt.Sprintf("The latest refresh (task %d) failed with %s%s. The changelog TTL expired changes the internal stream still needed; on builds without the fallback to COMPLETE for an expired offset (apache/doris#69907 T0) every refresh fails until a manual COMPLETE refresh.",
-			h.LastFailure.TaskID, reason, ifText(h.LastFailure.ErrorMsg != "", ": "+truncateText(h.LastFailure.ErrorMsg, 200))),
+			h.LastFailure.TaskID, reason, ifText(h.LastFailure.ErrorMsg != "", ": "+errorGist(h.LastFailure.ErrorMsg, 200))),
 		evd, doris.RefreshMV(r.DB, r.Name, "COMPLETE")))
 }
 
@@ -199,10 +199,10 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		n = "at least " + n
 		count = nil // a lower bound, not the count
 	}
-	return m.measured(count, m.one(CodeConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s)%s", n, reason, ifText(strings.TrimSpace(msg) != "", ": "+truncateText(msg, 120))),
+	return m.measured(count, m.one(CodeConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s)%s", n, reason, ifText(strings.TrimSpace(msg) != "", ": "+errorGist(msg, 200))),
 		fmt.Sprintf("%s consecutive failures (from %s; --max-failures %d). Last failure reason %s%s.", n, src, a.opt.MaxFailures, reason,
 			ifText(h.LastFailure != nil && h.LastFailure.FailureReasonInferred && src != "ivm_mv_status", " (inferred from the error text: tasks() has no failure-reason column)")),
-		m.ev("consecutive_failures", n, "source", src, "failure_reason", reason, "last_error", truncateText(msg, 200)),
+		m.ev("consecutive_failures", n, "source", src, "failure_reason", reason, "last_error", errorGist(msg, 200)),
 		doris.SuggestMVTasks(r.DB, r.Name, a.caps.IvmRefreshMethod)))
 }
 

@@ -151,7 +151,11 @@ func MetricsFix(w io.Writer, st report.Style, source string, rep exposition.FixR
 			fmt.Fprintf(&b, " %s", c.Label)
 		}
 		if c.Before != "" || c.After != "" {
-			fmt.Fprintf(&b, ": \"%s\" -> \"%s\"", c.Before, c.After)
+			cut := ""
+			if c.Cut {
+				cut = "…"
+			}
+			fmt.Fprintf(&b, ": \"%s%s\" -> \"%s%s\"", exposition.DisplayValue([]byte(c.Before)), cut, exposition.DisplayValue([]byte(c.After)), cut)
 		}
 		b.WriteString("\n")
 	}
