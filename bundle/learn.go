@@ -70,6 +70,16 @@ func (r *Redactor) LearnSnapshot(s *snapshot.Snapshot) {
 		r.LearnHostPort(m.Target)
 		r.LearnProm(m.Body)
 	}
+	for _, c := range s.ExternalConsumers {
+		// The offset and source tables of an external consumer (db.tbl
+		// as the config file gave them).
+		for _, qn := range []string{c.OffsetTable, c.SourceTable} {
+			if n, err := doris.ParseName(qn); err == nil {
+				r.Learn(KindDB, n.DB)
+				r.Learn(KindTable, n.Name)
+			}
+		}
+	}
 	if d := s.Doctor; d != nil {
 		r.LearnHostPort(d.Session.Host)
 		r.LearnHostPort(d.LoadHost)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 	"io"
 	"strings"
 	"testing"
@@ -175,5 +176,21 @@ func TestWriterManifestAndCut(t *testing.T) {
 	}
 	if strings.Contains(string(got["top/manifest.json"]), "hunter2") || strings.Contains(string(got["top/manifest.json"]), "u:") {
 		t.Errorf("manifest holds the credentials: %s", got["top/manifest.json"])
+	}
+}
+
+// An external consumer's offset and source tables are names the bundle
+// holds (the snapshot's external_consumers, its findings): they get their
+// pseudonyms like every other table.
+func TestLearnSnapshotConsumerTables(t *testing.T) {
+	r := NewRedactor(Options{RedactNames: true})
+	r.LearnSnapshot(&snapshot.Snapshot{ExternalConsumers: []snapshot.ExternalConsumer{
+		{Name: "flink-orders", OffsetTable: "ops.flink_offsets", SourceTable: "sales.`order lines`"},
+	}})
+	got := r.Text("offset table ops.flink_offsets of sales.`order lines`")
+	for _, real := range []string{"ops", "flink_offsets", "sales", "order lines"} {
+		if strings.Contains(got, real) {
+			t.Errorf("Text kept %q: %q", real, got)
+		}
 	}
 }

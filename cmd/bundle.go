@@ -56,6 +56,11 @@ type BundleOptions struct {
 	Metrics     []string
 	SQLLength   int
 	MaxMember   int64
+	// ConfigFile is check's --config: its thresholds, policy, TTL
+	// enforcement and external consumers make the bundle's check the one
+	// `check --config FILE` gives, and a live bundle reads the consumers'
+	// offset tables into its snapshot.
+	ConfigFile string
 	// CommandLine is the command as given (flags only: the password is
 	// never a flag); it passes the redactor into the manifest.
 	CommandLine []string
@@ -108,6 +113,7 @@ existing FILE is replaced only with --force. docs/bundle.md.`,
 	fl.StringSliceVar(&o.Include, "include", nil, "only these parts: "+strings.Join(bundleParts, ", ")+" (default: all)")
 	fl.StringArrayVar(&o.Metrics, "metrics", nil, "live: also fetch this /metrics URL into the archive (repeatable; user info in a URL is refused, never sent)")
 	fl.IntVar(&o.SQLLength, "sql-length", bundle.DefaultSQLLength, "cut SQL and error text to this many characters")
+	fl.StringVar(&o.ConfigFile, "config", "", "check's config file (docs/check.md): its thresholds, policy and external consumers (read live) apply to the bundle's check")
 	fl.Int64Var(&o.MaxMember, "max-file-bytes", 64<<20, "cut a text file (raw /metrics) at this size, the cut recorded in the manifest")
 	return c
 }
@@ -209,7 +215,15 @@ type bundleMember struct {
 
 func bundleRun(o *BundleOptions) error {
 	started := time.Now()
-	src := o.Source(cmdutil.SourceOptions{AttachMetrics: o.included("metrics") || o.included("check"), KeepMetricsBodies: true})
+	co := &CheckOptions{ConfigFile: o.ConfigFile, MaxDelay: mv.DefaultMaxDelay, MinHeadroom: streams.DefaultMinHeadroom, MaxPending: streams.DefaultMaxPending,
+		MaxFailures: mv.DefaultMaxFailures, MaxRunning: mv.DefaultMaxRunning, MaxQueued: mv.DefaultMaxQueued,
+		FallbackWindow: mv.DefaultFallbackWindow, MinFallbacks: mv.DefaultMinFallbacks}
+	copt, _, assumeTTL, decls, err := co.resolve()
+	if err != nil {
+		return err
+	}
+	src := o.Source(cmdutil.SourceOptions{AttachMetrics: o.included("metrics") || o.included("check"), KeepMetricsBodies: true,
+		AssumeTTLEnforced: assumeTTL, Consumers: decls})
 	kind, err := src.Kind()
 	if err != nil {
 		return err
@@ -245,8 +259,8 @@ func bundleRun(o *BundleOptions) error {
 
 	if o.included("check") {
 		t := time.Now()
-		jsonDoc, mdDoc, err := bundleCheck(snap, src.Linted(snap))
-		org := bundle.Origin{Source: "dorisdiag check over snapshot.json (default thresholds)", StartedAt: t.UTC(), ElapsedMs: time.Since(t).Milliseconds()}
+		jsonDoc, mdDoc, err := bundleCheck(snap, copt, src.Linted(snap))
+		org := bundle.Origin{Source: "dorisdiag check over snapshot.json (default thresholds, or --config's)", StartedAt: t.UTC(), ElapsedMs: time.Since(t).Milliseconds()}
 		if err != nil {
 			add(bundleMember{path: "verdicts/check.json", origin: org, skip: err.Error()})
 		} else {
@@ -333,15 +347,9 @@ func snapshotSource(kind string, src *cmdutil.Source, cfg cmdutil.Config) string
 }
 
 // bundleCheck renders check over the bundle's snapshot, JSON and markdown,
-// with check's default thresholds and gate.
-func bundleCheck(snap *snapshot.Snapshot, linted []metrics.Input) ([]byte, []byte, error) {
-	co := &CheckOptions{MaxDelay: mv.DefaultMaxDelay, MinHeadroom: streams.DefaultMinHeadroom, MaxPending: streams.DefaultMaxPending,
-		MaxFailures: mv.DefaultMaxFailures, MaxRunning: mv.DefaultMaxRunning, MaxQueued: mv.DefaultMaxQueued,
-		FallbackWindow: mv.DefaultFallbackWindow, MinFallbacks: mv.DefaultMinFallbacks}
-	opt, _, _, err := co.resolve()
-	if err != nil {
-		return nil, nil, err
-	}
+// with check's thresholds (the defaults, or --config's) and the critical
+// gate.
+func bundleCheck(snap *snapshot.Snapshot, opt check.Options, linted []metrics.Input) ([]byte, []byte, error) {
 	opt.Metrics.Linted = linted
 	res := check.Run([]*snapshot.Snapshot{snap}, opt)
 	doc := report.CheckDoc{Result: res, FailOn: diag.SeverityCritical.String(), Passed: !diag.AtOrAbove(res.Findings, diag.SeverityCritical)}

@@ -10,10 +10,12 @@ import (
 	"github.com/dorisdiag/dorisdiag/cmd/watch"
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/consumers"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // CheckOptions are the inputs of `dorisdiag check`.
@@ -93,7 +95,7 @@ code's severity and ignore findings by code and object pattern.`,
 
 // checkRun runs every diagnosis over each round's series.
 func checkRun(o *CheckOptions) error {
-	opt, failOnDefault, assumeTTL, err := o.resolve()
+	opt, failOnDefault, assumeTTL, consumerDecls, err := o.resolve()
 	if err != nil {
 		return err
 	}
@@ -106,7 +108,7 @@ func checkRun(o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	sopt := cmdutil.SourceOptions{AttachMetrics: !o.NoMetrics, AssumeTTLEnforced: assumeTTL}
+	sopt := cmdutil.SourceOptions{AttachMetrics: !o.NoMetrics, AssumeTTLEnforced: assumeTTL, Consumers: consumerDecls}
 	if o.MetricsTargets != "" {
 		if sopt.MetricsTargets, err = scrape.ParseTargets(o.MetricsTargets); err != nil {
 			return cmdutil.UsageErrorf("--metrics-targets: %v", err)
@@ -158,18 +160,24 @@ func diffFindings(prev, cur []diag.Finding) *report.CheckChanges {
 // diagnosis options and the file's fail_on ("" when it has none); o is
 // not changed.
 //
-// It also returns the file's assume_ttl_enforced (nil when absent).
-func (o *CheckOptions) resolve() (check.Options, string, *bool, error) {
+// It also returns the file's assume_ttl_enforced (nil when absent) and its
+// external consumers (a live collection reads their offset tables).
+func (o *CheckOptions) resolve() (check.Options, string, *bool, []snapshot.ExternalConsumer, error) {
 	var pol diag.Policy
 	failOn := ""
 	var assumeTTL *bool
+	var decls []snapshot.ExternalConsumer
+	var maxPublishAge time.Duration
 	t := *o // the thresholds, with the file's where no flag was given
 	if o.ConfigFile != "" {
 		cfg, p, err := loadConfig(o.ConfigFile)
 		if err != nil {
-			return check.Options{}, "", nil, cmdutil.UsageError{Err: err}
+			return check.Options{}, "", nil, nil, cmdutil.UsageError{Err: err}
 		}
-		pol, failOn, assumeTTL = p, cfg.FailOn, cfg.AssumeTTLEnforced
+		pol, failOn, assumeTTL, decls = p, cfg.FailOn, cfg.AssumeTTLEnforced, cfg.Consumers
+		if cfg.Thresholds.MaxPublishAge != nil {
+			maxPublishAge = time.Duration(*cfg.Thresholds.MaxPublishAge)
+		}
 		set := func(flag string, dst *time.Duration, v *duration) {
 			if v != nil && !o.Given[flag] {
 				*dst = time.Duration(*v)
@@ -187,16 +195,36 @@ func (o *CheckOptions) resolve() (check.Options, string, *bool, error) {
 	}
 	for name, d := range map[string]time.Duration{"max-delay": t.MaxDelay, "min-headroom": t.MinHeadroom, "max-pending": t.MaxPending, "max-running": t.MaxRunning, "max-queued": t.MaxQueued, "fallback-window": t.FallbackWindow} {
 		if d <= 0 {
-			return check.Options{}, "", nil, cmdutil.UsageErrorf("--%s must be positive, got %s", name, d)
+			return check.Options{}, "", nil, nil, cmdutil.UsageErrorf("--%s must be positive, got %s", name, d)
 		}
 	}
 	if t.MaxFailures < 1 || t.MinFallbacks < 1 {
-		return check.Options{}, "", nil, cmdutil.UsageErrorf("--max-failures and --min-fallbacks must be at least 1")
+		return check.Options{}, "", nil, nil, cmdutil.UsageErrorf("--max-failures and --min-fallbacks must be at least 1")
 	}
 	return check.Options{
 		Streams: streams.Options{MinHeadroom: t.MinHeadroom, MaxPending: t.MaxPending},
 		MVs: mv.Options{MaxDelay: t.MaxDelay, MaxFailures: t.MaxFailures, MaxRunning: t.MaxRunning, MaxQueued: t.MaxQueued,
 			FallbackWindow: t.FallbackWindow, MinFallbacks: t.MinFallbacks},
-		Policy: pol,
-	}, failOn, assumeTTL, nil
+		Consumers: consumers.Options{MinHeadroom: t.MinHeadroom, MaxPublishAge: maxPublishAge},
+		Policy:    pol,
+	}, failOn, assumeTTL, decls, nil
+}
+
+// loadFileConfig is the Factory's LoadConfig: --config FILE for the
+// commands outside this package.
+func loadFileConfig(path string) (cmdutil.FileConfig, error) {
+	cfg, pol, err := loadConfig(path)
+	if err != nil {
+		return cmdutil.FileConfig{}, cmdutil.UsageError{Err: err}
+	}
+	fc := cmdutil.FileConfig{Consumers: cfg.Consumers, AssumeTTLEnforced: cfg.AssumeTTLEnforced, FailOn: cfg.FailOn, Policy: pol}
+	if d := cfg.Thresholds.MinHeadroom; d != nil {
+		v := time.Duration(*d)
+		fc.MinHeadroom = &v
+	}
+	if d := cfg.Thresholds.MaxPublishAge; d != nil {
+		v := time.Duration(*d)
+		fc.MaxPublishAge = &v
+	}
+	return fc, nil
 }

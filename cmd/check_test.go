@@ -332,6 +332,11 @@ func TestCheckE2EEmulator(t *testing.T) {
 			// point /metrics at the emulator's FE only.
 			hport := live[5]
 			live = append(live, "--metrics-targets", "fe=127.0.0.1:"+hport, "--timeout", "5s")
+			// The scenario's external consumers, declared as a user would:
+			// the live run reads their offset tables from the emulator.
+			if cfg := consumersConfig(t, snap); cfg != "" {
+				live = append(live, "--config", cfg)
+			}
 			demo, _ := runCheckJSON(t, "--demo", tc.scenario)
 			got, code := runCheckJSON(t, live...)
 			if code != tc.code {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"github.com/dorisdiag/dorisdiag/cmd/consumers"
 	"github.com/dorisdiag/dorisdiag/cmd/doctor"
 	"github.com/dorisdiag/dorisdiag/cmd/exporter"
 	"github.com/dorisdiag/dorisdiag/cmd/metrics"
@@ -23,6 +24,7 @@ func commandTree() []func(*cmdutil.Factory) *cobra.Command {
 		tso.NewCmdTSO,
 		func(f *cmdutil.Factory) *cobra.Command { return snapshot.NewCmdSnapshot(f, nil) },
 		func(f *cmdutil.Factory) *cobra.Command { return streams.NewCmdStreams(f, nil) },
+		func(f *cmdutil.Factory) *cobra.Command { return consumers.NewCmdConsumers(f, nil) },
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdHeadroom(f, nil) },
 		mv.NewCmdMV,
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdExplain(f, nil) },

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // fileConfig is dorisdiag.yaml (docs/check.md "Config file"): thresholds,
@@ -31,6 +32,9 @@ type fileConfig struct {
 	// AssumeTTLEnforced: the build expires changes past the TTL
 	// (ttl_enforcement.go); nil when the key is absent.
 	AssumeTTLEnforced *bool `yaml:"assume_ttl_enforced"`
+	// Consumers are the external consumers (docs/consumers.md): each
+	// entry's declaration, read by a live collection.
+	Consumers []snapshot.ExternalConsumer `yaml:"consumers"`
 }
 
 type fileThresholds struct {
@@ -40,6 +44,8 @@ type fileThresholds struct {
 	MaxFailures *int      `yaml:"max_failures"`
 	MaxRunning  *duration `yaml:"max_running"`
 	MaxQueued   *duration `yaml:"max_queued"`
+	// MaxPublishAge: CONSUMER_PUBLISHER_STALE above it (docs/consumers.md).
+	MaxPublishAge *duration `yaml:"max_publish_age"`
 }
 
 // duration is a threshold: "5m", "1h30m" (Go syntax) or a number of seconds.
@@ -85,8 +91,9 @@ func loadConfig(path string) (*fileConfig, diag.Policy, error) {
 // configKeys are the keys of each mapping of the file, in the order the
 // errors list them.
 var (
-	configTopKeys       = []string{"fail_on", "thresholds", "severity", "ignore", cmdutil.TTLConfigKey}
-	configThresholdKeys = []string{"max_delay", "min_headroom", "max_pending", "max_failures", "max_running", "max_queued"}
+	configTopKeys       = []string{"fail_on", "thresholds", "severity", "ignore", cmdutil.TTLConfigKey, "consumers"}
+	configThresholdKeys = []string{"max_delay", "min_headroom", "max_pending", "max_failures", "max_running", "max_queued", "max_publish_age"}
+	configConsumerKeys  = []string{"name", "offset_table", "consumer_id", "source_table", "increment_type", "time_zone", "max_publish_age"}
 	configIgnoreKeys    = []string{"code", "object", "reason"}
 )
 
@@ -198,6 +205,12 @@ func parseConfig(data []byte) (*fileConfig, diag.Policy, error) {
 				return nil, pol, configError(v, cmdutil.TTLConfigKey, "%q: want true or false", s)
 			}
 			cfg.AssumeTTLEnforced = &b
+		case "consumers":
+			cs, err := parseConsumers(v)
+			if err != nil {
+				return nil, pol, err
+			}
+			cfg.Consumers = cs
 		case "thresholds":
 			if err := parseThresholds(v, &cfg.Thresholds); err != nil {
 				return nil, pol, err
@@ -300,8 +313,86 @@ func parseThresholds(n *yaml.Node, t *fileThresholds) error {
 			return configError(p[1], key, "want a positive duration such as 5m, 1h30m or seconds, got %q", s)
 		}
 		dst := map[string]**duration{"max_delay": &t.MaxDelay, "min_headroom": &t.MinHeadroom, "max_pending": &t.MaxPending,
-			"max_running": &t.MaxRunning, "max_queued": &t.MaxQueued}[p[0].Value]
+			"max_running": &t.MaxRunning, "max_queued": &t.MaxQueued, "max_publish_age": &t.MaxPublishAge}[p[0].Value]
 		*dst = &d
 	}
 	return nil
+}
+
+// parseConsumers reads consumers: a list of {name, offset_table,
+// consumer_id, source_table, increment_type, time_zone?, max_publish_age?}
+// (docs/consumers.md "Config"), each error naming the key and the line.
+func parseConsumers(n *yaml.Node) ([]snapshot.ExternalConsumer, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, configError(n, "consumers", "want a list of {name, offset_table, consumer_id, source_table, increment_type}, got %s", describe(n))
+	}
+	var out []snapshot.ExternalConsumer
+	names := map[string]bool{}
+	for i, item := range n.Content {
+		key := fmt.Sprintf("consumers[%d]", i+1)
+		pairs, err := mappingPairs(item, key, configConsumerKeys)
+		if err != nil {
+			return nil, err
+		}
+		var c snapshot.ExternalConsumer
+		seen := map[string]bool{}
+		for _, p := range pairs {
+			k := key + "." + p[0].Value
+			s, err := scalar(p[1], k, "text")
+			if err != nil {
+				return nil, err
+			}
+			s = strings.TrimSpace(s)
+			seen[p[0].Value] = true
+			switch p[0].Value {
+			case "name":
+				if s == "" || strings.ContainsAny(s, "\x00\n\r\t\x1b") {
+					return nil, configError(p[1], k, "want a non-empty name on one line, got %q", s)
+				}
+				if names[s] {
+					return nil, configError(p[1], k, "consumer %q given twice", s)
+				}
+				names[s] = true
+				c.Name = s
+			case "offset_table", "source_table":
+				if _, _, ok := (snapshot.ExternalConsumer{SourceTable: s}).SourceTableParts(); !ok {
+					return nil, configError(p[1], k, "want db.table, got %q", s)
+				}
+				if p[0].Value == "offset_table" {
+					c.OffsetTable = s
+				} else {
+					c.SourceTable = s
+				}
+			case "consumer_id":
+				if s == "" {
+					return nil, configError(p[1], k, "want the job's source.binlog.consumer-id, got nothing")
+				}
+				c.ConsumerID = s
+			case "increment_type":
+				v := strings.ToLower(strings.ReplaceAll(s, "-", "_"))
+				if !cmdutil.Contains(snapshot.IncrementTypes, v) {
+					return nil, configError(p[1], k, "%q: want %s", s, strings.Join(snapshot.IncrementTypes, ", "))
+				}
+				c.IncrementType = v
+			case "time_zone":
+				if _, ok := snapshot.ParseTimeZone(s); !ok {
+					return nil, configError(p[1], k, "%q: want an IANA name (Asia/Shanghai), UTC or an offset (+08:00)", s)
+				}
+				c.TimeZone = s
+			case "max_publish_age":
+				d, ok := parseDurationValue(s)
+				if !ok || d <= 0 {
+					return nil, configError(p[1], k, "want a positive duration such as 5m, 1h30m or seconds, got %q", s)
+				}
+				c.MaxPublishAgeSeconds = time.Duration(d).Seconds()
+			}
+		}
+		for _, req := range []string{"name", "offset_table", "consumer_id", "source_table", "increment_type"} {
+			if !seen[req] {
+				return nil, configError(item, key, "missing key %q (keys: %s)", req, strings.Join(configConsumerKeys, ", "))
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }

@@ -1,10 +1,8 @@
 package cmd
 
 import (
-	"fmt"
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -68,29 +66,6 @@ which are safe. --ttl tries another TTL (seconds or a duration) for both.`,
 	return c
 }
 
-// parseTTL reads seconds ("172800") or a duration ("48h").
-func parseTTL(s string) (int64, error) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		d, derr := time.ParseDuration(s)
-		if derr != nil {
-			return 0, fmt.Errorf("--ttl %q: want seconds or a duration like 48h", s)
-		}
-		n = int64(d / time.Second)
-	}
-	// The retention math takes ttl*1000 ms (doris.md §2): a TTL it
-	// overflows was printed as "(-1s)" and silently judged nothing.
-	if n <= 0 {
-		// A TTL of 0 or less keeps nothing: "0 lost, 0 cannot resume, 0
-		// safe" answered a question nobody asked (issue 25).
-		return 0, fmt.Errorf("--ttl %q: want a TTL above zero (seconds, or a duration like 48h)", s)
-	}
-	if n > math.MaxInt64/1000 {
-		return 0, fmt.Errorf("--ttl %q: at most %d seconds", s, int64(math.MaxInt64/1000))
-	}
-	return n, nil
-}
-
 // validate checks -o and the flags, and parses --at and --ttl.
 func (o *HeadroomOptions) validate() error {
 	if err := o.CheckFormat("headroom"); err != nil {
@@ -108,17 +83,16 @@ func (o *HeadroomOptions) validate() error {
 		return cmdutil.UsageErrorf("--kind %q: want user or ivm", o.Kind)
 	}
 	if o.TTL != "" {
-		ttl, err := parseTTL(o.TTL)
+		ttl, err := cmdutil.ParseTTL("--ttl", o.TTL)
 		if err != nil {
-			return cmdutil.UsageError{Err: err}
+			return err
 		}
 		o.ttl = &ttl
 	}
 	if o.At != "" {
 		var err error
-		o.at, err = time.Parse(time.RFC3339, o.At)
-		if err != nil {
-			return cmdutil.UsageErrorf("--at %q: want an RFC 3339 time like 2026-12-01T02:00:00Z", o.At)
+		if o.at, err = cmdutil.ParseTimeFlag("--at", o.At, "UTC", false); err != nil {
+			return cmdutil.UsageErrorf("--at %q: want an RFC 3339 time like 2026-12-01T02:00:00Z (or \"YYYY-MM-DD HH:MM:SS\" in UTC)", o.At)
 		}
 	}
 	return nil

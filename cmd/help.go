@@ -69,6 +69,7 @@ const allGlobals = "source,connection,output,gate"
 var commandMeta = map[string]cmdMeta{
 	"bundle":           {formats: "table,json", globals: "source,connection,output"},
 	"check":            {kind: "check", globals: allGlobals, failOn: "critical"},
+	"consumers":        {kind: "consumers", globals: allGlobals, failOn: "critical"},
 	"demo":             {kind: "demo", globals: "demo,output,gate", failOn: "none"},
 	"doctor":           {kind: "doctor", globals: allGlobals, failOn: doctor.FailOn},
 	"doctor config":    {kind: "doctor", globals: allGlobals, failOn: doctor.FailOn},
@@ -90,7 +91,7 @@ var commandMeta = map[string]cmdMeta{
 	"tso encode":       {kind: "tso_encode", globals: "output"},
 	"tso diff":         {kind: "tso_diff", globals: "output"},
 	"tso lag":          {kind: "tso_lag", globals: "output"},
-	"tso headroom":     {kind: "tso_headroom", globals: "output,gate,assume-ttl-enforced", failOn: "none"},
+	"tso headroom":     {kind: "tso_headroom", globals: "source,connection,output,gate,assume-ttl-enforced", failOn: "none"},
 	"version":          {formats: "table,json", globals: "output"},
 	"completion":       {globals: "-"},
 	"exporter":         {globals: "source,connection", serves: "true"},

@@ -41,6 +41,9 @@ func newRootFor(ios *cmdutil.IOStreams, args []string) *cobra.Command {
 // reads, and every command of commandTree built over f.
 func newRoot(f *cmdutil.Factory, cfg *cmdutil.Config) *cobra.Command {
 	ios := f.IOStreams
+	if f.LoadConfig == nil {
+		f.LoadConfig = loadFileConfig
+	}
 	root := &cobra.Command{
 		Use:   "dorisdiag",
 		Short: "Diagnose Apache Doris table streams and IVM materialized views",

@@ -35,6 +35,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/bundle"
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report"
+	consumersreport "github.com/dorisdiag/dorisdiag/report/consumers"
 	doctorreport "github.com/dorisdiag/dorisdiag/report/doctor"
 	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
 	mvreport "github.com/dorisdiag/dorisdiag/report/mv"
@@ -85,6 +86,7 @@ func typ[T any]() reflect.Type { return reflect.TypeFor[T]() }
 var docKinds = []docKind{
 	{"bundle_manifest", "manifest.json of a dorisdiag bundle archive (and dorisdiag bundle -o json)", []reflect.Type{typ[bundle.Manifest]()}},
 	{"check", "dorisdiag check -o json", []reflect.Type{typ[report.CheckDoc]()}},
+	{"consumers", "dorisdiag consumers -o json", []reflect.Type{typ[consumersreport.Doc]()}},
 	{"doctor", "dorisdiag doctor [config|net|labels] -o json", []reflect.Type{typ[doctorreport.DoctorDoc]()}},
 	{"explain", "dorisdiag explain [CODE] -o json", []reflect.Type{typ[explainOneBody](), typ[explainListBody]()}},
 	{"headroom", "dorisdiag headroom -o json", []reflect.Type{typ[report.HeadroomDoc]()}},
@@ -736,6 +738,7 @@ func TestEveryKindEmitted(t *testing.T) {
 			[]string{"mv", "list", "--demo", sc, "-o", "json", "--fail-on", "none"},
 			[]string{"streams", "--demo", sc, "-o", "json", "--fail-on", "none"},
 			[]string{"headroom", "--demo", sc, "-o", "json", "--fail-on", "none"},
+			[]string{"consumers", "--demo", sc, "-o", "json", "--fail-on", "none"},
 			[]string{"snapshot", "--demo", sc, "--summary", "-o", "json"},
 			[]string{"snapshot", "--demo", sc},
 		)

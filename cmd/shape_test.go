@@ -186,13 +186,27 @@ func TestNewCmdTSOHeadroomFlags(t *testing.T) {
 		return tsocmd.NewCmdTSOHeadroom(f, runF)
 	}
 	o, err := parse(t, build, "--offset", "N/A", "--ttl", "86400", "--now", "469099767398400000")
-	if err != nil || o == nil || o.Offset != "N/A" || o.TTL != 86400 || o.MinHeadroom != 30*time.Minute {
+	if err != nil || o == nil || o.Offset != "N/A" || o.TTL != 86400 || o.TTLText != "86400" || o.MinHeadroom != 30*time.Minute {
 		t.Fatalf("got %+v, %v", o, err)
 	}
 	_, err = parse(t, build, "--ttl", "86400")
 	wantUsage(t, err, "--offset is required")
 	_, err = parse(t, build, "--offset", "1", "--ttl", "0")
-	wantUsage(t, err, "--ttl must be a positive number")
+	wantUsage(t, err, "want a TTL above zero")
+	// One validation with `headroom`'s: a duration is a TTL too, and the
+	// generic cursor form takes a timestamp in --tz and a table.
+	if o, err = parse(t, build, "--offset", "2026-11-29 16:59:48", "--tz", "Asia/Shanghai", "--ttl", "24h", "--now", "469099767398400000"); err != nil || o.TTL != 86400 {
+		t.Fatalf("timestamp offset, --ttl 24h: %+v, %v", o, err)
+	}
+	if o, err = parse(t, build, "--offset", "2026-11-29 16:59:48", "--table", "demo.orders"); err != nil || o.Table != "demo.orders" || o.TTL != 0 {
+		t.Fatalf("--table: %+v, %v", o, err)
+	}
+	_, err = parse(t, build, "--offset", "1", "--ttl", "86400", "--table", "demo.orders")
+	wantUsage(t, err, "give --ttl or --table, not both")
+	_, err = parse(t, build, "--offset", "1", "--table", "orders")
+	wantUsage(t, err, `--table "orders": want DB.TABLE`)
+	_, err = parse(t, build, "--offset", "yesterday", "--ttl", "1")
+	wantUsage(t, err, `--offset "yesterday": want a TSO`)
 }
 
 func TestNewCmdMetricsLintFlags(t *testing.T) {

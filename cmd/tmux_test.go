@@ -215,7 +215,7 @@ func TestTmuxPagerOnTerminalNotOnPipe(t *testing.T) {
 	if strings.Contains(page, tmuxDone+"3") {
 		t.Errorf("check exited without paging its %s", "long output")
 	}
-	if !strings.Contains(page, "Findings: 13 critical") {
+	if !strings.Contains(page, "Findings: 15 critical") {
 		t.Errorf("less's first page lacks the overview:\n%s", page)
 	}
 	tm.tmux("send-keys", "-t", name, "q")

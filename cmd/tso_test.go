@@ -165,7 +165,7 @@ func TestTSOBadInputs(t *testing.T) {
 		{[]string{"tso", "lag", "x"}, "dorisdiag:"},
 		{[]string{"tso", "lag", "3", "--offset", "garbage"}, "dorisdiag:"},
 		{[]string{"tso", "headroom", "--offset", "9223372036854775807", "--ttl", "60", "--now", "469099767398400000"}, "--offset 9223372036854775807 is UNBOUNDED_TSO"},
-		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "9223372036854776", "--now", "469099767398400000"}, "--ttl 9223372036854776 with now 469099767398400000"},
+		{[]string{"tso", "headroom", "--offset", "1", "--ttl", "9223372036854776", "--now", "469099767398400000"}, `--ttl "9223372036854776": at most 9223372036854775 seconds`},
 	} {
 		_, stderr, code := run(t, nil, "", tc.args...)
 		if code != cmdutil.ExitError || !strings.Contains(stderr, tc.want) {

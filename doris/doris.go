@@ -107,6 +107,9 @@ const (
 	Show       Kind = "SHOW statement"
 	Session    Kind = "session variables"
 	HTTP       Kind = "HTTP endpoint"
+	// UserTable is a table of the user's own (an external consumer's
+	// offset table), named in the config file.
+	UserTable Kind = "user table"
 )
 
 // Statement is one statement (or request) dorisdiag sends for a relation,

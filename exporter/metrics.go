@@ -37,6 +37,7 @@ type descs struct {
 	selfDisagree, selfUnreadable, selfInterval, selfPrecise                  *prometheus.Desc
 	lbMaxPending, lbMaxDelay, lbStreamPending, lbMVDelay                     *prometheus.Desc
 	selfSourceUnreadable, selfWithheld, finding, ttlEnforcement              *prometheus.Desc
+	consumerHeadroom, consumerOffsetAge, consumerPublishAge                  *prometheus.Desc
 	names                                                                    []string
 }
 
@@ -96,6 +97,10 @@ func newDescs() *descs {
 		ttlEnforcement:       d("dorisdiag_ttl_enforcement", "1, with the verdict of the latest round on whether the build enforces the changelog TTL (yes, no, unknown): check's expiry findings and the cannot_resume state follow it, and design-alerts.yml qualifies DorisStreamCannotResume by it.", "verdict"),
 		selfWithheld:         d("dorisdiag_exporter_series_withheld", "1 for each area of series (streams, mvs) absent from the latest round because a critical source it depends on could not be read.", "area", "source"),
 
+		consumerHeadroom:   d("dorisdiag_consumer_retention_headroom_seconds", "Retention headroom of an external consumer's published offset: offset − (now − ttl) of its source table; negative once expired; absent when unknown (docs/consumers.md).", "consumer"),
+		consumerOffsetAge:  d("dorisdiag_consumer_offset_age_seconds", "Age of an external consumer's newest published offset (now − offset_timestamp, in the zone it was written in); absent when unknown.", "consumer"),
+		consumerPublishAge: d("dorisdiag_consumer_publish_age_seconds", "Age of an external consumer's newest publication (now − MAX(update_time)); absent when unknown.", "consumer"),
+
 		lbMaxPending:    d("dorisdiag_exporter_max_pending_age_lower_bound", "1 when doris_fe_changelog_stream_max_pending_age_seconds of the kind is only a proven lower bound (the worst stream has no upper bound); absent otherwise.", "kind"),
 		lbMaxDelay:      d("dorisdiag_exporter_max_data_delay_lower_bound", "1 when doris_fe_ivm_mv_max_data_delay_seconds is only a proven lower bound (the worst MV's delay has no upper bound); absent otherwise."),
 		lbStreamPending: d("dorisdiag_exporter_stream_pending_age_lower_bound", "1 when the stream's doris_fe_changelog_stream_pending_age_seconds is only a proven lower bound (a partition with no upper bound, as streams show proves it); absent otherwise.", streamLabels...),
@@ -109,7 +114,7 @@ func (d *descs) all() []*prometheus.Desc {
 	return []*prometheus.Desc{d.streams, d.maxPending, d.minHeadroom, d.gapCommits, d.retained, d.mvs, d.maxDelay, d.byDelay,
 		d.excludedOutdated, d.refreshTasks, d.refreshDuration, d.fallbacks, d.failures, d.oldestPending, d.oldestRunning,
 		d.lastSample, d.sampleDuration, d.sampleFailures, d.notExported, d.mvDelay, d.mvState, d.mvFailures, d.mvFallbacks,
-		d.mvLastDuration, d.streamState, d.streamPending, d.streamHeadroom, d.streamGaps, d.selfRounds, d.selfFailures,
+		d.mvLastDuration, d.streamState, d.streamPending, d.streamHeadroom, d.streamGaps, d.consumerHeadroom, d.consumerOffsetAge, d.consumerPublishAge, d.selfRounds, d.selfFailures,
 		d.selfSkipped, d.selfDuration, d.selfStatements, d.selfLastSuccess, d.selfDesign, d.selfPoints, d.selfPointPartitions,
 		d.selfMerges, d.selfDisagree, d.selfUnreadable, d.selfInterval, d.selfPrecise,
 		d.lbMaxPending, d.lbMaxDelay, d.lbStreamPending, d.lbMVDelay, d.selfSourceUnreadable, d.selfWithheld, d.finding, d.ttlEnforcement}
@@ -269,6 +274,16 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 				o.gauge(d.streamHeadroom, *s.Headroom)
 			}
 			o.counter(d.streamGaps, s.GapEvents)
+		}
+	}
+	for _, c := range r.Consumers {
+		for _, x := range []struct {
+			d *prometheus.Desc
+			v *float64
+		}{{d.consumerHeadroom, c.Headroom}, {d.consumerOffsetAge, c.OffsetAge}, {d.consumerPublishAge, c.PublishAge}} {
+			if x.v != nil {
+				g(x.d, *x.v, c.Name)
+			}
 		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // Config configures a live collection.
@@ -39,6 +41,14 @@ type Config struct {
 	FEHTTPSPort int
 	Timeout     time.Duration // per network hop (connect, each query, each HTTP request)
 	TasksPerMV  int           // tasks() window per MV; 0 = DefaultTasksPerMV
+
+	// Consumers are the external consumers declared in the config file
+	// (consumers:): the collection reads each one's offset table and its
+	// source table's TTL into snap.ExternalConsumers (docs/consumers.md).
+	Consumers []snapshot.ExternalConsumer
+	// Tables are more tables ("db.tbl") whose changelog properties and TTL
+	// to read into snap.Tables (`tso headroom --table`).
+	Tables []string
 
 	// WithMetrics also fetches GET /metrics of the FE at Host:HTTPPort into
 	// snap.Metrics (default off: a Master FE payload can be 50 MB).

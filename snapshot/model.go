@@ -16,7 +16,8 @@
 //	   Decode accepts files without it and refuses any other kind). No bump:
 //	   an older reader ignores the unknown field and reads the file the same.
 //	   Later in version 1: the optional "doctor" section (issue 22; no bump,
-//	   for the same reason).
+//	   for the same reason). Later in version 1: the optional
+//	   "external_consumers" section (issue 23; no bump, for the same reason).
 package snapshot
 
 import (
@@ -72,6 +73,12 @@ type Snapshot struct {
 	// Doctor is what `dorisdiag doctor` read of the configuration and the
 	// network (doctor.go); absent when no doctor ran.
 	Doctor *Doctor `json:"doctor,omitempty"`
+
+	// ExternalConsumers are the readers declared in the config file
+	// (consumers:) that keep their position in an offset table of their own
+	// (the Flink Doris connector), with what the collection read of each
+	// (consumers.go); absent when none was declared.
+	ExternalConsumers []ExternalConsumer `json:"external_consumers,omitempty"`
 
 	// CouldNotRead lists every source that failed, with why; the rest of the
 	// snapshot is still valid (design.md "Partial failures").
@@ -143,6 +150,7 @@ const (
 	SourceShowData               = doris.SourceShowData
 	SourceShowCreateTable        = doris.SourceShowCreateTable
 	SourceMetrics                = doris.SourceMetrics
+	SourceOffsetTable            = doris.SourceOffsetTable
 )
 
 // Capabilities records which sources and columns the build has. A missing

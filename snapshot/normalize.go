@@ -25,6 +25,7 @@ import (
 func (s *Snapshot) Normalize() {
 	s.normalizeTables()
 	s.normalizeStreams()
+	s.normalizeConsumers()
 	for i := range s.MVs {
 		m := &s.MVs[i]
 		row := m.DB + "." + m.Name

@@ -9,6 +9,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // One command shape (style.md: cli/cli's pkg/cmd/pr/list): every command
@@ -20,8 +21,9 @@ import (
 
 // Factory holds what commands share, each expensive dependency as a
 // function (style.md: cli/cli pkg/cmdutil/factory.go): nothing is read or
-// dialled until a command's run calls it, so --help, a flag error, tso and
-// explain never open a file or a socket.
+// dialled until a command's run calls it, so --help, a flag error, tso (but
+// tso headroom --table, which reads its source) and explain never open a file
+// or a socket.
 type Factory struct {
 	IOStreams *IOStreams
 	// Config is the root's flags as parsed; a command copies it into its
@@ -33,6 +35,22 @@ type Factory struct {
 	// HTTPFetch completes the options of an HTTP fetch from the connection
 	// flags (credentials, scheme, TLS, the test dialer); it dials nothing.
 	HTTPFetch func(scrape.FetchOptions) (scrape.FetchOptions, error)
+	// LoadConfig reads a --config FILE (docs/check.md "Config file") for
+	// the commands outside package cmd; the root sets it (nil: no config
+	// file support, an error).
+	LoadConfig func(path string) (FileConfig, error)
+}
+
+// FileConfig is what a command outside package cmd takes from --config
+// FILE: the external consumers, their thresholds, the TTL assumption, the
+// gate and the policy.
+type FileConfig struct {
+	Consumers         []snapshot.ExternalConsumer
+	AssumeTTLEnforced *bool
+	MinHeadroom       *time.Duration
+	MaxPublishAge     *time.Duration
+	FailOn            string
+	Policy            diag.Policy
 }
 
 // Config is the root's persistent flags (docs/cli.md), bound once and read

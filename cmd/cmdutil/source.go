@@ -38,6 +38,12 @@ type SourceOptions struct {
 	// AssumeTTLEnforced is the config file's assume_ttl_enforced (check
 	// --config); the --assume-ttl-enforced flag wins over it.
 	AssumeTTLEnforced *bool
+	// Consumers are the config file's external consumers: a live
+	// collection reads their offset tables (docs/consumers.md).
+	Consumers []snapshot.ExternalConsumer
+	// Tables are more tables ("db.tbl") whose TTL a live collection reads
+	// (tso headroom --table).
+	Tables []string
 }
 
 // Source is where a command's snapshots come from: --snapshot files, a
@@ -113,6 +119,8 @@ func (s *Source) LiveConfig() scrape.Config {
 
 		TasksPerMV:  s.opt.TasksPerMV,
 		WithMetrics: s.opt.WithMetrics,
+		Consumers:   s.opt.Consumers,
+		Tables:      s.opt.Tables,
 	}
 }
 

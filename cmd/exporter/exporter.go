@@ -23,7 +23,11 @@ import (
 // ExporterOptions are the inputs of `dorisdiag exporter` (docs/exporter.md).
 type ExporterOptions struct {
 	cmdutil.Common
-	Source func(cmdutil.SourceOptions) *cmdutil.Source
+	Source     func(cmdutil.SourceOptions) *cmdutil.Source
+	LoadConfig func(string) (cmdutil.FileConfig, error)
+	// ConfigFile is --config: its consumers: are read every live round
+	// (docs/consumers.md), its assume_ttl_enforced applied.
+	ConfigFile string
 	// Context is the command's: the exporter stops when it is done.
 	Context context.Context
 
@@ -42,7 +46,7 @@ type ExporterOptions struct {
 
 // NewCmdExporter builds `dorisdiag exporter`.
 func NewCmdExporter(f *cmdutil.Factory, runF func(*ExporterOptions) error) *cobra.Command {
-	o := &ExporterOptions{Source: f.Source}
+	o := &ExporterOptions{Source: f.Source, LoadConfig: f.LoadConfig}
 	c := &cobra.Command{
 		Use:   "exporter",
 		Short: "Long-running Prometheus exporter of the monitoring design's series (doris_fe_changelog_*, doris_fe_ivm_*)",
@@ -87,6 +91,7 @@ lists every series, the flags, and how to run it under systemd and Kubernetes.`,
 	fl.DurationVar(&o.RoundTimeout, "round-timeout", 0, "timeout of one round's collection (default: the interval)")
 	fl.StringVar(&o.DesignSeries, "design-series", exporter.ModeAuto, "serve the design's doris_fe_* series: auto (unless the build's own monitor does), on, off")
 	fl.IntVar(&o.MVQuota, "mv-quota", round.DefaultObjectQuota, "IVM MVs with per-object series, lowest IDs first (the design's prom_output_ivm_mv_metrics_limit); 0 for none")
+	fl.StringVar(&o.ConfigFile, "config", "", "YAML file: its consumers: are read every live round (dorisdiag_consumer_* series), its assume_ttl_enforced applied (docs/consumers.md)")
 	fl.IntVar(&o.StreamQuota, "stream-quota", round.DefaultObjectQuota, "user streams with per-object series, lowest IDs first (prom_output_table_stream_metrics_limit); 0 for none")
 	fl.StringVar(&o.LogLevel, "log.level", "info", "log level on stderr: debug, info, warn, error")
 	return c
@@ -133,7 +138,22 @@ const exporterGCPercent = 50
 // exporterRun serves the design's series until the context is done or a
 // signal stops it.
 func exporterRun(o *ExporterOptions) error {
-	src := o.Source(cmdutil.SourceOptions{})
+	sopt := cmdutil.SourceOptions{}
+	assume := o.Config.AssumeTTLEnforced
+	if o.ConfigFile != "" {
+		if o.LoadConfig == nil {
+			return cmdutil.UsageErrorf("--config is not available here")
+		}
+		fc, err := o.LoadConfig(o.ConfigFile)
+		if err != nil {
+			return err
+		}
+		sopt.Consumers = fc.Consumers
+		if assume == nil {
+			assume = fc.AssumeTTLEnforced
+		}
+	}
+	src := o.Source(sopt)
 	kind, err := src.Kind()
 	if err != nil {
 		return err
@@ -154,7 +174,7 @@ func exporterRun(o *ExporterOptions) error {
 	default:
 		opt.Source = exporter.LiveSource(src.LiveConfig())
 	}
-	opt.Source = assumeTTLSource(opt.Source, o.Config.AssumeTTLEnforced)
+	opt.Source = assumeTTLSource(opt.Source, assume)
 	if os.Getenv("GOGC") == "" {
 		// The resident set is the round's own, not the scrapes' (10
 		// concurrent scrapers add nothing measurable): a collection that

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
+	"github.com/dorisdiag/dorisdiag/diag/consumers"
 	"github.com/dorisdiag/dorisdiag/diag/doctor"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
@@ -20,7 +21,10 @@ type Options struct {
 	Streams streams.Options
 	MVs     mv.Options
 	Metrics metrics.Options
-	Policy  diag.Policy
+	// Consumers are the thresholds of the external consumers' checks
+	// (docs/consumers.md).
+	Consumers consumers.Options
+	Policy    diag.Policy
 }
 
 // Result is the whole-cluster health report: an overview, then every
@@ -40,6 +44,9 @@ type Result struct {
 	Streams *streams.Result `json:"-"`
 	MVs     *mv.Result      `json:"-"`
 	Metrics *metrics.Result `json:"-"`
+	// Consumers is the external consumers' analysis (empty when the
+	// snapshot declares none).
+	Consumers *consumers.Result `json:"-"`
 }
 
 // Overview is the compact summary check prints before the findings.
@@ -141,12 +148,14 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	sa := streams.Analyze(series, opt.Streams)
 	mvs := mv.Analyze(series, sa, opt.MVs)
 	mr := metrics.Analyze(last, opt.Metrics)
+	cr := consumers.Analyze(last, opt.Consumers)
 
 	var all []diag.Finding
 	all = append(all, sources.Findings(last)...)
 	all = append(all, sa.Findings...)
 	all = append(all, mvs.Findings...)
 	all = append(all, mr.Findings...)
+	all = append(all, cr.Findings...)
 	// The doctor's config rules, when the snapshot carries its readings
 	// (dorisdiag doctor --save): cheap, no read of their own.
 	all = append(all, doctor.ConfigFindings(last, doctor.Options{})...)
@@ -164,7 +173,7 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 		Now: last.Cluster.Now, CurrentTSO: last.Cluster.CurrentTSO, Source: last.Source,
 		DorisVersion: last.Cluster.DorisVersion, Snapshots: len(series),
 		Findings: kept, Suppressed: suppressed,
-		Streams: sa, MVs: mvs, Metrics: mr,
+		Streams: sa, MVs: mvs, Metrics: mr, Consumers: cr,
 	}
 	r.Overview = overview(last, sa, mvs, mr, opt)
 	for _, f := range kept {

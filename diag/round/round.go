@@ -178,6 +178,9 @@ type Result struct {
 
 	MVs     []ExportedMV     // under the quota, lowest IDs first
 	Streams []ExportedStream // user streams under the quota, lowest IDs first
+	// Consumers are the external consumers' series (docs/consumers.md),
+	// by name; a value nil when unknown (its series absent).
+	Consumers []ExportedConsumer
 	// NotExported: objects beyond the quota, by type (mv, stream).
 	NotExported map[string]int
 
@@ -232,6 +235,17 @@ type ExportedMV struct {
 	LastRefreshDuration *float64
 }
 
+// ExportedConsumer is one external consumer's series: the retention
+// headroom of its published offset, the offset's age and the age of its
+// newest publication (seconds; nil when unknown: the series is absent, as
+// a stream's unknown headroom is).
+type ExportedConsumer struct {
+	Name       string
+	Headroom   *float64
+	OffsetAge  *float64
+	PublishAge *float64
+}
+
 // ExportedStream is one user stream's per-object series.
 type ExportedStream struct {
 	DBID, DB, Name string
@@ -262,6 +276,12 @@ func (st *State) Round(s *snapshot.Snapshot) *Result {
 		StreamsByKindState: o.Streams.ByKind, MaxPendingAge: map[string]float64{}, MinHeadroom: map[string]float64{},
 		MVsByState: o.MVs.ByState, ExcludedOutdated: o.MVs.ExcludedOutdated, NotExported: map[string]int{},
 		Disagreements: map[[2]string]int{}, Findings: len(res.Findings), SourcesUnreadable: o.Sources.Unreadable, Check: res}
+	if res.Consumers != nil {
+		for _, c := range res.Consumers.Consumers {
+			r.Consumers = append(r.Consumers, ExportedConsumer{Name: c.Name, Headroom: c.HeadroomSeconds, OffsetAge: c.OffsetAgeSeconds, PublishAge: c.PublishAgeSeconds})
+		}
+		sort.Slice(r.Consumers, func(i, j int) bool { return r.Consumers[i].Name < r.Consumers[j].Name })
+	}
 	r.MaxPendingLowerBound = map[string]bool{}
 	for kind, v := range o.Streams.MaxPendingAge {
 		if v != nil {

@@ -114,6 +114,7 @@ func (col *collector) run(ctx context.Context) error {
 	col.dependencies(ctx)
 	col.mvInfos(ctx)
 	col.tables(ctx)
+	col.consumers(ctx)
 	if col.cfg.WithMetrics {
 		col.metrics(ctx)
 	}

@@ -63,6 +63,18 @@ func (col *collector) tables(ctx context.Context) {
 			}
 		}
 	}
+	// The source tables of the declared external consumers: their TTL is
+	// read as a stream's base table's is.
+	for _, ec := range col.cfg.Consumers {
+		if db, name, ok := ec.SourceTableParts(); ok {
+			add("", db, name)
+		}
+	}
+	for _, name := range col.cfg.Tables {
+		if db, tbl, ok := (snapshot.ExternalConsumer{SourceTable: name}).SourceTableParts(); ok {
+			add("", db, tbl)
+		}
+	}
 	if len(byKey) == 0 {
 		return
 	}

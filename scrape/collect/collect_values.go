@@ -204,28 +204,4 @@ func (rr *rowReader) optTimeMs(c doris.Column) *int64 {
 
 // location resolves a MySQL time_zone value: an IANA name, UTC/GMT, or an
 // offset such as +08:00. ok=false for anything else (e.g. CST, ambiguous).
-func location(tz string) (*time.Location, bool) {
-	tz = strings.TrimSpace(tz)
-	switch strings.ToUpper(tz) {
-	case "UTC", "GMT", "Z", "+00:00", "-00:00", "00:00":
-		return time.UTC, true
-	}
-	if len(tz) == 6 && (tz[0] == '+' || tz[0] == '-') && tz[3] == ':' {
-		h, err1 := strconv.Atoi(tz[1:3])
-		m, err2 := strconv.Atoi(tz[4:6])
-		if err1 == nil && err2 == nil && h <= 14 && m < 60 {
-			off := h*3600 + m*60
-			if tz[0] == '-' {
-				off = -off
-			}
-			return time.FixedZone(tz, off), true
-		}
-		return nil, false
-	}
-	if strings.Contains(tz, "/") {
-		if l, err := time.LoadLocation(tz); err == nil {
-			return l, true
-		}
-	}
-	return nil, false
-}
+func location(tz string) (*time.Location, bool) { return snapshot.ParseTimeZone(tz) }
