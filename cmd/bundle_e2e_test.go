@@ -190,9 +190,24 @@ func findingKeys(t *testing.T, fs []json.RawMessage) []json.RawMessage {
 // snapshot gives the live run's findings.
 func TestBundleLive(t *testing.T) {
 	e, args, env := bundleEmulator(t)
+	// The scenario's external consumers declared in check's config file:
+	// the live bundle reads their offset tables into its snapshot, and its
+	// check is the live check with the same file.
+	incident, err := scenario.Load("incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := consumersConfig(t, incident)
+	if cfg == "" {
+		t.Fatal("the incident scenario declares no external consumers")
+	}
+	args = append(args, "--config", cfg)
 	liveOut, stderr, code := run(t, env, "", append([]string{"check", "-o", "json", "--fail-on", "none"}, args...)...)
 	if code != cmdutil.ExitOK {
 		t.Fatalf("live check: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(liveOut, "CONSUMER_OFFSET_EXPIRED") {
+		t.Fatalf("the live check with the consumers' config has no CONSUMER_* finding:\n%.2000s", liveOut)
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "case.tar.gz")
@@ -208,6 +223,20 @@ func TestBundleLive(t *testing.T) {
 	doctorContract(t, e) // every statement and request of the bundle is in the wire contract, GET only
 	members, m := readBundle(t, file)
 	verifyManifest(t, members, m)
+	var inside struct {
+		ExternalConsumers []struct {
+			Name string `json:"name"`
+			Read bool   `json:"read"`
+		} `json:"external_consumers"`
+	}
+	if err := json.Unmarshal(members["snapshot.json"], &inside); err != nil || len(inside.ExternalConsumers) != len(incident.ExternalConsumers) {
+		t.Errorf("the bundle's snapshot holds %d external consumers (%v), want the config's %d", len(inside.ExternalConsumers), err, len(incident.ExternalConsumers))
+	}
+	for _, c := range inside.ExternalConsumers {
+		if !c.Read {
+			t.Errorf("consumer %q: its offset table was not read live", c.Name)
+		}
+	}
 	for _, want := range []string{"snapshot.json", "verdicts/check.json", "verdicts/check.md", "doctor/doctor.json", "doctor/doctor.md",
 		"config/fe.json", "config/be.json", "config/doctor.json", "net/doctor.json", "topology/frontends.json", "topology/backends.json",
 		"variables/session.json", "metrics/extra-2.prom"} {
