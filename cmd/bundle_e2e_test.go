@@ -463,7 +463,6 @@ func setDiff(a, b []string) string {
 			mb[x]--
 		}
 	}
-	mb = in(b)
 	for _, x := range b {
 		if ma[x] == 0 {
 			out = append(out, "+ "+x)
