@@ -154,3 +154,18 @@ func TestLongNamesCutInTheMiddleWholeInWide(t *testing.T) {
 		}
 	}
 }
+
+// Why: `consumers` at 100 columns printed the offset as
+// "2026-11-30 17:59…(Asia/Shanghai)": the timestamp and its zone shared a
+// text column, so the table cut the timestamp. A timestamp is never cut;
+// the zone stands in its own column.
+func TestConsumersTimestampsNeverCut(t *testing.T) {
+	cut := regexp.MustCompile(`\d{4}-\d\d-\d\d[ T][0-9:]{0,7}…`)
+	for _, width := range []int{60, 80, 100, 120, 160} {
+		for _, line := range screenLines(runWidth(t, width, "consumers", "--demo", "incident")) {
+			if cut.MatchString(line) {
+				t.Errorf("at %d columns a timestamp is cut: %q", width, line)
+			}
+		}
+	}
+}

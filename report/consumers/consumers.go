@@ -60,7 +60,7 @@ func init() {
 }
 
 // narrow is how many columns the table format keeps (wide: all).
-const narrow = 7
+const narrow = 8
 
 // Sort orders consumers worst first (severity, then headroom), then by name.
 func Sort(cs []consumers.Consumer) {
@@ -82,7 +82,7 @@ func Sort(cs []consumers.Consumer) {
 // Rows is the table: one row per consumer, every column (the table format
 // keeps the first narrow ones).
 func Rows(st report.Style, d Doc) ([]string, [][]string) {
-	h := []string{"CONSUMER", "STATE", "HEADROOM", "RESTART NOW", "RESTART IN", "OFFSET (ZONE)", "OFFSET UTC", "PUBLISHED AGO", "TYPE", "TTL", "SOURCE TABLE", "OFFSET TABLE", "CONSUMER ID", "RESTART WITH", "LOST"}
+	h := []string{"CONSUMER", "STATE", "HEADROOM", "RESTART NOW", "RESTART IN", "OFFSET", "ZONE", "OFFSET UTC", "PUBLISHED AGO", "TYPE", "TTL", "SOURCE TABLE", "OFFSET TABLE", "CONSUMER ID", "RESTART WITH", "LOST"}
 	if d.InSeconds != nil {
 		h[4] = "RESTART IN " + report.Secs(d.InSeconds)
 	}
@@ -92,16 +92,18 @@ func Rows(st report.Style, d Doc) ([]string, [][]string) {
 		if c.Restart.In != "" {
 			in = string(c.Restart.In)
 		}
-		off := "-"
+		// The offset and its zone apart: a timestamp is never cut to fit
+		// a terminal (report.Style.Table cuts only text columns), a zone
+		// name may be.
+		off, zone := "-", "-"
 		if c.OffsetTimestamp != "" {
-			zone := c.TimeZone
+			off, zone = c.OffsetTimestamp, c.TimeZone
 			if zone == "" {
 				zone = "UTC?"
 			}
 			if c.TimeZoneSource != "configured" {
 				zone += ", " + c.TimeZoneSource
 			}
-			off = c.OffsetTimestamp + " (" + zone + ")"
 		}
 		ttl := "-"
 		if c.TTLSeconds != nil {
@@ -120,7 +122,7 @@ func Rows(st report.Style, d Doc) ([]string, [][]string) {
 			restart = "-"
 		}
 		rows = append(rows, []string{c.Name, st.Severity(c.Severity, state), report.Secs(c.HeadroomSeconds), string(c.Restart.Now), in,
-			off, dash(c.OffsetUTC), report.Secs(c.PublishAgeSeconds), c.IncrementType, ttl, c.SourceTable, c.OffsetTable, c.ConsumerID, restart, lost})
+			off, zone, dash(c.OffsetUTC), report.Secs(c.PublishAgeSeconds), c.IncrementType, ttl, c.SourceTable, c.OffsetTable, c.ConsumerID, restart, lost})
 	}
 	return h, rows
 }
