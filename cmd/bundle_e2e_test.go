@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +17,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/bundle"
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator/emutest"
 	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
@@ -36,18 +36,9 @@ func bundleEmulator(t *testing.T) (*emulator.Emulator, []string, map[string]stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := emulator.New(snap, emulator.Options{BEHTTP: true, QueryLog: true, User: "diag", Password: bundleTestPass,
+	e, c := emutest.Start(t, snap, emulator.Options{BEHTTP: true, QueryLog: true, User: "diag", Password: bundleTestPass,
 		UnmaskedSensitiveConfig: true, FEConfig: healthyFE, BEConfig: healthyBE})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	host, port, _ := net.SplitHostPort(e.Addr())
-	_, hport, _ := net.SplitHostPort(e.HTTPAddr())
-	return e, []string{"--host", host, "--port", port, "--http-port", hport, "--user", "diag"}, map[string]string{"DORISDIAG_PASSWORD": bundleTestPass}
+	return e, append(emutest.Flags(c), "--user", "diag"), map[string]string{"DORISDIAG_PASSWORD": bundleTestPass}
 }
 
 // readBundle returns every member (path under the top directory → bytes)

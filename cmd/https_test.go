@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator/emutest"
 	"github.com/dorisdiag/dorisdiag/internal/testnet"
 	"github.com/dorisdiag/dorisdiag/scenario"
 )
@@ -178,17 +179,8 @@ func TestNoCredentialsToPublicMetrics(t *testing.T) {
 			}
 			tlsFlags = []string{"--tls-ca", ca}
 		}
-		e, err := emulator.New(snap, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		host, port, _ := net.SplitHostPort(e.Addr())
-		_, hport, _ := net.SplitHostPort(e.HTTPAddr())
-		conn := append([]string{"--host", host, "--port", port, "--http-port", hport, "--user", "diag"}, tlsFlags...)
+		e, c := emutest.Start(t, snap, opts)
+		conn := append(append(emutest.Flags(c), "--user", "diag"), tlsFlags...)
 		for _, args := range [][]string{{"snapshot", "--with-metrics"}, {"check", "-o", "json"}} {
 			before := len(e.HTTPRequests())
 			out, stderr, code := run(t, env, "", append(args, conn...)...)

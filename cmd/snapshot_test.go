@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator/emutest"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -79,17 +80,8 @@ func TestSnapshotUsageErrors(t *testing.T) {
 // flags that point dorisdiag at it.
 func liveArgs(t *testing.T, snap *snapshot.Snapshot, opts emulator.Options) []string {
 	t.Helper()
-	e, err := emulator.New(snap, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	host, port, _ := net.SplitHostPort(e.Addr())
-	_, hport, _ := net.SplitHostPort(e.HTTPAddr())
-	return []string{"--host", host, "--port", port, "--http-port", hport}
+	_, c := emutest.Start(t, snap, opts)
+	return emutest.Flags(c)
 }
 
 // TestSnapshotLiveEqualsDemo is the "done when": the live snapshot
