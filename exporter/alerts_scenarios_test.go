@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -189,34 +188,7 @@ func promtoolFile(t *testing.T, tl timeline, eval int, cluster string, want map[
 	for code := range byCode {
 		t.Errorf("check raises %s, which no shipped rule alerts on", code)
 	}
-	keys := make([]string, 0, len(tl))
-	for k := range tl {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	type series struct {
-		Series string `yaml:"series"`
-		Values string `yaml:"values"`
-	}
-	var in []series
-	for _, k := range keys {
-		s := tl[k]
-		var b strings.Builder
-		b.WriteString(s.lbls.Get(model.MetricNameLabel) + "{")
-		first := true
-		s.lbls.Range(func(l labels.Label) {
-			if l.Name == model.MetricNameLabel {
-				return
-			}
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			b.WriteString(l.Name + "=" + strconv.Quote(l.Value))
-		})
-		b.WriteString("}")
-		in = append(in, series{b.String(), values(s.vals)})
-	}
+	in := inputSeries(tl)
 	doc := map[string]any{
 		"rule_files":          []string{"dorisdiag-alerts.yml"},
 		"evaluation_interval": "15s",

@@ -459,38 +459,7 @@ func TestDesignAlertsTestFile(t *testing.T) {
 		}
 	}
 
-	keys := make([]string, 0, len(tl))
-	for k := range tl {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	type series struct {
-		Series string `yaml:"series"`
-		Values string `yaml:"values"`
-	}
-	var in []series
-	for _, k := range keys {
-		s := tl[k]
-		var b strings.Builder
-		b.WriteString(s.lbls.Get(model.MetricNameLabel))
-		first := true
-		s.lbls.Range(func(l labels.Label) {
-			if l.Name == model.MetricNameLabel {
-				return
-			}
-			if first {
-				b.WriteByte('{')
-				first = false
-			} else {
-				b.WriteByte(',')
-			}
-			b.WriteString(l.Name + "=" + strconv.Quote(l.Value))
-		})
-		if !first {
-			b.WriteByte('}')
-		}
-		in = append(in, series{b.String(), values(s.vals)})
-	}
+	in := inputSeries(tl)
 	doc := map[string]any{
 		"rule_files":          []string{rulesFile},
 		"evaluation_interval": "15s",
@@ -530,4 +499,45 @@ func TestDesignAlertsTestFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("promtool test rules %s: %v\n%.4000s", path, err, out)
 	}
+}
+
+// promSeries is one input_series entry of a promtool rule test.
+type promSeries struct {
+	Series string `yaml:"series"`
+	Values string `yaml:"values"`
+}
+
+// inputSeries is tl as promtool's input_series, sorted by key: each
+// series in PromQL notation (name{l="v",...}; no braces without labels)
+// with its values per round.
+func inputSeries(tl map[string]*sample) []promSeries {
+	keys := make([]string, 0, len(tl))
+	for k := range tl {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	in := make([]promSeries, 0, len(keys))
+	for _, k := range keys {
+		s := tl[k]
+		var b strings.Builder
+		b.WriteString(s.lbls.Get(model.MetricNameLabel))
+		first := true
+		s.lbls.Range(func(l labels.Label) {
+			if l.Name == model.MetricNameLabel {
+				return
+			}
+			if first {
+				b.WriteByte('{')
+				first = false
+			} else {
+				b.WriteByte(',')
+			}
+			b.WriteString(l.Name + "=" + strconv.Quote(l.Value))
+		})
+		if !first {
+			b.WriteByte('}')
+		}
+		in = append(in, promSeries{b.String(), values(s.vals)})
+	}
+	return in
 }
