@@ -1,7 +1,5 @@
 package exposition
 
-import "github.com/dorisdiag/dorisdiag/exposition/internal/hashset"
-
 // Families beyond Options.MaxFamilies (issue 24, "any cardinality
 // bounded"): a payload of a million families must not cost a million
 // family records, name strings and map entries. The first MaxFamilies
@@ -27,7 +25,7 @@ const (
 
 // famHash is the name hash of an untracked family (never 0: 0 marks none).
 func (e *engine) famHash(name []byte) uint64 {
-	h := hashset.HashBytes(e.hseed, name)
+	h := hashBytes(e.hseed, name)
 	if h == 0 {
 		h = 1
 	}

@@ -19,15 +19,11 @@ package exposition
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"sort"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/hashset"
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // Options tune Lint and Fix. The zero value is usable.
@@ -267,7 +263,7 @@ type engine struct {
 	valueASCII     bool // the last label value read was all ASCII (no UTF-8 check needed)
 
 	collectSpans bool
-	spans        []valSpan
+	spans        []Span
 
 	pend     []Problem
 	dropped  []string // rules of this record's problems beyond maxLineProblems
@@ -283,7 +279,7 @@ type engine struct {
 	pairBuf     []byte
 
 	// the line reader and the payload's expected size, to size the series log
-	lr       *syntax.LineReader
+	lr       *lineReader
 	sizeHint int64
 
 	// the last name setOrCreate resolved, and what to (a line names the
@@ -297,8 +293,8 @@ type engine struct {
 	spare         int32  // the record an untracked family is unpacked into (-1: none yet)
 	untrackedFrom int    // the line of the first untracked family
 	spareH        uint64 // the untracked family it holds (0: none)
-	untracked     hashset.Table
-	names         hashset.Arena
+	untracked     hashTable
+	names         nameArena
 
 	series, lines int
 	bytes         int64
@@ -308,8 +304,8 @@ type engine struct {
 
 	joinBuf []byte
 
-	// Fix
-	fix *fixer
+	// the client that copies or rewrites each line (Rewrite), or nil
+	rw Rewriter
 }
 
 func newEngine(opts Options) *engine {
@@ -378,7 +374,7 @@ func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
 const maxJoin = 3
 
 func (e *engine) run(r io.Reader, w io.Writer) error {
-	lr := syntax.NewLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
+	lr := newLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
 	lr.SetMaxLine(e.opts.MaxLineBytes)
 	e.lr = lr
 	lineNo := 0
@@ -403,8 +399,8 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 		st := e.parseRecord()
 		if st == stOK && !e.failed {
 			e.commit()
-			if e.fix != nil {
-				e.fix.copyLine(rec, hasLF)
+			if e.rw != nil {
+				e.rw.Clean(rec, hasLF)
 			}
 			lr.Advance(consumed)
 			continue
@@ -413,7 +409,7 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 		sRule, sPos, sMsg := e.sRule, e.sPos, e.sMsg
 		e.restore(st0)
 		e.strict = false
-		e.noMutate = e.fix != nil
+		e.noMutate = e.rw != nil
 		e.setRecord(rec, hasLF, lineNo, 1)
 		e.collectSpans = true
 		st = e.parseRecord()
@@ -429,7 +425,7 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 					break
 				}
 				next := lr.Bytes(ns, ne)
-				if lr.Long() || syntax.LineSyntaxOK(next) {
+				if lr.Long() || lineSyntaxOK(next) {
 					break
 				}
 				e.joinBuf = append(e.joinBuf, '\n')
@@ -470,8 +466,8 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 			// The lenient reading found nothing wrong: report what strict saw.
 			e.problem(sRule, sPos, nil, nil, sMsg, "")
 		}
-		if e.fix != nil {
-			e.fix.repair(e, st0, st)
+		if e.rw != nil {
+			e.rw.Failed(&Record{e: e, st0: st0, st: st, orig: e.rec, origLF: e.hasLF, line: e.line, nlines: e.nlines})
 		} else if st == stOK {
 			e.commit()
 		} else {
@@ -530,7 +526,7 @@ func (e *engine) colOf(pos int) int {
 // tooLong reports a line longer than Options.MaxLineBytes and skips it
 // without buffering it (Fix copies it through unchanged). The expfmt state
 // is left as it was: the line is not parsed.
-func (e *engine) tooLong(lr *syntax.LineReader, lineNo int) {
+func (e *engine) tooLong(lr *lineReader, lineNo int) {
 	max := e.opts.MaxLineBytes
 	p := Problem{Rule: RuleLineTooLong, Severity: severityOf(RuleLineTooLong), Line: lineNo, Col: max + 1,
 		Value:   DisplayValue(lr.Bytes(0, min(maxDisplay, max))),
@@ -539,13 +535,10 @@ func (e *engine) tooLong(lr *syntax.LineReader, lineNo int) {
 	e.note(&p, typeNone)
 	e.add(p)
 	var w io.Writer
-	if e.fix != nil {
-		e.fix.report.Unrepaired = append(e.fix.report.Unrepaired, p)
-		w = e.fix.w
+	if e.rw != nil {
+		w = e.rw.Skipped(p)
 	}
-	if err := lr.SkipLine(w); err != nil && e.fix != nil && e.fix.err == nil {
-		e.fix.err = fmt.Errorf("writing fixed payload: %w", err)
-	}
+	_ = lr.SkipLine(w) // only w's error, which w keeps (Rewriter.Skipped)
 }
 
 // problem queues a problem of the current record.

@@ -3,8 +3,6 @@ package exposition
 import (
 	"sort"
 	"strconv"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // Severities of a Problem. An "error" is something that makes the payload
@@ -60,12 +58,3 @@ func SortProblems(ps []Problem) {
 
 // FormatValue prints a sample value without exponent for ordinary numbers.
 func FormatValue(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// maxDisplay is how many payload bytes a Problem.Value shows.
-const maxDisplay = syntax.MaxDisplay
-
-// DisplayValue makes raw payload bytes safe to print: printable UTF-8 stays,
-// backslash and double quote are backslash-escaped, line feed is \n, tab \t,
-// other control bytes and invalid UTF-8 are \xNN. Longer input is cut to
-// about 80 bytes and ends with "…".
-func DisplayValue(raw []byte) string { return syntax.DisplayValue(raw) }

@@ -4,8 +4,6 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // Sample lines: expfmt readingMetricName .. startTimestamp, and the strict
@@ -35,7 +33,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 		nameTok = tok
 		metricNil = false
 		i = j
-		if b, _ := e.at(i); syntax.IsBlank(b) {
+		if b, _ := e.at(i); isBlank(b) {
 			i = e.skipBlanks(i)
 			if _, ok := e.at(i); !ok {
 				return e.eof(i)
@@ -84,7 +82,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				return stFail
 			}
 			i = j
-			if b, _ := e.at(i); syntax.IsBlank(b) {
+			if b, _ := e.at(i); isBlank(b) {
 				i = e.skipBlanks(i)
 				if _, ok := e.at(i); !ok {
 					return e.eof(i)
@@ -176,7 +174,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				e.labelSet[string(tok)] = struct{}{}
 			}
 			if !e.valueASCII && !utf8.Valid(value) {
-				e.fail(RuleLabelValueInvalidUTF8, syntax.FirstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
+				e.fail(RuleLabelValueInvalidUTF8, firstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
 				if e.strict {
 					return stFail
 				}
@@ -184,7 +182,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			switch {
 			case t == typeSummary:
 				if special {
-					v, ok := syntax.ParseFloat(value)
+					v, ok := parseFloat(value)
 					if !ok {
 						e.fail(RuleQuantileInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'quantile' label, got %q", value)
 						if e.strict {
@@ -200,7 +198,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				}
 			case t.isHist():
 				if special {
-					v, ok := syntax.ParseFloat(value)
+					v, ok := parseFloat(value)
 					if !ok {
 						e.fail(RuleBucketInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'le' label, got %q", value)
 						if e.strict {
@@ -246,12 +244,12 @@ func (e *engine) parseSample(i int, braces bool) status {
 		if !ok {
 			return e.eof(i)
 		}
-		if syntax.IsBlank(b) || b == '\n' {
+		if isBlank(b) || b == '\n' {
 			break
 		}
 		i++
 	}
-	v, ok := syntax.ParseFloat(e.rec[vs:i])
+	v, ok := parseFloat(e.rec[vs:i])
 	if !ok {
 		e.fail(RuleSampleValueInvalid, vs, nil, e.rec[vs:i], "expected float as value, got %q", e.rec[vs:i])
 		return stFail
@@ -283,7 +281,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			if !ok {
 				return e.eof(i)
 			}
-			if syntax.IsBlank(b) || b == '\n' {
+			if isBlank(b) || b == '\n' {
 				break
 			}
 			i++
@@ -292,7 +290,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			e.fail(RuleTrailingText, vs, nil, e.rec[vs:], "blank after the value and no timestamp: expected integer as timestamp, got \"\"")
 			return stFail
 		}
-		if _, err := strconv.ParseInt(syntax.UnsafeString(e.rec[ts:i]), 10, 64); err != nil {
+		if _, err := strconv.ParseInt(unsafeString(e.rec[ts:i]), 10, 64); err != nil {
 			e.fail(RuleTimestampInvalid, ts, nil, e.rec[ts:i], "expected integer as timestamp, got %q", e.rec[ts:i])
 			return stFail
 		}

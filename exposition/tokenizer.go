@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"unicode/utf8"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // This file is the tokenizer: a line-at-a-time port of the state machine of
@@ -72,22 +70,12 @@ type label struct {
 	nameOffset int
 }
 
-// valSpan is a label value or HELP text that Fix rewrites.
-type valSpan struct {
-	s, e  int
-	help  bool
-	bad   bool
-	label []byte
-	// closeBS: the value's closing quote was preceded by a backslash that
-	// belongs to the value (user "a\" written raw).
-}
-
 // nameClass marks the bytes that continue an unquoted name: nameLabel for
 // a label name, nameMetric for a metric name (which also allows ':').
 var nameClass = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		b := byte(c)
-		if b != '"' && syntax.NameCont(b, false, false) {
+		if b != '"' && nameCont(b, false, false) {
 			t[c] |= nameLabel | nameMetric
 		}
 		if b == ':' {
@@ -115,7 +103,7 @@ func (e *engine) at(i int) (byte, bool) {
 }
 
 func (e *engine) skipBlanks(i int) int {
-	for i < e.n && syntax.IsBlank(e.rec[i]) {
+	for i < e.n && isBlank(e.rec[i]) {
 		i++
 	}
 	return i
@@ -164,7 +152,7 @@ func (e *engine) parseRecord() status {
 // first byte after it.
 func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 	b, ok := e.at(i)
-	if !ok || !syntax.NameStart(b, metric) {
+	if !ok || !nameStart(b, metric) {
 		return nil, i, stOK
 	}
 	start := i
@@ -232,7 +220,7 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 		if !ok {
 			return nil, i, e.eof(i)
 		}
-		if !syntax.NameCont(b, metric, quoted) {
+		if !nameCont(b, metric, quoted) {
 			break
 		}
 	}

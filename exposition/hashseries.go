@@ -1,9 +1,9 @@
-package hashset
+package exposition
 
-// Run is the table of one run's series hashes: open addressing, an
+// runSet is the table of one run's series hashes: open addressing, an
 // entry valid when its generation is the run's, so a new run begins without
 // clearing the table.
-type Run struct {
+type runSet struct {
 	slots []runSlot
 	gen   uint32
 	n     int
@@ -16,7 +16,7 @@ type runSlot struct {
 }
 
 // Reset begins a new run: every entry is forgotten.
-func (r *Run) Reset() {
+func (r *runSet) Reset() {
 	r.n = 0
 	r.gen++
 	if r.gen == 0 {
@@ -27,7 +27,7 @@ func (r *Run) Reset() {
 
 // Insert adds h seen on line; when h is there already it returns the line
 // of first sight and true.
-func (r *Run) Insert(h uint64, line uint32) (uint32, bool) {
+func (r *runSet) Insert(h uint64, line uint32) (uint32, bool) {
 	if r.n*4 >= len(r.slots)*3 {
 		r.grow()
 	}
@@ -45,7 +45,7 @@ func (r *Run) Insert(h uint64, line uint32) (uint32, bool) {
 	}
 }
 
-func (r *Run) grow() {
+func (r *runSet) grow() {
 	old, gen := r.slots, r.gen
 	size := 2 * len(old)
 	if size == 0 {
@@ -63,12 +63,12 @@ func (r *Run) grow() {
 	}
 }
 
-// Dup is an open-addressing set of 64-bit series hashes with the line
+// dupSet is an open-addressing set of 64-bit series hashes with the line
 // of first sight: 12 bytes a series instead of the series' text (the line
 // is read only on a hit). Two series are the same when their 64-bit hashes
 // are: with a random seed, a false duplicate among n series has a chance
 // of about n²/2⁶⁵.
-type Dup struct {
+type dupSet struct {
 	keys  []uint64
 	lines []uint32
 	n     int
@@ -77,7 +77,7 @@ type Dup struct {
 
 // Insert adds h seen on line; when h is there already it returns the line
 // of first sight and true.
-func (d *Dup) Insert(h uint64, line uint32) (uint32, bool) {
+func (d *dupSet) Insert(h uint64, line uint32) (uint32, bool) {
 	if d.n >= d.limit {
 		d.Grow(2 * (d.n + 1))
 	}
@@ -96,7 +96,7 @@ func (d *Dup) Insert(h uint64, line uint32) (uint32, bool) {
 }
 
 // Grow makes room for want entries at a load of at most 3/4.
-func (d *Dup) Grow(want int) {
+func (d *dupSet) Grow(want int) {
 	size := 1 << 10
 	for size*3/4 < want || size <= len(d.keys) {
 		size *= 2

@@ -1,26 +1,26 @@
-package hashset
+package exposition
 
 import "unsafe"
 
-// Table is an open-addressing table of the families beyond
+// hashTable is an open-addressing table of the families beyond
 // Options.MaxFamilies: name hash → 2 bytes of state.
-type Table struct {
+type hashTable struct {
 	keys  []uint64
 	state []uint16
 	n     int
 }
 
 // Len is the number of entries.
-func (t *Table) Len() int { return t.n }
+func (t *hashTable) Len() int { return t.n }
 
 // State is the state at slot i (from Find).
-func (t *Table) State(i int) uint16 { return t.state[i] }
+func (t *hashTable) State(i int) uint16 { return t.state[i] }
 
 // SetState replaces the state at slot i (from Find).
-func (t *Table) SetState(i int, st uint16) { t.state[i] = st }
+func (t *hashTable) SetState(i int, st uint16) { t.state[i] = st }
 
 // Find is the slot of h, or -1.
-func (t *Table) Find(h uint64) int {
+func (t *hashTable) Find(h uint64) int {
 	if t.n == 0 {
 		return -1
 	}
@@ -36,7 +36,7 @@ func (t *Table) Find(h uint64) int {
 }
 
 // Add inserts h, which is not in the table, with state st.
-func (t *Table) Add(h uint64, st uint16) {
+func (t *hashTable) Add(h uint64, st uint16) {
 	if (t.n+1)*4 > len(t.keys)*3 {
 		t.Grow(2 * (t.n + 1))
 	}
@@ -50,7 +50,7 @@ func (t *Table) Add(h uint64, st uint16) {
 }
 
 // Grow makes room for want families at a load of at most 3/4.
-func (t *Table) Grow(want int) {
+func (t *hashTable) Grow(want int) {
 	size := 1 << 12
 	for size*3/4 < want || size <= len(t.keys) {
 		size *= 2
@@ -66,13 +66,13 @@ func (t *Table) Grow(want int) {
 	}
 }
 
-// Arena makes the names of untracked families: strings cut from
+// nameArena makes the names of untracked families: strings cut from
 // shared blocks that are never written again, so a million names cost a
 // few hundred allocations, not a million.
-type Arena struct{ block []byte }
+type nameArena struct{ block []byte }
 
 // Intern is b as a string cut from the current block.
-func (a *Arena) Intern(b []byte) string {
+func (a *nameArena) Intern(b []byte) string {
 	if len(b) > 256 {
 		return string(b)
 	}
