@@ -42,8 +42,7 @@ func (e *engine) parseComment(i int) status {
 		}
 		return stOK
 	}
-	i = e.skipBlanks(i)
-	if _, ok := e.at(i); !ok {
+	if i = e.skipBlanks(i); e.atEnd(i) {
 		return e.eof(i)
 	}
 	ns := i

@@ -1,5 +1,7 @@
 package exposition
 
+import "strconv"
+
 // Families beyond Options.MaxFamilies (issue 24, "any cardinality
 // bounded"): a payload of a million families must not cost a million
 // family records, name strings and map entries. The first MaxFamilies
@@ -58,7 +60,7 @@ func (e *engine) newUntracked(name []byte, line int) {
 		e.untracked.Grow(e.expectMore(len(e.fams)))
 	}
 	h := e.famHash(name)
-	e.untracked.Add(h, 0)
+	e.untracked.Insert(h, 0)
 	e.loadSpare(h, e.names.Intern(name), 0)
 	e.fams[e.spare].firstLine = line
 }
@@ -133,5 +135,5 @@ func firstOn(what string, line int) string {
 	if line <= 0 {
 		return ""
 	}
-	return " (" + what + " on line " + itoa(line) + ")"
+	return " (" + what + " on line " + strconv.Itoa(line) + ")"
 }

@@ -87,14 +87,7 @@ func restSyntaxOK(rec []byte, k int) bool {
 		}
 		// a label name, or a metric name inside braces
 		if rec[k] == '"' {
-			k++
-			for k < n && rec[k] != '"' {
-				if rec[k] == '\\' {
-					k++
-				}
-				k++
-			}
-			if k >= n {
+			if k = quoteAt(rec, k+1); k >= n {
 				return false
 			}
 			k++
@@ -124,13 +117,7 @@ func restSyntaxOK(rec []byte, k int) bool {
 		// and ',' or '}': a raw quote in a later value does not spoil it.
 		k++
 		for {
-			for k < n && rec[k] != '"' {
-				if rec[k] == '\\' {
-					k++
-				}
-				k++
-			}
-			if k >= n {
+			if k = quoteAt(rec, k); k >= n {
 				return false
 			}
 			k = skipBlanksAt(rec, k+1)
@@ -142,6 +129,17 @@ func restSyntaxOK(rec []byte, k int) bool {
 			}
 		}
 	}
+}
+
+// quoteAt is the first unescaped double quote at or after k (len(rec): none).
+func quoteAt(rec []byte, k int) int {
+	for k < len(rec) && rec[k] != '"' {
+		if rec[k] == '\\' {
+			k++
+		}
+		k++
+	}
+	return min(k, len(rec))
 }
 
 func skipBlanksAt(rec []byte, k int) int {

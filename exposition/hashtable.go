@@ -2,25 +2,33 @@ package exposition
 
 import "unsafe"
 
-// hashTable is an open-addressing table of the families beyond
-// Options.MaxFamilies: name hash → 2 bytes of state.
-type hashTable struct {
-	keys  []uint64
-	state []uint16
-	n     int
+// hashMap is an open-addressing table from a 64-bit hash (never 0: 0 marks
+// an empty slot) to a small value, at a load of at most 3/4: the families
+// beyond Options.MaxFamilies (name hash → 2 bytes of state, hashTable) and
+// every series seen (series hash → the line of first sight, dupSet: 12
+// bytes a series instead of its text, the line read only on a hit; with a
+// random seed, a false duplicate among n series has a chance of about
+// n²/2⁶⁵).
+type hashMap[V uint16 | uint32] struct {
+	keys []uint64
+	vals []V
+	n    int
 }
 
+type (
+	hashTable = hashMap[uint16]
+	dupSet    = hashMap[uint32]
+)
+
 // Len is the number of entries.
-func (t *hashTable) Len() int { return t.n }
+func (t *hashMap[V]) Len() int { return t.n }
 
-// State is the state at slot i (from Find).
-func (t *hashTable) State(i int) uint16 { return t.state[i] }
-
-// SetState replaces the state at slot i (from Find).
-func (t *hashTable) SetState(i int, st uint16) { t.state[i] = st }
+// State is the value at slot i (from Find); SetState replaces it.
+func (t *hashMap[V]) State(i int) V       { return t.vals[i] }
+func (t *hashMap[V]) SetState(i int, v V) { t.vals[i] = v }
 
 // Find is the slot of h, or -1.
-func (t *hashTable) Find(h uint64) int {
+func (t *hashMap[V]) Find(h uint64) int {
 	if t.n == 0 {
 		return -1
 	}
@@ -35,33 +43,36 @@ func (t *hashTable) Find(h uint64) int {
 	}
 }
 
-// Add inserts h, which is not in the table, with state st.
-func (t *hashTable) Add(h uint64, st uint16) {
+// Insert adds h with value v; when h is there already it returns its
+// value and true (a series' line of first sight) and changes nothing.
+func (t *hashMap[V]) Insert(h uint64, v V) (V, bool) {
 	if (t.n+1)*4 > len(t.keys)*3 {
 		t.Grow(2 * (t.n + 1))
 	}
 	mask := uint64(len(t.keys) - 1)
-	i := h & mask
-	for t.keys[i] != 0 {
-		i = (i + 1) & mask
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case 0:
+			t.keys[i], t.vals[i] = h, v
+			t.n++
+			return 0, false
+		case h:
+			return t.vals[i], true
+		}
 	}
-	t.keys[i], t.state[i] = h, st
-	t.n++
 }
 
-// Grow makes room for want families at a load of at most 3/4.
-func (t *hashTable) Grow(want int) {
-	size := 1 << 12
+// Grow makes room for want entries at a load of at most 3/4.
+func (t *hashMap[V]) Grow(want int) {
+	size := 1 << 10
 	for size*3/4 < want || size <= len(t.keys) {
 		size *= 2
 	}
-	{
-		ok, os := t.keys, t.state
-		t.keys, t.state, t.n = make([]uint64, size), make([]uint16, size), 0
-		for i, k := range ok {
-			if k != 0 {
-				t.Add(k, os[i])
-			}
+	ok, ov := t.keys, t.vals
+	t.keys, t.vals, t.n = make([]uint64, size), make([]V, size), 0
+	for i, k := range ok {
+		if k != 0 {
+			t.Insert(k, ov[i])
 		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+	"strconv"
 )
 
 // Options tune Lint and Fix. The zero value is usable.
@@ -530,7 +531,7 @@ func (e *engine) tooLong(lr *lineReader, lineNo int) {
 	max := e.opts.MaxLineBytes
 	p := Problem{Rule: RuleLineTooLong, Severity: severityOf(RuleLineTooLong), Line: lineNo, Col: max + 1,
 		Value:   DisplayValue(lr.Bytes(0, min(maxDisplay, max))),
-		Message: "line is longer than " + itoa(max) + " bytes, the limit; it is skipped, not checked",
+		Message: "line is longer than " + strconv.Itoa(max) + " bytes, the limit; it is skipped, not checked",
 		Fix:     defaultFix(RuleLineTooLong)}
 	e.note(&p, typeNone)
 	e.add(p)
@@ -636,28 +637,6 @@ func (e *engine) add(p Problem) {
 	e.problems = append(e.problems, p)
 }
 
-func itoa(i int) string {
-	var b [20]byte
-	n := len(b)
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	for {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-		if i == 0 {
-			break
-		}
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
-}
-
 func (e *engine) result() *Result {
 	e.finalizeFamilies()
 	res := &Result{
@@ -671,7 +650,7 @@ func (e *engine) result() *Result {
 	if e.untracked.Len() > 0 {
 		res.FamiliesNotTracked = e.untracked.Len()
 		p := Problem{Rule: RuleFamiliesNotTracked, Severity: severityOf(RuleFamiliesNotTracked), Line: e.untrackedFrom, Col: 1,
-			Message: itoa(e.untracked.Len()) + " families from this line on are beyond Options.MaxFamilies = " + itoa(e.opts.MaxFamilies) +
+			Message: strconv.Itoa(e.untracked.Len()) + " families from this line on are beyond Options.MaxFamilies = " + strconv.Itoa(e.opts.MaxFamilies) +
 				": they are parsed and checked line by line (the verdict is expfmt's), but not listed and not checked by the per-family rules (HELP, naming), and a duplicate series is found only among its family's contiguous lines",
 			Fix: "export fewer metric families (a label instead of a name per object)"}
 		e.note(&p, typeNone)
@@ -683,7 +662,7 @@ func (e *engine) result() *Result {
 			total += c
 		}
 		e.problems = append(e.problems, Problem{Rule: RuleProblemsSuppressed, Severity: SeverityWarning, Line: e.lines, Col: 1,
-			Message: itoa(total) + " more problems are not listed (at most Options.MaxProblems = " + itoa(e.opts.MaxProblems) + " in all, " + itoa(maxLineProblems) + " per line, one duplicate label name per line); see suppressed counts per rule"})
+			Message: strconv.Itoa(total) + " more problems are not listed (at most Options.MaxProblems = " + strconv.Itoa(e.opts.MaxProblems) + " in all, " + strconv.Itoa(maxLineProblems) + " per line, one duplicate label name per line); see suppressed counts per rule"})
 		e.note(&e.problems[len(e.problems)-1], typeNone)
 		e.counts[1]++
 	}

@@ -1,6 +1,7 @@
 package exposition
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func rulesAt(res *Result) []string {
 	var out []string
 	for _, p := range res.Problems {
 		if p.Severity == SeverityError {
-			out = append(out, p.Rule+"@"+itoa(p.Line)+":"+itoa(p.Col)+"/"+p.Label)
+			out = append(out, p.Rule+"@"+strconv.Itoa(p.Line)+":"+strconv.Itoa(p.Col)+"/"+p.Label)
 		}
 	}
 	return out
@@ -111,7 +112,7 @@ func TestNonUTF8AndLimits(t *testing.T) {
 	}
 	var many strings.Builder
 	for i := 0; i < 50; i++ {
-		many.WriteString("a{i=\"" + itoa(i) + "\", b=\"\\q\"} 1\n")
+		many.WriteString("a{i=\"" + strconv.Itoa(i) + "\", b=\"\\q\"} 1\n")
 	}
 	res, _ = Lint(strings.NewReader(many.String()), Options{MaxProblems: 10})
 	if len(res.Problems) != 11 || res.Suppressed[RuleLabelValueBadEscape]+res.Suppressed[RuleHelpMissing] != 41 || res.Errors != 50 {

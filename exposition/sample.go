@@ -34,8 +34,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 		metricNil = false
 		i = j
 		if b, _ := e.at(i); isBlank(b) {
-			i = e.skipBlanks(i)
-			if _, ok := e.at(i); !ok {
+			if i = e.skipBlanks(i); e.atEnd(i) {
 				return e.eof(i)
 			}
 			spaceBefore = true
@@ -65,8 +64,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 					e.fail(RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a label set without a metric name")
 					return stFail
 				}
-				i = e.skipBlanks(i + 1)
-				if _, ok := e.at(i); !ok {
+				if i = e.skipBlanks(i + 1); e.atEnd(i) {
 					return e.eof(i)
 				}
 				break labels
@@ -83,8 +81,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			}
 			i = j
 			if b, _ := e.at(i); isBlank(b) {
-				i = e.skipBlanks(i)
-				if _, ok := e.at(i); !ok {
+				if i = e.skipBlanks(i); e.atEnd(i) {
 					return e.eof(i)
 				}
 			}
@@ -109,8 +106,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 							i++
 							continue
 						}
-						i = e.skipBlanks(i + 1)
-						if _, ok := e.at(i); !ok {
+						if i = e.skipBlanks(i + 1); e.atEnd(i) {
 							return e.eof(i)
 						}
 						break labels
@@ -226,8 +222,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 					e.fail(RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a label set without a metric name")
 					return stFail
 				}
-				i = e.skipBlanks(i + 1)
-				if _, ok := e.at(i); !ok {
+				if i = e.skipBlanks(i + 1); e.atEnd(i) {
 					return e.eof(i)
 				}
 				break labels

@@ -2,6 +2,7 @@ package exposition
 
 import (
 	"math"
+	"strconv"
 )
 
 // Booking a parsed sample: cardinality, contiguity, duplicate series (by
@@ -63,7 +64,7 @@ func (e *engine) commit() {
 		// message and a copy of the line for each of a million repeats.
 		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, nil, "duplicate series", "")
 	} else if dup {
-		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+itoa(int(first))+"; Prometheus keeps one of the samples",
+		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+strconv.Itoa(int(first))+"; Prometheus keeps one of the samples",
 			"make each name and label set unique")
 	}
 	if f.noNaN && math.IsNaN(e.sample.value) {

@@ -90,6 +90,9 @@ const (
 	nameMetric = 2
 )
 
+// atEnd: there is no byte at i, not even the line feed that ends the record.
+func (e *engine) atEnd(i int) bool { return i > e.n || i == e.n && !e.hasLF }
+
 // at returns the byte at i: the record's bytes, then '\n' when a line feed
 // ends it; false at the end of the input.
 func (e *engine) at(i int) (byte, bool) {
@@ -102,12 +105,7 @@ func (e *engine) at(i int) (byte, bool) {
 	return 0, false
 }
 
-func (e *engine) skipBlanks(i int) int {
-	for i < e.n && isBlank(e.rec[i]) {
-		i++
-	}
-	return i
-}
+func (e *engine) skipBlanks(i int) int { return skipBlanksAt(e.rec, i) }
 
 // eof is expfmt's "unexpected end of input stream".
 func (e *engine) eof(i int) status {
