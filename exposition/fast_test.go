@@ -198,3 +198,35 @@ func TestMillionFamiliesBounded(t *testing.T) {
 		t.Errorf("%d series, %d families not tracked, parseable %v", res.Series, res.FamiliesNotTracked, res.Parseable)
 	}
 }
+
+// TestDuplicateSeriesInLargeRuns: a duplicate is found after the run's
+// table grew many times over and after hundreds of runs (the run table's
+// generation wraps every 255 runs), and none is invented.
+func TestDuplicateSeriesInLargeRuns(t *testing.T) {
+	var b bytes.Buffer
+	line := 0
+	var want []int
+	for f := 0; f < 600; f++ {
+		n := 3
+		if f%100 == 0 {
+			n = 5000
+		}
+		name := "f" + strconv.Itoa(f)
+		for i := 0; i < n; i++ {
+			b.WriteString(name + `{i="` + strconv.Itoa(i) + "\"} 1\n")
+			line++
+		}
+		b.WriteString(name + `{i="1"} 2` + "\n") // a duplicate of the run's second line
+		line++
+		want = append(want, line)
+	}
+	got := dupLines(lintString(t, b.String()))
+	if len(got) != len(want) {
+		t.Fatalf("found %d duplicates, want %d: %v", len(got), len(want), got[:min(len(got), 5)])
+	}
+	for k, g := range got {
+		if !strings.HasPrefix(g, strconv.Itoa(want[k])+":") {
+			t.Fatalf("duplicate %d at %s, want line %d", k, g, want[k])
+		}
+	}
+}
