@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -227,6 +228,34 @@ func TestDuplicateSeriesInLargeRuns(t *testing.T) {
 	for k, g := range got {
 		if !strings.HasPrefix(g, strconv.Itoa(want[k])+":") {
 			t.Fatalf("duplicate %d at %s, want line %d", k, g, want[k])
+		}
+	}
+}
+
+// TestSkipPlainASCII: the word-at-a-time skip never passes a quote, a
+// backslash, a line feed or a non-ASCII byte, and stops only in the word
+// that holds one (or in the last 7 bytes).
+func TestSkipPlainASCII(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c == '\n' || c >= 0x80 }
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("ab_09=, {}\"\\\n\x7f\x80\xff\x01!#")
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			if rng.IntN(6) == 0 {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				b[i] = 'a' + byte(rng.IntN(26))
+			}
+		}
+		from := rng.IntN(len(b) + 1)
+		got := skipPlainASCII(b, from)
+		first := from
+		for first < len(b) && !special(b[first]) {
+			first++
+		}
+		if got < from || got > first || (first-got >= 8 && got+8 <= len(b)) {
+			t.Fatalf("skipPlainASCII(%q, %d) = %d; the first byte to look at is %d", b, from, got, first)
 		}
 	}
 }

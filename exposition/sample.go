@@ -1,6 +1,7 @@
 package exposition
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -17,6 +18,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 	var nameTok []byte
 	nameOff := i
 	spaceBefore := false
+	inOrder := true // every label so far at its place in the family's list
 	if !braces {
 		tok, j, st := e.readName(i, true)
 		if st != stOK {
@@ -132,7 +134,11 @@ func (e *engine) parseSample(i int, braces bool) status {
 				e.fail(RuleLabelLimit, ns, tok, nil, "sample of %q has more than %d labels, the limit; the rest of the line is not checked", e.curName(), e.opts.MaxLabels)
 				return stFail
 			}
-			if !special && e.dupLabel(tok) {
+			// A line that names its labels in the order of the family's
+			// distinct label names (nearly every line) has no duplicate.
+			k := len(e.labels)
+			inOrder = inOrder && e.cur >= 0 && k < len(e.fams[e.cur].labels) && e.fams[e.cur].labels[k] == string(tok)
+			if !special && !inOrder && e.dupLabel(tok) {
 				// One duplicate per line is listed, the others counted:
 				// per-line state stays O(1) in the number of duplicates.
 				if !e.strict && e.dupSeen {
@@ -308,7 +314,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 
 // readValueStrict ports readTokenAsLabelValue. vs is just after the quote.
 func (e *engine) readValueStrict(vs int, lbl []byte) (ve, next int, value []byte, st status) {
-	i := vs
+	i := skipPlainASCII(e.rec, vs)
 	var or byte
 	for i < e.n {
 		c := e.rec[i]
@@ -366,4 +372,20 @@ func (e *engine) readValueStrictEscaped(vs int, lbl []byte) (ve, next int, value
 			e.arena = append(e.arena, b)
 		}
 	}
+}
+
+// skipPlainASCII skips, 8 bytes at a time, the bytes from i that need no
+// look in a label value: ASCII other than '"', '\\' and line feed. It
+// stops at the word that holds one (or fewer than 8 bytes before the end);
+// the caller reads on from there byte by byte.
+func skipPlainASCII(rec []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(rec); i += 8 {
+		w := binary.LittleEndian.Uint64(rec[i:])
+		q, b, n := w^('"'*lo), w^('\\'*lo), w^('\n'*lo)
+		if (w|(q-lo)&^q|(b-lo)&^b|(n-lo)&^n)&hi != 0 {
+			break
+		}
+	}
+	return i
 }
