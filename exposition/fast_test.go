@@ -2,9 +2,9 @@ package exposition
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
