@@ -314,23 +314,24 @@ func (e *engine) parseSample(i int, braces bool) status {
 
 // readValueStrict ports readTokenAsLabelValue. vs is just after the quote.
 func (e *engine) readValueStrict(vs int, lbl []byte) (ve, next int, value []byte, st status) {
-	i := skipPlainASCII(e.rec, vs)
+	rec := e.rec
+	i := skipPlainASCII(rec, vs)
 	var or byte
-	for i < e.n {
-		c := e.rec[i]
+	for k, c := range rec[i:] {
 		or |= c
 		switch c {
 		case '"':
 			e.valueASCII = or < 0x80
-			return i, i + 1, e.rec[vs:i], stOK
+			return i + k, i + k + 1, rec[vs : i+k], stOK
 		case '\\':
 			return e.readValueStrictEscaped(vs, lbl)
 		case '\n':
-			e.fail(RuleLabelValueRawNewline, i, lbl, e.rec[vs:i], "label value %q contains unescaped new-line", e.rec[vs:i])
+			i += k
+			e.fail(RuleLabelValueRawNewline, i, lbl, rec[vs:i], "label value %q contains unescaped new-line", rec[vs:i])
 			return 0, 0, nil, stFail
 		}
-		i++
 	}
+	i = len(rec)
 	if e.hasLF {
 		e.fail(RuleLabelValueRawNewline, i, lbl, e.rec[vs:i], "label value %q contains unescaped new-line", e.rec[vs:i])
 		return 0, 0, nil, stFail

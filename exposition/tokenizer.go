@@ -96,8 +96,8 @@ func (e *engine) atEnd(i int) bool { return i > e.n || i == e.n && !e.hasLF }
 // at returns the byte at i: the record's bytes, then '\n' when a line feed
 // ends it; false at the end of the input.
 func (e *engine) at(i int) (byte, bool) {
-	if i < e.n {
-		return e.rec[i], true
+	if rec := e.rec; uint(i) < uint(len(rec)) { // e.n is len(e.rec); this form needs no bounds check
+		return rec[i], true
 	}
 	if e.hasLF && i == e.n {
 		return '\n', true
@@ -163,12 +163,16 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 		if metric {
 			cls = nameMetric
 		}
+		rec := e.rec
 		j := i + 1
-		for j < e.n && nameClass[e.rec[j]]&cls != 0 {
+		for _, c := range rec[j:] {
+			if nameClass[c]&cls == 0 {
+				break
+			}
 			j++
 		}
-		if j < e.n && e.rec[j] != '"' || j == e.n && e.hasLF {
-			return e.rec[start:j], j, stOK
+		if j < len(rec) && rec[j] != '"' || j == len(rec) && e.hasLF {
+			return rec[start:j], j, stOK
 		}
 	}
 	simple := true
