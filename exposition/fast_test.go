@@ -259,3 +259,17 @@ func TestSkipPlainASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateLabelAcrossANameInBraces: a line that names its family
+// inside the braces, after a label, is checked for duplicate label names
+// against its own labels, not against the label order of the family of
+// the line before (which the first label matched).
+func TestDuplicateLabelAcrossANameInBraces(t *testing.T) {
+	in := "p{a=\"1\",c=\"1\"} 1\nq{z=\"1\",a=\"1\"} 1\np{a=\"2\",c=\"2\"} 1\n{a=\"3\",q,a=\"4\"} 1\n"
+	for _, got := range rulesAt(lintString(t, in)) {
+		if strings.HasPrefix(got, RuleLabelNameDuplicate+"@4:") {
+			return
+		}
+	}
+	t.Fatalf("no %s on line 4: %v", RuleLabelNameDuplicate, rulesAt(lintString(t, in)))
+}

@@ -262,6 +262,7 @@ type engine struct {
 	labelSet       map[string]struct{}
 	quotedName     bool // the last name readName returned had a quoted part
 	valueASCII     bool // the last label value read was all ASCII (no UTF-8 check needed)
+	labelsInOrder  bool // the sample's labels are the first of its family's, in its order
 
 	collectSpans bool
 	spans        []Span
@@ -365,6 +366,7 @@ func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
 	e.spans = e.spans[:0]
 	e.sawSpaceBefore = false
 	e.recFam = -1
+	e.labelsInOrder = false
 	e.budget = 16*len(rec) + 4096
 	if len(e.labelSet) > 0 {
 		clear(e.labelSet)

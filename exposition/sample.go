@@ -99,6 +99,8 @@ func (e *engine) parseSample(i int, braces bool) status {
 						if st := e.setOrCreate(tok, ns); st != stOK {
 							return st
 						}
+						// the labels before were matched against another family's
+						inOrder = inOrder && len(e.labels) == 0
 						e.ensureTyped()
 						metricNil = false
 						namePresent = true
@@ -309,6 +311,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 		return stFail
 	}
 	e.sample = sampleInfo{name: nameTok, nameOff: nameOff, value: v, valueOff: vs}
+	e.labelsInOrder = inOrder
 	return stOK
 }
 

@@ -27,8 +27,12 @@ func (e *engine) commit() {
 	e.series++
 	// label names, and the promlint label rules on first sight; a line
 	// names them in the order the last one did, so one compare each
-	for k := range e.labels {
-		l := &e.labels[k]
+	labels := e.labels
+	if e.labelsInOrder {
+		labels = nil // parseSample found them the family's first, in its order
+	}
+	for k := range labels {
+		l := &labels[k]
 		if k < len(f.labels) && f.labels[k] == string(l.name) {
 			continue
 		}
