@@ -1,13 +1,15 @@
-// Package exposition tokenizes, lints and fixes the Prometheus text
-// exposition format, for any producer.
+// Package exposition tokenizes and lints the Prometheus text exposition
+// format, for any producer.
 //
 // Lint streams over the payload once, with one reused buffer and no
 // allocation per line on the hot path, and reports every problem with its
 // line and column — not only the first, as expfmt and promtool do. Its
 // verdict agrees with expfmt.NewTextParser(model.UTF8Validation): a payload
 // without error-level problems parses, and a payload expfmt rejects has an
-// error at the line expfmt names (FuzzLintAgreesWithExpfmt). Fix rewrites
-// the label values and HELP texts that break the format.
+// error at the line expfmt names (FuzzLintAgreesWithExpfmt). The package
+// is the bottom layer and imports nothing of its module: exposition/fix
+// rewrites the label values and HELP texts that break the format, through
+// Rewrite.
 //
 // What a caller knows of one producer stays with the caller and reaches
 // Lint through two hooks: Options.Family asks, once per family, which
@@ -27,7 +29,7 @@ import (
 	"strconv"
 )
 
-// Options tune Lint and Fix. The zero value is usable.
+// Options tune Lint and Rewrite (and so exposition/fix). The zero value is usable.
 type Options struct {
 	// BufferSize is the initial read buffer (default 1 MiB); it grows for a
 	// longer line.
@@ -527,7 +529,7 @@ func (e *engine) colOf(pos int) int {
 }
 
 // tooLong reports a line longer than Options.MaxLineBytes and skips it
-// without buffering it (Fix copies it through unchanged). The expfmt state
+// without buffering it (a Rewriter copies it through unchanged). The expfmt state
 // is left as it was: the line is not parsed.
 func (e *engine) tooLong(lr *lineReader, lineNo int) {
 	max := e.opts.MaxLineBytes

@@ -17,7 +17,7 @@ import (
 //   - lenient: used only on a line that failed strict; it reports every
 //     problem of the line, recovers from escaping mistakes (a bad escape is a
 //     literal backslash, a raw quote is found by a heuristic) and records where
-//     each label value is, for Fix.
+//     each label value is, for a Rewriter (exposition/fix).
 
 type mtype uint8
 

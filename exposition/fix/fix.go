@@ -1,3 +1,11 @@
+// Package fix repairs a Prometheus text payload: label values and HELP
+// texts escaped as the format wants, a sample a raw line feed split
+// rejoined, a missing final line feed added. It stands on the linter
+// (package exposition): every line passes through exposition.Rewrite, and a
+// repaired line is kept only when the linter's own engine parses it from
+// the state before the line. A repair that would change what a sample says
+// is refused, and an OpenMetrics payload is refused as a whole. Its tests
+// live in exposition's directory beside the fuzz corpus they share.
 package fix
 
 import (
