@@ -37,6 +37,13 @@ func TestWriteScaleFile(t *testing.T) {
 	if k, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_ROWS")); k > 0 {
 		c.ConsumptionRows = k
 	}
+	if k, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_MVS")); k > 0 || os.Getenv("DORISDIAG_SCALE_MVS") == "0" {
+		c.MVs = k
+	}
+	if k, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_TABLES")); k > 0 {
+		c.Tables = k
+	}
+	c.NoPartitions = os.Getenv("DORISDIAG_SCALE_NO_PARTITIONS") != ""
 	s := Scale(c)
 	f, err := os.Create(path)
 	if err != nil {
