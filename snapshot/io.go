@@ -26,7 +26,7 @@ import (
 const DefaultMaxBytes = 512 << 20
 
 // MaxStreams bounds the streams of a snapshot read (issue 24, "bounded
-// snapshots"): the diagnosis costs about 7 KB of memory a stream whatever
+// snapshots"): the diagnosis costs 7-9 KB of memory a stream whatever
 // the stream's size in the file, so a file of many small streams (400,000
 // in 207 MB) would need 3 GB to check. A snapshot with more is refused with
 // the numbers as soon as its streams array is decoded, before any
