@@ -21,6 +21,10 @@ import (
 // of the 2,000 MVs, an 824 MB file (over the 512 MiB input limit);
 // DORISDIAG_SCALE_STREAMS=234000, 240,000 streams, stays under it.
 //
+// Issue 24's streams-only shape (about 520 bytes a stream, no consumption
+// row): DORISDIAG_SCALE_STREAMS=400000 DORISDIAG_SCALE_MVS=0
+// DORISDIAG_SCALE_TABLES=1000 DORISDIAG_SCALE_NO_PARTITIONS=1, a 207 MB file.
+//
 // Without the variable it does nothing.
 func TestWriteScaleFile(t *testing.T) {
 	path := os.Getenv("DORISDIAG_WRITE_SCALE")
