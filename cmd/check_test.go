@@ -22,6 +22,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/mv"
 	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"github.com/dorisdiag/dorisdiag/fixtures"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/internal/testnet"
@@ -215,7 +216,7 @@ func TestCheckPromOutput(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: expfmt rejects -o prom: %v", name, err)
 		}
-		res, err := exposition.Lint(strings.NewReader(out), exposition.Options{})
+		res, err := lint.Lint(strings.NewReader(out), exposition.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

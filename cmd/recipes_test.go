@@ -20,6 +20,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"github.com/dorisdiag/dorisdiag/internal/testbin"
 )
 
@@ -382,7 +383,7 @@ func TestTextfileRecipeSurvivesAnIncident(t *testing.T) {
 	if strings.Contains(string(b), "# stale") || !strings.Contains(string(b), "dorisdiag_findings") {
 		t.Fatalf("textfile not replaced:\n%.300s", b)
 	}
-	res, err := exposition.Lint(strings.NewReader(string(b)), exposition.Options{})
+	res, err := lint.Lint(strings.NewReader(string(b)), exposition.Options{})
 	if err != nil || !res.Parseable {
 		t.Fatalf("textfile does not parse: %v %+v", err, res)
 	}

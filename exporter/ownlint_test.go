@@ -10,6 +10,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"github.com/dorisdiag/dorisdiag/scenario"
 )
 
@@ -49,7 +50,7 @@ func TestOwnOutputPassesMetricsLint(t *testing.T) {
 					t.Fatalf("a series without the cluster label: %s", line)
 				}
 			}
-			res, err := exposition.Lint(bytes.NewReader(body), metrics.LintOptions(exposition.Options{}))
+			res, err := lint.Lint(bytes.NewReader(body), metrics.LintOptions(exposition.Options{}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exporter"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -63,7 +64,7 @@ func scrapeText(t testing.TB, e *exporter.Exporter) []byte {
 // knows it stands in for the Master).
 func lintDesign(t testing.TB, body []byte, now time.Time) []exposition.Problem {
 	t.Helper()
-	res, err := exposition.Lint(bytes.NewReader(body), metrics.LintOptions(exposition.Options{}))
+	res, err := lint.Lint(bytes.NewReader(body), metrics.LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

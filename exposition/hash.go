@@ -21,8 +21,8 @@ func mum(a, b uint64) uint64 {
 	return hi ^ lo
 }
 
-// hashBytes hashes b with seed.
-func hashBytes(seed uint64, b []byte) uint64 {
+// HashBytes hashes b with seed.
+func HashBytes(seed uint64, b []byte) uint64 {
 	n, all := len(b), b
 	h := seed ^ uint64(n)*hashK0
 	for len(b) > 8 {
@@ -43,7 +43,9 @@ func hashBytes(seed uint64, b []byte) uint64 {
 	}
 	return mum(h^w, hashK2)
 }
-func mix(x uint64) uint64 {
+
+// Mix is splitmix64's finalizer: it spreads a combined hash over all 64 bits.
+func Mix(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27

@@ -1,13 +1,13 @@
 package exposition
 
-// runSet is the table of one run's series hashes: open addressing, an
+// RunSet is the table of one run's series hashes: open addressing, an
 // entry valid when its generation is the run's, so a new run begins without
 // clearing the table. A slot is one word: the hash with its low 8 bits
 // replaced by the generation (two series are the same when their other 56
 // bits are: with a random seed, a false duplicate among the n series of a
 // run has a chance of about n²/2⁵⁷), so a lookup reads 8 bytes; the line
 // of first sight is beside it, read only on a hit.
-type runSet struct {
+type RunSet struct {
 	keys  []uint64
 	lines []uint32
 	gen   uint64 // 1..255
@@ -16,7 +16,7 @@ type runSet struct {
 
 // Reset begins a new run: every entry is forgotten (the table is cleared
 // once every 255 runs, when the generation wraps).
-func (r *runSet) Reset() {
+func (r *RunSet) Reset() {
 	r.n = 0
 	r.gen++
 	if r.gen > 0xff {
@@ -27,7 +27,7 @@ func (r *runSet) Reset() {
 
 // Insert adds h seen on line; when h is there already it returns the line
 // of first sight and true.
-func (r *runSet) Insert(h uint64, line uint32) (uint32, bool) {
+func (r *RunSet) Insert(h uint64, line uint32) (uint32, bool) {
 	if r.n*4 >= len(r.keys)*3 {
 		r.grow()
 	}
@@ -45,7 +45,7 @@ func (r *runSet) Insert(h uint64, line uint32) (uint32, bool) {
 	}
 }
 
-func (r *runSet) grow() {
+func (r *RunSet) grow() {
 	oldKeys, oldLines, gen := r.keys, r.lines, r.gen
 	size := max(2*len(oldKeys), 256)
 	r.keys, r.lines = make([]uint64, size), make([]uint32, size)

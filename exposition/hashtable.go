@@ -4,8 +4,8 @@ import "unsafe"
 
 // hashMap is an open-addressing table from a 64-bit hash (never 0: 0 marks
 // an empty slot) to a small value, at a load of at most 3/4: the families
-// beyond Options.MaxFamilies (name hash → 2 bytes of state, hashTable) and
-// every series seen (series hash → the line of first sight, dupSet: 12
+// beyond Options.MaxFamilies (name hash → 2 bytes of state, HashTable) and
+// every series seen (series hash → the line of first sight, DupSet: 12
 // bytes a series instead of its text, the line read only on a hit; with a
 // random seed, a false duplicate among n series has a chance of about
 // n²/2⁶⁵).
@@ -15,9 +15,11 @@ type hashMap[V uint16 | uint32] struct {
 	n    int
 }
 
+// HashTable maps a family's name hash to its 2 bytes of state; DupSet a
+// series hash to the line of first sight.
 type (
-	hashTable = hashMap[uint16]
-	dupSet    = hashMap[uint32]
+	HashTable = hashMap[uint16]
+	DupSet    = hashMap[uint32]
 )
 
 // Len is the number of entries.
@@ -77,13 +79,13 @@ func (t *hashMap[V]) Grow(want int) {
 	}
 }
 
-// nameArena makes the names of untracked families: strings cut from
+// NameArena makes the names of untracked families: strings cut from
 // shared blocks that are never written again, so a million names cost a
 // few hundred allocations, not a million.
-type nameArena struct{ block []byte }
+type NameArena struct{ block []byte }
 
 // Intern is b as a string cut from the current block.
-func (a *nameArena) Intern(b []byte) string {
+func (a *NameArena) Intern(b []byte) string {
 	if len(b) > 256 {
 		return string(b)
 	}

@@ -1,3 +1,9 @@
+// Package exposition is the bottom layer of the Prometheus text exposition
+// linter: what a payload's problems are (Problem, the Rules and their
+// severities), what the engine is asked and answers (Options, Result), how
+// a payload's bytes are shown (DisplayValue), and the bounded sets the
+// engine remembers families and series in (issue 24). It imports nothing of
+// its module; the engine itself, Lint and Rewrite, is exposition/lint.
 package exposition
 
 import (
@@ -58,3 +64,6 @@ func SortProblems(ps []Problem) {
 
 // FormatValue prints a sample value without exponent for ordinary numbers.
 func FormatValue(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// SeverityRank orders severities: 0 for error, 1 for warning, 2 for info.
+func SeverityRank(severity string) int { return severityRank[severity] }

@@ -124,7 +124,8 @@ func RuleByName(name string) (Rule, bool) {
 	return r, ok
 }
 
-func severityOf(rule string) string {
+// SeverityOf is the severity of the rule named rule (the Rules table's).
+func SeverityOf(rule string) string {
 	if r, ok := ruleIndex[rule]; ok {
 		return r.Severity
 	}

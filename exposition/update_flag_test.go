@@ -1,6 +1,8 @@
 package exposition
 
-import "flag"
+import (
+	"flag"
+)
 
 // This package has no golden files (the Doris fixtures' goldens are
 // diag/metrics'); the flag is defined so that `go test ./... -update` works

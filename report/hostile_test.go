@@ -20,6 +20,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/exposition/fix"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/report/demo"
 	doctorreport "github.com/dorisdiag/dorisdiag/report/doctor"
@@ -106,7 +107,7 @@ func hostileDocs(t *testing.T) map[string]report.Doc {
 		x := &res.MVs.MVs[i]
 		items = append(items, x.ListItem(res.MVs.FindingsFor(x.DB, x.Name)))
 	}
-	lint, err := exposition.Lint(strings.NewReader(hostileMetrics), metrics.LintOptions(exposition.Options{}))
+	lint, err := lint.Lint(strings.NewReader(hostileMetrics), metrics.LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -388,7 +389,7 @@ func scrapeOne(ctx context.Context, client *http.Client, t Target, o FetchOption
 		if o.KeepBody {
 			body = io.TeeReader(body, &kept)
 		}
-		res, lerr = exposition.Lint(body, o.Lint)
+		res, lerr = lint.Lint(body, o.Lint)
 		return nil
 	})
 	r.Status, r.Bytes, r.FetchTime = p.Status, p.Bytes, p.FetchTime

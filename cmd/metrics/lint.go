@@ -14,6 +14,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/exposition"
 	cons "github.com/dorisdiag/dorisdiag/exposition/consumers"
 	"github.com/dorisdiag/dorisdiag/exposition/fix"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
@@ -168,7 +169,7 @@ func (o *MetricsLintOptions) run() error {
 	// The bytes are kept for what a Prometheus server does with them and
 	// for the OpenMetrics check (docs/metrics.md "Who rejects what").
 	body := &keptBody{limit: keptBodyLimit}
-	res, err := exposition.Lint(io.TeeReader(in, body), o.lintOptions())
+	res, err := lint.Lint(io.TeeReader(in, body), o.lintOptions())
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	cons "github.com/dorisdiag/dorisdiag/exposition/consumers"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"github.com/dorisdiag/dorisdiag/shellquote"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -197,7 +198,7 @@ func Inputs(s *snapshot.Snapshot, lo exposition.Options) []Input {
 			// it were the payload.
 			mi.Err = errors.New("no body stored")
 		default:
-			res, err := exposition.Lint(strings.NewReader(p.Body), LintOptions(lo))
+			res, err := lint.Lint(strings.NewReader(p.Body), LintOptions(lo))
 			if err != nil {
 				mi.Err = err
 			} else {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 )
 
 func lintFixture(t *testing.T, name string) *exposition.Result {
@@ -16,7 +17,7 @@ func lintFixture(t *testing.T, name string) *exposition.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := exposition.Lint(strings.NewReader(string(b)), LintOptions(exposition.Options{}))
+	res, err := lint.Lint(strings.NewReader(string(b)), LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

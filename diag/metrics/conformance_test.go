@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 )
 
 func conformRules(t *testing.T, payload string, opts ConformOptions) map[string]int {
 	t.Helper()
-	res := lint(t, payload)
+	res := lintText(t, payload)
 	if !res.Parseable {
 		t.Fatalf("test payload does not parse: %+v", res.Problems)
 	}
@@ -99,7 +100,7 @@ func TestConform(t *testing.T) {
 // no sample; Conform says so instead of finding nothing.
 func TestNotKeptIsNotQuiet(t *testing.T) {
 	payload := master + "# TYPE doris_fe_ivm_mvs gauge\ndoris_fe_ivm_mvs{state=\"fresh\"} NaN\n"
-	res, err := exposition.Lint(strings.NewReader(payload), exposition.Options{})
+	res, err := lint.Lint(strings.NewReader(payload), exposition.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/exposition/fix"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden and the rule tables of docs/metrics.md")
@@ -24,9 +25,9 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden and the rule 
 var goldenNow = time.Unix(1796083200, 0).UTC()
 
 // lint lints a payload as every Doris caller does: with LintOptions.
-func lint(t testing.TB, payload string) *exposition.Result {
+func lintText(t testing.TB, payload string) *exposition.Result {
 	t.Helper()
-	res, err := exposition.Lint(strings.NewReader(payload), LintOptions(exposition.Options{}))
+	res, err := lint.Lint(strings.NewReader(payload), LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestGoldenFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := lint(t, string(data))
+			res := lintText(t, string(data))
 			conf := Conform(res, ConformOptions{Now: goldenNow})
 			if expfmtParses(data) != res.Parseable {
 				t.Errorf("linter parseable=%v, expfmt disagrees", res.Parseable)
@@ -226,7 +227,7 @@ func TestProfileNotes(t *testing.T) {
 		}
 		return nil
 	}
-	res := lint(t, "# TYPE doris_be_cpu counter\ndoris_be_cpu 1\n"+
+	res := lintText(t, "# TYPE doris_be_cpu counter\ndoris_be_cpu 1\n"+
 		"# TYPE doris_fe_ivm_mv_thing counter\ndoris_fe_ivm_mv_thing 1\n"+
 		"# TYPE doris_fe_ivm_mvs gauge\ndoris_fe_ivm_mvs{state=\"fresh\"} NaN\n"+
 		"# TYPE doris_fe_x_bucket gauge\ndoris_fe_x_bucket 1\n"+

@@ -1,11 +1,11 @@
 // Package fix repairs a Prometheus text payload: label values and HELP
 // texts escaped as the format wants, a sample a raw line feed split
 // rejoined, a missing final line feed added. It stands on the linter
-// (package exposition): every line passes through exposition.Rewrite, and a
+// (package exposition/lint): every line passes through lint.Rewrite, and a
 // repaired line is kept only when the linter's own engine parses it from
 // the state before the line. A repair that would change what a sample says
 // is refused, and an OpenMetrics payload is refused as a whole. Its tests
-// live in exposition's directory beside the fuzz corpus they share.
+// live in exposition/lint's directory beside the fuzz corpus they share.
 package fix
 
 import (
@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 )
 
 // Change is one line Fix rewrote.
@@ -89,7 +90,7 @@ func Fix(r io.Reader, w io.Writer, opts exposition.Options) (Report, error) {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	f := &fixer{w: bw}
 	sniff := newSniffer(r)
-	lines, n, err := exposition.Rewrite(sniff, opts, f)
+	lines, n, err := lint.Rewrite(sniff, opts, f)
 	var om *OpenMetricsError
 	if errors.As(err, &om) || errors.As(sniff.Err(), &om) {
 		err = om
@@ -160,12 +161,12 @@ func (f *fixer) Skipped(p exposition.Problem) io.Writer {
 
 // Failed handles a record that failed strict parsing: rewrite its spans,
 // check that the result parses from the same state, else keep the original.
-func (f *fixer) Failed(rec *exposition.Record) {
+func (f *fixer) Failed(rec *lint.Record) {
 	orig := append([]byte(nil), rec.Bytes()...)
 	origLF := rec.HasLF()
 	line, nlines := rec.Line(), rec.Lines()
-	lint := append([]exposition.Problem(nil), rec.Problems()...)
-	spans := append([]exposition.Span(nil), rec.Spans()...)
+	found := append([]exposition.Problem(nil), rec.Problems()...)
+	spans := append([]lint.Span(nil), rec.Spans()...)
 
 	var out []byte
 	var changes []Change
@@ -226,7 +227,7 @@ func (f *fixer) Failed(rec *exposition.Record) {
 	}
 	// No: copy the line unchanged, report why, and book it for the lint state.
 	rec.Keep()
-	for _, p := range lint {
+	for _, p := range found {
 		if p.Severity == exposition.SeverityError {
 			f.report.Unrepaired = append(f.report.Unrepaired, p)
 		}

@@ -1,8 +1,10 @@
-package exposition
+package lint
 
 import (
 	"math"
 	"strconv"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // Booking a parsed sample: cardinality, contiguity, duplicate series (by
@@ -62,17 +64,17 @@ func (e *engine) commit() {
 	for k := range e.labels {
 		sum += e.pairHash(&e.labels[k])
 	}
-	h := mix(hashBytes(e.hseed, e.sample.name) ^ sum)
+	h := exposition.Mix(exposition.HashBytes(e.hseed, e.sample.name) ^ sum)
 	if first, dup := e.seen.insert(e.cur, e.famKey(e.cur), f, h, uint32(e.line), e); dup && len(e.problems) >= e.opts.MaxProblems {
 		// Listed no more (Options.MaxProblems): counted, without building a
 		// message and a copy of the line for each of a million repeats.
-		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, nil, "duplicate series", "")
+		e.problem(exposition.RuleDuplicateSeries, e.sample.nameOff, nil, nil, "duplicate series", "")
 	} else if dup {
-		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+strconv.Itoa(int(first))+"; Prometheus keeps one of the samples",
+		e.problem(exposition.RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+strconv.Itoa(int(first))+"; Prometheus keeps one of the samples",
 			"make each name and label set unique")
 	}
 	if f.noNaN && math.IsNaN(e.sample.value) {
-		e.problem(RuleValueNaN, e.sample.valueOff, nil, e.rec[e.sample.valueOff:], "NaN in a family whose producer allows none", "")
+		e.problem(exposition.RuleValueNaN, e.sample.valueOff, nil, e.rec[e.sample.valueOff:], "NaN in a family whose producer allows none", "")
 	}
 	if f.keep {
 		if len(e.kept) < e.opts.MaxSamples {
@@ -88,9 +90,9 @@ func (e *engine) commit() {
 // pieces, so a kept sample costs its map and one string.
 func (e *engine) keep(f *famState) {
 	if e.kept == nil {
-		e.kept = make([]Sample, 0, min(e.opts.MaxSamples, 20000))
+		e.kept = make([]exposition.Sample, 0, min(e.opts.MaxSamples, 20000))
 	}
-	s := Sample{Name: f.name, Value: e.sample.value, Line: e.line}
+	s := exposition.Sample{Name: f.name, Value: e.sample.value, Line: e.line}
 	if string(e.sample.name) != f.name {
 		s.Name = string(e.sample.name) // a histogram's _bucket, _sum, _count
 	}
@@ -127,7 +129,7 @@ func (e *engine) touch(idx int32) {
 	f := &e.fams[idx]
 	if f.touched && !f.nonContig {
 		f.nonContig = true
-		p := Problem{Rule: RuleNonContiguousFamily, Severity: severityOf(RuleNonContiguousFamily), Line: e.line, Col: 1, Family: f.name,
+		p := exposition.Problem{Rule: exposition.RuleNonContiguousFamily, Severity: exposition.SeverityOf(exposition.RuleNonContiguousFamily), Line: e.line, Col: 1, Family: f.name,
 			Message: "family " + f.name + " continues here after " + e.lastFamName + "; its lines should be contiguous" + firstOn("first seen", f.firstLine),
 			Fix:     "print all lines of a family together"}
 		e.note(&p, f.typ)
@@ -153,7 +155,7 @@ func (e *engine) pairHash(l *label) uint64 {
 	raw := l.vs == ns+nl+2 && e.rec[ns] != '"' &&
 		(len(l.value) == 0 && l.ve == l.vs || len(l.value) == l.ve-l.vs && &l.value[0] == &e.rec[l.vs])
 	if raw || (l.vs == ns+nl+2 && e.rec[ns] != '"' && canonicalEscaped(e.rec[l.vs:l.ve], l.value)) {
-		return hashBytes(e.hseed, e.rec[ns:l.ve])
+		return exposition.HashBytes(e.hseed, e.rec[ns:l.ve])
 	}
 	b := append(e.pairBuf[:0], l.name...)
 	b = append(b, '=', '"')
@@ -170,7 +172,7 @@ func (e *engine) pairHash(l *label) uint64 {
 		}
 	}
 	e.pairBuf = b
-	return hashBytes(e.hseed, b)
+	return exposition.HashBytes(e.hseed, b)
 }
 
 // expectSeries is how many series the payload will hold, from the bytes
@@ -215,12 +217,12 @@ func (e *engine) extrapolate(n int, minRead int64) int {
 type seriesSet struct {
 	hashes []uint64 // the log: every series in payload order
 	lines  []uint32
-	run    runSet
+	run    exposition.RunSet
 	runFam int32  // the family of the current run (-1: none yet)
 	runKey uint64 // and its famKey
 	start  int32  // where the current run begins in the log
 	reread int    // log entries re-read for families that came back
-	all    *dupSet
+	all    *exposition.DupSet
 }
 
 // logRun is a span of the series log: one run of a family's lines.
@@ -283,7 +285,7 @@ func (s *seriesSet) startRun(fam int32, key uint64, f *famState, e *engine) {
 	}
 	s.reread += earlier
 	if s.reread > len(s.hashes)+1<<16 {
-		s.all = &dupSet{}
+		s.all = &exposition.DupSet{}
 		s.all.Grow(len(s.hashes) + len(s.hashes)/2)
 		for i, h := range s.hashes {
 			s.all.Insert(h, s.lines[i])

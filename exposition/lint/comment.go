@@ -1,10 +1,12 @@
-package exposition
+package lint
 
 import (
 	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // HELP, TYPE and other comment lines (expfmt startComment, readingHelp,
@@ -38,7 +40,7 @@ func (e *engine) parseComment(i int) status {
 			return e.eof(e.n)
 		}
 		if !utf8.Valid(e.rec) {
-			e.warn(RuleNonUTF8Text, firstInvalid(e.rec, 0), "", "", e.rec, "comment is not valid UTF-8", "")
+			e.warn(exposition.RuleNonUTF8Text, firstInvalid(e.rec, 0), "", "", e.rec, "comment is not valid UTF-8", "")
 		}
 		return stOK
 	}
@@ -53,12 +55,12 @@ func (e *engine) parseComment(i int) status {
 	b, _ = e.at(i)
 	if b == '\n' {
 		if isHelp && len(tok) > 0 {
-			e.warn(RuleHelpEmpty, ns, string(tok), "", nil, "HELP line without text; expfmt ignores it", "write a one-line description after the name")
+			e.warn(exposition.RuleHelpEmpty, ns, string(tok), "", nil, "HELP line without text; expfmt ignores it", "write a one-line description after the name")
 		}
 		return stOK
 	}
 	if !isBlank(b) {
-		e.fail(RuleMetricNameInvalid, i, nil, e.rec[ns:], "invalid metric name in comment")
+		e.fail(exposition.RuleMetricNameInvalid, i, nil, e.rec[ns:], "invalid metric name in comment")
 		return stFail
 	}
 	if st := e.setOrCreate(tok, ns); st != stOK {
@@ -71,7 +73,7 @@ func (e *engine) parseComment(i int) status {
 	}
 	if b == '\n' {
 		if isHelp {
-			e.warn(RuleHelpEmpty, ns, e.curName(), "", nil, "HELP line without text; expfmt ignores it", "write a one-line description after the name")
+			e.warn(exposition.RuleHelpEmpty, ns, e.curName(), "", nil, "HELP line without text; expfmt ignores it", "write a one-line description after the name")
 			if e.cur >= 0 && !e.noMutate {
 				e.fams[e.cur].helpEmpty = true
 			}
@@ -86,7 +88,7 @@ func (e *engine) parseComment(i int) status {
 
 func (e *engine) readHelp(ns, i int) status {
 	if e.cur >= 0 && e.fams[e.cur].hasHelp {
-		e.fail(RuleHelpDuplicate, ns, nil, nil, "second HELP line for metric name %q%s", e.curName(), firstOn("first", e.fams[e.cur].helpLine))
+		e.fail(exposition.RuleHelpDuplicate, ns, nil, nil, "second HELP line for metric name %q%s", e.curName(), firstOn("first", e.fams[e.cur].helpLine))
 		return stFail
 	}
 	hs := i
@@ -103,10 +105,10 @@ func (e *engine) readHelp(ns, i int) status {
 			}
 			bad = true
 			if e.strict {
-				e.fail(RuleHelpBadEscape, i, nil, e.rec[hs:], "invalid escape sequence '\\%c' in HELP", c)
+				e.fail(exposition.RuleHelpBadEscape, i, nil, e.rec[hs:], "invalid escape sequence '\\%c' in HELP", c)
 				return stFail
 			}
-			e.problem(RuleHelpBadEscape, i, nil, e.rec[hs:], fmt.Sprintf("invalid escape sequence %s in HELP text", escDisplay(e.rec, i)),
+			e.problem(exposition.RuleHelpBadEscape, i, nil, e.rec[hs:], fmt.Sprintf("invalid escape sequence %s in HELP text", escDisplay(e.rec, i)),
 				`write a backslash in HELP as \\ (only \\ and \n are escapes)`)
 		}
 		i++
@@ -121,7 +123,7 @@ func (e *engine) readHelp(ns, i int) status {
 		return stFail
 	}
 	if !utf8.Valid(e.rec[hs:]) {
-		e.warn(RuleNonUTF8Text, firstInvalid(e.rec, hs), e.curName(), "", e.rec[hs:], "HELP text is not valid UTF-8", "")
+		e.warn(exposition.RuleNonUTF8Text, firstInvalid(e.rec, hs), e.curName(), "", e.rec[hs:], "HELP text is not valid UTF-8", "")
 	}
 	if e.cur >= 0 && !e.noMutate {
 		f := &e.fams[e.cur]
@@ -135,9 +137,9 @@ func (e *engine) readType(ns, i int) status {
 	if e.cur >= 0 && e.fams[e.cur].typ != typeNone {
 		f := &e.fams[e.cur]
 		if f.samples > 0 {
-			e.fail(RuleTypeAfterSamples, ns, nil, nil, "TYPE line for %q after its samples%s", f.name, firstOn("first sample", f.firstSample))
+			e.fail(exposition.RuleTypeAfterSamples, ns, nil, nil, "TYPE line for %q after its samples%s", f.name, firstOn("first sample", f.firstSample))
 		} else {
-			e.fail(RuleTypeDuplicate, ns, nil, nil, "second TYPE line for metric name %q%s", f.name, firstOn("first", f.typeLine))
+			e.fail(exposition.RuleTypeDuplicate, ns, nil, nil, "second TYPE line for metric name %q%s", f.name, firstOn("first", f.typeLine))
 		}
 		return stFail
 	}
@@ -154,7 +156,7 @@ func (e *engine) readType(ns, i int) status {
 		t = lookupType([]byte(strings.ToUpper(strings.ReplaceAll(string(raw), `\`, ""))))
 	}
 	if t == typeNone {
-		e.fail(RuleTypeUnknown, i, nil, raw, "unknown metric type %q", raw)
+		e.fail(exposition.RuleTypeUnknown, i, nil, raw, "unknown metric type %q", raw)
 		return stFail
 	}
 	if e.cur >= 0 && !e.noMutate {

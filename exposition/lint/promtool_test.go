@@ -1,4 +1,4 @@
-package exposition
+package lint
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // TestPromtoolAgrees cross-checks the fixtures with a real promtool when one
@@ -17,7 +19,7 @@ func TestPromtoolAgrees(t *testing.T) {
 	if err != nil {
 		t.Skip("promtool not installed")
 	}
-	files, _ := filepath.Glob("../fixtures/metrics/*.prom")
+	files, _ := filepath.Glob("../../fixtures/metrics/*.prom")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -35,7 +37,7 @@ func TestPromtoolAgrees(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		res, _ := Lint(bytes.NewReader(data), Options{})
+		res, _ := Lint(bytes.NewReader(data), exposition.Options{})
 		if res.Parseable != (code != 1) {
 			t.Errorf("%s: linter parseable=%v, promtool exit %d: %s", filepath.Base(f), res.Parseable, code, stderr.String())
 		}

@@ -1,4 +1,4 @@
-package exposition
+package lint
 
 import (
 	"bytes"
@@ -8,16 +8,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // Issue 24 ("Fast and lean"): the linter's faster paths keep its verdicts.
 // Speed itself is measured by the benchmarks (docs/performance.md), never
 // asserted here.
 
-func dupLines(res *Result) []string {
+func dupLines(res *exposition.Result) []string {
 	var out []string
 	for _, p := range res.Problems {
-		if p.Rule == RuleDuplicateSeries {
+		if p.Rule == exposition.RuleDuplicateSeries {
 			out = append(out, strconv.Itoa(p.Line)+":"+p.Message)
 		}
 	}
@@ -68,7 +70,7 @@ func TestDuplicateSeriesAlternatingFamilies(t *testing.T) {
 		b.WriteString(fam + `{i="` + strconv.Itoa(i) + "\"} 1\n")
 	}
 	b.WriteString("a{i=\"6\"} 2\nb{i=\"7\"} 2\n")
-	res, err := Lint(&b, Options{})
+	res, err := Lint(&b, exposition.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func TestLintAllocatesNothingPerLine(t *testing.T) {
 	}
 	allocs := func(data []byte) float64 {
 		return testing.AllocsPerRun(3, func() {
-			if _, err := Lint(bytes.NewReader(data), Options{}); err != nil {
+			if _, err := Lint(bytes.NewReader(data), exposition.Options{}); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -105,10 +107,10 @@ func TestLintAllocatesNothingPerLine(t *testing.T) {
 // lineProblems are the problems a line rule raises: what stays the same
 // whether a family is tracked or not (the per-family rules and the notice
 // are not line rules).
-func lineProblems(res *Result) []string {
-	perFamily := map[string]bool{RuleHelpMissing: true, RuleCounterWithoutTotal: true, RuleNonCounterWithTotal: true,
-		RuleCamelCase: true, RuleUnitAbbreviation: true, RuleNonBaseUnit: true, RuleTypeInName: true, RuleReservedChars: true,
-		RuleReservedSuffix: true, RuleHistogramAsQuantiles: true, RuleFamiliesNotTracked: true, RuleReservedLabel: true}
+func lineProblems(res *exposition.Result) []string {
+	perFamily := map[string]bool{exposition.RuleHelpMissing: true, exposition.RuleCounterWithoutTotal: true, exposition.RuleNonCounterWithTotal: true,
+		exposition.RuleCamelCase: true, exposition.RuleUnitAbbreviation: true, exposition.RuleNonBaseUnit: true, exposition.RuleTypeInName: true, exposition.RuleReservedChars: true,
+		exposition.RuleReservedSuffix: true, exposition.RuleHistogramAsQuantiles: true, exposition.RuleFamiliesNotTracked: true, exposition.RuleReservedLabel: true}
 	var out []string
 	for _, p := range res.Problems {
 		if !perFamily[p.Rule] {
@@ -129,7 +131,10 @@ func TestUntrackedFamiliesKeepTheVerdict(t *testing.T) {
 		"# TYPE a gauge\na 1\nb 1\nc 1\nb{x=\"1\"} 2\n# TYPE b gauge\n",
 		"# TYPE h histogram\n# TYPE g histogram\ng_bucket{le=\"1\"} 1\ng_sum 1\ng_count -1\n{g_bucket,le=\"x\"} 1\n",
 		"a 1\nb{x=\"1\"} 1\nb{x=\"1\"} 1\nc 1\n{b, x=\"\\q\"} 1\n")
-	files, _ := filepath.Glob("../fixtures/metrics/*.prom")
+	files, _ := filepath.Glob("../../fixtures/metrics/*.prom")
+	if len(files) == 0 {
+		t.Fatal("no fixtures/metrics/*.prom")
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -138,11 +143,11 @@ func TestUntrackedFamiliesKeepTheVerdict(t *testing.T) {
 		inputs = append(inputs, string(data))
 	}
 	for _, in := range inputs {
-		full, err := Lint(strings.NewReader(in), Options{})
+		full, err := Lint(strings.NewReader(in), exposition.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		capped, err := Lint(strings.NewReader(in), Options{MaxFamilies: 1})
+		capped, err := Lint(strings.NewReader(in), exposition.Options{MaxFamilies: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,16 +166,16 @@ func TestUntrackedFamiliesKeepTheVerdict(t *testing.T) {
 }
 
 func TestFamiliesNotTrackedSaysSo(t *testing.T) {
-	res, err := Lint(bytes.NewReader(genFamilyPayload(50)), Options{MaxFamilies: 20})
+	res, err := Lint(bytes.NewReader(genFamilyPayload(50)), exposition.Options{MaxFamilies: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.FamiliesNotTracked != 30 || len(res.Families) != 20 || res.Series != 50 {
 		t.Fatalf("%d families listed, %d not tracked, %d series", len(res.Families), res.FamiliesNotTracked, res.Series)
 	}
-	var notice *Problem
+	var notice *exposition.Problem
 	for i := range res.Problems {
-		if res.Problems[i].Rule == RuleFamiliesNotTracked {
+		if res.Problems[i].Rule == exposition.RuleFamiliesNotTracked {
 			notice = &res.Problems[i]
 		}
 	}
@@ -184,7 +189,7 @@ func TestFamiliesNotTrackedSaysSo(t *testing.T) {
 // bytes allocated bound the peak heap.
 func TestMillionFamiliesBounded(t *testing.T) {
 	data := familiesPayload(t)
-	var res *Result
+	var res *exposition.Result
 	alloc := allocatedBy(func() {
 		var err error
 		res, err = Lint(bytes.NewReader(data), callerOptions)
@@ -267,9 +272,9 @@ func TestSkipPlainASCII(t *testing.T) {
 func TestDuplicateLabelAcrossANameInBraces(t *testing.T) {
 	in := "p{a=\"1\",c=\"1\"} 1\nq{z=\"1\",a=\"1\"} 1\np{a=\"2\",c=\"2\"} 1\n{a=\"3\",q,a=\"4\"} 1\n"
 	for _, got := range rulesAt(lintString(t, in)) {
-		if strings.HasPrefix(got, RuleLabelNameDuplicate+"@4:") {
+		if strings.HasPrefix(got, exposition.RuleLabelNameDuplicate+"@4:") {
 			return
 		}
 	}
-	t.Fatalf("no %s on line 4: %v", RuleLabelNameDuplicate, rulesAt(lintString(t, in)))
+	t.Fatalf("no %s on line 4: %v", exposition.RuleLabelNameDuplicate, rulesAt(lintString(t, in)))
 }

@@ -1,13 +1,13 @@
-// Package exposition tokenizes and lints the Prometheus text exposition
-// format, for any producer.
+// Package lint tokenizes and lints the Prometheus text exposition format,
+// for any producer: the engine, over the root package exposition's types,
+// problems, rules and bounded sets.
 //
 // Lint streams over the payload once, with one reused buffer and no
 // allocation per line on the hot path, and reports every problem with its
 // line and column — not only the first, as expfmt and promtool do. Its
 // verdict agrees with expfmt.NewTextParser(model.UTF8Validation): a payload
 // without error-level problems parses, and a payload expfmt rejects has an
-// error at the line expfmt names (FuzzLintAgreesWithExpfmt). The package
-// is the bottom layer and imports nothing of its module: exposition/fix
+// error at the line expfmt names (FuzzLintAgreesWithExpfmt). exposition/fix
 // rewrites the label values and HELP texts that break the format, through
 // Rewrite.
 //
@@ -17,7 +17,7 @@
 // problem); Options.Note rewords a problem with a producer's known quirk.
 // Without them Lint keeps no sample and says only what the format and
 // promlint's conventions say.
-package exposition
+package lint
 
 import (
 	"bytes"
@@ -27,73 +27,17 @@ import (
 	"os"
 	"sort"
 	"strconv"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
-// Options tune Lint and Rewrite (and so exposition/fix). The zero value is usable.
-type Options struct {
-	// BufferSize is the initial read buffer (default 1 MiB); it grows for a
-	// longer line.
-	BufferSize int
-	// MaxBytes refuses a larger payload with an error (0: no limit).
-	MaxBytes int64
-	// MaxProblems caps the problems listed (default 10000); beyond it they are
-	// counted per rule in Result.Suppressed and one problems-suppressed
-	// problem says so.
-	MaxProblems int
-	// Family, when set, is asked what the caller wants of a metric family:
-	// its samples kept in Result.Samples, NaN reported as value-nan. Lint
-	// asks once per family, when it first meets the family, and keeps the
-	// answer: never a call per sample. nil keeps nothing and allows NaN.
-	Family func(name string) FamilyPolicy
-	// MaxSamples caps the samples kept (default 20000); beyond it they are
-	// only counted, in Result.SamplesNotKept.
-	MaxSamples int
-	// Note, when set, may reword a problem with what the caller knows of the
-	// software that wrote the payload (a known quirk, a convention of its
-	// own). Lint calls it as it records each problem, with the TYPE of the
-	// problem's family ("" when it has none), and takes back the message
-	// and the fix; the rule, severity and place stay Lint's. A clean line
-	// never calls it.
-	Note func(p Problem, familyType string) (message, fix string)
-	// Designed, when set, names the problems the producer's own
-	// specification requires (a convention it chose knowingly): they are
-	// reported as info, so that --fail-on warning gates on what is wrong,
-	// not on what the specification asks for.
-	Designed func(p Problem) bool
-	// MaxLineBytes caps one line (default DefaultMaxLineBytes): a longer
-	// line is reported as line-too-long and skipped without being buffered,
-	// so memory never depends on what one line holds.
-	MaxLineBytes int
-	// MaxLabels caps the labels of one sample (default DefaultMaxLabels);
-	// a sample with more is reported as label-limit-exceeded.
-	MaxLabels int
-	// MaxFamilies caps the families tracked in full (default 10000): their
-	// FamilyStat in Result.Families and the per-family rules (HELP,
-	// naming). The families beyond it are still parsed as expfmt parses
-	// them — the verdict and the line rules do not change — but only
-	// counted, in Result.FamiliesNotTracked, and one families-not-tracked
-	// problem says so: memory stays bounded whatever the cardinality.
-	MaxFamilies int
-	// SizeHint is the payload's size in bytes when the caller knows it (an
-	// HTTP Content-Length); 0 asks the reader (a Len method, or the size of
-	// a regular file). It only sizes the tables Lint grows as it reads.
-	SizeHint int64
-}
+// maxLineProblems caps the problems one line lists; beyond it they are
+// counted per rule in Result.Suppressed (a 1 MiB HELP line could
+// otherwise hold half a million bad escapes).
+const maxLineProblems = 100
 
-// Defaults of the per-line bounds, far above any real payload (real series
-// carry a handful of labels on lines of a few hundred bytes); a payload
-// beyond them is hostile or broken, and it must not cost memory in
-// proportion to one line.
-const (
-	DefaultMaxLineBytes = 1 << 20
-	DefaultMaxLabels    = 256
-	// maxLineProblems caps the problems one line lists; beyond it they are
-	// counted per rule in Result.Suppressed (a 1 MiB HELP line could
-	// otherwise hold half a million bad escapes).
-	maxLineProblems = 100
-)
-
-func (o Options) withDefaults() Options {
+// withDefaults fills the zero fields of o with their defaults.
+func withDefaults(o exposition.Options) exposition.Options {
 	if o.BufferSize <= 0 {
 		o.BufferSize = 1 << 20
 	}
@@ -104,10 +48,10 @@ func (o Options) withDefaults() Options {
 		o.MaxSamples = 20000
 	}
 	if o.MaxLineBytes <= 0 {
-		o.MaxLineBytes = DefaultMaxLineBytes
+		o.MaxLineBytes = exposition.DefaultMaxLineBytes
 	}
 	if o.MaxLabels <= 0 {
-		o.MaxLabels = DefaultMaxLabels
+		o.MaxLabels = exposition.DefaultMaxLabels
 	}
 	if o.MaxFamilies <= 0 {
 		o.MaxFamilies = 10000
@@ -115,67 +59,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// FamilyStat describes one metric family as the payload declares it.
-type FamilyStat struct {
-	Name string `json:"name"`
-	// Type as declared by TYPE, "untyped" when samples came without one.
-	Type string `json:"type"`
-	// Help: a HELP line with text was seen.
-	Help bool `json:"help"`
-	// Series is the number of sample lines (summaries and histograms count
-	// each quantile, bucket, _sum and _count line): the cardinality.
-	Series int `json:"series"`
-	// Line is where the family first appears.
-	Line int `json:"line"`
-	// Labels are the label names seen, in order of first appearance.
-	Labels []string `json:"labels,omitempty"`
-}
-
-// FamilyPolicy is what a caller wants of one metric family (Options.Family).
-type FamilyPolicy struct {
-	// Keep: keep the family's samples in Result.Samples.
-	Keep bool
-	// NoNaN: a NaN sample of the family is a value-nan warning, at the value.
-	NoNaN bool
-}
-
-// Sample is one sample of a family the caller asked to keep.
-type Sample struct {
-	Name   string            `json:"name"`
-	Labels map[string]string `json:"labels,omitempty"`
-	Value  float64           `json:"value"`
-	Line   int               `json:"line"`
-}
-
-// Result is what Lint found.
-type Result struct {
-	Problems []Problem    `json:"problems"`
-	Families []FamilyStat `json:"families"`
-	// Series is the number of sample lines, Lines the number of lines.
-	Series int   `json:"series"`
-	Lines  int   `json:"lines"`
-	Bytes  int64 `json:"bytes"`
-	// Parseable: no error-level problem, so expfmt parses the payload.
-	Parseable bool `json:"parseable"`
-	// Errors, Warnings and Infos count Problems (suppressed ones included).
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Infos    int `json:"infos"`
-	// Suppressed counts, per rule, the problems beyond Options.MaxProblems.
-	Suppressed map[string]int `json:"suppressed,omitempty"`
-	// Samples are the samples of the families Options.Family keeps, in
-	// payload order, up to Options.MaxSamples; SamplesNotKept counts the
-	// others.
-	Samples        []Sample `json:"-"`
-	SamplesNotKept int      `json:"samples_not_kept,omitempty"`
-	// FamiliesNotTracked counts the families beyond Options.MaxFamilies:
-	// parsed, not listed in Families nor checked by the per-family rules.
-	FamiliesNotTracked int `json:"families_not_tracked,omitempty"`
-}
-
 // Lint reads the payload and reports every problem. The error is only for
 // I/O failures and the size limit; bad input is a problem, never an error.
-func Lint(r io.Reader, opts Options) (*Result, error) {
+func Lint(r io.Reader, opts exposition.Options) (*exposition.Result, error) {
 	e := newEngine(opts)
 	e.sizeHint = sizeOf(r, opts.SizeHint)
 	err := e.run(r, nil)
@@ -229,7 +115,7 @@ type sampleInfo struct {
 }
 
 type engine struct {
-	opts Options
+	opts exposition.Options
 
 	fams   []famState
 	famIdx map[string]int32
@@ -269,10 +155,10 @@ type engine struct {
 	collectSpans bool
 	spans        []Span
 
-	pend     []Problem
+	pend     []exposition.Problem
 	dropped  []string // rules of this record's problems beyond maxLineProblems
 	dupSeen  bool     // this record already reported a duplicate label name
-	problems []Problem
+	problems []exposition.Problem
 	counts   [3]int
 	suppr    map[string]int
 
@@ -283,7 +169,7 @@ type engine struct {
 	pairBuf     []byte
 
 	// the line reader and the payload's expected size, to size the series log
-	lr       *lineReader
+	lr       *exposition.LineReader
 	sizeHint int64
 
 	// the last name setOrCreate resolved, and what to (a line names the
@@ -297,13 +183,13 @@ type engine struct {
 	spare         int32  // the record an untracked family is unpacked into (-1: none yet)
 	untrackedFrom int    // the line of the first untracked family
 	spareH        uint64 // the untracked family it holds (0: none)
-	untracked     hashTable
-	names         nameArena
+	untracked     exposition.HashTable
+	names         exposition.NameArena
 
 	series, lines int
 	bytes         int64
 
-	kept        []Sample
+	kept        []exposition.Sample
 	keptDropped int
 
 	joinBuf []byte
@@ -312,9 +198,9 @@ type engine struct {
 	rw Rewriter
 }
 
-func newEngine(opts Options) *engine {
+func newEngine(opts exposition.Options) *engine {
 	return &engine{
-		opts:        opts.withDefaults(),
+		opts:        withDefaults(opts),
 		famIdx:      make(map[string]int32, 512),
 		cur:         -1,
 		lastFam:     ^uint64(0),
@@ -379,7 +265,7 @@ func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
 const maxJoin = 3
 
 func (e *engine) run(r io.Reader, w io.Writer) error {
-	lr := newLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
+	lr := exposition.NewLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
 	lr.SetMaxLine(e.opts.MaxLineBytes)
 	e.lr = lr
 	lineNo := 0
@@ -461,10 +347,10 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 			}
 		}
 		if st == stOpenValue {
-			e.problem(RuleLabelValueUnterminated, e.openValueAt-1, e.openLabel, e.rec[e.openValueAt:],
+			e.problem(exposition.RuleLabelValueUnterminated, e.openValueAt-1, e.openLabel, e.rec[e.openValueAt:],
 				"label value has no closing quote on its line", `close the value with " and escape any quote inside it as \"`)
 			if !e.hasLF {
-				e.problem(RuleMissingFinalNewline, e.n, nil, nil, "the last line does not end in a line feed", "end the payload with a line feed")
+				e.problem(exposition.RuleMissingFinalNewline, e.n, nil, nil, "the last line does not end in a line feed", "end the payload with a line feed")
 			}
 		}
 		if !e.hasErrorPending() {
@@ -493,12 +379,12 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 
 func (e *engine) hasErrorPending() bool {
 	for _, rule := range e.dropped {
-		if severityOf(rule) == SeverityError {
+		if exposition.SeverityOf(rule) == exposition.SeverityError {
 			return true
 		}
 	}
 	for i := range e.pend {
-		if e.pend[i].Severity == SeverityError {
+		if e.pend[i].Severity == exposition.SeverityError {
 			return true
 		}
 	}
@@ -531,12 +417,12 @@ func (e *engine) colOf(pos int) int {
 // tooLong reports a line longer than Options.MaxLineBytes and skips it
 // without buffering it (a Rewriter copies it through unchanged). The expfmt state
 // is left as it was: the line is not parsed.
-func (e *engine) tooLong(lr *lineReader, lineNo int) {
+func (e *engine) tooLong(lr *exposition.LineReader, lineNo int) {
 	max := e.opts.MaxLineBytes
-	p := Problem{Rule: RuleLineTooLong, Severity: severityOf(RuleLineTooLong), Line: lineNo, Col: max + 1,
-		Value:   DisplayValue(lr.Bytes(0, min(maxDisplay, max))),
+	p := exposition.Problem{Rule: exposition.RuleLineTooLong, Severity: exposition.SeverityOf(exposition.RuleLineTooLong), Line: lineNo, Col: max + 1,
+		Value:   exposition.DisplayValue(lr.Bytes(0, min(exposition.MaxDisplay, max))),
 		Message: "line is longer than " + strconv.Itoa(max) + " bytes, the limit; it is skipped, not checked",
-		Fix:     defaultFix(RuleLineTooLong)}
+		Fix:     defaultFix(exposition.RuleLineTooLong)}
 	e.note(&p, typeNone)
 	e.add(p)
 	var w io.Writer
@@ -552,9 +438,9 @@ func (e *engine) problem(rule string, pos int, lbl, value []byte, msg, fix strin
 		e.dropped = append(e.dropped, rule)
 		return
 	}
-	p := Problem{
+	p := exposition.Problem{
 		Rule:     rule,
-		Severity: severityOf(rule),
+		Severity: exposition.SeverityOf(rule),
 		Line:     e.lineOf(pos),
 		Col:      e.colOf(pos),
 		Family:   e.curName(),
@@ -562,10 +448,10 @@ func (e *engine) problem(rule string, pos int, lbl, value []byte, msg, fix strin
 		Fix:      fix,
 	}
 	if lbl != nil {
-		p.Label = DisplayValue(lbl)
+		p.Label = exposition.DisplayValue(lbl)
 	}
 	if value != nil {
-		p.Value = DisplayValue(value)
+		p.Value = exposition.DisplayValue(value)
 	}
 	if p.Fix == "" {
 		p.Fix = defaultFix(rule)
@@ -583,9 +469,9 @@ func (e *engine) warn(rule string, pos int, family, lbl string, value []byte, ms
 		e.dropped = append(e.dropped, rule)
 		return
 	}
-	p := Problem{Rule: rule, Severity: severityOf(rule), Line: e.lineOf(pos), Col: e.colOf(pos), Family: family, Label: lbl, Message: msg, Fix: fix}
+	p := exposition.Problem{Rule: rule, Severity: exposition.SeverityOf(rule), Line: e.lineOf(pos), Col: e.colOf(pos), Family: family, Label: lbl, Message: msg, Fix: fix}
 	if value != nil {
-		p.Value = DisplayValue(value)
+		p.Value = exposition.DisplayValue(value)
 	}
 	if e.opts.Note != nil {
 		typ := typeNone
@@ -600,12 +486,12 @@ func (e *engine) warn(rule string, pos int, family, lbl string, value []byte, ms
 // note lets Options.Note reword p with what the caller knows of the
 // producer; typ is the TYPE of p's family. Only the message and the fix
 // change, and the severity of a problem Options.Designed names (info).
-func (e *engine) note(p *Problem, typ mtype) {
+func (e *engine) note(p *exposition.Problem, typ mtype) {
 	if e.opts.Note != nil {
 		p.Message, p.Fix = e.opts.Note(*p, typ.String())
 	}
-	if e.opts.Designed != nil && p.Severity != SeverityError && e.opts.Designed(*p) {
-		p.Severity = SeverityInfo
+	if e.opts.Designed != nil && p.Severity != exposition.SeverityError && e.opts.Designed(*p) {
+		p.Severity = exposition.SeverityInfo
 	}
 }
 
@@ -622,15 +508,15 @@ func (e *engine) flushPending() {
 
 // suppress counts a problem that is not listed.
 func (e *engine) suppress(rule string) {
-	e.counts[severityRank[severityOf(rule)]]++
+	e.counts[exposition.SeverityRank(exposition.SeverityOf(rule))]++
 	if e.suppr == nil {
 		e.suppr = map[string]int{}
 	}
 	e.suppr[rule]++
 }
 
-func (e *engine) add(p Problem) {
-	e.counts[severityRank[p.Severity]]++
+func (e *engine) add(p exposition.Problem) {
+	e.counts[exposition.SeverityRank(p.Severity)]++
 	if len(e.problems) >= e.opts.MaxProblems {
 		if e.suppr == nil {
 			e.suppr = map[string]int{}
@@ -641,9 +527,9 @@ func (e *engine) add(p Problem) {
 	e.problems = append(e.problems, p)
 }
 
-func (e *engine) result() *Result {
+func (e *engine) result() *exposition.Result {
 	e.finalizeFamilies()
-	res := &Result{
+	res := &exposition.Result{
 		Series:         e.series,
 		Lines:          e.lines,
 		Bytes:          e.bytes,
@@ -653,7 +539,7 @@ func (e *engine) result() *Result {
 	}
 	if e.untracked.Len() > 0 {
 		res.FamiliesNotTracked = e.untracked.Len()
-		p := Problem{Rule: RuleFamiliesNotTracked, Severity: severityOf(RuleFamiliesNotTracked), Line: e.untrackedFrom, Col: 1,
+		p := exposition.Problem{Rule: exposition.RuleFamiliesNotTracked, Severity: exposition.SeverityOf(exposition.RuleFamiliesNotTracked), Line: e.untrackedFrom, Col: 1,
 			Message: strconv.Itoa(e.untracked.Len()) + " families from this line on are beyond Options.MaxFamilies = " + strconv.Itoa(e.opts.MaxFamilies) +
 				": they are parsed and checked line by line (the verdict is expfmt's), but not listed and not checked by the per-family rules (HELP, naming), and a duplicate series is found only among its family's contiguous lines",
 			Fix: "export fewer metric families (a label instead of a name per object)"}
@@ -665,20 +551,20 @@ func (e *engine) result() *Result {
 		for _, c := range e.suppr {
 			total += c
 		}
-		e.problems = append(e.problems, Problem{Rule: RuleProblemsSuppressed, Severity: SeverityWarning, Line: e.lines, Col: 1,
+		e.problems = append(e.problems, exposition.Problem{Rule: exposition.RuleProblemsSuppressed, Severity: exposition.SeverityWarning, Line: e.lines, Col: 1,
 			Message: strconv.Itoa(total) + " more problems are not listed (at most Options.MaxProblems = " + strconv.Itoa(e.opts.MaxProblems) + " in all, " + strconv.Itoa(maxLineProblems) + " per line, one duplicate label name per line); see suppressed counts per rule"})
 		e.note(&e.problems[len(e.problems)-1], typeNone)
 		e.counts[1]++
 	}
-	SortProblems(e.problems)
+	exposition.SortProblems(e.problems)
 	res.Problems = e.problems
 	if res.Problems == nil {
-		res.Problems = []Problem{}
+		res.Problems = []exposition.Problem{}
 	}
 	res.Errors, res.Warnings, res.Infos = e.counts[0], e.counts[1], e.counts[2]
 	res.Parseable = res.Errors == 0
 	if len(e.famIdx) > 0 {
-		res.Families = make([]FamilyStat, 0, len(e.famIdx))
+		res.Families = make([]exposition.FamilyStat, 0, len(e.famIdx))
 	}
 	for i := range e.fams {
 		if int32(i) == e.spare {
@@ -686,7 +572,7 @@ func (e *engine) result() *Result {
 		}
 		f := &e.fams[i]
 		typ := f.typ.String()
-		res.Families = append(res.Families, FamilyStat{Name: f.name, Type: typ, Help: f.hasHelp, Series: f.samples, Line: f.firstLine, Labels: f.labels})
+		res.Families = append(res.Families, exposition.FamilyStat{Name: f.name, Type: typ, Help: f.hasHelp, Series: f.samples, Line: f.firstLine, Labels: f.labels})
 	}
 	sort.Slice(res.Families, func(i, j int) bool { return res.Families[i].Name < res.Families[j].Name })
 	return res

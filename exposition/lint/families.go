@@ -1,6 +1,10 @@
-package exposition
+package lint
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
+)
 
 // Families beyond Options.MaxFamilies (issue 24, "any cardinality
 // bounded"): a payload of a million families must not cost a million
@@ -27,7 +31,7 @@ const (
 
 // famHash is the name hash of an untracked family (never 0: 0 marks none).
 func (e *engine) famHash(name []byte) uint64 {
-	h := hashBytes(e.hseed, name)
+	h := exposition.HashBytes(e.hseed, name)
 	if h == 0 {
 		h = 1
 	}

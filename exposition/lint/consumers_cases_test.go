@@ -1,9 +1,10 @@
-package exposition_test
+package lint_test
 
 import (
 	"bytes"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/exposition/consumers"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"slices"
 	"testing"
 )
@@ -78,7 +79,7 @@ func TestConsumerCases(t *testing.T) {
 	for _, c := range consumerCases {
 		t.Run(c.name, func(t *testing.T) {
 			data := []byte(c.payload)
-			res, err := exposition.Lint(bytes.NewReader(data), exposition.Options{})
+			res, err := lint.Lint(bytes.NewReader(data), exposition.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +92,7 @@ func TestConsumerCases(t *testing.T) {
 			if c.rule == "" && len(rules) != 0 || c.rule != "" && !slices.Equal(rules, []string{c.rule}) {
 				t.Errorf("linter errors %v, want [%s]", rules, c.rule)
 			}
-			perr, _ := exposition.ExpfmtVerdict(data)
+			perr, _ := lint.ExpfmtVerdict(data)
 			if got := map[bool]string{true: consumers.ExpfmtAccepted, false: consumers.ExpfmtRejected}[perr == nil]; got != c.expfmt {
 				t.Errorf("expfmt %s (%v), want %s", got, perr, c.expfmt)
 			}

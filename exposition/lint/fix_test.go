@@ -1,4 +1,4 @@
-package exposition_test
+package lint_test
 
 // Fix's tests (exposition/fix), kept in this directory as the consumers'
 // are: FuzzFixParses runs over this package's fuzz seeds and its corpus
@@ -15,10 +15,11 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/exposition/fix"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 )
 
 func FuzzFixParses(f *testing.F) {
-	for _, s := range exposition.FuzzSeeds {
+	for _, s := range lint.FuzzSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(checkFixParses)
@@ -39,7 +40,7 @@ func checkFixParses(t *testing.T, data []byte) {
 		if !rep.OK {
 			return
 		}
-		if perr, _ := exposition.ExpfmtVerdict(out.Bytes()); perr != nil {
+		if perr, _ := lint.ExpfmtVerdict(out.Bytes()); perr != nil {
 			t.Fatalf("Fix claims success but expfmt rejects the output %q (input %q): %v", out.Bytes(), data, perr)
 		}
 		// Fix's output lints clean of errors too, and a second Fix is a no-op.
@@ -54,7 +55,7 @@ func checkFixParses(t *testing.T, data []byte) {
 // TestFixturesFixParses runs FuzzFixParses's body over the fixture payloads,
 // which are too large to be fuzz seeds.
 func TestFixturesFixParses(t *testing.T) {
-	files, _ := filepath.Glob("../fixtures/metrics/*.prom")
+	files, _ := filepath.Glob("../../fixtures/metrics/*.prom")
 	if len(files) == 0 {
 		t.Fatal("no fixtures/metrics/*.prom")
 	}
@@ -82,7 +83,7 @@ func TestFixRawQuotes(t *testing.T) {
 		if err != nil || !rep.OK {
 			t.Errorf("%q: fix %v %+v", in, err, rep)
 		}
-		if perr, _ := exposition.ExpfmtVerdict(out.Bytes()); perr != nil {
+		if perr, _ := lint.ExpfmtVerdict(out.Bytes()); perr != nil {
 			t.Errorf("%q: fixed output %q does not parse: %v", in, out.Bytes(), perr)
 		}
 	}

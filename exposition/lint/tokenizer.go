@@ -1,9 +1,11 @@
-package exposition
+package lint
 
 import (
 	"bytes"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // This file is the tokenizer: a line-at-a-time port of the state machine of
@@ -109,7 +111,7 @@ func (e *engine) skipBlanks(i int) int { return skipBlanksAt(e.rec, i) }
 
 // eof is expfmt's "unexpected end of input stream".
 func (e *engine) eof(i int) status {
-	e.fail(RuleMissingFinalNewline, i, nil, nil, "unexpected end of input stream: the last line does not end in a line feed")
+	e.fail(exposition.RuleMissingFinalNewline, i, nil, nil, "unexpected end of input stream: the last line does not end in a line feed")
 	return stFail
 }
 
@@ -186,7 +188,7 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 			case 'n':
 				e.arena = append(e.arena, '\n')
 			default:
-				e.fail(RuleNameBadEscape, i-1, nil, nil, "invalid escape sequence '\\%c' in a quoted name", b)
+				e.fail(exposition.RuleNameBadEscape, i-1, nil, nil, "invalid escape sequence '\\%c' in a quoted name", b)
 				return nil, i, stFail
 			}
 			escaped = false
@@ -207,7 +209,7 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 					return e.arena[mark:], i, stOK
 				}
 			case '\n':
-				e.fail(RuleNameBadEscape, i, nil, nil, "quoted name %q contains an unescaped line feed", e.arena[mark:])
+				e.fail(exposition.RuleNameBadEscape, i, nil, nil, "quoted name %q contains an unescaped line feed", e.arena[mark:])
 				return nil, i, stFail
 			case '\\':
 				escaped = true
@@ -237,7 +239,7 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 func (e *engine) setOrCreate(tok []byte, pos int) status {
 	e.isHistCount, e.isHistSum = false, false
 	if len(tok) == 0 || (e.quotedName && !utf8.Valid(tok)) {
-		e.fail(RuleMetricNameInvalid, pos, nil, nil, "invalid metric name %q", tok)
+		e.fail(exposition.RuleMetricNameInvalid, pos, nil, nil, "invalid metric name %q", tok)
 		return stFail
 	}
 	if e.lastTokFam >= 0 && string(tok) == string(e.lastTok) && (e.lastTokFam != e.spare || e.spareH == e.lastTokH) {

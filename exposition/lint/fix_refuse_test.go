@@ -1,4 +1,4 @@
-package exposition_test
+package lint_test
 
 import (
 	"bytes"

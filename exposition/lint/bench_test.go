@@ -1,4 +1,4 @@
-package exposition
+package lint
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // The 50 MB payload of design.md "Performance budgets": a Master FE that
@@ -216,20 +218,20 @@ func TestGenerate50MB(t *testing.T) {
 // node_info kept (the first 20,000 samples) and checked for NaN, a note
 // asked of every problem. The hooks cost what the real ones do: one prefix
 // test per family, one call per problem.
-var callerOptions = Options{
-	Family: func(name string) FamilyPolicy {
+var callerOptions = exposition.Options{
+	Family: func(name string) exposition.FamilyPolicy {
 		d := strings.HasPrefix(name, "doris_fe_changelog_") || strings.HasPrefix(name, "doris_fe_ivm_") ||
 			strings.HasPrefix(name, "doris_be_changelog_") || name == "node_info"
-		return FamilyPolicy{Keep: d, NoNaN: d}
+		return exposition.FamilyPolicy{Keep: d, NoNaN: d}
 	},
-	Note: func(p Problem, _ string) (string, string) { return p.Message, p.Fix },
+	Note: func(p exposition.Problem, _ string) (string, string) { return p.Message, p.Fix },
 }
 
 func BenchmarkLint50MB(b *testing.B) {
 	_, data := payloads(b)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	var res *Result
+	var res *exposition.Result
 	for b.Loop() {
 		var err error
 		res, err = Lint(bytes.NewReader(data), callerOptions)
@@ -253,7 +255,7 @@ func BenchmarkLintNoHooks50MB(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := Lint(bytes.NewReader(data), Options{})
+		res, err := Lint(bytes.NewReader(data), exposition.Options{})
 		if err != nil || res.Errors != plantedErrors || len(res.Samples) != 0 {
 			b.Fatalf("%v %d %d", err, res.Errors, len(res.Samples))
 		}

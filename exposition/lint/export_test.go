@@ -1,4 +1,4 @@
-package exposition
+package lint
 
 // For the external tests of exposition/consumers kept in this directory
 // (they run the consumers over this package's fuzz seeds and corpora).

@@ -1,4 +1,4 @@
-package exposition
+package lint
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // Hostile payloads (issue 14, "Linter memory blow-up"): a 60 MB single line
@@ -66,10 +68,10 @@ func TestLongDuplicateLabelLineIsBounded(t *testing.T) {
 		size = 4 << 20
 	}
 	data := dupPayload(size)
-	var res *Result
+	var res *exposition.Result
 	alloc := allocatedBy(func() {
 		var err error
-		res, err = Lint(bytes.NewReader(data), Options{})
+		res, err = Lint(bytes.NewReader(data), exposition.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,12 +79,12 @@ func TestLongDuplicateLabelLineIsBounded(t *testing.T) {
 	if alloc > 128<<20 {
 		t.Errorf("linting a %d-byte duplicate-label line allocated %d MB, budget 128 MB", len(data), alloc>>20)
 	}
-	if res.Parseable || len(res.Problems) != 1 || res.Problems[0].Rule != RuleLineTooLong {
+	if res.Parseable || len(res.Problems) != 1 || res.Problems[0].Rule != exposition.RuleLineTooLong {
 		t.Fatalf("want one line-too-long problem, got %s", errorList(res))
 	}
 	p := res.Problems[0]
-	if p.Line != 1 || p.Col != DefaultMaxLineBytes+1 || p.Fix == "" || !strings.Contains(p.Message, "1048576 bytes") {
-		t.Errorf("problem %+v: want line 1, col %d, a fix and the limit", p, DefaultMaxLineBytes+1)
+	if p.Line != 1 || p.Col != exposition.DefaultMaxLineBytes+1 || p.Fix == "" || !strings.Contains(p.Message, "1048576 bytes") {
+		t.Errorf("problem %+v: want line 1, col %d, a fix and the limit", p, exposition.DefaultMaxLineBytes+1)
 	}
 	if res.Lines != 1 || res.Bytes != int64(len(data)) {
 		t.Errorf("lines %d bytes %d, want 1 and %d", res.Lines, res.Bytes, len(data))
@@ -97,20 +99,20 @@ func TestDuplicateLabelsListedOncePerLine(t *testing.T) {
 		b.WriteString(`a="",`)
 	}
 	b.WriteString("z=\"\"} 1\nok 1\n")
-	res, err := Lint(strings.NewReader(b.String()), Options{})
+	res, err := Lint(strings.NewReader(b.String()), exposition.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var dups int
 	for _, p := range res.Problems {
-		if p.Rule == RuleLabelNameDuplicate {
+		if p.Rule == exposition.RuleLabelNameDuplicate {
 			dups++
 			if p.Line != 1 || p.Col != 8 {
 				t.Errorf("duplicate at %d:%d, want 1:8 (the second a=)", p.Line, p.Col)
 			}
 		}
 	}
-	if dups != 1 || res.Suppressed[RuleLabelNameDuplicate] != 198 || res.Errors != 199 {
+	if dups != 1 || res.Suppressed[exposition.RuleLabelNameDuplicate] != 198 || res.Errors != 199 {
 		t.Fatalf("listed %d duplicates, suppressed %v, errors %d; want 1 listed, 198 counted, 199 errors: %s",
 			dups, res.Suppressed, res.Errors, errorList(res))
 	}
@@ -123,33 +125,33 @@ func TestLabelLimit(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("m{")
 	col := 0
-	for i := 0; i < DefaultMaxLabels+5; i++ {
-		if i == DefaultMaxLabels {
+	for i := 0; i < exposition.DefaultMaxLabels+5; i++ {
+		if i == exposition.DefaultMaxLabels {
 			col = b.Len() + 1
 		}
 		b.WriteString("l" + strconv.Itoa(i) + `="v",`)
 	}
 	b.WriteString("} 1\n")
-	res, err := Lint(strings.NewReader(b.String()), Options{})
+	res, err := Lint(strings.NewReader(b.String()), exposition.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Parseable || len(res.Problems) == 0 {
-		t.Fatalf("a sample with %d labels passed", DefaultMaxLabels+5)
+		t.Fatalf("a sample with %d labels passed", exposition.DefaultMaxLabels+5)
 	}
 	p := res.Problems[0]
-	if p.Rule != RuleLabelLimit || p.Line != 1 || p.Col != col || p.Fix == "" {
-		t.Fatalf("got %+v, want %s at 1:%d with a fix", p, RuleLabelLimit, col)
+	if p.Rule != exposition.RuleLabelLimit || p.Line != 1 || p.Col != col || p.Fix == "" {
+		t.Fatalf("got %+v, want %s at 1:%d with a fix", p, exposition.RuleLabelLimit, col)
 	}
 	// At the limit exactly, the sample is fine.
 	b.Reset()
 	b.WriteString("m{")
-	for i := 0; i < DefaultMaxLabels; i++ {
+	for i := 0; i < exposition.DefaultMaxLabels; i++ {
 		b.WriteString("l" + strconv.Itoa(i) + `="v",`)
 	}
 	b.WriteString("} 1\n")
-	if res, _ := Lint(strings.NewReader(b.String()), Options{}); !res.Parseable {
-		t.Fatalf("%d labels refused: %s", DefaultMaxLabels, errorList(res))
+	if res, _ := Lint(strings.NewReader(b.String()), exposition.Options{}); !res.Parseable {
+		t.Fatalf("%d labels refused: %s", exposition.DefaultMaxLabels, errorList(res))
 	}
 }
 
@@ -159,19 +161,19 @@ func TestLabelLimit(t *testing.T) {
 func TestLineTooLongSkipsOneLine(t *testing.T) {
 	long := "m{a=\"" + strings.Repeat("x", 10000) + "\"} 1\n"
 	in := "a 1\n" + long + "b{x=\"a\\b\"} 1\n"
-	opts := Options{MaxLineBytes: 4096, BufferSize: 4096}
+	opts := exposition.Options{MaxLineBytes: 4096, BufferSize: 4096}
 	res, err := Lint(strings.NewReader(in), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errs []Problem
+	var errs []exposition.Problem
 	for _, p := range res.Problems {
-		if p.Severity == SeverityError {
+		if p.Severity == exposition.SeverityError {
 			errs = append(errs, p)
 		}
 	}
-	if len(errs) != 2 || errs[0].Rule != RuleLineTooLong || errs[0].Line != 2 ||
-		errs[1].Rule != RuleLabelValueBadEscape || errs[1].Line != 3 {
+	if len(errs) != 2 || errs[0].Rule != exposition.RuleLineTooLong || errs[0].Line != 2 ||
+		errs[1].Rule != exposition.RuleLabelValueBadEscape || errs[1].Line != 3 {
 		t.Fatalf("got %s", errorList(res))
 	}
 	if res.Lines != 3 || res.Series != 2 {
@@ -182,17 +184,17 @@ func TestLineTooLongSkipsOneLine(t *testing.T) {
 // A HELP line full of bad escapes lists at most maxLineProblems of them.
 func TestProblemsPerLineCapped(t *testing.T) {
 	in := "# HELP a " + strings.Repeat(`\q`, 5000) + "\n"
-	res, err := Lint(strings.NewReader(in), Options{})
+	res, err := Lint(strings.NewReader(in), exposition.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	listed := 0
 	for _, p := range res.Problems {
-		if p.Rule == RuleHelpBadEscape {
+		if p.Rule == exposition.RuleHelpBadEscape {
 			listed++
 		}
 	}
-	if listed != maxLineProblems || res.Suppressed[RuleHelpBadEscape] != 5000-maxLineProblems || res.Errors != 5000 {
+	if listed != maxLineProblems || res.Suppressed[exposition.RuleHelpBadEscape] != 5000-maxLineProblems || res.Errors != 5000 {
 		t.Fatalf("listed %d, suppressed %v, errors %d", listed, res.Suppressed, res.Errors)
 	}
 }
@@ -202,8 +204,8 @@ func TestProblemsPerLineCapped(t *testing.T) {
 // its maximum RSS, from the kernel's rusage, stays under 150 MB.
 func TestLint64MiBChildMaxRSS(t *testing.T) {
 	if os.Getenv("EXPOSITION_RSS_CHILD") == "1" {
-		res, err := Lint(newDupLine(64<<20-16), Options{MaxBytes: 64 << 20})
-		if err != nil || len(res.Problems) != 1 || res.Problems[0].Rule != RuleLineTooLong {
+		res, err := Lint(newDupLine(64<<20-16), exposition.Options{MaxBytes: 64 << 20})
+		if err != nil || len(res.Problems) != 1 || res.Problems[0].Rule != exposition.RuleLineTooLong {
 			println("child:", fmt.Sprint(err), res.Bytes, errorList(res))
 			os.Exit(3)
 		}
@@ -233,7 +235,7 @@ func BenchmarkLintDupLabels60MB(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := Lint(bytes.NewReader(data), Options{})
+		res, err := Lint(bytes.NewReader(data), exposition.Options{})
 		if err != nil || res.Parseable {
 			b.Fatal(err, res.Parseable)
 		}
@@ -249,10 +251,10 @@ func TestLint60MBDuplicateLineUnder128MB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams 60 MB")
 	}
-	var res *Result
+	var res *exposition.Result
 	alloc := allocatedBy(func() {
 		var err error
-		if res, err = Lint(newDupLine(60_000_000), Options{MaxBytes: 64 << 20}); err != nil {
+		if res, err = Lint(newDupLine(60_000_000), exposition.Options{MaxBytes: 64 << 20}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -260,7 +262,7 @@ func TestLint60MBDuplicateLineUnder128MB(t *testing.T) {
 	if alloc > 128<<20 {
 		t.Errorf("allocated %d MB, budget 128 MB", alloc>>20)
 	}
-	if res.Bytes < 59_999_990 || len(res.Problems) != 1 || res.Problems[0].Rule != RuleLineTooLong {
+	if res.Bytes < 59_999_990 || len(res.Problems) != 1 || res.Problems[0].Rule != exposition.RuleLineTooLong {
 		t.Fatalf("bytes %d, problems %s: want the whole line read and one line-too-long", res.Bytes, errorList(res))
 	}
 }

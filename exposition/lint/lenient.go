@@ -1,7 +1,9 @@
-package exposition
+package lint
 
 import (
 	"fmt"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // maxQuoteTries bounds the look-ahead of the raw-quote heuristic per value,
@@ -80,7 +82,7 @@ func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byt
 		switch b {
 		case '\\':
 			if closeBS && j == closeAt-1 {
-				e.problem(RuleLabelValueBadEscape, j, lbl, rec[vs:closeAt],
+				e.problem(exposition.RuleLabelValueBadEscape, j, lbl, rec[vs:closeAt],
 					`a backslash right before the closing quote: expfmt reads \" as an escaped quote and the value never ends`,
 					`write the backslash as \\`)
 				e.arena = append(e.arena, '\\')
@@ -98,15 +100,15 @@ func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byt
 					continue
 				}
 			}
-			e.problem(RuleLabelValueBadEscape, j, lbl, rec[vs:closeAt],
+			e.problem(exposition.RuleLabelValueBadEscape, j, lbl, rec[vs:closeAt],
 				fmt.Sprintf("invalid escape sequence %s in label value; only \\\\, \\\" and \\n are escapes%s", escDisplay(rec[:closeAt], j), goQuoteHint(rec[:closeAt], j)),
 				`write a backslash as \\ (the value is written raw: escape \ as \\, " as \" and line feed as \n)`)
 			e.arena = append(e.arena, '\\')
 		case '"':
-			e.problem(RuleLabelValueRawQuote, j, lbl, rec[vs:closeAt], "unescaped '\"' inside the label value: expfmt ends the value here", `write the quote as \"`)
+			e.problem(exposition.RuleLabelValueRawQuote, j, lbl, rec[vs:closeAt], "unescaped '\"' inside the label value: expfmt ends the value here", `write the quote as \"`)
 			e.arena = append(e.arena, '"')
 		case '\n':
-			e.problem(RuleLabelValueRawNewline, j, lbl, rec[vs:closeAt], "raw line feed inside the label value splits the sample over two lines", `write the line feed as \n`)
+			e.problem(exposition.RuleLabelValueRawNewline, j, lbl, rec[vs:closeAt], "raw line feed inside the label value splits the sample over two lines", `write the line feed as \n`)
 			e.arena = append(e.arena, '\n')
 		default:
 			e.arena = append(e.arena, b)

@@ -1,6 +1,10 @@
-package exposition
+package lint
 
-import "io"
+import (
+	"io"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
+)
 
 // Rewriter is told of every line as the engine reads it, so that a client
 // above the engine (exposition/fix) can copy the payload or write a line
@@ -16,14 +20,14 @@ type Rewriter interface {
 	// Skipped is a line over Options.MaxLineBytes, reported as p and not
 	// parsed; its bytes (and a line feed) are copied to the writer returned,
 	// which keeps its own write error (nil: not copied).
-	Skipped(p Problem) io.Writer
+	Skipped(p exposition.Problem) io.Writer
 }
 
 // Rewrite reads the payload as Lint does, telling rw of every line, and
 // returns the number of lines and bytes read. Problems reach rw with the
 // records; the per-family rules of Lint's Result are not run. The error is
 // only for I/O failures and the size limit.
-func Rewrite(r io.Reader, opts Options, rw Rewriter) (lines int, bytes int64, err error) {
+func Rewrite(r io.Reader, opts exposition.Options, rw Rewriter) (lines int, bytes int64, err error) {
 	e := newEngine(opts)
 	e.rw = rw
 	err = e.run(r, nil)
@@ -60,7 +64,7 @@ func (r *Record) Line() int  { return r.line }
 func (r *Record) Lines() int { return r.nlines }
 
 // Problems are the record's problems, as the lenient reading found them.
-func (r *Record) Problems() []Problem { return r.e.pend }
+func (r *Record) Problems() []exposition.Problem { return r.e.pend }
 
 // Spans are the record's label values and HELP texts; none when a label
 // value runs open to the end of the record.

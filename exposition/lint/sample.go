@@ -1,10 +1,12 @@
-package exposition
+package lint
 
 import (
 	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // Sample lines: expfmt readingMetricName .. startTimestamp, and the strict
@@ -25,7 +27,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			return st
 		}
 		if len(tok) == 0 {
-			e.fail(RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a sample line must start with a name, '{' or '#'")
+			e.fail(exposition.RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a sample line must start with a name, '{' or '#'")
 			return stFail
 		}
 		if st := e.setOrCreate(tok, i); st != stOK {
@@ -63,7 +65,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			}
 			if b == '}' {
 				if metricNil {
-					e.fail(RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a label set without a metric name")
+					e.fail(exposition.RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a label set without a metric name")
 					return stFail
 				}
 				if i = e.skipBlanks(i + 1); e.atEnd(i) {
@@ -78,7 +80,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			}
 			quoted := e.quotedName
 			if len(tok) == 0 {
-				e.fail(RuleLabelNameInvalid, i, nil, nil, "invalid label name for metric %q", e.curName())
+				e.fail(exposition.RuleLabelNameInvalid, i, nil, nil, "invalid label name for metric %q", e.curName())
 				return stFail
 			}
 			i = j
@@ -91,7 +93,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			if b != '=' {
 				if braces {
 					if namePresent {
-						e.fail(RuleLabelSetSyntax, ns, tok, nil, "multiple metric names for metric %q", e.curName())
+						e.fail(exposition.RuleLabelSetSyntax, ns, tok, nil, "multiple metric names for metric %q", e.curName())
 						return stFail
 					}
 					switch b {
@@ -115,25 +117,25 @@ func (e *engine) parseSample(i int, braces bool) status {
 						}
 						break labels
 					default:
-						e.fail(RuleLabelSetSyntax, i, tok, nil, "unexpected %q after metric name %q inside braces", b, tok)
+						e.fail(exposition.RuleLabelSetSyntax, i, tok, nil, "unexpected %q after metric name %q inside braces", b, tok)
 						return stFail
 					}
 				}
-				e.fail(RuleLabelNameInvalid, i, tok, nil, "expected '=' after label name %q, found %q", tok, b)
+				e.fail(exposition.RuleLabelNameInvalid, i, tok, nil, "expected '=' after label name %q, found %q", tok, b)
 				return stFail
 			}
 			if string(tok) == "__name__" {
-				e.fail(RuleLabelNameInvalid, ns, tok, nil, "label name %q is reserved", tok)
+				e.fail(exposition.RuleLabelNameInvalid, ns, tok, nil, "label name %q is reserved", tok)
 				return stFail
 			}
 			if quoted && !utf8.Valid(tok) {
-				e.fail(RuleLabelNameInvalid, ns, tok, nil, "invalid label name %q", tok)
+				e.fail(exposition.RuleLabelNameInvalid, ns, tok, nil, "invalid label name %q", tok)
 				return stFail
 			}
 			t := e.curType()
 			special := (t == typeSummary && string(tok) == "quantile") || (t.isHist() && string(tok) == "le")
 			if len(e.labels) >= e.opts.MaxLabels {
-				e.fail(RuleLabelLimit, ns, tok, nil, "sample of %q has more than %d labels, the limit; the rest of the line is not checked", e.curName(), e.opts.MaxLabels)
+				e.fail(exposition.RuleLabelLimit, ns, tok, nil, "sample of %q has more than %d labels, the limit; the rest of the line is not checked", e.curName(), e.opts.MaxLabels)
 				return stFail
 			}
 			// A line that names its labels in the order of the family's
@@ -144,10 +146,10 @@ func (e *engine) parseSample(i int, braces bool) status {
 				// One duplicate per line is listed, the others counted:
 				// per-line state stays O(1) in the number of duplicates.
 				if !e.strict && e.dupSeen {
-					e.dropped = append(e.dropped, RuleLabelNameDuplicate)
+					e.dropped = append(e.dropped, exposition.RuleLabelNameDuplicate)
 				} else {
 					e.dupSeen = !e.strict
-					e.fail(RuleLabelNameDuplicate, ns, tok, nil, "duplicate label name %q for metric %q", tok, e.curName())
+					e.fail(exposition.RuleLabelNameDuplicate, ns, tok, nil, "duplicate label name %q for metric %q", tok, e.curName())
 				}
 				if e.strict {
 					return stFail
@@ -159,7 +161,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				return e.eof(i)
 			}
 			if b != '"' {
-				e.fail(RuleLabelValueNotQuoted, i, tok, nil, "expected '\"' at start of label value, found %q", b)
+				e.fail(exposition.RuleLabelValueNotQuoted, i, tok, nil, "expected '\"' at start of label value, found %q", b)
 				return stFail
 			}
 			vs := i + 1
@@ -178,7 +180,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				e.labelSet[string(tok)] = struct{}{}
 			}
 			if !e.valueASCII && !utf8.Valid(value) {
-				e.fail(RuleLabelValueInvalidUTF8, firstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
+				e.fail(exposition.RuleLabelValueInvalidUTF8, firstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
 				if e.strict {
 					return stFail
 				}
@@ -188,14 +190,14 @@ func (e *engine) parseSample(i int, braces bool) status {
 				if special {
 					v, ok := parseFloat(value)
 					if !ok {
-						e.fail(RuleQuantileInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'quantile' label, got %q", value)
+						e.fail(exposition.RuleQuantileInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'quantile' label, got %q", value)
 						if e.strict {
 							return stFail
 						}
 					}
 					e.curQuantile = v
 				} else if !e.labelsInit {
-					e.fail(RuleParserCrash, vs, tok, e.rec[vs:ve], "expfmt panics on this line (assignment to entry in nil map): a summary named inside braces before any summary or histogram line")
+					e.fail(exposition.RuleParserCrash, vs, tok, e.rec[vs:ve], "expfmt panics on this line (assignment to entry in nil map): a summary named inside braces before any summary or histogram line")
 					if e.strict {
 						return stFail
 					}
@@ -204,14 +206,14 @@ func (e *engine) parseSample(i int, braces bool) status {
 				if special {
 					v, ok := parseFloat(value)
 					if !ok {
-						e.fail(RuleBucketInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'le' label, got %q", value)
+						e.fail(exposition.RuleBucketInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'le' label, got %q", value)
 						if e.strict {
 							return stFail
 						}
 					}
 					e.curBucket = v
 				} else if !e.labelsInit {
-					e.fail(RuleParserCrash, vs, tok, e.rec[vs:ve], "expfmt panics on this line (assignment to entry in nil map): a histogram named inside braces before any summary or histogram line")
+					e.fail(exposition.RuleParserCrash, vs, tok, e.rec[vs:ve], "expfmt panics on this line (assignment to entry in nil map): a histogram named inside braces before any summary or histogram line")
 					if e.strict {
 						return stFail
 					}
@@ -227,7 +229,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				i++
 			case '}':
 				if metricNil {
-					e.fail(RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a label set without a metric name")
+					e.fail(exposition.RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a label set without a metric name")
 					return stFail
 				}
 				if i = e.skipBlanks(i + 1); e.atEnd(i) {
@@ -235,7 +237,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				}
 				break labels
 			default:
-				e.fail(RuleLabelValueRawQuote, ve, tok, e.rec[vs:e.n], "unexpected end of label value %q: a raw '\"' inside the value, or no ',' or '}' after it", value)
+				e.fail(exposition.RuleLabelValueRawQuote, ve, tok, e.rec[vs:e.n], "unexpected end of label value %q: a raw '\"' inside the value, or no ',' or '}' after it", value)
 				return stFail
 			}
 		}
@@ -254,7 +256,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 	}
 	v, ok := parseFloat(e.rec[vs:i])
 	if !ok {
-		e.fail(RuleSampleValueInvalid, vs, nil, e.rec[vs:i], "expected float as value, got %q", e.rec[vs:i])
+		e.fail(exposition.RuleSampleValueInvalid, vs, nil, e.rec[vs:i], "expected float as value, got %q", e.rec[vs:i])
 		return stFail
 	}
 	if t := e.curType(); t.isHist() {
@@ -269,7 +271,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 		}
 		if check {
 			if u := uint64(v); v != float64(u) && v < 0 {
-				e.fail(RuleHistogramNegative, vs, nil, e.rec[vs:i], "negative %s for histogram %q", what, e.curName())
+				e.fail(exposition.RuleHistogramNegative, vs, nil, e.rec[vs:i], "negative %s for histogram %q", what, e.curName())
 				return stFail
 			}
 		}
@@ -290,24 +292,24 @@ func (e *engine) parseSample(i int, braces bool) status {
 			i++
 		}
 		if ts == i {
-			e.fail(RuleTrailingText, vs, nil, e.rec[vs:], "blank after the value and no timestamp: expected integer as timestamp, got \"\"")
+			e.fail(exposition.RuleTrailingText, vs, nil, e.rec[vs:], "blank after the value and no timestamp: expected integer as timestamp, got \"\"")
 			return stFail
 		}
 		if _, err := strconv.ParseInt(unsafeString(e.rec[ts:i]), 10, 64); err != nil {
-			e.fail(RuleTimestampInvalid, ts, nil, e.rec[ts:i], "expected integer as timestamp, got %q", e.rec[ts:i])
+			e.fail(exposition.RuleTimestampInvalid, ts, nil, e.rec[ts:i], "expected integer as timestamp, got %q", e.rec[ts:i])
 			return stFail
 		}
 		if b != '\n' {
 			if !e.hasLF {
 				return e.eof(e.n)
 			}
-			e.fail(RuleTrailingText, i, nil, e.rec[i:], "spurious string after timestamp: %q", e.rec[i:])
+			e.fail(exposition.RuleTrailingText, i, nil, e.rec[i:], "spurious string after timestamp: %q", e.rec[i:])
 			return stFail
 		}
 	}
 	if i != e.n {
 		// A raw line feed outside a label value in a joined record.
-		e.fail(RuleLabelValueRawNewline, i, nil, nil, "raw line feed")
+		e.fail(exposition.RuleLabelValueRawNewline, i, nil, nil, "raw line feed")
 		return stFail
 	}
 	e.sample = sampleInfo{name: nameTok, nameOff: nameOff, value: v, valueOff: vs}
@@ -330,13 +332,13 @@ func (e *engine) readValueStrict(vs int, lbl []byte) (ve, next int, value []byte
 			return e.readValueStrictEscaped(vs, lbl)
 		case '\n':
 			i += k
-			e.fail(RuleLabelValueRawNewline, i, lbl, rec[vs:i], "label value %q contains unescaped new-line", rec[vs:i])
+			e.fail(exposition.RuleLabelValueRawNewline, i, lbl, rec[vs:i], "label value %q contains unescaped new-line", rec[vs:i])
 			return 0, 0, nil, stFail
 		}
 	}
 	i = len(rec)
 	if e.hasLF {
-		e.fail(RuleLabelValueRawNewline, i, lbl, e.rec[vs:i], "label value %q contains unescaped new-line", e.rec[vs:i])
+		e.fail(exposition.RuleLabelValueRawNewline, i, lbl, e.rec[vs:i], "label value %q contains unescaped new-line", e.rec[vs:i])
 		return 0, 0, nil, stFail
 	}
 	return 0, 0, nil, e.eof(i)
@@ -358,7 +360,7 @@ func (e *engine) readValueStrictEscaped(vs int, lbl []byte) (ve, next int, value
 			case 'n':
 				e.arena = append(e.arena, '\n')
 			default:
-				e.fail(RuleLabelValueBadEscape, i-1, lbl, e.rec[vs:], "invalid escape sequence '\\%c'", b)
+				e.fail(exposition.RuleLabelValueBadEscape, i-1, lbl, e.rec[vs:], "invalid escape sequence '\\%c'", b)
 				return 0, 0, nil, stFail
 			}
 			escaped = false
@@ -368,7 +370,7 @@ func (e *engine) readValueStrictEscaped(vs int, lbl []byte) (ve, next int, value
 		case '"':
 			return i, i + 1, e.arena[mark:], stOK
 		case '\n':
-			e.fail(RuleLabelValueRawNewline, i, lbl, e.rec[vs:i], "label value contains unescaped new-line")
+			e.fail(exposition.RuleLabelValueRawNewline, i, lbl, e.rec[vs:i], "label value contains unescaped new-line")
 			return 0, 0, nil, stFail
 		case '\\':
 			escaped = true

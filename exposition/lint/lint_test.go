@@ -1,25 +1,27 @@
-package exposition
+package lint
 
 import (
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
-func lintString(t *testing.T, s string) *Result {
+func lintString(t *testing.T, s string) *exposition.Result {
 	t.Helper()
-	res, err := Lint(strings.NewReader(s), Options{})
+	res, err := Lint(strings.NewReader(s), exposition.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-func rulesAt(res *Result) []string {
+func rulesAt(res *exposition.Result) []string {
 	var out []string
 	for _, p := range res.Problems {
-		if p.Severity == SeverityError {
+		if p.Severity == exposition.SeverityError {
 			out = append(out, p.Rule+"@"+strconv.Itoa(p.Line)+":"+strconv.Itoa(p.Col)+"/"+p.Label)
 		}
 	}
@@ -69,7 +71,7 @@ func TestKeepsGoingAfterErrors(t *testing.T) {
 	res := lintString(t, in)
 	lines := map[int]bool{}
 	for _, p := range res.Problems {
-		if p.Severity == SeverityError {
+		if p.Severity == exposition.SeverityError {
 			lines[p.Line] = true
 		}
 	}
@@ -104,30 +106,30 @@ func TestNonUTF8AndLimits(t *testing.T) {
 	for _, p := range res.Problems {
 		rules = append(rules, p.Rule)
 	}
-	if !strings.Contains(strings.Join(rules, " "), RuleNonUTF8Text) || !strings.Contains(strings.Join(rules, " "), RuleLabelValueInvalidUTF8) {
+	if !strings.Contains(strings.Join(rules, " "), exposition.RuleNonUTF8Text) || !strings.Contains(strings.Join(rules, " "), exposition.RuleLabelValueInvalidUTF8) {
 		t.Errorf("%v", rules)
 	}
-	if _, err := Lint(strings.NewReader(strings.Repeat("a 1\n", 1000)), Options{MaxBytes: 100}); err == nil {
+	if _, err := Lint(strings.NewReader(strings.Repeat("a 1\n", 1000)), exposition.Options{MaxBytes: 100}); err == nil {
 		t.Error("want a size limit error")
 	}
 	var many strings.Builder
 	for i := 0; i < 50; i++ {
 		many.WriteString("a{i=\"" + strconv.Itoa(i) + "\", b=\"\\q\"} 1\n")
 	}
-	res, _ = Lint(strings.NewReader(many.String()), Options{MaxProblems: 10})
-	if len(res.Problems) != 11 || res.Suppressed[RuleLabelValueBadEscape]+res.Suppressed[RuleHelpMissing] != 41 || res.Errors != 50 {
+	res, _ = Lint(strings.NewReader(many.String()), exposition.Options{MaxProblems: 10})
+	if len(res.Problems) != 11 || res.Suppressed[exposition.RuleLabelValueBadEscape]+res.Suppressed[exposition.RuleHelpMissing] != 41 || res.Errors != 50 {
 		t.Errorf("suppression: %d problems, %v, errors %d", len(res.Problems), res.Suppressed, res.Errors)
 	}
 }
 
 func TestRulesDocumented(t *testing.T) {
 	seen := map[string]bool{}
-	for _, r := range Rules {
+	for _, r := range exposition.Rules {
 		if seen[r.Name] {
 			t.Errorf("duplicate rule %s", r.Name)
 		}
 		seen[r.Name] = true
-		if r.Doc == "" || (r.Severity != SeverityError && r.Severity != SeverityWarning && r.Severity != SeverityInfo) {
+		if r.Doc == "" || (r.Severity != exposition.SeverityError && r.Severity != exposition.SeverityWarning && r.Severity != exposition.SeverityInfo) {
 			t.Errorf("rule %s: severity %q doc %q", r.Name, r.Severity, r.Doc)
 		}
 	}
@@ -137,7 +139,7 @@ func TestInvalidUTF8Escaped(t *testing.T) {
 	// An invalid byte after an escape must still be caught (the ASCII fast
 	// path must not carry over from a previous value).
 	res := lintString(t, "a{x=\"ok\", y=\"\\\\\xff\"} 1\n")
-	if got := rulesAt(res); len(got) != 1 || !strings.HasPrefix(got[0], RuleLabelValueInvalidUTF8) {
+	if got := rulesAt(res); len(got) != 1 || !strings.HasPrefix(got[0], exposition.RuleLabelValueInvalidUTF8) {
 		t.Fatalf("%v", got)
 	}
 	res = lintString(t, "{\"caf\xe9\"} 1\n")

@@ -1,4 +1,4 @@
-package exposition
+package lint
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
 // expfmtVerdict parses data with expfmt as Prometheus would; panicked says
@@ -88,12 +90,12 @@ func FuzzLintAgreesWithExpfmt(f *testing.F) {
 // eat the fuzzing budget in minimisation).
 func checkLintAgrees(t *testing.T, data []byte) {
 	{
-		res, err := Lint(bytes.NewReader(data), Options{})
+		res, err := Lint(bytes.NewReader(data), exposition.Options{})
 		if err != nil {
 			t.Fatalf("Lint error: %v", err)
 		}
 		for _, p := range res.Problems {
-			if p.Rule == RuleLineTooLong || p.Rule == RuleLabelLimit {
+			if p.Rule == exposition.RuleLineTooLong || p.Rule == exposition.RuleLabelLimit {
 				return // a documented refusal: the line is not checked
 			}
 		}
@@ -118,7 +120,7 @@ func checkLintAgrees(t *testing.T, data []byte) {
 			t.Fatalf("expfmt error is not a ParseError: %v", perr)
 		}
 		for _, p := range res.Problems {
-			if p.Severity == SeverityError && p.Line == pe.Line {
+			if p.Severity == exposition.SeverityError && p.Line == pe.Line {
 				return
 			}
 		}
@@ -130,7 +132,7 @@ func checkLintAgrees(t *testing.T, data []byte) {
 // the fixture payloads, which are too large to be fuzz seeds
 // (TestFixturesFixParses runs FuzzFixParses's).
 func TestFixturesAgreeWithExpfmt(t *testing.T) {
-	files, _ := filepath.Glob("../fixtures/metrics/*.prom")
+	files, _ := filepath.Glob("../../fixtures/metrics/*.prom")
 	if len(files) == 0 {
 		t.Fatal("no fixtures/metrics/*.prom")
 	}
@@ -145,10 +147,10 @@ func TestFixturesAgreeWithExpfmt(t *testing.T) {
 	}
 }
 
-func errorList(res *Result) string {
+func errorList(res *exposition.Result) string {
 	var b strings.Builder
 	for _, p := range res.Problems {
-		if p.Severity == SeverityError {
+		if p.Severity == exposition.SeverityError {
 			fmt.Fprintf(&b, "\n  %d:%d %s %s", p.Line, p.Col, p.Rule, p.Message)
 		}
 	}

@@ -1,10 +1,10 @@
-package exposition_test
+package lint_test
 
 import (
 	"errors"
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/exposition/consumers"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"io"
 	"os"
 	"path/filepath"
@@ -106,7 +106,7 @@ func serverKeeps(data []byte) string {
 func serverCorpus(t *testing.T) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for i, s := range exposition.FuzzSeeds {
+	for i, s := range lint.FuzzSeeds {
 		out[fmt.Sprintf("seed-%d", i)] = []byte(s)
 	}
 	for _, c := range consumerCases {
@@ -124,7 +124,7 @@ func serverCorpus(t *testing.T) map[string][]byte {
 			}
 		}
 	}
-	files, _ := filepath.Glob("../fixtures/metrics/*.prom")
+	files, _ := filepath.Glob("../../fixtures/metrics/*.prom")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -166,7 +166,7 @@ func TestServerAgreesWithPrometheus(t *testing.T) {
 }
 
 func FuzzServerAgreesWithPrometheus(f *testing.F) {
-	for _, s := range exposition.FuzzSeeds {
+	for _, s := range lint.FuzzSeeds {
 		f.Add([]byte(s))
 	}
 	for _, c := range consumerCases {

@@ -1,6 +1,10 @@
-package exposition
+package lint
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
+)
 
 // Naming rules after prometheus/client_golang promlint, as warnings. What a
 // producer is known to do differently is the caller's to say (Options.Note),
@@ -37,48 +41,48 @@ func (e *engine) finalizeFamilies() {
 			line = f.typeLine
 		}
 		add := func(rule, msg, fix string) {
-			p := Problem{Rule: rule, Severity: severityOf(rule), Line: line, Col: 1, Family: f.name, Message: msg, Fix: fix}
+			p := exposition.Problem{Rule: rule, Severity: exposition.SeverityOf(rule), Line: line, Col: 1, Family: f.name, Message: msg, Fix: fix}
 			e.note(&p, f.typ)
 			e.add(p)
 		}
 		name := f.name
 		if !f.hasHelp && !f.helpEmpty {
-			add(RuleHelpMissing, "no HELP text", "add a # HELP line")
+			add(exposition.RuleHelpMissing, "no HELP text", "add a # HELP line")
 		}
 		switch {
 		case f.typ == typeCounter && !strings.HasSuffix(name, "_total"):
-			add(RuleCounterWithoutTotal, `counter metrics should have "_total" suffix`, "rename to "+name+"_total")
+			add(exposition.RuleCounterWithoutTotal, `counter metrics should have "_total" suffix`, "rename to "+name+"_total")
 		case f.typ != typeCounter && strings.HasSuffix(name, "_total"):
-			add(RuleNonCounterWithTotal, `non-counter metrics should not have "_total" suffix`, "drop _total or make it a counter")
+			add(exposition.RuleNonCounterWithTotal, `non-counter metrics should not have "_total" suffix`, "drop _total or make it a counter")
 		}
 		if !f.typ.isHist() && strings.HasSuffix(name, "_bucket") {
-			add(RuleReservedSuffix, `non-histogram metrics should not have "_bucket" suffix`, "rename")
+			add(exposition.RuleReservedSuffix, `non-histogram metrics should not have "_bucket" suffix`, "rename")
 		}
 		if !f.typ.isHist() && f.typ != typeSummary {
 			for _, suf := range []string{"_count", "_sum"} {
 				if strings.HasSuffix(name, suf) {
-					add(RuleReservedSuffix, `non-histogram and non-summary metrics should not have "`+suf+`" suffix`, "rename")
+					add(exposition.RuleReservedSuffix, `non-histogram and non-summary metrics should not have "`+suf+`" suffix`, "rename")
 				}
 			}
 		}
 		if f.typ.isHist() && !f.hasLe {
-			add(RuleHistogramAsQuantiles, "histogram without le buckets", "print le buckets, or declare the family a summary")
+			add(exposition.RuleHistogramAsQuantiles, "histogram without le buckets", "print le buckets, or declare the family a summary")
 		}
 		if isCamelCase(name) {
-			add(RuleCamelCase, "metric names should be written in 'snake_case' not 'camelCase'", "rename in snake_case")
+			add(exposition.RuleCamelCase, "metric names should be written in 'snake_case' not 'camelCase'", "rename in snake_case")
 		}
 		if strings.Contains(name, ":") {
-			add(RuleReservedChars, "metric names should not contain ':' (reserved for recording rules)", "")
+			add(exposition.RuleReservedChars, "metric names should not contain ':' (reserved for recording rules)", "")
 		}
 		for _, tok := range strings.Split(name, "_") {
 			if unitAbbreviations[tok] {
-				add(RuleUnitAbbreviation, `metric names should not contain abbreviated units ("_`+tok+`")`, "use the base unit spelled out, e.g. _seconds")
+				add(exposition.RuleUnitAbbreviation, `metric names should not contain abbreviated units ("_`+tok+`")`, "use the base unit spelled out, e.g. _seconds")
 			}
 			if base, ok := nonBaseUnits[tok]; ok {
-				add(RuleNonBaseUnit, "use base unit \""+base+"\" instead of \""+tok+"\"", "")
+				add(exposition.RuleNonBaseUnit, "use base unit \""+base+"\" instead of \""+tok+"\"", "")
 			}
 			if typeWords[tok] {
-				add(RuleTypeInName, `metric names should not contain the metric type "`+tok+`"`, "")
+				add(exposition.RuleTypeInName, `metric names should not contain the metric type "`+tok+`"`, "")
 			}
 		}
 	}
@@ -90,18 +94,18 @@ func (e *engine) labelNameRules(f *famState, name string, off int) {
 		return
 	}
 	w := func(rule, msg, fix string) {
-		p := Problem{Rule: rule, Severity: severityOf(rule), Line: e.lineOf(off), Col: e.colOf(off), Family: f.name, Label: name, Message: msg, Fix: fix}
+		p := exposition.Problem{Rule: rule, Severity: exposition.SeverityOf(rule), Line: e.lineOf(off), Col: e.colOf(off), Family: f.name, Label: name, Message: msg, Fix: fix}
 		e.note(&p, f.typ)
 		e.pend = append(e.pend, p)
 	}
 	if isCamelCase(name) {
-		w(RuleCamelCase, "label names should be written in 'snake_case' not 'camelCase'", "rename the label in snake_case")
+		w(exposition.RuleCamelCase, "label names should be written in 'snake_case' not 'camelCase'", "rename the label in snake_case")
 	}
 	if name == "le" && !f.typ.isHist() {
-		w(RuleReservedLabel, `non-histogram metrics should not have "le" label`, "")
+		w(exposition.RuleReservedLabel, `non-histogram metrics should not have "le" label`, "")
 	}
 	if name == "quantile" && f.typ != typeSummary {
-		w(RuleReservedLabel, `non-summary metrics should not have "quantile" label`, "")
+		w(exposition.RuleReservedLabel, `non-summary metrics should not have "quantile" label`, "")
 	}
 }
 
@@ -110,7 +114,7 @@ func (e *engine) warnSpaceBefore(f *famState) {
 		return
 	}
 	f.spaceWarned = true
-	p := Problem{Rule: RuleSpaceBeforeLabels, Severity: severityOf(RuleSpaceBeforeLabels), Line: e.line, Col: 1, Family: f.name,
+	p := exposition.Problem{Rule: exposition.RuleSpaceBeforeLabels, Severity: exposition.SeverityOf(exposition.RuleSpaceBeforeLabels), Line: e.line, Col: 1, Family: f.name,
 		Message: "blank between the metric name and '{'", Fix: "write name{labels} without a blank"}
 	e.note(&p, f.typ)
 	e.pend = append(e.pend, p)
@@ -119,37 +123,37 @@ func (e *engine) warnSpaceBefore(f *famState) {
 // defaultFix is the suggested fix of an error when the site gave none.
 func defaultFix(rule string) string {
 	switch rule {
-	case RuleLabelValueBadEscape:
+	case exposition.RuleLabelValueBadEscape:
 		return `write a backslash as \\`
-	case RuleLabelValueRawQuote:
+	case exposition.RuleLabelValueRawQuote:
 		return `write the quote as \"`
-	case RuleLabelValueRawNewline:
+	case exposition.RuleLabelValueRawNewline:
 		return `write the line feed as \n`
-	case RuleLabelValueUnterminated:
+	case exposition.RuleLabelValueUnterminated:
 		return `close the value with "`
-	case RuleLabelValueInvalidUTF8:
+	case exposition.RuleLabelValueInvalidUTF8:
 		return "encode label values as UTF-8"
-	case RuleMissingFinalNewline:
+	case exposition.RuleMissingFinalNewline:
 		return "end the payload with a line feed"
-	case RuleHelpDuplicate, RuleTypeDuplicate:
+	case exposition.RuleHelpDuplicate, exposition.RuleTypeDuplicate:
 		return "keep one HELP and one TYPE line per family"
-	case RuleTypeAfterSamples:
+	case exposition.RuleTypeAfterSamples:
 		return "print TYPE before the first sample of the family"
-	case RuleTypeUnknown:
+	case exposition.RuleTypeUnknown:
 		return "use counter, gauge, summary, histogram or untyped"
-	case RuleHelpBadEscape:
+	case exposition.RuleHelpBadEscape:
 		return `write a backslash in HELP as \\`
-	case RuleSampleValueInvalid:
+	case exposition.RuleSampleValueInvalid:
 		return "write the value as a Go float (NaN, +Inf, -Inf allowed)"
-	case RuleTimestampInvalid:
+	case exposition.RuleTimestampInvalid:
 		return "write the timestamp as int64 milliseconds, or leave it out"
-	case RuleTrailingText:
+	case exposition.RuleTrailingText:
 		return "end the line after the value or the timestamp"
-	case RuleLabelNameDuplicate:
+	case exposition.RuleLabelNameDuplicate:
 		return "keep each label name once per sample"
-	case RuleLineTooLong:
+	case exposition.RuleLineTooLong:
 		return "end every sample with a line feed"
-	case RuleLabelLimit:
+	case exposition.RuleLabelLimit:
 		return "give each sample a handful of labels"
 	}
 	return ""

@@ -1,4 +1,4 @@
-package exposition
+package lint
 
 import (
 	"crypto/sha256"

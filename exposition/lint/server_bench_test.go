@@ -1,8 +1,8 @@
-package exposition_test
+package lint_test
 
 import (
-	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/exposition/consumers"
+	"github.com/dorisdiag/dorisdiag/exposition/lint"
 	"testing"
 )
 
@@ -10,7 +10,7 @@ import (
 // Master FE payload, for comparison with BenchmarkLintClean50MB (the verdict
 // is a second pass over the bytes, run when a report asks for it).
 func BenchmarkPrometheusServer50MB(b *testing.B) {
-	clean, _ := exposition.Payloads(b)
+	clean, _ := lint.Payloads(b)
 	b.SetBytes(int64(len(clean)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,0 +1,10 @@
+package lint
+
+import (
+	"flag"
+)
+
+// This package has no golden files (the Doris fixtures' goldens are
+// diag/metrics'); the flag is defined so that `go test ./... -update` works
+// across the module.
+var _ = flag.Bool("update", false, "rewrite golden files (none in this package)")
