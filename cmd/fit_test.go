@@ -85,9 +85,10 @@ func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
 	lines := screenLines(runWidth(t, 80, "check", "--demo", "incident"))
 	first := strings.Join(lines[:min(24, len(lines))], "\n")
 	// The whole overview (every count and object, TestCheckOverviewKeepsEveryCountAt80)
-	// and the two worst criticals in full take the 24 lines; the third
-	// (STREAM_CANNOT_RESUME_REJECTED) starts the second screen.
-	for _, want := range []string{"Streams", "MVs", "Tasks", "Space", "Sources", "Findings: 15 critical", "CRITICAL STREAM_CANNOT_RESUME_CLIPPED", "CRITICAL STREAM_NO_OFFSET_ROWS_SKIPPED"} {
+	// and the two worst criticals in full, each with its next step, take the
+	// 24 lines; the third (STREAM_CANNOT_RESUME_REJECTED) starts the second
+	// screen. Every source was read, so the Sources row closes the report.
+	for _, want := range []string{"Streams", "MVs", "Tasks", "Space", "Findings: 15 critical", "CRITICAL STREAM_CANNOT_RESUME_CLIPPED", "CRITICAL STREAM_NO_OFFSET_ROWS_SKIPPED"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first screen lacks %q:\n%s", want, first)
 		}
@@ -119,6 +120,23 @@ func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
 		if g := strings.Join(got, " "); want == "" || g != strings.Join(strings.Fields(want), " ") {
 			t.Errorf("first screen: %s not in full:\n got %q\nwant %q\n%s", code, g, want, first)
 		}
+		// Issue 25 item 6: and what to run next.
+		var next int
+		for _, b := range findingBlocks(screen) {
+			if strings.HasPrefix(b[0], "CRITICAL "+code+" ") {
+				for _, l := range b[1:] {
+					if strings.HasPrefix(strings.TrimSpace(l), "next: ") {
+						next++
+					}
+				}
+			}
+		}
+		if next != 1 {
+			t.Errorf("first screen: %s has %d next: lines, want 1:\n%s", code, next, first)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "Sources  every source read; FE monitor sampled") {
+		t.Errorf("the whole view's Sources row does not close the report: %q", last)
 	}
 }
 

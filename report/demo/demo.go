@@ -43,6 +43,9 @@ func demoTable(w io.Writer, st report.Style, d report.Doc) error {
 	} else if err := report.FindingsCompact(w, st, res.Findings, width); err != nil {
 		return err
 	}
+	if err := report.CheckSources(w, st, res); err != nil {
+		return err
+	}
 	if m := res.WorstMV(); m != nil {
 		fmt.Fprintf(w, "\n%s\n\n", st.Bold("── "+report.Sanitize(diag.MVExplainCommand(m.DB, m.Name))+" ──"))
 		doc := mv.MVExplainDoc{Now: res.Now, MV: m, Findings: res.MVs.FindingsFor(m.DB, m.Name)}
