@@ -239,7 +239,7 @@ func (g *problemGroup) finding(source string, obj diag.Object) diag.Finding {
 		ev["label"] = p.Label
 	}
 	if p.Value != "" {
-		ev["value"] = p.Value
+		ev["value"] = p.DisplayValue() // evidence is display text: escaped as the payload, cut with "…"
 	}
 	input := lintInput(source)
 	next := "dorisdiag metrics lint " + input
