@@ -122,25 +122,20 @@ func nextLines(st Style, f diag.Finding, ind string) []string {
 	if next := Sanitize(f.Next); f.Next != "" && len(diag.SplitNext(f.Next)) == 1 && (width <= 0 || TextWidth(ind+"next: "+next) <= width) {
 		return []string{ind + "next: " + next}
 	}
-	if f.Severity != diag.SeverityCritical {
-		return nil
+	if f.Severity != diag.SeverityCritical || f.Next == "" {
+		return nil // no step, or one the caller shows on its own (mv explain's Next section)
 	}
 	return WrapMax(ShortNext(st, f), width, 2, ind, ind+"      ")
 }
 
 // ShortNext is the shortened next step of a finding (without the indent):
-// its code's action and where to read the whole step ("-o wide", or the
-// explain command when the finding has no step of its own).
+// its code's action and where to read the whole step.
 func ShortNext(st Style, f diag.Finding) string {
 	action := f.Code.Declaration().Action
 	if action == "" {
-		action = "see the next step"
+		action = "see the next step" // every declaration has one (TestDeclarationActions)
 	}
-	where := "full step: " + st.hint()
-	if f.Next == "" {
-		where = "how: dorisdiag explain " + f.Code.String()
-	}
-	return "next: " + action + " (" + where + ")"
+	return "next: " + action + " (full step: " + st.hint() + ")"
 }
 
 // FindingsMarkdown writes findings as a markdown table (for CI comments).
