@@ -135,7 +135,7 @@ func ShortNext(st Style, f diag.Finding) string {
 	if action == "" {
 		action = "see the next step" // every declaration has one (TestDeclarationActions)
 	}
-	return "next: " + action + " (full step: " + st.hint() + ")"
+	return "next: " + action + " " + Glue("(full step: "+st.hint()+")") // where stays whole on one line
 }
 
 // FindingsMarkdown writes findings as a markdown table (for CI comments).
