@@ -27,6 +27,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Options tune Lint and Rewrite (and so exposition/fix). The zero value is usable.
@@ -534,9 +535,10 @@ func (e *engine) colOf(pos int) int {
 func (e *engine) tooLong(lr *lineReader, lineNo int) {
 	max := e.opts.MaxLineBytes
 	p := Problem{Rule: RuleLineTooLong, Severity: severityOf(RuleLineTooLong), Line: lineNo, Col: max + 1,
-		Value:   DisplayValue(lr.Bytes(0, min(maxDisplay, max))),
 		Message: "line is longer than " + strconv.Itoa(max) + " bytes, the limit; it is skipped, not checked",
 		Fix:     defaultFix(RuleLineTooLong)}
+	p.SetValue(lr.Bytes(0, min(maxDisplay+utf8.UTFMax, max)))
+	p.ValueCut = true // the line goes on
 	e.note(&p, typeNone)
 	e.add(p)
 	var w io.Writer
@@ -565,7 +567,7 @@ func (e *engine) problem(rule string, pos int, lbl, value []byte, msg, fix strin
 		p.Label = DisplayValue(lbl)
 	}
 	if value != nil {
-		p.Value = DisplayValue(value)
+		p.SetValue(value)
 	}
 	if p.Fix == "" {
 		p.Fix = defaultFix(rule)
@@ -585,7 +587,7 @@ func (e *engine) warn(rule string, pos int, family, lbl string, value []byte, ms
 	}
 	p := Problem{Rule: rule, Severity: severityOf(rule), Line: e.lineOf(pos), Col: e.colOf(pos), Family: family, Label: lbl, Message: msg, Fix: fix}
 	if value != nil {
-		p.Value = DisplayValue(value)
+		p.SetValue(value)
 	}
 	if e.opts.Note != nil {
 		typ := typeNone
