@@ -81,7 +81,7 @@ func renderResult(name string, res *exposition.Result, conf []exposition.Problem
 			fmt.Fprintf(&b, " label=%s", p.Label)
 		}
 		if p.Value != "" {
-			fmt.Fprintf(&b, " value=\"%s\"", p.Value)
+			fmt.Fprintf(&b, " value=\"%s\"", p.DisplayValue())
 		}
 		fmt.Fprintf(&b, "\n      %s\n", p.Message)
 		if p.Fix != "" {

@@ -5,6 +5,11 @@ import (
 	"strings"
 )
 
+// LabelValueText is a decoded label value as a payload writes it between
+// its quotes (\ for a backslash, \" for a quote, \n for a line feed): a
+// Problem.Value for a label value read from parsed samples.
+func LabelValueText(v string) string { return string(escapeLabelValue([]byte(v))) }
+
 // escapeLabelValue: \ → \\, line feed → \n, " → \", in that order; invalid
 // UTF-8 becomes U+FFFD.
 func escapeLabelValue(v []byte) []byte {

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
 	"github.com/dorisdiag/dorisdiag/exposition/lint"
@@ -35,23 +34,6 @@ type Change struct {
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
 	Cut    bool   `json:"cut,omitempty"`
-}
-
-// maxDisplay is how many payload bytes Before and After show, as a
-// Problem.Value does.
-const maxDisplay = 80
-
-// rawValue is raw cut to about maxDisplay bytes on a rune boundary, and
-// whether it was cut.
-func rawValue(raw []byte) (string, bool) {
-	if len(raw) <= maxDisplay {
-		return string(raw), false
-	}
-	n := maxDisplay
-	for n > 0 && !utf8.RuneStart(raw[n]) {
-		n--
-	}
-	return string(raw[:n]), true
 }
 
 // Report says what Fix changed and what it could not repair.
@@ -191,8 +173,8 @@ func (f *fixer) Failed(rec *lint.Record) {
 		} else if bytes.IndexByte(raw, '\n') >= 0 {
 			what = "rejoined a sample split by a raw line feed (escaped it as \\n)"
 		}
-		before, cutB := rawValue(raw)
-		after, cutA := rawValue(nv)
+		before, cutB := exposition.CutValue(raw)
+		after, cutA := exposition.CutValue(nv)
 		c := Change{Line: line, What: what, Before: before, After: after, Cut: cutB || cutA}
 		if sp.Label != nil {
 			c.Label = exposition.DisplayValue(sp.Label)

@@ -27,6 +27,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
 )
@@ -420,9 +421,10 @@ func (e *engine) colOf(pos int) int {
 func (e *engine) tooLong(lr *exposition.LineReader, lineNo int) {
 	max := e.opts.MaxLineBytes
 	p := exposition.Problem{Rule: exposition.RuleLineTooLong, Severity: exposition.SeverityOf(exposition.RuleLineTooLong), Line: lineNo, Col: max + 1,
-		Value:   exposition.DisplayValue(lr.Bytes(0, min(exposition.MaxDisplay, max))),
 		Message: "line is longer than " + strconv.Itoa(max) + " bytes, the limit; it is skipped, not checked",
 		Fix:     defaultFix(exposition.RuleLineTooLong)}
+	p.SetValue(lr.Bytes(0, min(exposition.MaxDisplay+utf8.UTFMax, max)))
+	p.ValueCut = true // the line goes on
 	e.note(&p, typeNone)
 	e.add(p)
 	var w io.Writer
@@ -451,7 +453,7 @@ func (e *engine) problem(rule string, pos int, lbl, value []byte, msg, fix strin
 		p.Label = exposition.DisplayValue(lbl)
 	}
 	if value != nil {
-		p.Value = exposition.DisplayValue(value)
+		p.SetValue(value)
 	}
 	if p.Fix == "" {
 		p.Fix = defaultFix(rule)
@@ -471,7 +473,7 @@ func (e *engine) warn(rule string, pos int, family, lbl string, value []byte, ms
 	}
 	p := exposition.Problem{Rule: rule, Severity: exposition.SeverityOf(rule), Line: e.lineOf(pos), Col: e.colOf(pos), Family: family, Label: lbl, Message: msg, Fix: fix}
 	if value != nil {
-		p.Value = exposition.DisplayValue(value)
+		p.SetValue(value)
 	}
 	if e.opts.Note != nil {
 		typ := typeNone

@@ -107,10 +107,10 @@ func writeProblem(b *strings.Builder, st report.Style, source string, p expositi
 	if p.Label != "" {
 		what = strings.TrimSpace(what + " " + p.Label)
 		if p.Value != "" {
-			what += "=\"" + p.Value + "\""
+			what += "=\"" + p.DisplayValue() + "\""
 		}
 	} else if p.Value != "" {
-		what = strings.TrimSpace(what + " \"" + p.Value + "\"")
+		what = strings.TrimSpace(what + " \"" + p.DisplayValue() + "\"")
 	}
 	if what != "" {
 		fmt.Fprintf(&line, " %s:", what)
