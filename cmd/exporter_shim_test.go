@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"net/http"
@@ -59,29 +60,63 @@ func TestExporterShimExecs(t *testing.T) {
 		t.Skip("no /proc")
 	}
 	bin := testbin.DorisdiagWithExporter(t)
-	p := startExporterProc(t, bin, "--demo", "incident", "--interval", "1s")
-	exe, err := os.Readlink("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/exe")
+	c := exec.Command(bin, "exporter", "--web.listen-address", "127.0.0.1:0", "--demo", "incident", "--interval", "1s")
+	stderr, err := c.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Process.Kill(); _ = c.Wait() }()
+	// Self-contained (not exporter_process_test.go's helpers): the address
+	// from the exporter's "listening" line.
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, a, ok := strings.Cut(sc.Text(), "msg=listening address="); ok {
+				a, _, _ = strings.Cut(a, " ")
+				addr <- a
+			}
+		}
+		close(addr)
+	}()
+	a, ok := <-addr
+	if !ok {
+		t.Fatal("`dorisdiag exporter` never said where it listens")
+	}
+	go func() {
+		for range addr { // drain the rest of stderr
+		}
+	}()
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(c.Process.Pid) + "/exe")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if filepath.Base(exe) != cmdutil.ExporterBinary {
 		t.Errorf("the process started as `dorisdiag exporter` runs %s, want %s in its place", exe, cmdutil.ExporterBinary)
 	}
-	p.waitRounds(t, 1, 200*time.Millisecond)
-	resp, err := http.Get("http://" + p.addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	var body []byte
+	for i := 0; i < 600 && !bytes.Contains(body, []byte("\ndorisdiag_exporter_rounds_total{")); i++ {
+		if i > 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		resp, err := http.Get("http://" + a + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(body), `cluster="demo-incident"`) {
-		t.Errorf("--demo incident did not reach the exporter: /metrics has no cluster=\"demo-incident\"")
+	if !bytes.Contains(body, []byte(`cluster="demo-incident"`)) {
+		t.Errorf("--demo incident did not reach the exporter: /metrics has no cluster=\"demo-incident\":\n%.2000s", body)
 	}
 	// Stopped as systemd stops it: SIGTERM to the pid it started.
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.cmd.Wait(); err != nil {
+	if err := c.Wait(); err != nil {
 		t.Errorf("SIGTERM: the exporter did not stop gracefully (exit 0): %v", err)
 	}
 }
