@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"os"
@@ -28,11 +29,18 @@ import (
 // output and exit code.
 func runBin(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	c := exec.Command(bin, args...)
+	// Bounded: a shim that ran the exporter in-process (or found the wrong
+	// program) would serve until stopped; that must fail, not hang.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, bin, args...)
 	c.Env = env
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	err := c.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%s %s still ran after 2 minutes", bin, strings.Join(args, " "))
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		return out.String(), errb.String(), ee.ExitCode()
 	} else if err != nil {
@@ -134,7 +142,7 @@ func TestExporterShimNotFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"PATH=" + t.TempDir(), "HOME=" + dir}
-	for _, args := range [][]string{{"exporter", "--demo"}, {"--host", "fe1", "exporter"}} {
+	for _, args := range [][]string{{"exporter", "--demo", "--web.listen-address", "127.0.0.1:0"}, {"--demo", "incident", "exporter", "--web.listen-address", "127.0.0.1:0"}} {
 		out, stderr, code := runBin(t, bin, env, args...)
 		if code != cmdutil.ExitError || out != "" {
 			t.Errorf("dorisdiag %s without dorisdiag-exporter: exit %d, stdout %q; want exit %d and nothing", strings.Join(args, " "), code, out, cmdutil.ExitError)
