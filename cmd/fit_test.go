@@ -37,6 +37,39 @@ func screenLines(s string) []string {
 	return strings.Split(strings.TrimRight(sgr.ReplaceAllString(s, ""), "\n"), "\n")
 }
 
+// findingBlocks splits the findings part of a fitted view into one block of
+// lines per top-level finding (heading first); symptoms ("↳") are their own
+// one-line blocks.
+func findingBlocks(lines []string) [][]string {
+	var blocks [][]string
+	in := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "CRITICAL ") || strings.HasPrefix(l, "WARNING ") || strings.HasPrefix(l, "INFO "):
+			blocks = append(blocks, []string{l})
+			in = true
+		case strings.HasPrefix(l, "  ↳ "):
+			blocks = append(blocks, []string{l})
+			in = false
+		case in && strings.HasPrefix(l, "         "):
+			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], l)
+		default:
+			in = false
+		}
+	}
+	return blocks
+}
+
+// demoCheck is diag's result for a bundled scenario.
+func demoCheck(t *testing.T, name string) *check.Result {
+	t.Helper()
+	s, err := scenario.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return check.Run([]*snapshot.Snapshot{s}, check.Options{})
+}
+
 // worstDemoMV is the MV `demo` explains first: the one an on-call engineer
 // opens.
 func worstDemoMV(t *testing.T) string {

@@ -286,7 +286,11 @@ func TestRunsNeverWriteTheSharedConfig(t *testing.T) {
 // embed the common inputs (cmdutil.Common, directly or through a struct
 // that embeds it); a group is NewCmdX(f
 // *cmdutil.Factory). Read from the source of cmd and of every command
-// package under it, so a new command in another shape fails here.
+// package under it, so a new command in another shape fails here. Its
+// RunE ends in the command's run function of the options alone (`return
+// xRun(o)`: explicit inputs, no second argument carrying state the RunE
+// built; issue 19, doctor's four commands ran `doctorRun(o.Common,
+// &o.doctorInputs)`).
 func TestEveryCommandHasTheOneShape(t *testing.T) {
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("*.go")
@@ -309,6 +313,8 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 		return ""
 	}
 	var files []*ast.File
+	funcs := map[string]*ast.FuncDecl{} // "dir.name" → a function (not a method) of a package
+	dirOf := map[*ast.FuncDecl]string{}
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -318,6 +324,44 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 			t.Fatal(err)
 		}
 		files = append(files, f)
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+				funcs[filepath.Dir(name)+"."+fd.Name.Name] = fd
+				dirOf[fd] = filepath.Dir(name)
+			}
+		}
+	}
+	// runOf is the run function the RunE of ctor ends in (`return xRun(o)`),
+	// nil when it ends otherwise.
+	runOf := func(ctor *ast.FuncDecl) *ast.FuncDecl {
+		var run *ast.FuncDecl
+		ast.Inspect(ctor.Body, func(n ast.Node) bool {
+			kv, ok := n.(*ast.KeyValueExpr)
+			if !ok {
+				return true
+			}
+			if k, ok := kv.Key.(*ast.Ident); !ok || k.Name != "RunE" {
+				return true
+			}
+			lit, ok := kv.Value.(*ast.FuncLit)
+			if !ok || len(lit.Body.List) == 0 {
+				return false
+			}
+			ret, ok := lit.Body.List[len(lit.Body.List)-1].(*ast.ReturnStmt)
+			if !ok || len(ret.Results) != 1 {
+				return false
+			}
+			call, ok := ret.Results[0].(*ast.CallExpr)
+			if !ok || len(call.Args) != 1 {
+				return false
+			}
+			fn, ok1 := call.Fun.(*ast.Ident)
+			if _, ok2 := call.Args[0].(*ast.Ident); ok1 && ok2 {
+				run = funcs[dirOf[ctor]+"."+fn.Name]
+			}
+			return false
+		})
+		return run
 	}
 	options := map[string]bool{}    // struct types that embed common
 	embeds := map[string][]string{} // struct type → the types it embeds
@@ -380,6 +424,12 @@ func TestEveryCommandHasTheOneShape(t *testing.T) {
 		}
 		if opt != strings.TrimPrefix(d.Name.Name, "NewCmd")+"Options" || !options[opt] {
 			t.Errorf("%s: runF takes *%s; want *%sOptions, a struct embedding common", d.Name.Name, opt, strings.TrimPrefix(d.Name.Name, "NewCmd"))
+		}
+		run := runOf(d)
+		if run == nil || len(run.Type.Params.List) != 1 || len(run.Type.Params.List[0].Names) > 1 {
+			t.Errorf("%s: RunE does not end in `return xRun(o)`, a run function of the options alone", d.Name.Name)
+		} else if star, ok := run.Type.Params.List[0].Type.(*ast.StarExpr); !ok || name(star.X) != opt {
+			t.Errorf("%s: its run function %s does not take *%s", d.Name.Name, run.Name.Name, opt)
 		}
 	}
 	leaves := 0

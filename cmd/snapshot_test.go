@@ -13,6 +13,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator/emutest"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator/roundtrip"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -107,8 +108,8 @@ func TestSnapshotLiveEqualsDemo(t *testing.T) {
 		}
 		legacy := tc.legacy || tc.name == "legacy"
 		var wb, gb strings.Builder
-		_ = snapshot.Write(&wb, emulator.Comparable(want, legacy))
-		_ = snapshot.Write(&gb, emulator.Comparable(got, legacy))
+		_ = snapshot.Write(&wb, roundtrip.Comparable(want, legacy))
+		_ = snapshot.Write(&gb, roundtrip.Comparable(got, legacy))
 		if wb.String() != gb.String() {
 			t.Errorf("%s: live snapshot differs from the demo", tc.name)
 		}

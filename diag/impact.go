@@ -83,8 +83,57 @@ func worse(a, b *Finding) bool {
 	if a.Code != b.Code {
 		return a.Code.String() < b.Code.String()
 	}
-	if as, bs := a.Object.String(), b.Object.String(); as != bs {
-		return as < bs
+	if c := compareObjectStrings(&a.Object, &b.Object); c != 0 {
+		return c < 0
 	}
 	return a.Summary < b.Summary
+}
+
+// objectPieces are the parts Object.String joins, in order (nil-free: the
+// absent ones empty).
+func objectPieces(o *Object) [6]string {
+	if o.DB == "" && o.Name == "" && o.Partition == "" {
+		return [6]string{o.Kind}
+	}
+	var p [6]string
+	p[0] = o.DB
+	if o.DB != "" && o.Name != "" {
+		p[1] = "."
+	}
+	p[2] = o.Name
+	if o.Partition != "" {
+		p[3], p[4], p[5] = " [", o.Partition, "]"
+	}
+	return p
+}
+
+// compareObjectStrings is strings.Compare(a.String(), b.String()) without
+// building either string: worse runs it millions of times on a large check.
+func compareObjectStrings(a, b *Object) int {
+	pa, pb := objectPieces(a), objectPieces(b)
+	i, j := 0, 0 // piece
+	x, y := 0, 0 // byte in the piece
+	for {
+		for i < len(pa) && x == len(pa[i]) {
+			i, x = i+1, 0
+		}
+		for j < len(pb) && y == len(pb[j]) {
+			j, y = j+1, 0
+		}
+		switch {
+		case i == len(pa) && j == len(pb):
+			return 0
+		case i == len(pa):
+			return -1
+		case j == len(pb):
+			return 1
+		}
+		if ca, cb := pa[i][x], pb[j][y]; ca != cb {
+			if ca < cb {
+				return -1
+			}
+			return 1
+		}
+		x, y = x+1, y+1
+	}
 }

@@ -38,7 +38,9 @@ func FindingsFull(w io.Writer, st Style, fs []diag.Finding) error {
 		return err
 	}
 	var b strings.Builder
+	var err error
 	for _, f := range fs {
+		spill(w, &b, &err)
 		pad := ""
 		if f.Cause != nil {
 			pad = "  ↳ "
@@ -62,8 +64,29 @@ func FindingsFull(w io.Writer, st Style, fs []diag.Finding) error {
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	spillAll(w, &b, &err)
 	return err
+}
+
+// spillAt is how much text the findings renderers gather before they write
+// it: 800,000 findings are hundreds of megabytes of text, never held whole
+// (docs/performance.md "Bounded snapshots").
+const spillAt = 64 << 10
+
+// spill writes what b holds to w once it holds spillAt bytes, and empties
+// it; the first write error is kept in *err and nothing is written after it.
+func spill(w io.Writer, b *strings.Builder, err *error) {
+	if b.Len() >= spillAt {
+		spillAll(w, b, err)
+	}
+}
+
+// spillAll writes what b holds, at the end.
+func spillAll(w io.Writer, b *strings.Builder, err *error) {
+	if *err == nil && b.Len() > 0 {
+		_, *err = io.WriteString(w, b.String())
+	}
+	b.Reset()
 }
 
 // summaryLines is how many lines a finding's summary takes at most on a
@@ -75,8 +98,10 @@ const summaryLines = 2
 func FindingsFit(w io.Writer, st Style, fs []diag.Finding) error {
 	width := st.width
 	var b strings.Builder
+	var err error
 	line := func(s string) { b.WriteString(strings.TrimRight(s, " ") + "\n") }
 	for _, f := range fs {
+		spill(w, &b, &err)
 		sev := strings.ToUpper(f.Severity.String())
 		code := f.Code.String()
 		if f.Cause != nil {
@@ -105,7 +130,7 @@ func FindingsFit(w io.Writer, st Style, fs []diag.Finding) error {
 			line(ind + "next: " + next)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	spillAll(w, &b, &err)
 	return err
 }
 

@@ -6,6 +6,46 @@ import (
 	"io"
 )
 
+// safeWriter passes what a human renderer writes through terminalSafe, a
+// block of whole lines at a time: no colour marker, UTF-8 sequence or escape
+// spans a line break, so the lines come out exactly as terminalSafe of the
+// whole text would give them. The first write error is kept and returned by
+// flush; nothing more is written after it.
+type safeWriter struct {
+	w     io.Writer
+	color bool
+	buf   []byte
+	err   error
+}
+
+// safeChunk is how much text safeWriter gathers before it writes the whole
+// lines it holds.
+const safeChunk = 64 << 10
+
+func (s *safeWriter) Write(p []byte) (int, error) {
+	s.buf = append(s.buf, p...)
+	if len(s.buf) >= safeChunk {
+		if i := bytes.LastIndexByte(s.buf, '\n'); i >= 0 {
+			s.emit(s.buf[:i+1])
+			s.buf = append(s.buf[:0], s.buf[i+1:]...)
+		}
+	}
+	return len(p), nil
+}
+
+func (s *safeWriter) emit(b []byte) {
+	if s.err == nil && len(b) > 0 {
+		_, s.err = io.WriteString(s.w, terminalSafe(string(b), s.color))
+	}
+}
+
+// flush writes what is left and returns the first write error.
+func (s *safeWriter) flush() error {
+	s.emit(s.buf)
+	s.buf = s.buf[:0]
+	return s.err
+}
+
 // Doc is a typed document a command hands to report: the result of one
 // command, already computed by diag. Kind is the JSON "kind" field and the
 // key under which its renderers are registered.
@@ -77,13 +117,15 @@ func Emit(w io.Writer, st Style, f Format, d Doc) error {
 		if !f.Human() {
 			return r(w, st, d)
 		}
-		var buf bytes.Buffer
-		if err := r(&buf, st, d); err != nil {
-			// What was rendered before the error is still shown, made safe.
-			_, _ = io.WriteString(w, terminalSafe(buf.String(), st.Color()))
-			return err
+		// Made safe as it is rendered, a block of whole lines at a time:
+		// a report of 400,000 streams is hundreds of megabytes of text,
+		// never held whole (docs/performance.md "Bounded snapshots").
+		sw := &safeWriter{w: w, color: st.Color()}
+		err := r(sw, st, d)
+		// What was rendered before an error is still shown, made safe.
+		if ferr := sw.flush(); err == nil {
+			err = ferr
 		}
-		_, err := io.WriteString(w, terminalSafe(buf.String(), st.Color()))
 		return err
 	}
 	if f == FormatJSON && !noJSON[kind] {

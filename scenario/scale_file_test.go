@@ -21,6 +21,10 @@ import (
 // of the 2,000 MVs, an 824 MB file (over the 512 MiB input limit);
 // DORISDIAG_SCALE_STREAMS=234000, 240,000 streams, stays under it.
 //
+// Issue 24's streams-only shape (about 520 bytes a stream, no consumption
+// row): DORISDIAG_SCALE_STREAMS=400000 DORISDIAG_SCALE_MVS=0
+// DORISDIAG_SCALE_TABLES=1000 DORISDIAG_SCALE_NO_PARTITIONS=1, a 207 MB file.
+//
 // Without the variable it does nothing.
 func TestWriteScaleFile(t *testing.T) {
 	path := os.Getenv("DORISDIAG_WRITE_SCALE")
@@ -37,6 +41,13 @@ func TestWriteScaleFile(t *testing.T) {
 	if k, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_ROWS")); k > 0 {
 		c.ConsumptionRows = k
 	}
+	if k, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_MVS")); k > 0 || os.Getenv("DORISDIAG_SCALE_MVS") == "0" {
+		c.MVs = k
+	}
+	if k, _ := strconv.Atoi(os.Getenv("DORISDIAG_SCALE_TABLES")); k > 0 {
+		c.Tables = k
+	}
+	c.NoPartitions = os.Getenv("DORISDIAG_SCALE_NO_PARTITIONS") != ""
 	s := Scale(c)
 	f, err := os.Create(path)
 	if err != nil {

@@ -40,10 +40,6 @@ type doctorInputs struct {
 	ReplayWindow   time.Duration
 	MaxClockSkew   time.Duration
 	Save           string
-	// parts is what the command runs.
-	parts scrapedoctor.DoctorParts
-	// labels are doctor labels' DB/LABEL pairs (from the arguments or --file).
-	labels []scrapedoctor.LabelRef
 }
 
 func (in *doctorInputs) addFlags(c *cobra.Command, net, config bool) {
@@ -93,7 +89,7 @@ type DoctorOptions struct {
 
 // NewCmdDoctor builds `doctor` and its commands.
 func NewCmdDoctor(f *cmdutil.Factory, runF func(*DoctorOptions) error) *cobra.Command {
-	o := &DoctorOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrapedoctor.DoctorConfig | scrapedoctor.DoctorNet}}
+	o := &DoctorOptions{doctorInputs: doctorInputs{Source: f.Source}}
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the cluster's configuration for changelog consumers and this host's reach to every node",
@@ -121,7 +117,7 @@ Exits 1 on a critical finding unless --fail-on says otherwise. docs/doctor.md.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return doctorRun(o.Common, &o.doctorInputs)
+			return doctorRun(o)
 		},
 	}
 	o.addFlags(c, true, true)
@@ -137,7 +133,7 @@ type DoctorConfigOptions struct {
 
 // NewCmdDoctorConfig builds `doctor config`.
 func NewCmdDoctorConfig(f *cmdutil.Factory, runF func(*DoctorConfigOptions) error) *cobra.Command {
-	o := &DoctorConfigOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrapedoctor.DoctorConfig}}
+	o := &DoctorConfigOptions{doctorInputs: doctorInputs{Source: f.Source}}
 	c := &cobra.Command{
 		Use:   "config",
 		Short: "Judge every FE's and BE's configuration against the changelog consumers it serves",
@@ -160,7 +156,7 @@ shown, not failed on.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return doctorRun(o.Common, &o.doctorInputs)
+			return doctorConfigRun(o)
 		},
 	}
 	o.addFlags(c, false, true)
@@ -175,7 +171,7 @@ type DoctorNetOptions struct {
 
 // NewCmdDoctorNet builds `doctor net`.
 func NewCmdDoctorNet(f *cmdutil.Factory, runF func(*DoctorNetOptions) error) *cobra.Command {
-	o := &DoctorNetOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrapedoctor.DoctorNet}}
+	o := &DoctorNetOptions{doctorInputs: doctorInputs{Source: f.Source}}
 	c := &cobra.Command{
 		Use:   "net",
 		Short: "Probe every hop from this host: query port, FE HTTP, the Master's TSO, each BE a Stream Load is redirected to",
@@ -199,7 +195,7 @@ versions. Never a PUT.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return doctorRun(o.Common, &o.doctorInputs)
+			return doctorNetRun(o)
 		},
 	}
 	o.addFlags(c, true, false)
@@ -220,7 +216,7 @@ const maxLabels = 10000
 
 // NewCmdDoctorLabels builds `doctor labels`.
 func NewCmdDoctorLabels(f *cmdutil.Factory, runF func(*DoctorLabelsOptions) error) *cobra.Command {
-	o := &DoctorLabelsOptions{doctorInputs: doctorInputs{Source: f.Source, parts: scrapedoctor.DoctorLabels | scrapedoctor.DoctorConfig}}
+	o := &DoctorLabelsOptions{doctorInputs: doctorInputs{Source: f.Source}}
 	c := &cobra.Command{
 		Use:   "labels --db DB LABEL... | --file FILE",
 		Short: "Look Stream Load labels up, and explain UNKNOWN: never loaded, or removed after the label window",
@@ -239,13 +235,13 @@ with --db; # starts a comment).`,
 			if err := o.validate(o.Common); err != nil {
 				return err
 			}
-			if err := o.readLabels(); err != nil {
+			if err := o.validateLabels(); err != nil {
 				return err
 			}
 			if runF != nil {
 				return runF(o)
 			}
-			return doctorRun(o.Common, &o.doctorInputs)
+			return doctorLabelsRun(o)
 		},
 	}
 	c.Flags().StringVar(&o.DB, "db", "", "the database of the labels given as arguments (or of --file lines without DB/)")
@@ -254,35 +250,51 @@ with --db; # starts a comment).`,
 	return c
 }
 
-// readLabels fills the lookups from the arguments and --file.
-func (o *DoctorLabelsOptions) readLabels() error {
+// validateLabels checks the label arguments and flags, before any work.
+func (o *DoctorLabelsOptions) validateLabels() error {
 	if len(o.Names) == 0 && o.File == "" {
 		return cmdutil.UsageErrorf("give labels: --db DB LABEL..., or --file FILE")
 	}
 	if len(o.Names) > 0 && o.DB == "" {
 		return cmdutil.UsageErrorf("labels given as arguments need --db DB")
 	}
-	add := func(db, label string) error {
-		if db == "" || label == "" {
-			return cmdutil.UsageErrorf("label %q: want DB/LABEL, or LABEL with --db", label)
-		}
-		if len(o.labels) >= maxLabels {
-			return cmdutil.UsageErrorf("more than %d labels", maxLabels)
-		}
-		o.labels = append(o.labels, scrapedoctor.LabelRef{DB: db, Label: label})
-		return nil
+	_, err := o.argLabels()
+	return err
+}
+
+// addLabel appends DB/LABEL to refs, bounded by maxLabels.
+func addLabel(refs []scrapedoctor.LabelRef, db, label string) ([]scrapedoctor.LabelRef, error) {
+	if db == "" || label == "" {
+		return nil, cmdutil.UsageErrorf("label %q: want DB/LABEL, or LABEL with --db", label)
 	}
+	if len(refs) >= maxLabels {
+		return nil, cmdutil.UsageErrorf("more than %d labels", maxLabels)
+	}
+	return append(refs, scrapedoctor.LabelRef{DB: db, Label: label}), nil
+}
+
+// argLabels are the lookups of the arguments.
+func (o *DoctorLabelsOptions) argLabels() ([]scrapedoctor.LabelRef, error) {
+	var refs []scrapedoctor.LabelRef
 	for _, n := range o.Names {
-		if err := add(o.DB, n); err != nil {
-			return err
+		var err error
+		if refs, err = addLabel(refs, o.DB, n); err != nil {
+			return nil, err
 		}
 	}
-	if o.File == "" {
-		return nil
+	return refs, nil
+}
+
+// readLabels returns the lookups of the arguments and of --file (read
+// here, in the run: RunE opens no file).
+func (o *DoctorLabelsOptions) readLabels() ([]scrapedoctor.LabelRef, error) {
+	refs, err := o.argLabels()
+	if err != nil || o.File == "" {
+		return refs, err
 	}
 	fh, _, err := fileio.OpenInput(o.File)
 	if err != nil {
-		return cmdutil.UsageErrorf("--file: %v", err)
+		return nil, cmdutil.UsageErrorf("--file: %v", err)
 	}
 	defer fh.Close()
 	sc := bufio.NewScanner(io.LimitReader(fh, 64<<20))
@@ -295,22 +307,49 @@ func (o *DoctorLabelsOptions) readLabels() error {
 		if o.DB == "" {
 			var ok bool
 			if db, label, ok = strings.Cut(t, "/"); !ok {
-				return cmdutil.UsageErrorf("--file %s:%d: %q: want DB/LABEL (or give --db)", o.File, line, t)
+				return nil, cmdutil.UsageErrorf("--file %s:%d: %q: want DB/LABEL (or give --db)", o.File, line, t)
 			}
 		}
-		if err := add(db, label); err != nil {
-			return err
+		if refs, err = addLabel(refs, db, label); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("--file %s: %w", o.File, err)
+		return nil, fmt.Errorf("--file %s: %w", o.File, err)
 	}
-	return nil
+	return refs, nil
 }
 
-// doctorRun reads (a live cluster) or loads (--snapshot, --demo) the
-// doctor's section, judges it, renders it and gates on it.
-func doctorRun(c cmdutil.Common, in *doctorInputs) error {
+// doctorRun runs `doctor`: the config and net parts.
+func doctorRun(o *DoctorOptions) error {
+	return run(o.Common, o.doctorInputs, scrapedoctor.DoctorConfig|scrapedoctor.DoctorNet, nil)
+}
+
+// doctorConfigRun runs `doctor config`.
+func doctorConfigRun(o *DoctorConfigOptions) error {
+	return run(o.Common, o.doctorInputs, scrapedoctor.DoctorConfig, nil)
+}
+
+// doctorNetRun runs `doctor net`.
+func doctorNetRun(o *DoctorNetOptions) error {
+	return run(o.Common, o.doctorInputs, scrapedoctor.DoctorNet, nil)
+}
+
+// doctorLabelsRun runs `doctor labels`: the labels of the arguments and
+// --file looked up, and the configuration read for the label window.
+func doctorLabelsRun(o *DoctorLabelsOptions) error {
+	labels, err := o.readLabels()
+	if err != nil {
+		return err
+	}
+	return run(o.Common, o.doctorInputs, scrapedoctor.DoctorLabels|scrapedoctor.DoctorConfig, labels)
+}
+
+// run is every doctor command's run, over its explicit inputs: it reads (a
+// live cluster) or loads (--snapshot, --demo) the doctor's section of parts,
+// judges it, renders it to the command's one output stream and gates on
+// it.
+func run(c cmdutil.Common, in doctorInputs, parts scrapedoctor.DoctorParts, labels []scrapedoctor.LabelRef) error {
 	src := in.Source(cmdutil.SourceOptions{})
 	kind, err := src.Kind()
 	if err != nil {
@@ -318,7 +357,7 @@ func doctorRun(c cmdutil.Common, in *doctorInputs) error {
 	}
 	var snap *snapshot.Snapshot
 	if kind == "live" {
-		if snap, err = doctorLive(c, src, in); err != nil {
+		if snap, err = doctorLive(c, src, in, parts, labels); err != nil {
 			return err
 		}
 	} else {
@@ -347,16 +386,16 @@ func doctorRun(c cmdutil.Common, in *doctorInputs) error {
 // cluster's snapshot (the tables, streams and MVs the rules judge the
 // configuration against). The doctor section is the live reading even
 // when that snapshot cannot be taken (a gap says so).
-func doctorLive(c cmdutil.Common, src *cmdutil.Source, in *doctorInputs) (*snapshot.Snapshot, error) {
+func doctorLive(c cmdutil.Common, src *cmdutil.Source, in doctorInputs, parts scrapedoctor.DoctorParts, labels []scrapedoctor.LabelRef) (*snapshot.Snapshot, error) {
 	cfg := src.LiveConfig()
-	d, err := scrapedoctor.Doctor(context.Background(), scrapedoctor.DoctorOptions{Config: cfg, Parts: in.parts,
-		RedirectPolicy: in.RedirectPolicy, LoadHost: in.LoadHost, Labels: in.labels, HTTPDialContext: c.IO.DialContext})
+	d, err := scrapedoctor.Doctor(context.Background(), scrapedoctor.DoctorOptions{Config: cfg, Parts: parts,
+		RedirectPolicy: in.RedirectPolicy, LoadHost: in.LoadHost, Labels: labels, HTTPDialContext: c.IO.DialContext})
 	if err != nil {
 		return nil, err
 	}
 	snap := &snapshot.Snapshot{SchemaVersion: snapshot.SchemaVersion, Capabilities: snapshot.Capabilities{Sources: map[string]snapshot.SourceCapability{}},
 		Source: snapshot.Source{Kind: "live", Host: cfg.Host, Port: cfg.Port, User: cfg.User}, CouldNotRead: []snapshot.ReadGap{}}
-	if in.parts&scrapedoctor.DoctorConfig != 0 && in.parts&scrapedoctor.DoctorLabels == 0 && queryPortOK(d) {
+	if parts&scrapedoctor.DoctorConfig != 0 && parts&scrapedoctor.DoctorLabels == 0 && queryPortOK(d) {
 		snaps, err := src.Load()
 		if err != nil {
 			d.Gaps = append(d.Gaps, snapshot.DoctorGap{Source: "snapshot", Kind: snapshot.GapError, Error: "the cluster's objects could not be read, so the rules judge the configuration alone: " + err.Error()})
@@ -364,7 +403,7 @@ func doctorLive(c cmdutil.Common, src *cmdutil.Source, in *doctorInputs) (*snaps
 			snap = snaps[len(snaps)-1]
 		}
 	}
-	if in.parts&scrapedoctor.DoctorLabels != 0 {
+	if parts&scrapedoctor.DoctorLabels != 0 {
 		// The configuration is read for the label window only.
 		d.Parts = []string{"labels"}
 	}

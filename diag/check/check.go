@@ -150,15 +150,19 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	mr := metrics.Analyze(last, opt.Metrics)
 	cr := consumers.Analyze(last, opt.Consumers)
 
-	var all []diag.Finding
-	all = append(all, sources.Findings(last)...)
+	// One array, at its exact size, filtered in place by dedupe and the
+	// policy: the findings are the largest part of a check of many streams
+	// (docs/performance.md "Bounded snapshots").
+	src, dr := sources.Findings(last), doctor.ConfigFindings(last, doctor.Options{})
+	all := make([]diag.Finding, 0, len(src)+len(sa.Findings)+len(mvs.Findings)+len(mr.Findings)+len(cr.Findings)+len(dr))
+	all = append(all, src...)
 	all = append(all, sa.Findings...)
 	all = append(all, mvs.Findings...)
 	all = append(all, mr.Findings...)
 	all = append(all, cr.Findings...)
 	// The doctor's config rules, when the snapshot carries its readings
 	// (dorisdiag doctor --save): cheap, no read of their own.
-	all = append(all, doctor.ConfigFindings(last, doctor.Options{})...)
+	all = append(all, dr...)
 	all = dedupe(all)
 	kept, suppressed := opt.Policy.Apply(all)
 	diag.SortFindings(kept)
@@ -190,18 +194,19 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	return r
 }
 
-// dedupe drops exact repeats (same code, object and summary): an area may
-// report a shared code (SERVER_CLIENT_MISMATCH) that another also reports.
+// dedupe drops exact repeats (same code, object and summary), in place: an
+// area may report a shared code (SERVER_CLIENT_MISMATCH) that another also
+// reports.
 func dedupe(fs []diag.Finding) []diag.Finding {
-	type key struct{ code, obj, part, summary string }
-	seen := make(map[key]bool, len(fs))
-	out := fs[:0:0]
+	type key struct{ code, kind, db, name, part, summary string }
+	seen := make(map[key]struct{}, len(fs))
+	out := fs[:0]
 	for _, f := range fs {
-		k := key{f.Code.String(), f.Object.Kind + ":" + f.Object.DB + "." + f.Object.Name, f.Object.Partition, f.Summary}
-		if seen[k] {
+		k := key{f.Code.String(), f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition, f.Summary}
+		if _, dup := seen[k]; dup {
 			continue
 		}
-		seen[k] = true
+		seen[k] = struct{}{}
 		out = append(out, f)
 	}
 	return out

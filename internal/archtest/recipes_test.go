@@ -266,7 +266,7 @@ func formatFiles(t *testing.T, pkgs []pkg) int {
 // columnFiles: for every column the collector reads into a snapshot field
 // (`Field: rr.x(doris.Rel.Column)`), the files that spell it: its relation
 // in doris/, the read in scrape/collect/, the snapshot field's declaration, the
-// emulator's `set`. A value the snapshot normalises at load adds
+// emulator's `Set` (fixtures/emulator/systables). A value the snapshot normalises at load adds
 // snapshot/io.go (the recipe says so); the number is that of a plain column.
 func columnFiles(t *testing.T, pkgs []pkg) int {
 	files := parseModule(t, pkgs)
@@ -345,7 +345,7 @@ func columnFiles(t *testing.T, pkgs []pkg) int {
 				})
 				return true
 			})
-		case f.pkg == mod+"/fixtures/emulator":
+		case f.pkg == mod+"/fixtures/emulator" || f.pkg == mod+"/fixtures/emulator/systables":
 			// The emulator names a relation once (c := doris.TableStreams)
 			// and sets its columns through it.
 			rels := map[string]bool{}
@@ -362,7 +362,7 @@ func columnFiles(t *testing.T, pkgs []pkg) int {
 				if !ok || len(call.Args) == 0 {
 					return true
 				}
-				if s, ok := call.Fun.(*ast.SelectorExpr); !ok || s.Sel.Name != "set" {
+				if s, ok := call.Fun.(*ast.SelectorExpr); !ok || s.Sel.Name != "Set" {
 					return true
 				}
 				if s, ok := call.Args[0].(*ast.SelectorExpr); ok {

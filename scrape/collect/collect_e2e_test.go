@@ -9,6 +9,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator/emutest"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator/roundtrip"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/scrape/collect"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -68,7 +69,7 @@ func TestRoundTripSample(t *testing.T) {
 		if len(got.Malformed) != 0 {
 			t.Errorf("legacy=%v: malformed: %+v", legacy, got.Malformed)
 		}
-		diffJSON(t, "sample legacy="+strconv.FormatBool(legacy), emulator.Comparable(want, legacy), emulator.Comparable(got, legacy))
+		diffJSON(t, "sample legacy="+strconv.FormatBool(legacy), roundtrip.Comparable(want, legacy), roundtrip.Comparable(got, legacy))
 		if got.Cluster.ClockSource != snapshot.SourceTSOStatus {
 			t.Errorf("clock source %q", got.Cluster.ClockSource)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/scrape/collect"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator/roundtrip"
 	"github.com/dorisdiag/dorisdiag/scrape"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -261,7 +262,7 @@ func TestShowCreateTableFallback(t *testing.T) {
 			t.Errorf("%s.%s: ttl %v from %q", tb.DB, tb.Name, tb.TTLSeconds, tb.TTLSource)
 		}
 	}
-	diffJSON(t, "show create fallback", emulator.Comparable(s, false), emulator.Comparable(got, false))
+	diffJSON(t, "show create fallback", roundtrip.Comparable(s, false), roundtrip.Comparable(got, false))
 
 	cfg.MaxShowCreate = 1
 	got = collectLive(t, cfg)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
+	"github.com/dorisdiag/dorisdiag/fixtures/emulator/roundtrip"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -61,7 +62,7 @@ func TestRoundTripScenarios(t *testing.T) {
 					t.Errorf("malformed %s %s %s=%q: %s", m.Source, m.Row, m.Column, m.Value, m.Error)
 				}
 				wantLegacy := legacy || name == "legacy"
-				diffJSON(t, name, emulator.Comparable(want, wantLegacy), emulator.Comparable(got, wantLegacy))
+				diffJSON(t, name, roundtrip.Comparable(want, wantLegacy), roundtrip.Comparable(got, wantLegacy))
 			})
 		}
 	}

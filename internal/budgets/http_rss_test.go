@@ -1,4 +1,4 @@
-package cmd
+package budgets
 
 import (
 	"fmt"
@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
-	"github.com/dorisdiag/dorisdiag/internal/testbin"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
@@ -82,11 +81,6 @@ func generator(t *testing.T, shape string, size int) string {
 	return srv.Listener.Addr().String()
 }
 
-// dorisdiagBinary is the real dorisdiag (the test binary links the
-// emulator, which alone costs about 50 MB of RSS), built once per test run
-// and shared (testbin).
-func dorisdiagBinary(t testing.TB) string { return testbin.Dorisdiag(t) }
-
 // childMaxRSS runs `dorisdiag args...` as a grandchild under GNU time and
 // returns its max RSS, exit code and stderr. Not a direct child: Go starts
 // children with vfork semantics, and Linux carries the parent's high-water
@@ -127,9 +121,9 @@ func TestHTTPBodiesStayUnderRSSBudget(t *testing.T) {
 	}
 	// Every child gets --timeout 5m: the budget is memory; a loaded machine
 	// (64 MiB bodies served by this process) must not fail it on the
-	// default 10 s whole-request timeout. Not t.Parallel: a child measured
-	// next to another memory budget's child (TestExporterDemoScaleRSSBudget)
-	// went over its budget on a loaded machine.
+	// default 10 s whole-request timeout. Not t.Parallel: the budgets of
+	// this package run one at a time (each child's max RSS is its own, but
+	// two 64 MiB-body runs side by side starve each other on 2 cores).
 	const size = 64 << 20
 	bin := dorisdiagBinary(t)
 	check := func(name string, rss int64, code int, stderr string, okCodes ...int) {

@@ -1,4 +1,4 @@
-package cmd
+package usertext
 
 import (
 	"encoding/json"
@@ -20,49 +20,42 @@ import (
 // else: prose wraps at word boundaries and, when it must be shorter, is cut
 // at its end after a whole word.
 
-// demoCheck is diag's result for a bundled scenario.
-func demoCheck(t *testing.T, name string) *check.Result {
-	t.Helper()
-	s, err := scenario.Load(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return check.Run([]*snapshot.Snapshot{s}, check.Options{})
-}
-
 // proseViews is every default view checked for cuts: check, and mv explain
 // and streams show of each MV and stream of the scenario (for scale, those
 // with a finding: thousands of healthy ones render alike).
-func proseViews(t *testing.T, name string) [][]string {
-	t.Helper()
-	r := demoCheck(t, name)
+func proseViews(name string) ([][]string, error) {
+	s, err := scenario.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	r := check.Run([]*snapshot.Snapshot{s}, check.Options{})
 	flagged := map[string]bool{}
 	for _, f := range r.Findings {
 		flagged[f.Object.DB+"."+f.Object.Name] = true
 	}
-	views := [][]string{{"check", "--demo", name}}
+	demo := "--demo=" + name
+	views := [][]string{{"check", demo}}
 	const scaleEach = 3 // each scale run analyses 7000 streams: a few of each kind suffice
 	nmv, ns := 0, 0
 	for _, m := range r.MVs.MVs {
 		if n := m.DB + "." + m.Name; name != "scale" || (flagged[n] && nmv < scaleEach) {
-			views = append(views, []string{"mv", "explain", n, "--demo", name})
+			views = append(views, []string{"mv", "explain", n, demo})
 			nmv++
 		}
 	}
 	for _, s := range r.Streams.Streams {
 		if n := s.DB + "." + s.Name; name != "scale" || (flagged[n] && ns < scaleEach) {
-			views = append(views, []string{"streams", "show", n, "--demo", name})
+			views = append(views, []string{"streams", "show", n, demo})
 			ns++
 		}
 	}
-	return views
+	return views, nil
 }
 
-// identifiers is every string value without white space in the JSON form of
-// the views (names, partitions, states, codes, ids): what a middle cut may
-// stand for.
-func identifiers(t *testing.T, views [][]string) map[string]bool {
-	t.Helper()
+// identifiers is every string value without white space in a JSON
+// document (check's holds every name, partition, state, code and id): what a
+// middle cut may stand for.
+func identifiers(doc string) (map[string]bool, error) {
 	ids := map[string]bool{}
 	var walk func(v any)
 	walk = func(v any) {
@@ -86,15 +79,12 @@ func identifiers(t *testing.T, views [][]string) map[string]bool {
 			}
 		}
 	}
-	for _, args := range views {
-		var doc any
-		out := runWidth(t, 80, append(append([]string(nil), args...), "-o", "json")...)
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			t.Fatalf("%v -o json: %v", args, err)
-		}
-		walk(doc)
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		return ids, err
 	}
-	return ids
+	walk(v)
+	return ids, nil
 }
 
 // trimPunct strips what stands around a word in a sentence.
@@ -159,20 +149,9 @@ func ellipsisProblems(out, full string, ids map[string]bool) []string {
 // explain and streams show, for every demo scenario, a "…" is only the middle
 // of an identifier or the end of text cut after a whole word.
 func TestNoEllipsisInsideProse(t *testing.T) {
-	t.Parallel() // self-contained: its own buffers (or tmux socket); no global or env
-	for _, name := range scenario.Names() {
-		views := proseViews(t, name)
-		ids := identifiers(t, views[:1]) // check's JSON holds every stream, MV, partition and task
-		for _, args := range views {
-			out := runWidth(t, 80, args...)
-			full := runWidth(t, 80, append(append([]string(nil), args...), "-o", "wide")...)
-			if args[0] == "mv" {
-				full += runWidth(t, 80, append(append([]string(nil), args...), "-o", "json")...)
-			}
-			for _, p := range ellipsisProblems(out, full, ids) {
-				t.Errorf("%s %v: %s", name, args, p)
-			}
-		}
+	t.Parallel() // reads the one generation (everyOutput)
+	for _, p := range everyOutput(t).ellipses {
+		t.Error(p)
 	}
 }
 
@@ -204,10 +183,15 @@ func overviewTokens(out string) map[string]int {
 // overview is in the 80-column one, as often, for every demo scenario; the
 // title is whole.
 func TestCheckOverviewKeepsEveryCountAt80(t *testing.T) {
-	t.Parallel() // self-contained: its own buffers (or tmux socket); no global or env
+	t.Parallel() // reads the one generation (everyOutput)
+	g := everyOutput(t)
 	for _, name := range scenario.Names() {
-		wide := overviewTokens(runWidth(t, 80, "check", "--demo", name, "-o", "wide"))
-		out := runWidth(t, 80, "check", "--demo", name)
+		if _, ok := g.check[name]; !ok {
+			t.Errorf("%s: check's views were not generated", name)
+			continue
+		}
+		wide := overviewTokens(g.check[name].wide)
+		out := g.check[name].out
 		narrow := overviewTokens(out)
 		var missing []string
 		for tok, n := range wide {
@@ -258,8 +242,14 @@ func findingBlocks(lines []string) [][]string {
 // next step pasted whole), and when it is longer it ends with "…"; a symptom
 // is cut only at its end. -o wide has them in full.
 func TestFindingSummaryAtMostTwoLines(t *testing.T) {
+	t.Parallel() // reads the one generation (everyOutput)
+	g := everyOutput(t)
 	for _, name := range scenario.Names() {
-		lines := screenLines(runWidth(t, 80, "check", "--demo", name))
+		if _, ok := g.check[name]; !ok {
+			t.Errorf("%s: check's views were not generated", name)
+			continue
+		}
+		lines := screenLines(g.check[name].out)
 		for _, b := range findingBlocks(lines) {
 			summary := 0
 			for _, l := range b[1:] {

@@ -1,9 +1,7 @@
-package cmd
+package usertext
 
 import (
 	"bytes"
-	"encoding/json"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,9 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/doris"
-	"github.com/dorisdiag/dorisdiag/scenario"
+	"github.com/dorisdiag/dorisdiag/cmd"
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 // Issue 13, "Speak to the user, not to our notes": text a user reads cited
@@ -206,6 +203,9 @@ func (s *citationScanner) done() []string {
 func (s *citationScanner) kept(i int) []byte { return s.ring[(s.head+i)%len(s.ring)] }
 
 func (s *citationScanner) line(l []byte) {
+	if bytes.IndexByte(l, 0x1b) >= 0 {
+		l = sgr.ReplaceAll(l, nil) // colour on a terminal: the text as it is read
+	}
 	if mayCite(l) {
 		// The window: l, and the lines before it while the first one is
 		// indented and the one above it is not empty (its newline aside).
@@ -343,15 +343,20 @@ func TestCitationScannerAgreesWithWholeText(t *testing.T) {
 	}
 }
 
-// TestUserTextCitesOnlyPublicSources runs every command on every bundled
-// scenario in every human and JSON format, explains every code and every
-// stream and MV, lints every fixture payload, prints every --help, and reads
-// docs/*.md and README.md: none of it may cite our notes. Each output is
-// read once, as it is written (citationScanner).
+// TestUserTextCitesOnlyPublicSources reads every command on every bundled
+// scenario in every human and JSON format, every explain of every code and
+// of every stream and MV, every fixture payload linted (the one generation,
+// everyOutput), prints every --help, and reads docs/*.md and README.md: none
+// of it may cite our notes. Each output is read once, as it is written
+// (citationScanner).
 func TestUserTextCitesOnlyPublicSources(t *testing.T) {
-	t.Parallel() // self-contained: its own buffers, processes, shells and temp dirs; no global or env
+	t.Parallel() // reads the one generation (everyOutput)
+	g := everyOutput(t)
 	seen := map[string][]string{}
-	read := 0
+	for p, src := range g.citations {
+		seen[p] = append([]string(nil), src...)
+	}
+	read := g.read
 	add := func(source string, problems []string) {
 		read++
 		once := map[string]bool{}
@@ -362,85 +367,6 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 			}
 		}
 	}
-	formats := []string{"table", "wide", "markdown", "json"}
-	runAll := func(args ...string) {
-		fs := formats
-		if strings.Contains(strings.Join(args, " "), "--demo=scale") {
-			fs = []string{"table", "json"} // 5 s a run: the table and every string of the document
-		}
-		for _, f := range fs {
-			a := append(append([]string{}, args...), "-o", f, "--no-color")
-			out := &citationScanner{}
-			var errb bytes.Buffer
-			env := map[string]string{"COLUMNS": "120", "PAGER": "cat"}
-			ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: out, Err: &errb, Getenv: func(k string) string { return env[k] }}
-			code := Main(a, ios)
-			if code == cmdutil.ExitError && (strings.Contains(errb.String(), "format") || strings.Contains(errb.String(), "holds no /metrics payloads")) {
-				continue // a format this command does not write
-			}
-			if code == cmdutil.ExitError {
-				t.Errorf("%s: exit 2: %s", strings.Join(a, " "), errb.String())
-			}
-			errs := &citationScanner{}
-			errs.Write(errb.Bytes())
-			add(strings.Join(a, " "), append(out.done(), errs.done()...))
-		}
-	}
-	names := func(args []string, key string) []string {
-		var out, errb bytes.Buffer
-		ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
-		Main(append(args, "-o", "json"), ios)
-		var doc map[string]json.RawMessage
-		var objs []struct{ DB, Name string }
-		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		if err := json.Unmarshal(doc[key], &objs); err != nil {
-			t.Fatalf("%v .%s: %v", args, key, err)
-		}
-		var ns []string
-		for _, o := range objs {
-			ns = append(ns, doris.FormatName(o.DB, o.Name))
-		}
-		return ns
-	}
-	for _, sc := range scenario.Names() {
-		demo := "--demo=" + sc
-		runAll("check", demo)
-		runAll("streams", demo)
-		runAll("mv", "list", demo)
-		runAll("headroom", "--in", "20h", demo)
-		runAll("metrics", "lint", demo)
-		runAll("snapshot", "--summary", demo)
-		runAll("demo", "--scenario", sc)
-		if sc == "scale" {
-			// 7,000 streams and 2,000 MVs generated in the shapes of the
-			// other scenarios, whose every object is explained below.
-			continue
-		}
-		streams, mvs := names([]string{"streams", demo}, "streams"), names([]string{"mv", "list", demo}, "mvs")
-		for _, s := range streams {
-			runAll("streams", "show", s, demo)
-		}
-		for _, m := range mvs {
-			runAll("mv", "explain", m, demo)
-			runAll("mv", "explain", m, "--details", demo)
-		}
-	}
-	for _, c := range diag.Codes() {
-		runAll("explain", c.Code)
-	}
-	runAll("explain")
-	payloads, _ := filepath.Glob(filepath.Join("..", "fixtures", "metrics", "*.prom"))
-	if len(payloads) == 0 {
-		t.Fatal("no fixture payloads")
-	}
-	for _, p := range payloads {
-		runAll("metrics", "lint", p, "--now", "2026-11-30T10:00:00Z")
-	}
-	runAll("tso", "decode", "469067681628160003", "470819222323200000")
-	runAll("tso", "headroom", "--offset", "469067681628160003", "--ttl", "86400", "--now", "470819222323200000")
-
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		sc := &citationScanner{}
@@ -450,10 +376,10 @@ func TestUserTextCitesOnlyPublicSources(t *testing.T) {
 			walk(s)
 		}
 	}
-	walk(NewRootCmd(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
+	walk(cmd.NewRootCmd(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
 
-	docs, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
-	for _, p := range append(docs, filepath.Join("..", "README.md")) {
+	docs, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	for _, p := range append(docs, filepath.Join("..", "..", "README.md")) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

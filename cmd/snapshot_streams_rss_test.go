@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// Issue 24, "bounded snapshots", the streams-only shape: many streams with
+// few columns and no consumption row (about 520 bytes a stream in the
+// file), where memory follows the number of streams, not the bytes. `check
+// --snapshot` of 400,000 such streams took 4.25 GB (docs/performance.md
+// "Bounded snapshots"): the findings were held three to four times over
+// (dedupe, the policy and the grouping each copied them), every comparison
+// of the sort built two object names, and the 328 MB report was rendered
+// whole, copied and escaped whole. The test runs the command in process on
+// 20,000 such streams and bounds its peak heap per stream (sampled, with the
+// collector kept tight so that the peak is the live data, not garbage; the
+// test binary's own heap included): it was 6.5 KB a stream, now 4.4-4.7 KB.
+func TestSnapshotCheckStreamsOnlyHeapPerStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 10 MB snapshot and checks it")
+	}
+	const n = 20_000
+	const maxPerStream = 5600
+	file, size := writeScaleFile(t, t.TempDir(), "streams.json", streamsOnlyScale(n))
+	peak, base := peakHeap(t, func() {
+		var errb strings.Builder
+		ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: &errb, Getenv: func(string) string { return "" }}
+		if code := Main([]string{"check", "--snapshot", file, "--fail-on", "none"}, ios); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+	})
+	per := peak / n // the base (the test binary's own heap, 5-14 MB) included: it varies more than the bound's margin
+	t.Logf("%d streams, %d-byte file (%d bytes a stream): peak heap %d kB (base %d kB), %d bytes a stream",
+		n, size, size/n, peak>>10, base>>10, per)
+	if per > maxPerStream {
+		t.Errorf("check --snapshot of %d streams-only: peak heap %d bytes a stream, want at most %d", n, per, maxPerStream)
+	}
+}
+
+// peakHeap runs f with the collector at GOGC=10 and returns the largest
+// heap of live and unswept objects sampled while it ran, and the heap
+// before it.
+func peakHeap(t *testing.T, f func()) (peak, base int64) {
+	t.Helper()
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() int64 {
+		metrics.Read(sample)
+		return int64(sample[0].Value.Uint64())
+	}
+	runtime.GC()
+	base = read()
+	var mu sync.Mutex
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			v := read()
+			mu.Lock()
+			peak = max(peak, v)
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	wg.Wait()
+	return max(peak, read()), base
+}
+
+// A snapshot with more streams than snapshot.MaxStreams is refused with
+// exit 2 and the numbers, before any analysis (its streams array decoded,
+// within the file's size in memory).
+func TestSnapshotOverTheStreamLimitRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a snapshot of 250,001 streams")
+	}
+	file := filepath.Join(t.TempDir(), "many.json")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &strings.Builder{}
+	fmt.Fprintf(w, `{"schema_version":1,"kind":"snapshot","cluster":{"current_tso":%d},"streams":[`, int64(1764496800000)<<18)
+	for i := 0; i <= snapshot.MaxStreams; i++ {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		fmt.Fprintf(w, `{"db":"d","name":"s%d","id":%d}`, i, i+1)
+	}
+	w.WriteString("]}\n")
+	if _, err := io.WriteString(f, w.String()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var errb strings.Builder
+	ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: &errb, Getenv: func(string) string { return "" }}
+	code := Main([]string{"check", "--snapshot", file}, ios)
+	want := fmt.Sprintf("snapshot has %d streams, over the %s-stream limit", snapshot.MaxStreams+1, strconv.Itoa(snapshot.MaxStreams))
+	if code != 2 || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb.String(), want)
+	}
+}
