@@ -1,21 +1,16 @@
 package cmd
 
 import (
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
-	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // Issue 24, "bounded snapshots", the streams-only shape: many streams with
@@ -88,38 +83,4 @@ func peakHeap(t *testing.T, f func()) (peak, base int64) {
 	close(done)
 	wg.Wait()
 	return max(peak, read()), base
-}
-
-// A snapshot with more streams than snapshot.MaxStreams is refused with
-// exit 2 and the numbers, before any analysis (its streams array decoded,
-// within the file's size in memory).
-func TestSnapshotOverTheStreamLimitRefused(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes a snapshot of 250,001 streams")
-	}
-	file := filepath.Join(t.TempDir(), "many.json")
-	f, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &strings.Builder{}
-	fmt.Fprintf(w, `{"schema_version":1,"kind":"snapshot","cluster":{"current_tso":%d},"streams":[`, int64(1764496800000)<<18)
-	for i := 0; i <= snapshot.MaxStreams; i++ {
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		fmt.Fprintf(w, `{"db":"d","name":"s%d","id":%d}`, i, i+1)
-	}
-	w.WriteString("]}\n")
-	if _, err := io.WriteString(f, w.String()); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	var errb strings.Builder
-	ios := &cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: &errb, Getenv: func(string) string { return "" }}
-	code := Main([]string{"check", "--snapshot", file}, ios)
-	want := fmt.Sprintf("snapshot has %d streams, over the %s-stream limit", snapshot.MaxStreams+1, strconv.Itoa(snapshot.MaxStreams))
-	if code != 2 || !strings.Contains(errb.String(), want) {
-		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb.String(), want)
-	}
 }

@@ -25,15 +25,6 @@ import (
 // 2,000-MV, 50,000-partition snapshot is about 60 MB of JSON.
 const DefaultMaxBytes = 512 << 20
 
-// MaxStreams bounds the streams of a snapshot read (issue 24, "bounded
-// snapshots"): the diagnosis costs 7-9 KB of memory a stream whatever
-// the stream's size in the file, so a file of many small streams (400,000
-// in 207 MB) would need 3 GB to check. A snapshot with more is refused with
-// the numbers as soon as its streams array is decoded, before any
-// analysis; the scale generator's 240,000 streams (495 MB, within the
-// byte limit) stay readable. docs/performance.md "Bounded snapshots".
-const MaxStreams = 250_000
-
 // Load decodes a snapshot, refusing more than maxBytes (<= 0: DefaultMaxBytes),
 // a schema_version newer than this build reads, and trailing garbage. It
 // never panics on bad input. The stream is decoded in one pass, never read
@@ -316,9 +307,6 @@ func decodeObjects(d *gojson.Decoder, slice reflect.Value, key string, bad *[]Ma
 			continue
 		}
 		n++
-	}
-	if key == "streams" && n > MaxStreams {
-		return fmt.Errorf("snapshot has %d streams, over the %d-stream limit: their diagnosis would take several GB of memory (docs/performance.md \"Bounded snapshots\")", n, MaxStreams)
 	}
 	out := reflect.MakeSlice(slice.Type(), n, n)
 	for i, j := 0, 0; i < ps.Len(); i++ {
