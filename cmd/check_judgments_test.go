@@ -25,10 +25,10 @@ func TestCheckOverviewHeadroomFollowsMinHeadroom(t *testing.T) {
 	}
 	st := report.NewStyle(&bytes.Buffer{}, true)
 	const h = "59m42s"
-	if out := runTTY("check", "--demo", "healthy", "--min-headroom", "2h"); !strings.Contains(out, "min headroom: user "+st.Render(st.Severity("warning", h))) {
+	if out := runTTY("check", "--demo", "healthy", "--min-headroom", "2h"); !strings.Contains(out, "min headroom: "+st.Render(st.Severity("warning", h))) {
 		t.Errorf("--min-headroom 2h: headroom %s is not coloured as a warning:\n%q", h, out)
 	}
-	if out := runTTY("check", "--demo", "healthy"); !strings.Contains(out, "min headroom: user "+st.Render(st.Severity("ok", h))) {
+	if out := runTTY("check", "--demo", "healthy"); !strings.Contains(out, "min headroom: "+st.Render(st.Severity("ok", h))) {
 		t.Errorf("default --min-headroom: headroom %s is not coloured ok:\n%q", h, out)
 	}
 }

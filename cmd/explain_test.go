@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/report/explain"
@@ -89,6 +90,29 @@ func TestJSONGoldensHaveNoHTMLEscapes(t *testing.T) {
 			if strings.Contains(string(b), esc) {
 				t.Errorf("%s holds %s", f, esc)
 			}
+		}
+	}
+}
+
+// Every declaration has an action: a few words of prose that fit an
+// 80-column next: line with where the whole step is, and that cannot be
+// pasted as a statement (lower-case first, no ';' or backquote, no SQL
+// verb first).
+func TestDeclarationActions(t *testing.T) {
+	for _, d := range diag.Codes() {
+		a := d.Action
+		r := []rune(a)
+		switch {
+		case a == "":
+			t.Errorf("%s: no Action", d.Code)
+			continue
+		case len(r) > diag.ActionMaxLen:
+			t.Errorf("%s: Action %q is %d characters (at most %d)", d.Code, a, len(r), diag.ActionMaxLen)
+		case !unicode.IsLower(r[0]) || strings.ContainsAny(a, ";`\n"):
+			t.Errorf("%s: Action %q must be prose: lower-case first, no ';', backquote or line feed", d.Code, a)
+		}
+		if line := "         next: " + a + " (full step: -o wide)"; len([]rune(line)) > 80 {
+			t.Errorf("%s: %q is %d wide", d.Code, line, len([]rune(line)))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,9 +118,10 @@ func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
 	lines := screenLines(runWidth(t, 80, "check", "--demo", "incident"))
 	first := strings.Join(lines[:min(24, len(lines))], "\n")
 	// The whole overview (every count and object, TestCheckOverviewKeepsEveryCountAt80)
-	// and the two worst criticals in full take the 24 lines; the third
-	// (STREAM_CANNOT_RESUME_REJECTED) starts the second screen.
-	for _, want := range []string{"Streams", "MVs", "Tasks", "Space", "Sources", "Findings: 15 critical", "CRITICAL STREAM_CANNOT_RESUME_CLIPPED", "CRITICAL STREAM_NO_OFFSET_ROWS_SKIPPED"} {
+	// and the two worst criticals in full, each with its next step, take the
+	// 24 lines; the third (STREAM_CANNOT_RESUME_REJECTED) starts the second
+	// screen. Every source was read, so the Sources row closes the report.
+	for _, want := range []string{"Streams", "MVs", "Tasks", "Space", "Findings: 15 critical", "CRITICAL STREAM_CANNOT_RESUME_CLIPPED", "CRITICAL STREAM_NO_OFFSET_ROWS_SKIPPED"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("first screen lacks %q:\n%s", want, first)
 		}
@@ -151,6 +153,23 @@ func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
 		if g := strings.Join(got, " "); want == "" || g != strings.Join(strings.Fields(want), " ") {
 			t.Errorf("first screen: %s not in full:\n got %q\nwant %q\n%s", code, g, want, first)
 		}
+		// Issue 25 item 6: and what to run next.
+		var next int
+		for _, b := range findingBlocks(screen) {
+			if strings.HasPrefix(b[0], "CRITICAL "+code+" ") {
+				for _, l := range b[1:] {
+					if strings.HasPrefix(strings.TrimSpace(l), "next: ") {
+						next++
+					}
+				}
+			}
+		}
+		if next != 1 {
+			t.Errorf("first screen: %s has %d next: lines, want 1:\n%s", code, next, first)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "Sources  every source read; FE monitor sampled") {
+		t.Errorf("the whole view's Sources row does not close the report: %q", last)
 	}
 }
 
@@ -198,6 +217,58 @@ func TestConsumersTimestampsNeverCut(t *testing.T) {
 		for _, line := range screenLines(runWidth(t, width, "consumers", "--demo", "incident")) {
 			if cut.MatchString(line) {
 				t.Errorf("at %d columns a timestamp is cut: %q", width, line)
+			}
+		}
+	}
+}
+
+// Why (issue 25, "The first screen hides what to run"): `check` printed
+// `next:` only when the whole step fit one line, so the resume-failure,
+// consecutive-failure, stuck-task and queued-task findings showed none. For
+// every bundled scenario at 80 and 120 columns, every top-level CRITICAL
+// finding has exactly one next step, on lines that fit; when it is not the
+// whole step it is the code's action in prose and says where the whole
+// step is, and holds nothing that could be pasted as a statement.
+func TestCheckEveryCriticalShowsItsNextStep(t *testing.T) {
+	for _, name := range scenario.Names() {
+		for _, width := range []int{80, 120} {
+			var full []string // the whole steps, from -o wide
+			for _, l := range screenLines(runWidth(t, width, "check", "--demo", name, "-o", "wide")) {
+				if s := strings.TrimSpace(l); strings.HasPrefix(s, "next: ") {
+					full = append(full, s)
+				}
+			}
+			lines := screenLines(runWidth(t, width, "check", "--demo", name))
+			for _, b := range findingBlocks(lines) {
+				if !strings.HasPrefix(b[0], "CRITICAL ") {
+					continue
+				}
+				var next []string
+				for _, l := range b[1:] {
+					switch {
+					case strings.HasPrefix(strings.TrimSpace(l), "next: "):
+						next = append(next, strings.TrimSpace(l))
+					case len(next) > 0 && strings.HasPrefix(l, strings.Repeat(" ", 15)):
+						// A shortened step wrapped on a narrow terminal.
+						next[len(next)-1] += " " + strings.TrimSpace(l)
+					}
+				}
+				if len(next) != 1 {
+					t.Errorf("%s at %d columns: %q has %d next: lines, want 1:\n%s", name, width, b[0], len(next), strings.Join(b, "\n"))
+					continue
+				}
+				for _, l := range b {
+					if w := lipgloss.Width(l); w > width {
+						t.Errorf("%s at %d columns: a line of %q is %d wide: %q", name, width, b[0], w, l)
+					}
+				}
+				if slices.Contains(full, next[0]) {
+					continue // the whole step
+				}
+				short := regexp.MustCompile(`^next: [a-z][^;` + "`" + `]* \(full step: -o wide\)$`)
+				if !short.MatchString(next[0]) {
+					t.Errorf("%s at %d columns: %q: next step %q is neither the whole step nor an action with where the whole step is", name, width, b[0], next[0])
+				}
 			}
 		}
 	}

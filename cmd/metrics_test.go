@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -227,5 +228,57 @@ func TestMetricsFixJSONEscapesOnce(t *testing.T) {
 		if got := unescape.Replace(c.After); got != parsed[n] || got != want[float64(n)] {
 			t.Errorf("line %d: after %q reads %q; prometheus/common reads %q, want %q", c.Line, c.After, got, parsed[n], want[float64(n)])
 		}
+	}
+}
+
+// Why (issue 25, "JSON and text warts"): `metrics lint -o json` wrote each
+// problem's value escaped for display and then by JSON, so `a\b` in the
+// payload read "a\\\\b" in JSON. Decoded, every value is the payload's own
+// text (a byte-for-byte substring of it), cut only when value_cut says so;
+// the table format still shows it display-escaped.
+func TestMetricsLintJSONValueIsThePayloadText(t *testing.T) {
+	long := strings.Repeat("é", 60) // 120 bytes: cut on a rune boundary
+	in := "m{user=\"a\\b\"} 1\nm{user=\"say \"hi\"\"} 2\nm{user=\"one\ntwo\"} 3\nm{user=\"" + long + "\\q\"} 4\n"
+	out, stderr, code := run(t, nil, in, "metrics", "lint", "-", "-o", "json")
+	if code != cmdutil.ExitFindings {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Problems []struct {
+			Rule     string
+			Line     int
+			Value    string
+			ValueCut bool `json:"value_cut"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	want := map[int]string{1: `a\b`, 2: `say "hi"`, 3: "one\ntwo"}
+	seen := map[int]bool{}
+	for _, p := range doc.Problems {
+		if p.Value == "" {
+			continue
+		}
+		seen[p.Line] = true
+		if !strings.Contains(in, p.Value) || !utf8.ValidString(p.Value) {
+			t.Errorf("line %d %s: value %q is not the payload's text", p.Line, p.Rule, p.Value)
+		}
+		if w, ok := want[p.Line]; ok && !strings.HasPrefix(p.Value, w) {
+			t.Errorf("line %d %s: value %q, want %q", p.Line, p.Rule, p.Value, w)
+		}
+		if p.Line == 5 && (!p.ValueCut || len(p.Value) > 80 || !strings.HasPrefix(long, p.Value)) {
+			t.Errorf("line 5 %s: value %q (cut %v), want the first ≤80 bytes of the value, cut", p.Rule, p.Value, p.ValueCut)
+		}
+	}
+	for _, line := range []int{1, 2, 3, 5} { // the raw line feed makes line 3 two lines
+		if !seen[line] {
+			t.Errorf("line %d: no problem with a value: %+v", line, doc.Problems)
+		}
+	}
+	// The table format shows it escaped for a terminal: `a\b` as a\\b.
+	table, _, _ := run(t, nil, in, "metrics", "lint", "-")
+	if !strings.Contains(table, `user="a\\b"`) {
+		t.Errorf("table: want the display-escaped value a\\\\b:\n%s", table)
 	}
 }

@@ -71,6 +71,7 @@ type (
 		Matters  string   `json:"why_it_matters"`
 		Confirm  string   `json:"how_to_confirm"`
 		Fix      string   `json:"how_to_fix"`
+		Action   string   `json:"action"`
 		Related  []string `json:"related"`
 	}
 	explainListBody struct {

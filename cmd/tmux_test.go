@@ -171,6 +171,11 @@ func TestTmuxScreens(t *testing.T) {
 			if !strings.Contains(first, c.first) {
 				t.Errorf("%dx%d %s: %q is not on the first screen:\n%s", size[0], size[1], c.name, c.first, first)
 			}
+			// Issue 25 item 6: the two worst criticals' next steps are on
+			// the first 80×24 screen too.
+			if c.name == "check" && strings.Count(first, "\n         next: ") < 2 {
+				t.Errorf("%dx%d check: the first screen lacks the two worst criticals' next steps:\n%s", size[0], size[1], first)
+			}
 			if c.name == "mv_explain" && len(lines) > 40 {
 				t.Errorf("%dx%d mv explain %s: %d rows, want one 40-row screen", size[0], size[1], mv, len(lines))
 			}

@@ -36,12 +36,18 @@ type Declaration struct {
 	CausedBy []Cause
 
 	// The explain text.
-	Title   string   // one line
-	Spec    string   // the public design reference, e.g. "apache/doris#69907 §1 T12"
-	Meaning string   // what it means
-	Matters string   // why it matters
-	Confirm string   // how to confirm (SQL or command)
-	Fix     string   // how to fix
+	Title   string // one line
+	Spec    string // the public design reference, e.g. "apache/doris#69907 §1 T12"
+	Meaning string // what it means
+	Matters string // why it matters
+	Confirm string // how to confirm (SQL or command)
+	Fix     string // how to fix
+	// Action is the next step in a few words of prose (no SQL, no command:
+	// at most ActionMaxLen characters, starting lower-case, no ';' or
+	// backquote), for a screen where a finding's whole next step does not
+	// fit one line: it is printed there with where to find the whole step,
+	// and cannot be pasted as a statement (TestDeclarationActions).
+	Action  string
 	Related []string // related codes, by name
 
 	// Series and Alert name the design's series (docs/exporter.md) and its
@@ -53,6 +59,10 @@ type Declaration struct {
 	Series string
 	Alert  string
 }
+
+// ActionMaxLen is the longest Declaration.Action: with the indent, "next: "
+// and where to find the whole step it fits an 80-column line.
+const ActionMaxLen = 44
 
 // Measure names the quantity Finding.Magnitude holds for a code (the
 // evidence key that shows it too) and which way is worse.

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -125,7 +126,17 @@ FROM information_schema.ivm_mv_status
 WHERE FRESHNESS_STATE <> 'FRESH'
 ORDER BY DATA_DELAY_SECONDS DESC`})).
 		WithPanel(table.NewPanelBuilder().Id(14).Title("MVs not fresh (per-object series, under the quota)").GridPos(pos(0, 30, 24, 8)).
-			WithTarget(instant("A", `doris_fe_ivm_mv_freshness_state{`+sel+`} > 0`)))
+			WithTarget(instant("A", `doris_fe_ivm_mv_freshness_state{`+sel+`} > 0`))).
+		// External consumers (docs/consumers.md): the exporter's own series,
+		// one per consumer of --config's consumers: (or of the scenario), as
+		// `dorisdiag consumers` shows them; the FE exports none.
+		WithRow(dashboard.NewRowBuilder("Consumers").Id(15).GridPos(pos(0, 38, 24, 1))).
+		WithPanel(timeseries.NewPanelBuilder().Id(16).Title("Retention headroom (< 0: expired)").Unit("s").GridPos(pos(0, 39, 8, 8)).
+			WithTarget(pq("A", `min by (consumer) (dorisdiag_consumer_retention_headroom_seconds{`+sel+`})`, "{{consumer}}"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(17).Title("Offset age").Unit("s").GridPos(pos(8, 39, 8, 8)).
+			WithTarget(pq("A", `max by (consumer) (dorisdiag_consumer_offset_age_seconds{`+sel+`})`, "{{consumer}}"))).
+		WithPanel(timeseries.NewPanelBuilder().Id(18).Title("Publish age").Unit("s").GridPos(pos(16, 39, 8, 8)).
+			WithTarget(pq("A", `max by (consumer) (dorisdiag_consumer_publish_age_seconds{`+sel+`})`, "{{consumer}}")))
 }
 
 func oneMV() *dashboard.DashboardBuilder {
@@ -247,6 +258,10 @@ func layout(d dashboard.Dashboard) string {
 	}
 	rows := map[uint32][]cell{}
 	for _, p := range d.Panels {
+		if r := p.RowPanel; r != nil && r.GridPos != nil && r.Title != nil {
+			rows[r.GridPos.Y] = append(rows[r.GridPos.Y], cell{0, 24, "── " + *r.Title + " ──"})
+			continue
+		}
 		if p.Panel == nil || p.Panel.GridPos == nil {
 			continue
 		}
@@ -282,4 +297,38 @@ func layout(d dashboard.Dashboard) string {
 		b.WriteString(border)
 	}
 	return b.String()
+}
+
+// Why: the shipped Overview had no panel for the external consumers'
+// series, so a consumer about to lose its offset was visible to the alert
+// rules and `dorisdiag consumers` but not on the dashboard. Every
+// dorisdiag_consumer_* series the exporter describes is queried by a panel
+// of the Overview's Consumers row (TestDashboardsNonEmptyOnIncident checks
+// each returns data on the incident).
+func TestDashboardsShowConsumerSeries(t *testing.T) {
+	_, raw := buildDashboard(t, overview())
+	_, panels, _ := dashboardQueries(t, raw)
+	var exprs []string
+	for _, p := range panels {
+		for _, e := range p.targets {
+			exprs = append(exprs, e)
+		}
+	}
+	all := strings.Join(exprs, "\n")
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "exporter.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := regexp.MustCompile("`(dorisdiag_consumer_[a-z_]+)\\{consumer\\}`").FindAllStringSubmatch(string(doc), -1)
+	if len(names) < 3 {
+		t.Fatalf("docs/exporter.md lists %d consumer series, want 3", len(names))
+	}
+	for _, n := range names {
+		if !strings.Contains(all, n[1]+"{") {
+			t.Errorf("no Overview panel queries %s", n[1])
+		}
+	}
+	if !strings.Contains(string(raw), `"type": "row"`) || !strings.Contains(string(raw), `"title": "Consumers"`) {
+		t.Error("the Overview has no Consumers row")
+	}
 }

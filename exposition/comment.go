@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // HELP, TYPE and other comment lines (expfmt startComment, readingHelp,
@@ -27,7 +25,7 @@ func (e *engine) parseComment(i int) status {
 		if !ok {
 			return e.eof(i)
 		}
-		if syntax.IsBlank(b) || b == '\n' {
+		if isBlank(b) || b == '\n' {
 			break
 		}
 		i++
@@ -40,12 +38,11 @@ func (e *engine) parseComment(i int) status {
 			return e.eof(e.n)
 		}
 		if !utf8.Valid(e.rec) {
-			e.warn(RuleNonUTF8Text, syntax.FirstInvalid(e.rec, 0), "", "", e.rec, "comment is not valid UTF-8", "")
+			e.warn(RuleNonUTF8Text, firstInvalid(e.rec, 0), "", "", e.rec, "comment is not valid UTF-8", "")
 		}
 		return stOK
 	}
-	i = e.skipBlanks(i)
-	if _, ok := e.at(i); !ok {
+	if i = e.skipBlanks(i); e.atEnd(i) {
 		return e.eof(i)
 	}
 	ns := i
@@ -60,7 +57,7 @@ func (e *engine) parseComment(i int) status {
 		}
 		return stOK
 	}
-	if !syntax.IsBlank(b) {
+	if !isBlank(b) {
 		e.fail(RuleMetricNameInvalid, i, nil, e.rec[ns:], "invalid metric name in comment")
 		return stFail
 	}
@@ -109,13 +106,13 @@ func (e *engine) readHelp(ns, i int) status {
 				e.fail(RuleHelpBadEscape, i, nil, e.rec[hs:], "invalid escape sequence '\\%c' in HELP", c)
 				return stFail
 			}
-			e.problem(RuleHelpBadEscape, i, nil, e.rec[hs:], fmt.Sprintf("invalid escape sequence %s in HELP text", syntax.EscDisplay(e.rec, i)),
+			e.problem(RuleHelpBadEscape, i, nil, e.rec[hs:], fmt.Sprintf("invalid escape sequence %s in HELP text", escDisplay(e.rec, i)),
 				`write a backslash in HELP as \\ (only \\ and \n are escapes)`)
 		}
 		i++
 	}
 	if e.collectSpans {
-		e.spans = append(e.spans, valSpan{s: hs, e: e.n, help: true, bad: bad})
+		e.spans = append(e.spans, Span{Start: hs, End: e.n, Help: true})
 	}
 	if !e.hasLF {
 		return e.eof(e.n)
@@ -124,7 +121,7 @@ func (e *engine) readHelp(ns, i int) status {
 		return stFail
 	}
 	if !utf8.Valid(e.rec[hs:]) {
-		e.warn(RuleNonUTF8Text, syntax.FirstInvalid(e.rec, hs), e.curName(), "", e.rec[hs:], "HELP text is not valid UTF-8", "")
+		e.warn(RuleNonUTF8Text, firstInvalid(e.rec, hs), e.curName(), "", e.rec[hs:], "HELP text is not valid UTF-8", "")
 	}
 	if e.cur >= 0 && !e.noMutate {
 		f := &e.fams[e.cur]
@@ -151,7 +148,7 @@ func (e *engine) readType(ns, i int) status {
 	// (Unicode-aware) and looks it up.
 	raw := e.rec[i:e.n]
 	var t mtype
-	if bytes.IndexByte(raw, '\\') < 0 && len(raw) <= 16 && syntax.IsASCII(raw) {
+	if bytes.IndexByte(raw, '\\') < 0 && len(raw) <= 16 && isASCII(raw) {
 		t = lookupType(raw)
 	} else {
 		t = lookupType([]byte(strings.ToUpper(strings.ReplaceAll(string(raw), `\`, ""))))

@@ -1,6 +1,6 @@
 package exposition
 
-import "github.com/dorisdiag/dorisdiag/exposition/internal/hashset"
+import "strconv"
 
 // Families beyond Options.MaxFamilies (issue 24, "any cardinality
 // bounded"): a payload of a million families must not cost a million
@@ -27,7 +27,7 @@ const (
 
 // famHash is the name hash of an untracked family (never 0: 0 marks none).
 func (e *engine) famHash(name []byte) uint64 {
-	h := hashset.HashBytes(e.hseed, name)
+	h := hashBytes(e.hseed, name)
 	if h == 0 {
 		h = 1
 	}
@@ -60,7 +60,7 @@ func (e *engine) newUntracked(name []byte, line int) {
 		e.untracked.Grow(e.expectMore(len(e.fams)))
 	}
 	h := e.famHash(name)
-	e.untracked.Add(h, 0)
+	e.untracked.Insert(h, 0)
 	e.loadSpare(h, e.names.Intern(name), 0)
 	e.fams[e.spare].firstLine = line
 }
@@ -135,5 +135,5 @@ func firstOn(what string, line int) string {
 	if line <= 0 {
 		return ""
 	}
-	return " (" + what + " on line " + itoa(line) + ")"
+	return " (" + what + " on line " + strconv.Itoa(line) + ")"
 }

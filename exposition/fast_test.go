@@ -2,6 +2,7 @@ package exposition
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -197,4 +198,78 @@ func TestMillionFamiliesBounded(t *testing.T) {
 	if res.Series != manyFamilies || res.FamiliesNotTracked != manyFamilies-10000 || !res.Parseable {
 		t.Errorf("%d series, %d families not tracked, parseable %v", res.Series, res.FamiliesNotTracked, res.Parseable)
 	}
+}
+
+// TestDuplicateSeriesInLargeRuns: a duplicate is found after the run's
+// table grew many times over and after hundreds of runs (the run table's
+// generation wraps every 255 runs), and none is invented.
+func TestDuplicateSeriesInLargeRuns(t *testing.T) {
+	var b bytes.Buffer
+	line := 0
+	var want []int
+	for f := 0; f < 600; f++ {
+		n := 3
+		if f%100 == 0 {
+			n = 5000
+		}
+		name := "f" + strconv.Itoa(f)
+		for i := 0; i < n; i++ {
+			b.WriteString(name + `{i="` + strconv.Itoa(i) + "\"} 1\n")
+			line++
+		}
+		b.WriteString(name + `{i="1"} 2` + "\n") // a duplicate of the run's second line
+		line++
+		want = append(want, line)
+	}
+	got := dupLines(lintString(t, b.String()))
+	if len(got) != len(want) {
+		t.Fatalf("found %d duplicates, want %d: %v", len(got), len(want), got[:min(len(got), 5)])
+	}
+	for k, g := range got {
+		if !strings.HasPrefix(g, strconv.Itoa(want[k])+":") {
+			t.Fatalf("duplicate %d at %s, want line %d", k, g, want[k])
+		}
+	}
+}
+
+// TestSkipPlainASCII: the word-at-a-time skip never passes a quote, a
+// backslash, a line feed or a non-ASCII byte, and stops only in the word
+// that holds one (or in the last 7 bytes).
+func TestSkipPlainASCII(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c == '\n' || c >= 0x80 }
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("ab_09=, {}\"\\\n\x7f\x80\xff\x01!#")
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			if rng.IntN(6) == 0 {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				b[i] = 'a' + byte(rng.IntN(26))
+			}
+		}
+		from := rng.IntN(len(b) + 1)
+		got := skipPlainASCII(b, from)
+		first := from
+		for first < len(b) && !special(b[first]) {
+			first++
+		}
+		if got < from || got > first || (first-got >= 8 && got+8 <= len(b)) {
+			t.Fatalf("skipPlainASCII(%q, %d) = %d; the first byte to look at is %d", b, from, got, first)
+		}
+	}
+}
+
+// TestDuplicateLabelAcrossANameInBraces: a line that names its family
+// inside the braces, after a label, is checked for duplicate label names
+// against its own labels, not against the label order of the family of
+// the line before (which the first label matched).
+func TestDuplicateLabelAcrossANameInBraces(t *testing.T) {
+	in := "p{a=\"1\",c=\"1\"} 1\nq{z=\"1\",a=\"1\"} 1\np{a=\"2\",c=\"2\"} 1\n{a=\"3\",q,a=\"4\"} 1\n"
+	for _, got := range rulesAt(lintString(t, in)) {
+		if strings.HasPrefix(got, RuleLabelNameDuplicate+"@4:") {
+			return
+		}
+	}
+	t.Fatalf("no %s on line 4: %v", RuleLabelNameDuplicate, rulesAt(lintString(t, in)))
 }

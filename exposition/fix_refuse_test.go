@@ -1,10 +1,13 @@
-package exposition
+package exposition_test
 
 import (
 	"bytes"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/fix"
 )
 
 // TestFixNeverChangesAValue: the repair that escaped the quotes of
@@ -13,8 +16,8 @@ import (
 // line is left as it is, reported unrepaired, and the refusal says why.
 func TestFixNeverChangesAValue(t *testing.T) {
 	var out bytes.Buffer
-	_, err := Fix(strings.NewReader("a_total{x=\"y\"} 0 # {trace_id=\"b\"} 0.5\n"), &out, Options{})
-	var om *OpenMetricsError
+	_, err := fix.Fix(strings.NewReader("a_total{x=\"y\"} 0 # {trace_id=\"b\"} 0.5\n"), &out, exposition.Options{})
+	var om *fix.OpenMetricsError
 	if !errors.As(err, &om) || !strings.Contains(err.Error(), "exemplar") {
 		t.Errorf("the issue's exemplar line: err %v, want the OpenMetrics refusal naming the exemplar", err)
 	}
@@ -24,7 +27,7 @@ func TestFixNeverChangesAValue(t *testing.T) {
 		"a{x=\"y\"} 1 \"b\"} 2 3\n",
 	} {
 		var out bytes.Buffer
-		rep, err := Fix(strings.NewReader(in), &out, Options{})
+		rep, err := fix.Fix(strings.NewReader(in), &out, exposition.Options{})
 		if err != nil {
 			t.Fatalf("%q: %v", in, err)
 		}
@@ -44,9 +47,9 @@ func TestFixRefusalOnlyWhereTheValueMoves(t *testing.T) {
 		"a{b=\"x\ny\"} 1\n":                          "a{b=\"x\\ny\"} 1\n",
 	} {
 		var out bytes.Buffer
-		rep, err := Fix(strings.NewReader(in), &out, Options{})
+		rep, err := fix.Fix(strings.NewReader(in), &out, exposition.Options{})
 		if err != nil || !rep.OK || len(rep.Refused) != 0 || out.String() != want {
-			t.Errorf("Fix(%q) = %q, %+v, %v; want %q", in, out.String(), rep, err, want)
+			t.Errorf("fix.Fix(%q) = %q, %+v, %v; want %q", in, out.String(), rep, err, want)
 		}
 	}
 }
@@ -64,18 +67,18 @@ func TestFixRefusesOpenMetrics(t *testing.T) {
 		"# TYPE a gaugehistogram\na_bucket{le=\"+Inf\"} 1\n": 1,
 	} {
 		var out bytes.Buffer
-		_, err := Fix(strings.NewReader(in), &out, Options{BufferSize: 64})
-		var om *OpenMetricsError
+		_, err := fix.Fix(strings.NewReader(in), &out, exposition.Options{BufferSize: 64})
+		var om *fix.OpenMetricsError
 		if !errors.As(err, &om) || om.Sign.Line != line || !strings.Contains(err.Error(), "OpenMetrics") {
-			t.Errorf("Fix(%.40q): err %v, want an OpenMetricsError at line %d", in, err, line)
+			t.Errorf("fix.Fix(%.40q): err %v, want an OpenMetricsError at line %d", in, err, line)
 		}
-		if s, ok := DetectOpenMetrics([]byte(in)); !ok || s.Line != line {
-			t.Errorf("DetectOpenMetrics(%.40q) = %+v %v, want line %d", in, s, ok, line)
+		if s, ok := fix.DetectOpenMetrics([]byte(in)); !ok || s.Line != line {
+			t.Errorf("fix.DetectOpenMetrics(%.40q) = %+v %v, want line %d", in, s, ok, line)
 		}
 	}
 	for _, in := range []string{"a 1\n", "# HELP a EOF\n# TYPE a gauge\na 1\n", "# EOFx\n", "a{b=\"# {x}\"} 1\n"} {
-		if s, ok := DetectOpenMetrics([]byte(in)); ok {
-			t.Errorf("DetectOpenMetrics(%q) = %+v: Prometheus text taken for OpenMetrics", in, s)
+		if s, ok := fix.DetectOpenMetrics([]byte(in)); ok {
+			t.Errorf("fix.DetectOpenMetrics(%q) = %+v: Prometheus text taken for OpenMetrics", in, s)
 		}
 	}
 }

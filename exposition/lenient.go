@@ -2,8 +2,6 @@ package exposition
 
 import (
 	"fmt"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // maxQuoteTries bounds the look-ahead of the raw-quote heuristic per value,
@@ -77,13 +75,11 @@ func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byt
 	// Report each problem inside the value and decode it literally: a bad
 	// escape is a backslash that belongs to the value.
 	mark := len(e.arena)
-	bad := false
 	for j := vs; j < closeAt; j++ {
 		b := rec[j]
 		switch b {
 		case '\\':
 			if closeBS && j == closeAt-1 {
-				bad = true
 				e.problem(RuleLabelValueBadEscape, j, lbl, rec[vs:closeAt],
 					`a backslash right before the closing quote: expfmt reads \" as an escaped quote and the value never ends`,
 					`write the backslash as \\`)
@@ -102,17 +98,14 @@ func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byt
 					continue
 				}
 			}
-			bad = true
 			e.problem(RuleLabelValueBadEscape, j, lbl, rec[vs:closeAt],
-				fmt.Sprintf("invalid escape sequence %s in label value; only \\\\, \\\" and \\n are escapes%s", syntax.EscDisplay(rec[:closeAt], j), syntax.GoQuoteHint(rec[:closeAt], j)),
+				fmt.Sprintf("invalid escape sequence %s in label value; only \\\\, \\\" and \\n are escapes%s", escDisplay(rec[:closeAt], j), goQuoteHint(rec[:closeAt], j)),
 				`write a backslash as \\ (the value is written raw: escape \ as \\, " as \" and line feed as \n)`)
 			e.arena = append(e.arena, '\\')
 		case '"':
-			bad = true
 			e.problem(RuleLabelValueRawQuote, j, lbl, rec[vs:closeAt], "unescaped '\"' inside the label value: expfmt ends the value here", `write the quote as \"`)
 			e.arena = append(e.arena, '"')
 		case '\n':
-			bad = true
 			e.problem(RuleLabelValueRawNewline, j, lbl, rec[vs:closeAt], "raw line feed inside the label value splits the sample over two lines", `write the line feed as \n`)
 			e.arena = append(e.arena, '\n')
 		default:
@@ -120,7 +113,7 @@ func (e *engine) readValueLenient(vs int, lbl []byte) (ve, next int, value []byt
 		}
 	}
 	if e.collectSpans {
-		e.spans = append(e.spans, valSpan{s: vs, e: closeAt, bad: bad || closeBS, label: lbl})
+		e.spans = append(e.spans, Span{Start: vs, End: closeAt, Label: lbl})
 	}
 	if closeBS {
 		return closeAt - 1, closeAt + 1, e.arena[mark:], stOK
@@ -141,5 +134,5 @@ func (e *engine) restParses(k int) bool {
 	}
 	n := len(e.rec)
 	e.budget -= n - k
-	return syntax.RestParses(e.rec, k)
+	return restSyntaxOK(e.rec, k)
 }

@@ -1,13 +1,15 @@
-// Package exposition tokenizes, lints and fixes the Prometheus text
-// exposition format, for any producer.
+// Package exposition tokenizes and lints the Prometheus text exposition
+// format, for any producer.
 //
 // Lint streams over the payload once, with one reused buffer and no
 // allocation per line on the hot path, and reports every problem with its
 // line and column — not only the first, as expfmt and promtool do. Its
 // verdict agrees with expfmt.NewTextParser(model.UTF8Validation): a payload
 // without error-level problems parses, and a payload expfmt rejects has an
-// error at the line expfmt names (FuzzLintAgreesWithExpfmt). Fix rewrites
-// the label values and HELP texts that break the format.
+// error at the line expfmt names (FuzzLintAgreesWithExpfmt). The package
+// is the bottom layer and imports nothing of its module: exposition/fix
+// rewrites the label values and HELP texts that break the format, through
+// Rewrite.
 //
 // What a caller knows of one producer stays with the caller and reaches
 // Lint through two hooks: Options.Family asks, once per family, which
@@ -19,18 +21,16 @@ package exposition
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"sort"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/hashset"
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
+	"strconv"
+	"unicode/utf8"
 )
 
-// Options tune Lint and Fix. The zero value is usable.
+// Options tune Lint and Rewrite (and so exposition/fix). The zero value is usable.
 type Options struct {
 	// BufferSize is the initial read buffer (default 1 MiB); it grows for a
 	// longer line.
@@ -265,9 +265,10 @@ type engine struct {
 	labelSet       map[string]struct{}
 	quotedName     bool // the last name readName returned had a quoted part
 	valueASCII     bool // the last label value read was all ASCII (no UTF-8 check needed)
+	labelsInOrder  bool // the sample's labels are the first of its family's, in its order
 
 	collectSpans bool
-	spans        []valSpan
+	spans        []Span
 
 	pend     []Problem
 	dropped  []string // rules of this record's problems beyond maxLineProblems
@@ -283,7 +284,7 @@ type engine struct {
 	pairBuf     []byte
 
 	// the line reader and the payload's expected size, to size the series log
-	lr       *syntax.LineReader
+	lr       *lineReader
 	sizeHint int64
 
 	// the last name setOrCreate resolved, and what to (a line names the
@@ -297,8 +298,8 @@ type engine struct {
 	spare         int32  // the record an untracked family is unpacked into (-1: none yet)
 	untrackedFrom int    // the line of the first untracked family
 	spareH        uint64 // the untracked family it holds (0: none)
-	untracked     hashset.Table
-	names         hashset.Arena
+	untracked     hashTable
+	names         nameArena
 
 	series, lines int
 	bytes         int64
@@ -308,8 +309,8 @@ type engine struct {
 
 	joinBuf []byte
 
-	// Fix
-	fix *fixer
+	// the client that copies or rewrites each line (Rewrite), or nil
+	rw Rewriter
 }
 
 func newEngine(opts Options) *engine {
@@ -368,6 +369,7 @@ func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
 	e.spans = e.spans[:0]
 	e.sawSpaceBefore = false
 	e.recFam = -1
+	e.labelsInOrder = false
 	e.budget = 16*len(rec) + 4096
 	if len(e.labelSet) > 0 {
 		clear(e.labelSet)
@@ -378,7 +380,7 @@ func (e *engine) setRecord(rec []byte, hasLF bool, line, nlines int) {
 const maxJoin = 3
 
 func (e *engine) run(r io.Reader, w io.Writer) error {
-	lr := syntax.NewLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
+	lr := newLineReader(r, e.opts.BufferSize, e.opts.MaxBytes)
 	lr.SetMaxLine(e.opts.MaxLineBytes)
 	e.lr = lr
 	lineNo := 0
@@ -403,8 +405,8 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 		st := e.parseRecord()
 		if st == stOK && !e.failed {
 			e.commit()
-			if e.fix != nil {
-				e.fix.copyLine(rec, hasLF)
+			if e.rw != nil {
+				e.rw.Clean(rec, hasLF)
 			}
 			lr.Advance(consumed)
 			continue
@@ -413,7 +415,7 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 		sRule, sPos, sMsg := e.sRule, e.sPos, e.sMsg
 		e.restore(st0)
 		e.strict = false
-		e.noMutate = e.fix != nil
+		e.noMutate = e.rw != nil
 		e.setRecord(rec, hasLF, lineNo, 1)
 		e.collectSpans = true
 		st = e.parseRecord()
@@ -429,7 +431,7 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 					break
 				}
 				next := lr.Bytes(ns, ne)
-				if lr.Long() || syntax.LineSyntaxOK(next) {
+				if lr.Long() || lineSyntaxOK(next) {
 					break
 				}
 				e.joinBuf = append(e.joinBuf, '\n')
@@ -470,8 +472,8 @@ func (e *engine) run(r io.Reader, w io.Writer) error {
 			// The lenient reading found nothing wrong: report what strict saw.
 			e.problem(sRule, sPos, nil, nil, sMsg, "")
 		}
-		if e.fix != nil {
-			e.fix.repair(e, st0, st)
+		if e.rw != nil {
+			e.rw.Failed(&Record{e: e, st0: st0, st: st, orig: e.rec, origLF: e.hasLF, line: e.line, nlines: e.nlines})
 		} else if st == stOK {
 			e.commit()
 		} else {
@@ -528,24 +530,22 @@ func (e *engine) colOf(pos int) int {
 }
 
 // tooLong reports a line longer than Options.MaxLineBytes and skips it
-// without buffering it (Fix copies it through unchanged). The expfmt state
+// without buffering it (a Rewriter copies it through unchanged). The expfmt state
 // is left as it was: the line is not parsed.
-func (e *engine) tooLong(lr *syntax.LineReader, lineNo int) {
+func (e *engine) tooLong(lr *lineReader, lineNo int) {
 	max := e.opts.MaxLineBytes
 	p := Problem{Rule: RuleLineTooLong, Severity: severityOf(RuleLineTooLong), Line: lineNo, Col: max + 1,
-		Value:   DisplayValue(lr.Bytes(0, min(maxDisplay, max))),
-		Message: "line is longer than " + itoa(max) + " bytes, the limit; it is skipped, not checked",
+		Message: "line is longer than " + strconv.Itoa(max) + " bytes, the limit; it is skipped, not checked",
 		Fix:     defaultFix(RuleLineTooLong)}
+	p.SetValue(lr.Bytes(0, min(maxDisplay+utf8.UTFMax, max)))
+	p.ValueCut = true // the line goes on
 	e.note(&p, typeNone)
 	e.add(p)
 	var w io.Writer
-	if e.fix != nil {
-		e.fix.report.Unrepaired = append(e.fix.report.Unrepaired, p)
-		w = e.fix.w
+	if e.rw != nil {
+		w = e.rw.Skipped(p)
 	}
-	if err := lr.SkipLine(w); err != nil && e.fix != nil && e.fix.err == nil {
-		e.fix.err = fmt.Errorf("writing fixed payload: %w", err)
-	}
+	_ = lr.SkipLine(w) // only w's error, which w keeps (Rewriter.Skipped)
 }
 
 // problem queues a problem of the current record.
@@ -567,7 +567,7 @@ func (e *engine) problem(rule string, pos int, lbl, value []byte, msg, fix strin
 		p.Label = DisplayValue(lbl)
 	}
 	if value != nil {
-		p.Value = DisplayValue(value)
+		p.SetValue(value)
 	}
 	if p.Fix == "" {
 		p.Fix = defaultFix(rule)
@@ -587,7 +587,7 @@ func (e *engine) warn(rule string, pos int, family, lbl string, value []byte, ms
 	}
 	p := Problem{Rule: rule, Severity: severityOf(rule), Line: e.lineOf(pos), Col: e.colOf(pos), Family: family, Label: lbl, Message: msg, Fix: fix}
 	if value != nil {
-		p.Value = DisplayValue(value)
+		p.SetValue(value)
 	}
 	if e.opts.Note != nil {
 		typ := typeNone
@@ -643,28 +643,6 @@ func (e *engine) add(p Problem) {
 	e.problems = append(e.problems, p)
 }
 
-func itoa(i int) string {
-	var b [20]byte
-	n := len(b)
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	for {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-		if i == 0 {
-			break
-		}
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
-}
-
 func (e *engine) result() *Result {
 	e.finalizeFamilies()
 	res := &Result{
@@ -678,7 +656,7 @@ func (e *engine) result() *Result {
 	if e.untracked.Len() > 0 {
 		res.FamiliesNotTracked = e.untracked.Len()
 		p := Problem{Rule: RuleFamiliesNotTracked, Severity: severityOf(RuleFamiliesNotTracked), Line: e.untrackedFrom, Col: 1,
-			Message: itoa(e.untracked.Len()) + " families from this line on are beyond Options.MaxFamilies = " + itoa(e.opts.MaxFamilies) +
+			Message: strconv.Itoa(e.untracked.Len()) + " families from this line on are beyond Options.MaxFamilies = " + strconv.Itoa(e.opts.MaxFamilies) +
 				": they are parsed and checked line by line (the verdict is expfmt's), but not listed and not checked by the per-family rules (HELP, naming), and a duplicate series is found only among its family's contiguous lines",
 			Fix: "export fewer metric families (a label instead of a name per object)"}
 		e.note(&p, typeNone)
@@ -690,7 +668,7 @@ func (e *engine) result() *Result {
 			total += c
 		}
 		e.problems = append(e.problems, Problem{Rule: RuleProblemsSuppressed, Severity: SeverityWarning, Line: e.lines, Col: 1,
-			Message: itoa(total) + " more problems are not listed (at most Options.MaxProblems = " + itoa(e.opts.MaxProblems) + " in all, " + itoa(maxLineProblems) + " per line, one duplicate label name per line); see suppressed counts per rule"})
+			Message: strconv.Itoa(total) + " more problems are not listed (at most Options.MaxProblems = " + strconv.Itoa(e.opts.MaxProblems) + " in all, " + strconv.Itoa(maxLineProblems) + " per line, one duplicate label name per line); see suppressed counts per rule"})
 		e.note(&e.problems[len(e.problems)-1], typeNone)
 		e.counts[1]++
 	}

@@ -3,8 +3,7 @@ package exposition
 import (
 	"sort"
 	"strconv"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
+	"unicode/utf8"
 )
 
 // Severities of a Problem. An "error" is something that makes the payload
@@ -25,11 +24,41 @@ type Problem struct {
 	Col      int    `json:"col"`
 	Family   string `json:"family,omitempty"`
 	Label    string `json:"label,omitempty"`
-	// Value is the offending text as it appears in the payload, truncated to
-	// about 80 bytes and escaped for display (see DisplayValue).
-	Value   string `json:"value,omitempty"`
-	Message string `json:"message"`
-	Fix     string `json:"fix,omitempty"`
+	// Value is the offending text as the payload holds it: raw bytes,
+	// exposition-escaped only (a label value's backslash written \\ is two
+	// backslashes here), so that JSON's own escaping is the only layer, as
+	// FixChange.Before. Cut to about 80 bytes on a rune boundary; ValueCut
+	// says so. Print it with DisplayValue (the method).
+	Value    string `json:"value,omitempty"`
+	ValueCut bool   `json:"value_cut,omitempty"`
+	Message  string `json:"message"`
+	Fix      string `json:"fix,omitempty"`
+}
+
+// DisplayValue is Value made safe to print (the package's DisplayValue),
+// ending with "…" when it was cut.
+func (p Problem) DisplayValue() string {
+	v := DisplayValue([]byte(p.Value))
+	if p.ValueCut {
+		v += "…"
+	}
+	return v
+}
+
+// SetValue sets Value (and ValueCut) from the payload's bytes.
+func (p *Problem) SetValue(raw []byte) { p.Value, p.ValueCut = CutValue(raw) }
+
+// CutValue is raw cut to about 80 bytes on a rune boundary (as a Problem's
+// Value and a fix's Before and After show it), and whether it was cut.
+func CutValue(raw []byte) (string, bool) {
+	if len(raw) <= maxDisplay {
+		return string(raw), false
+	}
+	n := maxDisplay
+	for n > 0 && !utf8.RuneStart(raw[n]) {
+		n--
+	}
+	return string(raw[:n]), true
 }
 
 var severityRank = map[string]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
@@ -60,12 +89,3 @@ func SortProblems(ps []Problem) {
 
 // FormatValue prints a sample value without exponent for ordinary numbers.
 func FormatValue(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// maxDisplay is how many payload bytes a Problem.Value shows.
-const maxDisplay = syntax.MaxDisplay
-
-// DisplayValue makes raw payload bytes safe to print: printable UTF-8 stays,
-// backslash and double quote are backslash-escaped, line feed is \n, tab \t,
-// other control bytes and invalid UTF-8 are \xNN. Longer input is cut to
-// about 80 bytes and ends with "…".
-func DisplayValue(raw []byte) string { return syntax.DisplayValue(raw) }

@@ -1,11 +1,10 @@
 package exposition
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // Sample lines: expfmt readingMetricName .. startTimestamp, and the strict
@@ -19,6 +18,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 	var nameTok []byte
 	nameOff := i
 	spaceBefore := false
+	inOrder := true // every label so far at its place in the family's list
 	if !braces {
 		tok, j, st := e.readName(i, true)
 		if st != stOK {
@@ -35,9 +35,8 @@ func (e *engine) parseSample(i int, braces bool) status {
 		nameTok = tok
 		metricNil = false
 		i = j
-		if b, _ := e.at(i); syntax.IsBlank(b) {
-			i = e.skipBlanks(i)
-			if _, ok := e.at(i); !ok {
+		if b, _ := e.at(i); isBlank(b) {
+			if i = e.skipBlanks(i); e.atEnd(i) {
 				return e.eof(i)
 			}
 			spaceBefore = true
@@ -67,8 +66,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 					e.fail(RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a label set without a metric name")
 					return stFail
 				}
-				i = e.skipBlanks(i + 1)
-				if _, ok := e.at(i); !ok {
+				if i = e.skipBlanks(i + 1); e.atEnd(i) {
 					return e.eof(i)
 				}
 				break labels
@@ -84,9 +82,8 @@ func (e *engine) parseSample(i int, braces bool) status {
 				return stFail
 			}
 			i = j
-			if b, _ := e.at(i); syntax.IsBlank(b) {
-				i = e.skipBlanks(i)
-				if _, ok := e.at(i); !ok {
+			if b, _ := e.at(i); isBlank(b) {
+				if i = e.skipBlanks(i); e.atEnd(i) {
 					return e.eof(i)
 				}
 			}
@@ -102,6 +99,8 @@ func (e *engine) parseSample(i int, braces bool) status {
 						if st := e.setOrCreate(tok, ns); st != stOK {
 							return st
 						}
+						// the labels before were matched against another family's
+						inOrder = inOrder && len(e.labels) == 0
 						e.ensureTyped()
 						metricNil = false
 						namePresent = true
@@ -111,8 +110,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 							i++
 							continue
 						}
-						i = e.skipBlanks(i + 1)
-						if _, ok := e.at(i); !ok {
+						if i = e.skipBlanks(i + 1); e.atEnd(i) {
 							return e.eof(i)
 						}
 						break labels
@@ -138,7 +136,11 @@ func (e *engine) parseSample(i int, braces bool) status {
 				e.fail(RuleLabelLimit, ns, tok, nil, "sample of %q has more than %d labels, the limit; the rest of the line is not checked", e.curName(), e.opts.MaxLabels)
 				return stFail
 			}
-			if !special && e.dupLabel(tok) {
+			// A line that names its labels in the order of the family's
+			// distinct label names (nearly every line) has no duplicate.
+			k := len(e.labels)
+			inOrder = inOrder && e.cur >= 0 && k < len(e.fams[e.cur].labels) && e.fams[e.cur].labels[k] == string(tok)
+			if !special && !inOrder && e.dupLabel(tok) {
 				// One duplicate per line is listed, the others counted:
 				// per-line state stays O(1) in the number of duplicates.
 				if !e.strict && e.dupSeen {
@@ -176,7 +178,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				e.labelSet[string(tok)] = struct{}{}
 			}
 			if !e.valueASCII && !utf8.Valid(value) {
-				e.fail(RuleLabelValueInvalidUTF8, syntax.FirstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
+				e.fail(RuleLabelValueInvalidUTF8, firstInvalid(e.rec[:ve], vs), tok, e.rec[vs:ve], "label value is not valid UTF-8")
 				if e.strict {
 					return stFail
 				}
@@ -184,7 +186,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			switch {
 			case t == typeSummary:
 				if special {
-					v, ok := syntax.ParseFloat(value)
+					v, ok := parseFloat(value)
 					if !ok {
 						e.fail(RuleQuantileInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'quantile' label, got %q", value)
 						if e.strict {
@@ -200,7 +202,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 				}
 			case t.isHist():
 				if special {
-					v, ok := syntax.ParseFloat(value)
+					v, ok := parseFloat(value)
 					if !ok {
 						e.fail(RuleBucketInvalid, vs, tok, e.rec[vs:ve], "expected float as value for 'le' label, got %q", value)
 						if e.strict {
@@ -228,8 +230,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 					e.fail(RuleMetricNameInvalid, i, nil, nil, "invalid metric name: a label set without a metric name")
 					return stFail
 				}
-				i = e.skipBlanks(i + 1)
-				if _, ok := e.at(i); !ok {
+				if i = e.skipBlanks(i + 1); e.atEnd(i) {
 					return e.eof(i)
 				}
 				break labels
@@ -246,12 +247,12 @@ func (e *engine) parseSample(i int, braces bool) status {
 		if !ok {
 			return e.eof(i)
 		}
-		if syntax.IsBlank(b) || b == '\n' {
+		if isBlank(b) || b == '\n' {
 			break
 		}
 		i++
 	}
-	v, ok := syntax.ParseFloat(e.rec[vs:i])
+	v, ok := parseFloat(e.rec[vs:i])
 	if !ok {
 		e.fail(RuleSampleValueInvalid, vs, nil, e.rec[vs:i], "expected float as value, got %q", e.rec[vs:i])
 		return stFail
@@ -283,7 +284,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			if !ok {
 				return e.eof(i)
 			}
-			if syntax.IsBlank(b) || b == '\n' {
+			if isBlank(b) || b == '\n' {
 				break
 			}
 			i++
@@ -292,7 +293,7 @@ func (e *engine) parseSample(i int, braces bool) status {
 			e.fail(RuleTrailingText, vs, nil, e.rec[vs:], "blank after the value and no timestamp: expected integer as timestamp, got \"\"")
 			return stFail
 		}
-		if _, err := strconv.ParseInt(syntax.UnsafeString(e.rec[ts:i]), 10, 64); err != nil {
+		if _, err := strconv.ParseInt(unsafeString(e.rec[ts:i]), 10, 64); err != nil {
 			e.fail(RuleTimestampInvalid, ts, nil, e.rec[ts:i], "expected integer as timestamp, got %q", e.rec[ts:i])
 			return stFail
 		}
@@ -310,28 +311,30 @@ func (e *engine) parseSample(i int, braces bool) status {
 		return stFail
 	}
 	e.sample = sampleInfo{name: nameTok, nameOff: nameOff, value: v, valueOff: vs}
+	e.labelsInOrder = inOrder
 	return stOK
 }
 
 // readValueStrict ports readTokenAsLabelValue. vs is just after the quote.
 func (e *engine) readValueStrict(vs int, lbl []byte) (ve, next int, value []byte, st status) {
-	i := vs
+	rec := e.rec
+	i := skipPlainASCII(rec, vs)
 	var or byte
-	for i < e.n {
-		c := e.rec[i]
+	for k, c := range rec[i:] {
 		or |= c
 		switch c {
 		case '"':
 			e.valueASCII = or < 0x80
-			return i, i + 1, e.rec[vs:i], stOK
+			return i + k, i + k + 1, rec[vs : i+k], stOK
 		case '\\':
 			return e.readValueStrictEscaped(vs, lbl)
 		case '\n':
-			e.fail(RuleLabelValueRawNewline, i, lbl, e.rec[vs:i], "label value %q contains unescaped new-line", e.rec[vs:i])
+			i += k
+			e.fail(RuleLabelValueRawNewline, i, lbl, rec[vs:i], "label value %q contains unescaped new-line", rec[vs:i])
 			return 0, 0, nil, stFail
 		}
-		i++
 	}
+	i = len(rec)
 	if e.hasLF {
 		e.fail(RuleLabelValueRawNewline, i, lbl, e.rec[vs:i], "label value %q contains unescaped new-line", e.rec[vs:i])
 		return 0, 0, nil, stFail
@@ -373,4 +376,20 @@ func (e *engine) readValueStrictEscaped(vs int, lbl []byte) (ve, next int, value
 			e.arena = append(e.arena, b)
 		}
 	}
+}
+
+// skipPlainASCII skips, 8 bytes at a time, the bytes from i that need no
+// look in a label value: ASCII other than '"', '\\' and line feed. It
+// stops at the word that holds one (or fewer than 8 bytes before the end);
+// the caller reads on from there byte by byte.
+func skipPlainASCII(rec []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(rec); i += 8 {
+		w := binary.LittleEndian.Uint64(rec[i:])
+		q, b, n := w^('"'*lo), w^('\\'*lo), w^('\n'*lo)
+		if (w|(q-lo)&^q|(b-lo)&^b|(n-lo)&^n)&hi != 0 {
+			break
+		}
+	}
+	return i
 }

@@ -2,9 +2,7 @@ package exposition
 
 import (
 	"math"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/hashset"
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
+	"strconv"
 )
 
 // Booking a parsed sample: cardinality, contiguity, duplicate series (by
@@ -29,8 +27,12 @@ func (e *engine) commit() {
 	e.series++
 	// label names, and the promlint label rules on first sight; a line
 	// names them in the order the last one did, so one compare each
-	for k := range e.labels {
-		l := &e.labels[k]
+	labels := e.labels
+	if e.labelsInOrder {
+		labels = nil // parseSample found them the family's first, in its order
+	}
+	for k := range labels {
+		l := &labels[k]
 		if k < len(f.labels) && f.labels[k] == string(l.name) {
 			continue
 		}
@@ -60,13 +62,13 @@ func (e *engine) commit() {
 	for k := range e.labels {
 		sum += e.pairHash(&e.labels[k])
 	}
-	h := hashset.Mix(hashset.HashBytes(e.hseed, e.sample.name) ^ sum)
+	h := mix(hashBytes(e.hseed, e.sample.name) ^ sum)
 	if first, dup := e.seen.insert(e.cur, e.famKey(e.cur), f, h, uint32(e.line), e); dup && len(e.problems) >= e.opts.MaxProblems {
 		// Listed no more (Options.MaxProblems): counted, without building a
 		// message and a copy of the line for each of a million repeats.
 		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, nil, "duplicate series", "")
 	} else if dup {
-		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+itoa(int(first))+"; Prometheus keeps one of the samples",
+		e.problem(RuleDuplicateSeries, e.sample.nameOff, nil, e.rec, "duplicate series: same name and labels as line "+strconv.Itoa(int(first))+"; Prometheus keeps one of the samples",
 			"make each name and label set unique")
 	}
 	if f.noNaN && math.IsNaN(e.sample.value) {
@@ -150,8 +152,8 @@ func (e *engine) pairHash(l *label) uint64 {
 	ns, nl := l.nameOffset, len(l.name)
 	raw := l.vs == ns+nl+2 && e.rec[ns] != '"' &&
 		(len(l.value) == 0 && l.ve == l.vs || len(l.value) == l.ve-l.vs && &l.value[0] == &e.rec[l.vs])
-	if raw || (l.vs == ns+nl+2 && e.rec[ns] != '"' && syntax.CanonicalEscaped(e.rec[l.vs:l.ve], l.value)) {
-		return hashset.HashBytes(e.hseed, e.rec[ns:l.ve])
+	if raw || (l.vs == ns+nl+2 && e.rec[ns] != '"' && canonicalEscaped(e.rec[l.vs:l.ve], l.value)) {
+		return hashBytes(e.hseed, e.rec[ns:l.ve])
 	}
 	b := append(e.pairBuf[:0], l.name...)
 	b = append(b, '=', '"')
@@ -168,7 +170,7 @@ func (e *engine) pairHash(l *label) uint64 {
 		}
 	}
 	e.pairBuf = b
-	return hashset.HashBytes(e.hseed, b)
+	return hashBytes(e.hseed, b)
 }
 
 // expectSeries is how many series the payload will hold, from the bytes
@@ -213,12 +215,12 @@ func (e *engine) extrapolate(n int, minRead int64) int {
 type seriesSet struct {
 	hashes []uint64 // the log: every series in payload order
 	lines  []uint32
-	run    hashset.Run
+	run    runSet
 	runFam int32  // the family of the current run (-1: none yet)
 	runKey uint64 // and its famKey
 	start  int32  // where the current run begins in the log
 	reread int    // log entries re-read for families that came back
-	all    *hashset.Dup
+	all    *dupSet
 }
 
 // logRun is a span of the series log: one run of a family's lines.
@@ -281,7 +283,7 @@ func (s *seriesSet) startRun(fam int32, key uint64, f *famState, e *engine) {
 	}
 	s.reread += earlier
 	if s.reread > len(s.hashes)+1<<16 {
-		s.all = &hashset.Dup{}
+		s.all = &dupSet{}
 		s.all.Grow(len(s.hashes) + len(s.hashes)/2)
 		for i, h := range s.hashes {
 			s.all.Insert(h, s.lines[i])

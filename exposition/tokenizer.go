@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"unicode/utf8"
-
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
 )
 
 // This file is the tokenizer: a line-at-a-time port of the state machine of
@@ -19,7 +17,7 @@ import (
 //   - lenient: used only on a line that failed strict; it reports every
 //     problem of the line, recovers from escaping mistakes (a bad escape is a
 //     literal backslash, a raw quote is found by a heuristic) and records where
-//     each label value is, for Fix.
+//     each label value is, for a Rewriter (exposition/fix).
 
 type mtype uint8
 
@@ -72,22 +70,12 @@ type label struct {
 	nameOffset int
 }
 
-// valSpan is a label value or HELP text that Fix rewrites.
-type valSpan struct {
-	s, e  int
-	help  bool
-	bad   bool
-	label []byte
-	// closeBS: the value's closing quote was preceded by a backslash that
-	// belongs to the value (user "a\" written raw).
-}
-
 // nameClass marks the bytes that continue an unquoted name: nameLabel for
 // a label name, nameMetric for a metric name (which also allows ':').
 var nameClass = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		b := byte(c)
-		if b != '"' && syntax.NameCont(b, false, false) {
+		if b != '"' && nameCont(b, false, false) {
 			t[c] |= nameLabel | nameMetric
 		}
 		if b == ':' {
@@ -102,11 +90,14 @@ const (
 	nameMetric = 2
 )
 
+// atEnd: there is no byte at i, not even the line feed that ends the record.
+func (e *engine) atEnd(i int) bool { return i > e.n || i == e.n && !e.hasLF }
+
 // at returns the byte at i: the record's bytes, then '\n' when a line feed
 // ends it; false at the end of the input.
 func (e *engine) at(i int) (byte, bool) {
-	if i < e.n {
-		return e.rec[i], true
+	if rec := e.rec; uint(i) < uint(len(rec)) { // e.n is len(e.rec); this form needs no bounds check
+		return rec[i], true
 	}
 	if e.hasLF && i == e.n {
 		return '\n', true
@@ -114,12 +105,7 @@ func (e *engine) at(i int) (byte, bool) {
 	return 0, false
 }
 
-func (e *engine) skipBlanks(i int) int {
-	for i < e.n && syntax.IsBlank(e.rec[i]) {
-		i++
-	}
-	return i
-}
+func (e *engine) skipBlanks(i int) int { return skipBlanksAt(e.rec, i) }
 
 // eof is expfmt's "unexpected end of input stream".
 func (e *engine) eof(i int) status {
@@ -164,7 +150,7 @@ func (e *engine) parseRecord() status {
 // first byte after it.
 func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 	b, ok := e.at(i)
-	if !ok || !syntax.NameStart(b, metric) {
+	if !ok || !nameStart(b, metric) {
 		return nil, i, stOK
 	}
 	start := i
@@ -177,12 +163,16 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 		if metric {
 			cls = nameMetric
 		}
+		rec := e.rec
 		j := i + 1
-		for j < e.n && nameClass[e.rec[j]]&cls != 0 {
+		for _, c := range rec[j:] {
+			if nameClass[c]&cls == 0 {
+				break
+			}
 			j++
 		}
-		if j < e.n && e.rec[j] != '"' || j == e.n && e.hasLF {
-			return e.rec[start:j], j, stOK
+		if j < len(rec) && rec[j] != '"' || j == len(rec) && e.hasLF {
+			return rec[start:j], j, stOK
 		}
 	}
 	simple := true
@@ -232,7 +222,7 @@ func (e *engine) readName(i int, metric bool) ([]byte, int, status) {
 		if !ok {
 			return nil, i, e.eof(i)
 		}
-		if !syntax.NameCont(b, metric, quoted) {
+		if !nameCont(b, metric, quoted) {
 			break
 		}
 	}

@@ -77,7 +77,10 @@ func init() {
 		if st.width == 0 {
 			fmt.Fprintln(w)
 		}
-		return checkFindings(w, st, c.Result, c.Changes)
+		if err := checkFindings(w, st, c.Result, c.Changes); err != nil {
+			return err
+		}
+		return CheckSources(w, st, c.Result)
 	}
 	// table fits the terminal; wide is the same with every line in full,
 	// every detail and next step (Emit gives it no width).
@@ -118,27 +121,32 @@ func CheckOverview(w io.Writer, st Style, r *check.Result) error {
 	if first != "" {
 		kv = append(kv, [2]string{"Streams", first})
 	}
-	// The extremes, one row per measure (the kinds side by side): an
-	// internal stream's name is long, and a row per kind and measure would
-	// double the rows.
+	// The extremes in one row, the worst pending age then the smallest
+	// headroom, the kinds side by side (user first). A user stream is named
+	// by its name, an IVM internal stream by its MV ("ivm of db.mv", when
+	// known): its own name is long, and the finding about it names it whole.
 	var pending, headroom []string
 	for _, kind := range []string{"user", "ivm"} {
 		if v := o.Streams.MaxPendingAge[kind]; v != nil && v.Seconds > 0 {
-			pending = append(pending, fmt.Sprintf("%s %s %s", kind, Glue(boundText(v)), v.Object))
+			pending = append(pending, Glue(boundText(v))+" "+streamLabel(v))
 		}
 		if v := o.Streams.MinHeadroom[kind]; v != nil {
-			obj := v.Object
+			obj := streamLabel(v)
 			if v.Partition != "" {
 				obj += " " + v.Partition
 			}
-			headroom = append(headroom, fmt.Sprintf("%s %s %s", kind, st.Severity(v.Level, dur(v.Seconds)), obj))
+			headroom = append(headroom, st.Severity(v.Level, dur(v.Seconds))+" "+obj)
 		}
 	}
+	var extremes []string
 	if len(pending) > 0 {
-		kv = append(kv, [2]string{"", "max pending: " + strings.Join(pending, ", ")})
+		extremes = append(extremes, "max pending: "+strings.Join(pending, ", "))
 	}
 	if len(headroom) > 0 {
-		kv = append(kv, [2]string{"", "min headroom: " + strings.Join(headroom, ", ")})
+		extremes = append(extremes, "min headroom: "+strings.Join(headroom, ", "))
+	}
+	if len(extremes) > 0 {
+		kv = append(kv, [2]string{"", strings.Join(extremes, "; ")})
 	}
 
 	line := fmt.Sprintf("%d", o.MVs.Total)
@@ -261,7 +269,36 @@ func CheckOverview(w io.Writer, st Style, r *check.Result) error {
 		kv = append(kv, [2]string{key, x})
 	}
 
-	// Sources and the FE monitor: whether the view is whole, in one row.
+	// Sources and the FE monitor: whether the view is whole, in one row —
+	// on a terminal at the end of the report when nothing is wrong with
+	// them (CheckSources), so that the first screen holds what is.
+	if row, whole := sourcesRow(st, r); !whole || st.width == 0 {
+		kv = append(kv, [2]string{"Sources", row})
+	}
+	st.KeyValues(&b, kv)
+	f := o.Findings
+	if st.width == 0 {
+		// On a terminal the findings follow right away: the first screen
+		// holds the overview and the worst criticals in full.
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Findings: %s, %s, %d info", st.Severity("critical", fmt.Sprintf("%d critical", f.Critical)), st.Severity("warning", fmt.Sprintf("%d warning", f.Warning)), f.Info)
+	if f.Suppressed > 0 {
+		fmt.Fprintf(&b, " (%d suppressed by the config file)", f.Suppressed)
+	}
+	if st.width > 0 && len(r.Findings) > 0 {
+		b.WriteString(st.Dim(" — details, next steps: " + st.hint()))
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// sourcesRow is the Sources row of the overview, and whether the view is
+// whole: every source read, no fallback used, the FE monitor present and
+// fresh.
+func sourcesRow(st Style, r *check.Result) (string, bool) {
+	o := r.Overview
 	var monitor string
 	switch {
 	case !o.Monitor.Present:
@@ -282,25 +319,22 @@ func CheckOverview(w io.Writer, st Style, r *check.Result) error {
 		fallbacks = " (superseded: " + strings.Join(parts, "; ") + ")"
 	}
 	if o.Sources.Unreadable+o.Sources.Malformed > 0 {
-		kv = append(kv, [2]string{"Sources", st.Severity("critical", fmt.Sprintf("%d unreadable, %d malformed value(s): the view is partial", o.Sources.Unreadable, o.Sources.Malformed)) + fallbacks + "; " + monitor})
-	} else {
-		kv = append(kv, [2]string{"Sources", "every source read" + fallbacks + "; " + monitor})
+		return st.Severity("critical", fmt.Sprintf("%d unreadable, %d malformed value(s): the view is partial", o.Sources.Unreadable, o.Sources.Malformed)) + fallbacks + "; " + monitor, false
 	}
-	st.KeyValues(&b, kv)
-	f := o.Findings
-	if st.width == 0 {
-		// On a terminal the findings follow right away: the first screen
-		// holds the overview and the worst criticals in full.
-		b.WriteString("\n")
+	whole := fallbacks == "" && o.Monitor.Present && o.Monitor.SampleAgeSeconds != nil && !o.Monitor.Stale
+	return "every source read" + fallbacks + "; " + monitor, whole
+}
+
+// CheckSources writes the Sources row at the end of the report on a
+// terminal when the view is whole (CheckOverview shows it otherwise, at the
+// top).
+func CheckSources(w io.Writer, st Style, r *check.Result) error {
+	row, whole := sourcesRow(st, r)
+	if !whole || st.width == 0 {
+		return nil
 	}
-	fmt.Fprintf(&b, "Findings: %s, %s, %d info", st.Severity("critical", fmt.Sprintf("%d critical", f.Critical)), st.Severity("warning", fmt.Sprintf("%d warning", f.Warning)), f.Info)
-	if f.Suppressed > 0 {
-		fmt.Fprintf(&b, " (%d suppressed by the config file)", f.Suppressed)
-	}
-	if st.width > 0 && len(r.Findings) > 0 {
-		b.WriteString(st.Dim(" — details, next steps: " + st.hint()))
-	}
-	b.WriteString("\n")
+	var b strings.Builder
+	st.KeyValues(&b, [][2]string{{"Sources", row}})
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -498,6 +532,15 @@ func CheckProm(r *check.Result) []PromFamily {
 		fams = append(fams, g("dorisdiag_monitor_sample_age_seconds", "Age of the oldest sample of the FE changelog/IVM monitor.", one(*a)))
 	}
 	return fams
+}
+
+// streamLabel names the stream of an overview extreme: an IVM internal
+// stream by its MV when known ("ivm of db.mv"), any other by its name.
+func streamLabel(v *check.ObjectValue) string {
+	if v.MV != "" {
+		return "ivm of " + v.MV
+	}
+	return v.Object
 }
 
 func ageOr0(v *check.ObjectValue) float64 {

@@ -16,8 +16,9 @@ import (
 // in the middle, as a name) and its summary wrapped to at most two lines
 // (then cut at its end after a whole word), its next step when that fits
 // whole (a command is never cut), a symptom one line under its cause (cut at
-// its end; two when it names an object of its own); the detail and every
-// next step are in -o wide. Every untrusted string goes through Sanitize.
+// its end; two when it names an object of its own); a critical finding
+// whose next step does not fit shows its action in prose and where the
+// whole step is (nextLines); the detail and every next step are in -o wide. Every untrusted string goes through Sanitize.
 func Findings(w io.Writer, st Style, fs []diag.Finding) error {
 	if len(fs) == 0 {
 		_, err := fmt.Fprintln(w, st.Severity("ok", "No findings."))
@@ -126,12 +127,40 @@ func FindingsFit(w io.Writer, st Style, fs []diag.Finding) error {
 		for _, l := range WrapMax(Sanitize(f.Summary), width, summaryLines, ind, ind) {
 			line(l)
 		}
-		if next := Sanitize(f.Next); f.Next != "" && len(diag.SplitNext(f.Next)) == 1 && (width <= 0 || TextWidth(ind+"next: "+next) <= width) {
-			line(ind + "next: " + next)
+		for _, l := range nextLines(st, f, ind) {
+			line(l)
 		}
 	}
 	spillAll(w, &b, &err)
 	return err
+}
+
+// nextLines is the next step of a top-level finding on a terminal: the
+// whole step when it is one statement or command that fits the line (a
+// step is never cut: it is pasted); otherwise, for a critical finding, its
+// declaration's action in prose and where the whole step is ("next: refresh
+// the MV COMPLETE (full step: -o wide)"), so that every critical finding
+// says what to do on the first screen and nothing printed can be pasted as
+// a different statement. A warning or info finding shows no next step then.
+func nextLines(st Style, f diag.Finding, ind string) []string {
+	width := st.width
+	if next := Sanitize(f.Next); f.Next != "" && len(diag.SplitNext(f.Next)) == 1 && (width <= 0 || TextWidth(ind+"next: "+next) <= width) {
+		return []string{ind + "next: " + next}
+	}
+	if f.Severity != diag.SeverityCritical || f.Next == "" {
+		return nil // no step, or one the caller shows on its own (mv explain's Next section)
+	}
+	return WrapMax(ShortNext(st, f), width, 2, ind, ind+"      ")
+}
+
+// ShortNext is the shortened next step of a finding (without the indent):
+// its code's action and where to read the whole step.
+func ShortNext(st Style, f diag.Finding) string {
+	action := f.Code.Declaration().Action
+	if action == "" {
+		action = "see the next step" // every declaration has one (TestDeclarationActions)
+	}
+	return "next: " + action + " " + Glue("(full step: "+st.hint()+")") // where stays whole on one line
 }
 
 // FindingsMarkdown writes findings as a markdown table (for CI comments).

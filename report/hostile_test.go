@@ -19,6 +19,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/streams/whatif"
 	"github.com/dorisdiag/dorisdiag/diag/tsotool"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/fix"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/report/demo"
 	doctorreport "github.com/dorisdiag/dorisdiag/report/doctor"
@@ -111,7 +112,7 @@ func hostileDocs(t *testing.T) map[string]report.Doc {
 	}
 	ma := metrics.AnalyzePayloads([]metrics.Input{{Source: "be\x1b[2J1:8040", Lint: lint}}, metrics.Options{IncludeStyle: true})
 	var fixed bytes.Buffer
-	rep, err := exposition.Fix(strings.NewReader(hostileMetrics), &fixed, metrics.LintOptions(exposition.Options{}))
+	rep, err := fix.Fix(strings.NewReader(hostileMetrics), &fixed, metrics.LintOptions(exposition.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,14 @@ func (s Style) WithDrops(d *[]string) Style {
 // Width is the number of columns output must fit; 0 means no limit.
 func (s Style) Width() int { return s.width }
 
+// WithHint names where the text cut to fit is shown in full, for a kind
+// whose own formats have none (demo: "check -o wide"); Emit sets "-o wide"
+// or "-o json" otherwise.
+func (s Style) WithHint(h string) Style {
+	s.wideHint = h
+	return s
+}
+
 func (s Style) hint() string {
 	if s.wideHint == "" {
 		return "-o wide"

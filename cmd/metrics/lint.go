@@ -13,6 +13,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
 	cons "github.com/dorisdiag/dorisdiag/exposition/consumers"
+	"github.com/dorisdiag/dorisdiag/exposition/fix"
 	"github.com/dorisdiag/dorisdiag/internal/fileio"
 	"github.com/dorisdiag/dorisdiag/report"
 	metricsreport "github.com/dorisdiag/dorisdiag/report/metrics"
@@ -199,13 +200,13 @@ func (o *MetricsLintOptions) runFix() error {
 	}
 	defer in.Close()
 	reportTo := o.IO.Err
-	var rep exposition.FixReport
+	var rep fix.Report
 	if o.Write != "" && o.Write != "-" {
 		// Atomically, onto a regular file or a new path only (fileio).
 		reportTo = o.IO.Out
 		err = fileio.WriteAtomic(o.Write, func(w io.Writer) error {
 			var ferr error
-			rep, ferr = exposition.Fix(in, w, o.lintOptions())
+			rep, ferr = fix.Fix(in, w, o.lintOptions())
 			if ferr != nil {
 				return fmt.Errorf("%s: %w", source, ferr)
 			}
@@ -218,7 +219,7 @@ func (o *MetricsLintOptions) runFix() error {
 		// Buffered: an OpenMetrics payload is refused as a whole, and what
 		// Fix wrote before it saw the sign must not reach stdout.
 		var out bytes.Buffer
-		if rep, err = exposition.Fix(in, &out, o.lintOptions()); err != nil {
+		if rep, err = fix.Fix(in, &out, o.lintOptions()); err != nil {
 			return fmt.Errorf("%s: %w", source, err)
 		}
 		if _, err := out.WriteTo(o.IO.Out); err != nil {
@@ -262,8 +263,8 @@ func (k *keptBody) Write(p []byte) (int, error) {
 // refuseOpenMetrics refuses an OpenMetrics payload (exit 2): its rules are
 // not Prometheus text's, so the linter's verdicts would be wrong both ways.
 func refuseOpenMetrics(source string, body []byte) error {
-	if sign, ok := exposition.DetectOpenMetrics(body); ok {
-		return fmt.Errorf("%s: %w", source, &exposition.OpenMetricsError{Sign: sign})
+	if sign, ok := fix.DetectOpenMetrics(body); ok {
+		return fmt.Errorf("%s: %w", source, &fix.OpenMetricsError{Sign: sign})
 	}
 	return nil
 }

@@ -84,6 +84,9 @@ type ObjectValue struct {
 	// "critical"; "" when none is made): report maps it to a colour and never
 	// decides it. For the smallest headroom it follows --min-headroom.
 	Level string `json:"-"`
+	// MV is the "db.name" of the MV an IVM internal stream (Object) belongs
+	// to, when known: the overview names the stream by it.
+	MV string `json:"mv,omitempty"`
 }
 
 // MVsOverview counts IVM MVs by freshness state (seed's doris_fe_ivm_mvs).
@@ -234,6 +237,10 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *m
 		}
 		o.Streams.ByKind[s.Kind][s.State]++
 		name := s.DB + "." + s.Name
+		owner := ""
+		if s.Kind == streams.KindIVM && s.MVName != "" {
+			owner = s.DB + "." + s.MVName
+		}
 		// A stream whose pending age has no upper bound counts with its
 		// proven lower bound, marked so (never dropped as unknown while a
 		// smaller known value stands for the kind).
@@ -243,12 +250,12 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *m
 				sec = *v.Lower
 			}
 			if cur := o.Streams.MaxPendingAge[s.Kind]; cur == nil || sec > cur.Seconds {
-				o.Streams.MaxPendingAge[s.Kind] = &ObjectValue{Object: name, Seconds: sec, Precision: v.Precision, LowerBound: lb}
+				o.Streams.MaxPendingAge[s.Kind] = &ObjectValue{Object: name, MV: owner, Seconds: sec, Precision: v.Precision, LowerBound: lb}
 			}
 		}
 		if h := s.MinHeadroomSeconds; h != nil {
 			if cur := o.Streams.MinHeadroom[s.Kind]; cur == nil || *h < cur.Seconds {
-				o.Streams.MinHeadroom[s.Kind] = &ObjectValue{Object: name, Partition: s.MinHeadroomPartition, Seconds: *h, Level: headroomLevel(*h, minHeadroom)}
+				o.Streams.MinHeadroom[s.Kind] = &ObjectValue{Object: name, MV: owner, Partition: s.MinHeadroomPartition, Seconds: *h, Level: headroomLevel(*h, minHeadroom)}
 			}
 		}
 	}

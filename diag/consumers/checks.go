@@ -20,6 +20,7 @@ const ttlMeaning = " " + ttl.BuildsDiffer
 // CodeOffsetExpiredRejected: a min_delta restart from the published offset is rejected.
 var CodeOffsetExpiredRejected = diag.Declare(diag.Declaration{
 	Code: "CONSUMER_OFFSET_EXPIRED_REJECTED", Severity: diag.SeverityCritical,
+	Action: "keep it running, or raise the TTL or re-sync",
 	Impact: diag.ImpactLoss, Place: 11,
 	Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 	Title:     "An external consumer's published offset expired: a min_delta restart from it is rejected",
@@ -43,6 +44,7 @@ func rejectedFinding(finding newFinding, ec snapshot.ExternalConsumer, c Consume
 // CodeOffsetExpiredClipped: a detail/append_only restart silently skips the expired changes.
 var CodeOffsetExpiredClipped = diag.Declare(diag.Declaration{
 	Code: "CONSUMER_OFFSET_EXPIRED_CLIPPED", Severity: diag.SeverityCritical,
+	Action: "do not restart: raise the TTL, or re-sync",
 	Impact: diag.ImpactLoss, Place: 12,
 	Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 	Title:     "An external consumer's published offset expired: a detail or append_only restart silently skips changes",
@@ -66,6 +68,7 @@ func clippedFinding(finding newFinding, ec snapshot.ExternalConsumer, c Consumer
 // CodeHeadroomLow: the TTL reaches the published offset soon.
 var CodeHeadroomLow = diag.Declare(diag.Declaration{
 	Code: "CONSUMER_HEADROOM_LOW", Severity: diag.SeverityWarning,
+	Action: "check the job publishes, or raise the TTL",
 	Impact: diag.ImpactLoss, Place: 13,
 	Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 	CausedBy:  []diag.Cause{{Code: "CONSUMER_PUBLISHER_STALE"}},
@@ -90,6 +93,7 @@ func headroomLowFinding(finding newFinding, ec snapshot.ExternalConsumer, c Cons
 // CodePublisherStale: no new offset row for too long.
 var CodePublisherStale = diag.Declare(diag.Declaration{
 	Code: "CONSUMER_PUBLISHER_STALE", Severity: diag.SeverityWarning,
+	Action: "check the Flink job and its checkpoints",
 	Impact: diag.ImpactBroken, Place: 19,
 	Magnitude: diag.Measure{Name: "publish_age_seconds"},
 	Title:     "An external consumer has not published an offset for too long",
@@ -120,6 +124,7 @@ func neverPublishedFinding(finding newFinding, ec snapshot.ExternalConsumer, ev 
 // CodeOffsetTableUnreadable: the consumer's position could not be read or interpreted.
 var CodeOffsetTableUnreadable = diag.Declare(diag.Declaration{
 	Code: "CONSUMER_OFFSET_TABLE_UNREADABLE", Severity: diag.SeverityWarning,
+	Action: "grant read access to the offset table",
 	Impact: diag.ImpactVisibility, Place: 19,
 	Title:   "An external consumer's position cannot be judged: its offset table or its source table's TTL could not be read",
 	Spec:    "docs/consumers.md \"What is read\"",
@@ -140,6 +145,7 @@ func unreadableFinding(finding newFinding, ec snapshot.ExternalConsumer, why str
 // CodeTZAmbiguous: the zone the offsets were written in is not known.
 var CodeTZAmbiguous = diag.Declare(diag.Declaration{
 	Code: "CONSUMER_TZ_AMBIGUOUS", Severity: diag.SeverityWarning,
+	Action: "give the consumer's time_zone in the config",
 	Impact: diag.ImpactVisibility, Place: 20,
 	Title:   "The time zone of an external consumer's offsets is not known",
 	Spec:    "docs/consumers.md \"Time zones\"",

@@ -37,6 +37,7 @@ func (r *run) configChecks() {
 // CodeBinlogOff: the binlog feature gate is off on a node while tables need it.
 var CodeBinlogOff = diag.Declare(diag.Declaration{
 	Code: "CONFIG_BINLOG_OFF", Severity: diag.SeverityCritical,
+	Action: "set enable_feature_binlog and restart",
 	Impact: diag.ImpactBroken, Place: 13,
 	Title: "enable_feature_binlog is off on a node while changelog tables, streams or IVM MVs exist",
 	Spec:  "apache/doris#69907 (changelog); Doris Config.java enable_feature_binlog (shown experimental_enable_feature_binlog), be/src/common/config.cpp enable_feature_binlog, BinlogGcer",
@@ -98,6 +99,7 @@ func (r *run) featureGate(c *snapshot.ConfigReading, f facts, fg featureGate, ra
 // CodeTableStreamOff: enable_table_stream is off while streams or IVM MVs exist.
 var CodeTableStreamOff = diag.Declare(diag.Declaration{
 	Code: "CONFIG_TABLE_STREAM_OFF", Severity: diag.SeverityCritical,
+	Action: "set enable_table_stream and restart",
 	Impact: diag.ImpactBroken, Place: 14,
 	Title: "enable_table_stream is off while table streams or IVM MVs exist",
 	Spec:  "apache/doris#61382 (enable_table_stream); Doris MTMVTask: \"IVM full refresh requires enable_table_stream=true to reset stream offsets\"",
@@ -130,6 +132,7 @@ func ruleTableStreamGate(r *run, f facts) {
 // CodeTTLCleanupPaused: auto compaction is off on a BE holding changelog tablets.
 var CodeTTLCleanupPaused = diag.Declare(diag.Declaration{
 	Code: "CONFIG_TTL_CLEANUP_PAUSED", Severity: diag.SeverityWarning,
+	Action: "turn auto compaction on again on the BE",
 	Impact: diag.ImpactFreshness, Place: 11,
 	Title: "disable_auto_compaction is true on a BE: the changelog's TTL cleanup does not run",
 	Spec:  "apache/doris#69907 (TTL cleanup on the BE); Doris be/src/common/config.cpp disable_auto_compaction",
@@ -169,6 +172,7 @@ func ruleTTLCleanupPaused(r *run, f facts) {
 // CodeSessionOnFollower: the session is on a follower FE.
 var CodeSessionOnFollower = diag.Declare(diag.Declaration{
 	Code: "CONFIG_SESSION_ON_FOLLOWER", Severity: diag.SeverityInfo,
+	Action: "point --host at the Master FE",
 	Impact: diag.ImpactVisibility, Place: 12,
 	Title: "The session is on a follower FE: its metadata may be up to meta_delay_toleration_second behind",
 	Spec:  "Doris Config.java meta_delay_toleration_second (default 300); ShowConfigCommand implements NoForward",
@@ -205,6 +209,7 @@ func ruleSessionOnFollower(r *run, _ facts) {
 // CodeHTTPSOnly: an FE serves HTTPS only.
 var CodeHTTPSOnly = diag.Declare(diag.Declaration{
 	Code: "CONFIG_HTTPS_ONLY", Severity: diag.SeverityWarning,
+	Action: "use https for this FE",
 	Impact: diag.ImpactVisibility, Place: 13,
 	Title: "An FE serves HTTP over TLS only: plain http:// to its HTTP port fails",
 	Spec:  "Doris Config.java enable_https (\"if enabled, http port will not be available\", shown experimental_enable_https), enable_tls (JettySslCustomizer builds)",

@@ -20,6 +20,7 @@ func (r *run) notOnBuild(g, key, consequence string) {
 // CodeKeepAliveTooSlow: the keep-alive is off or too slow for the smallest TTL.
 var CodeKeepAliveTooSlow = diag.Declare(diag.Declaration{
 	Code: "CONFIG_KEEPALIVE_TOO_SLOW", Severity: diag.SeverityWarning,
+	Action: "shorten the IVM stream keep-alive interval",
 	Impact: diag.ImpactBroken, Place: 15,
 	Title: "The IVM stream keep-alive is off, or its interval is at least half the smallest TTL of the IVM base tables",
 	Spec:  "apache/doris#69907, \"Keep-alive TSO for idle IVM partitions (T9)\": keep ivm_stream_keepalive_interval_second well under half the shortest changelog.ttl_seconds",
@@ -85,6 +86,7 @@ func ruleKeepAlive(r *run, f facts) {
 // CodeIVMScheduleTooSlow: an IVM MV is scheduled less often than its window allows.
 var CodeIVMScheduleTooSlow = diag.Declare(diag.Declaration{
 	Code: "CONFIG_IVM_SCHEDULE_TOO_SLOW", Severity: diag.SeverityWarning,
+	Action: "shorten the MV's schedule, or raise the TTL",
 	Impact: diag.ImpactBroken, Place: 16,
 	Title: "An IVM MV refreshes on a schedule slower than its changelog window allows",
 	Spec:  "apache/doris#69907, \"Keep-alive TSO for idle IVM partitions (T9)\"; MV REFRESH ... ON SCHEDULE EVERY n UNIT (mv_infos RefreshInfo)",
@@ -135,6 +137,7 @@ func ruleIVMSchedule(r *run, f facts) {
 // CodeStreamConsumerSlow: a user stream's consumer reads less often than its TTL.
 var CodeStreamConsumerSlow = diag.Declare(diag.Declaration{
 	Code: "CONFIG_STREAM_CONSUMER_SLOW", Severity: diag.SeverityWarning,
+	Action: "consume the stream more often than the TTL",
 	Impact: diag.ImpactLoss, Place: 10,
 	Title: "A user stream's consumer last read it longer ago than its base table's TTL",
 	Spec:  "apache/doris#69907 §1 S4 (retention); table_stream_consumption LAST_CONSUMPTION_TIME",
@@ -188,6 +191,7 @@ func ruleUserStreamConsumer(r *run, f facts) {
 // CodeMonitorQuota: the monitor is off, or its quotas are below the object count.
 var CodeMonitorQuota = diag.Declare(diag.Declaration{
 	Code: "CONFIG_MONITOR_QUOTA", Severity: diag.SeverityWarning,
+	Action: "raise the monitor's object limit",
 	Impact: diag.ImpactVisibility, Place: 10,
 	Title:   "The changelog/IVM monitor is off, or its per-object series quota is below the number of objects",
 	Spec:    "apache/doris#69907, \"FE configs\" and \"A bounded number of series\"",
@@ -248,6 +252,7 @@ func ruleMonitorQuotas(r *run, f facts) {
 // CodeMTMVCapacity: the MTMV task threads or queue are below the refreshes due.
 var CodeMTMVCapacity = diag.Declare(diag.Declaration{
 	Code: "CONFIG_MTMV_CAPACITY", Severity: diag.SeverityWarning,
+	Action: "raise the MV task threads and queue size",
 	Impact: diag.ImpactFreshness, Place: 12,
 	Title: "MTMV task threads or queue are below the refreshes due",
 	Spec:  "Doris Config.java job_mtmv_task_consumer_thread_num (default 10), mtmv_task_queue_size (default 1024)",
@@ -342,6 +347,7 @@ func derefOr(p *int64) int64 {
 // CodeTaskHistoryShort: the task history is shorter than the window dorisdiag infers from.
 var CodeTaskHistoryShort = diag.Declare(diag.Declaration{
 	Code: "CONFIG_TASK_HISTORY_SHORT", Severity: diag.SeverityWarning,
+	Action: "raise max_persistence_task_count",
 	Impact: diag.ImpactVisibility, Place: 11,
 	Title:   "max_persistence_task_count keeps fewer tasks per MV than dorisdiag's inference window",
 	Spec:    "Doris Config.java max_persistence_task_count (default 100; MTMVJobInfo.addHistoryTask); apache/doris#69907 §1 S2–S3",

@@ -59,6 +59,7 @@ func (w labelWindow) text() string {
 // CodeLabelWindowShort: labels are removed before a sink's replay window ends.
 var CodeLabelWindowShort = diag.Declare(diag.Declaration{
 	Code: "CONFIG_LABEL_WINDOW_SHORT", Severity: diag.SeverityCritical,
+	Action: "raise streaming_label_keep_max_second",
 	Impact: diag.ImpactLoss, Place: 9,
 	Title: "Stream Load labels are removed before the sink's replay window ends (--replay-window)",
 	Spec:  "Doris Config.java streaming_label_keep_max_second (43200), label_num_threshold (2000); DatabaseTransactionMgr.unprotectedRemoveUselessTxns",
@@ -103,6 +104,7 @@ func ruleLabelWindow(r *run, _ facts) {
 // CodeLabelUnknown: a label's state is UNKNOWN.
 var CodeLabelUnknown = diag.Declare(diag.Declaration{
 	Code: "LABEL_UNKNOWN", Severity: diag.SeverityWarning,
+	Action: "replay only loads inside the label window",
 	Impact: diag.ImpactVisibility, Place: 14,
 	Title: "A Stream Load label reads UNKNOWN: never loaded, or already removed",
 	Spec:  "Doris GetStreamLoadState (GET /api/{db}/get_load_state), DatabaseTransactionMgr.getLabelState, streaming_label_keep_max_second, label_num_threshold",

@@ -19,6 +19,7 @@ import (
 // CodeStreamLoadHang: a BE a Stream Load 307 names does not answer in time.
 var CodeStreamLoadHang = diag.Declare(diag.Declaration{
 	Code: "NET_STREAM_LOAD_HANG", Severity: diag.SeverityCritical,
+	Action: "make the BE address reachable from loaders",
 	Impact: diag.ImpactBroken, Place: 17,
 	Title: "A BE a Stream Load is redirected to does not answer from this host: the load hangs after the 307",
 	Spec:  "Doris LoadAction (selectRedirectBackend, selectEndpointByRedirectPolicy, streamload_redirect_policy); the 307 hang measured by a Stream Load CDC sink design (\"Topology\")",
@@ -33,6 +34,7 @@ var CodeStreamLoadHang = diag.Declare(diag.Declaration{
 // CodeHopUnreachable: a hop is refused, unresolvable, closed or timed out.
 var CodeHopUnreachable = diag.Declare(diag.Declaration{
 	Code: "NET_HOP_UNREACHABLE", Severity: diag.SeverityCritical,
+	Action: "check the node, its port and firewalls",
 	Impact: diag.ImpactBroken, Place: 18,
 	Title: "A node is unreachable from this host: refused, unresolvable, closed or timed out",
 	Spec:  "docs/doctor.md (the connectivity matrix)",
@@ -47,6 +49,7 @@ var CodeHopUnreachable = diag.Declare(diag.Declaration{
 // CodeTLSMismatch: one side speaks TLS and the other not, or the certificate is untrusted.
 var CodeTLSMismatch = diag.Declare(diag.Declaration{
 	Code: "NET_TLS_MISMATCH", Severity: diag.SeverityWarning,
+	Action: "use the node's scheme and trust its CA",
 	Impact: diag.ImpactVisibility, Place: 15,
 	Title:   "TLS mismatch on a hop: one side speaks TLS and the other not, or the certificate is not trusted",
 	Spec:    "Doris Config.java enable_https, enable_tls; docs/security.md \"Network\"",
@@ -60,6 +63,7 @@ var CodeTLSMismatch = diag.Declare(diag.Declaration{
 // CodeUnauthorized: a hop answered 401/403.
 var CodeUnauthorized = diag.Declare(diag.Declaration{
 	Code: "NET_UNAUTHORIZED", Severity: diag.SeverityWarning,
+	Action: "check --user and DORISDIAG_PASSWORD",
 	Impact: diag.ImpactVisibility, Place: 16,
 	Title:   "A hop is reachable but refuses the credentials (401/403, MySQL 1045)",
 	Spec:    "Doris enable_all_http_auth, executeCheckPassword; docs/security.md \"Credentials\"",
@@ -72,6 +76,7 @@ var CodeUnauthorized = diag.Declare(diag.Declaration{
 // CodeNodeNotReady: a hop answered that the node does not serve.
 var CodeNodeNotReady = diag.Declare(diag.Declaration{
 	Code: "NET_NODE_NOT_READY", Severity: diag.SeverityWarning,
+	Action: "wait for the node, or read its log",
 	Impact: diag.ImpactVisibility, Place: 17,
 	Title:   "A node answers, but says it is not serving (starting, stopping, or an HTTP error)",
 	Spec:    "Doris HealthAction (\"Server is not ready\"), be health_action.cpp (\"Server is not available\")",
@@ -84,6 +89,7 @@ var CodeNodeNotReady = diag.Declare(diag.Declaration{
 // CodeClockSkew: this host's clock and a node's disagree.
 var CodeClockSkew = diag.Declare(diag.Declaration{
 	Code: "NET_CLOCK_SKEW", Severity: diag.SeverityWarning,
+	Action: "synchronise the clocks (NTP, chrony)",
 	Impact: diag.ImpactVisibility, Place: 18,
 	Title:   "This host's clock and a node's disagree by more than --max-clock-skew",
 	Spec:    "Doris TSOAction (GET /api/tso current_tso_physical_time); the HTTP Date header",
@@ -96,6 +102,7 @@ var CodeClockSkew = diag.Declare(diag.Declaration{
 // CodeVersionMismatch: the FEs and BEs do not all run one version.
 var CodeVersionMismatch = diag.Declare(diag.Declaration{
 	Code: "NET_VERSION_MISMATCH", Severity: diag.SeverityWarning,
+	Action: "finish the rolling upgrade",
 	Impact: diag.ImpactHygiene, Place: 5,
 	Title:   "The FEs and BEs do not all run the same Doris version",
 	Spec:    "SHOW FRONTENDS Version, SHOW BACKENDS Version",

@@ -205,8 +205,10 @@ func newView(res *exposition.Result, o ConformOptions) *view {
 
 // add records a problem of rule, at column 1 of line.
 func (v *view) add(rule string, line int, family, label, value, msg, fix string) {
-	v.out = append(v.out, exposition.Problem{Rule: rule, Severity: ruleSeverity[rule], Line: line, Col: 1,
-		Family: family, Label: label, Value: value, Message: msg, Fix: fix})
+	p := exposition.Problem{Rule: rule, Severity: ruleSeverity[rule], Line: line, Col: 1,
+		Family: family, Label: label, Message: msg, Fix: fix}
+	p.SetValue([]byte(value)) // the payload's text, cut as the linter's
+	v.out = append(v.out, p)
 }
 
 // families calls f for each design family with series, node_info aside.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/fix"
 )
 
 // The conformance rules, one function each (a few share a function where
@@ -83,9 +84,9 @@ func checkLabelValues(v *view) {
 	v.samples(func(s *exposition.Sample, spec famSpec) {
 		for lname, lvalue := range s.Labels {
 			if allowed, ok := allowedValues[s.Name][lname]; ok && !contains(allowed, lvalue) {
-				v.add(RuleDesignUnknownLabelValue, s.Line, s.Name, lname, exposition.DisplayValue([]byte(lvalue)), lname+"=\""+lvalue+"\" is not one of "+strings.Join(allowed, ", "), "")
+				v.add(RuleDesignUnknownLabelValue, s.Line, s.Name, lname, fix.LabelValueText(lvalue), lname+"=\""+lvalue+"\" is not one of "+strings.Join(allowed, ", "), "")
 			} else if lname == "reason" && lvalue != strings.ToLower(lvalue) {
-				v.add(RuleDesignUnknownLabelValue, s.Line, s.Name, lname, exposition.DisplayValue([]byte(lvalue)), "reasons are lower case on metrics (apache/doris#69907 \"Design\")", "")
+				v.add(RuleDesignUnknownLabelValue, s.Line, s.Name, lname, fix.LabelValueText(lvalue), "reasons are lower case on metrics (apache/doris#69907 \"Design\")", "")
 			}
 		}
 	})

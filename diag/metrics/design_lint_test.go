@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/fix"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden and the rule tables of docs/metrics.md")
@@ -64,7 +65,7 @@ func expfmtParses(data []byte) (ok bool) {
 
 // renderResult is a plain, deterministic dump of a lint, conformance and
 // fix run.
-func renderResult(name string, res *exposition.Result, conf []exposition.Problem, rep *exposition.FixReport, fixed []byte) []byte {
+func renderResult(name string, res *exposition.Result, conf []exposition.Problem, rep *fix.Report, fixed []byte) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fixture: %s\n", name)
 	fmt.Fprintf(&b, "parseable: %v  series: %d  lines: %d  bytes: %d  errors: %d  warnings: %d  infos: %d\n",
@@ -79,7 +80,7 @@ func renderResult(name string, res *exposition.Result, conf []exposition.Problem
 			fmt.Fprintf(&b, " label=%s", p.Label)
 		}
 		if p.Value != "" {
-			fmt.Fprintf(&b, " value=\"%s\"", p.Value)
+			fmt.Fprintf(&b, " value=\"%s\"", p.DisplayValue())
 		}
 		fmt.Fprintf(&b, "\n      %s\n", p.Message)
 		if p.Fix != "" {
@@ -121,7 +122,7 @@ func TestGoldenFixtures(t *testing.T) {
 				t.Errorf("linter parseable=%v, expfmt disagrees", res.Parseable)
 			}
 			var out bytes.Buffer
-			rep, err := exposition.Fix(bytes.NewReader(data), &out, LintOptions(exposition.Options{}))
+			rep, err := fix.Fix(bytes.NewReader(data), &out, LintOptions(exposition.Options{}))
 			if err != nil {
 				t.Fatal(err)
 			}

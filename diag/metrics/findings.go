@@ -20,6 +20,7 @@ import (
 
 var CodeUnparseable = diag.Declare(diag.Declaration{
 	Code:      "METRICS_UNPARSEABLE",
+	Action:    "lint the payload to see each problem",
 	Severity:  diag.SeverityCritical,
 	Impact:    diag.ImpactVisibility,
 	Place:     3,
@@ -40,6 +41,7 @@ var CodeUnparseable = diag.Declare(diag.Declaration{
 // CodeLint: A /metrics payload parses but breaks a convention that hurts
 var CodeLint = diag.Declare(diag.Declaration{
 	Code:      "METRICS_LINT",
+	Action:    "follow each problem's fix line",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactHygiene,
 	Place:     4,
@@ -56,6 +58,7 @@ var CodeLint = diag.Declare(diag.Declaration{
 // CodeNonconforming: The changelog/IVM series differ from the monitoring design
 var CodeNonconforming = diag.Declare(diag.Declaration{
 	Code:      "METRICS_NONCONFORMING",
+	Action:    "report the difference against the build",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactHygiene,
 	Place:     3,
@@ -72,6 +75,7 @@ var CodeNonconforming = diag.Declare(diag.Declaration{
 // CodeMonitorStale: The changelog/IVM monitor on the Master FE is stale
 var CodeMonitorStale = diag.Declare(diag.Declaration{
 	Code:     "METRICS_MONITOR_STALE",
+	Action:   "look for monitor errors in the Master's log",
 	Severity: diag.SeverityCritical,
 	Impact:   diag.ImpactVisibility,
 	Place:    8,
@@ -89,6 +93,7 @@ var CodeMonitorStale = diag.Declare(diag.Declaration{
 // CodeStateOnFollower: State series come from an FE that is not the Master, or from more than one FE
 var CodeStateOnFollower = diag.Declare(diag.Declaration{
 	Code:     "METRICS_STATE_ON_FOLLOWER",
+	Action:   "report it against the Doris build",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactHygiene,
 	Place:    2,
@@ -104,6 +109,7 @@ var CodeStateOnFollower = diag.Declare(diag.Declaration{
 // CodeChangelogTTLCleanupFailed: A BE's changelog TTL cleanup failed, or has not succeeded for too long
 var CodeChangelogTTLCleanupFailed = diag.Declare(diag.Declaration{
 	Code:     "CHANGELOG_TTL_CLEANUP_FAILED",
+	Action:   "find the cleanup error in the BE's be.INFO",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactFreshness,
 	Place:    5,
@@ -233,7 +239,7 @@ func (g *problemGroup) finding(source string, obj diag.Object) diag.Finding {
 		ev["label"] = p.Label
 	}
 	if p.Value != "" {
-		ev["value"] = p.Value
+		ev["value"] = p.DisplayValue() // evidence is display text: escaped as the payload, cut with "…"
 	}
 	input := lintInput(source)
 	next := "dorisdiag metrics lint " + input
@@ -266,6 +272,7 @@ func codeForRule(rule string) diag.Code {
 // CodeTargetUnreachable: An FE or BE /metrics could not be fetched
 var CodeTargetUnreachable = diag.Declare(diag.Declaration{
 	Code:     "METRICS_TARGET_UNREACHABLE",
+	Action:   "check the node, its HTTP port and firewalls",
 	Severity: diag.SeverityCritical,
 	Impact:   diag.ImpactVisibility,
 	Place:    4,

@@ -28,6 +28,7 @@ import (
 // CodeIVMBaselineBroken: The MV's IVM baseline is marked broken: the next refresh recomputes
 var CodeIVMBaselineBroken = diag.Declare(diag.Declaration{
 	Code:     "MV_IVM_BASELINE_BROKEN",
+	Action:   "let a COMPLETE refresh finish and publish",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactFreshness,
 	Place:    8,

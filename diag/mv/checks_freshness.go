@@ -18,6 +18,7 @@ import (
 // CodeInternalStreamMissing: A trigger dependency of an IVM MV has no internal stream
 var CodeInternalStreamMissing = diag.Declare(diag.Declaration{
 	Code:     "MV_INTERNAL_STREAM_MISSING",
+	Action:   "refresh the MV COMPLETE, or re-create it",
 	Severity: diag.SeverityCritical,
 	Impact:   diag.ImpactBroken,
 	Place:    2,
@@ -50,6 +51,7 @@ func checkMVInternalStreamMissing(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 // CodeRebuildRequired: An MV partition in the maintained range is dirty and needs a rebuild
 var CodeRebuildRequired = diag.Declare(diag.Declaration{
 	Code:     "MV_REBUILD_REQUIRED",
+	Action:   "refresh the MV: AUTO rebuilds the partition",
 	Severity: diag.SeverityCritical,
 	Impact:   diag.ImpactBroken,
 	Place:    3,
@@ -68,6 +70,7 @@ var CodeRebuildRequired = diag.Declare(diag.Declaration{
 // CodeStateUnknown: The MV's freshness cannot be determined
 var CodeStateUnknown = diag.Declare(diag.Declaration{
 	Code:     "MV_STATE_UNKNOWN",
+	Action:   "see the evidence for what is unreadable",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactVisibility,
 	Place:    5,
@@ -86,6 +89,7 @@ var CodeStateUnknown = diag.Declare(diag.Declaration{
 // CodeInitializing: The MV has never refreshed successfully
 var CodeInitializing = diag.Declare(diag.Declaration{
 	Code:     "MV_INITIALIZING",
+	Action:   "refresh the MV COMPLETE to build it",
 	Severity: diag.SeverityInfo,
 	Impact:   diag.ImpactFreshness,
 	Place:    7,
@@ -150,6 +154,7 @@ func knownState(s FreshnessState) bool {
 // CodeRowsMayBeMissed: Rows of a base partition may be missing from the MV (T10/T11)
 var CodeRowsMayBeMissed = diag.Declare(diag.Declaration{
 	Code:     "MV_ROWS_MAY_BE_MISSED",
+	Action:   "compare the MV with its query, then refresh",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactLoss,
 	Place:    3,
@@ -190,6 +195,7 @@ func checkMVRowsMayBeMissed(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 // CodeExcludedDependencyOutdated: A table in excluded_trigger_tables changed since the MV covered it
 var CodeExcludedDependencyOutdated = diag.Declare(diag.Declaration{
 	Code:     "MV_EXCLUDED_DEPENDENCY_OUTDATED",
+	Action:   "refresh the MV if the change matters",
 	Severity: diag.SeverityInfo,
 	Impact:   diag.ImpactFreshness,
 	Place:    6,
@@ -248,6 +254,7 @@ func (r *MV) excludedOutdatedBasis() string {
 // CodeDelayHigh: An IVM MV is further behind its base tables than its freshness target
 var CodeDelayHigh = diag.Declare(diag.Declaration{
 	Code:      "MV_DELAY_HIGH",
+	Action:    "follow the lagging reason",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactFreshness,
 	Place:     1,

@@ -17,6 +17,7 @@ import (
 // CodeChangelogBroken: Refreshes fail because an internal stream's offset has expired (T0)
 var CodeChangelogBroken = diag.Declare(diag.Declaration{
 	Code:      "MV_CHANGELOG_BROKEN",
+	Action:    "refresh the MV COMPLETE",
 	Severity:  diag.SeverityCritical,
 	Impact:    diag.ImpactBroken,
 	Place:     1,
@@ -69,6 +70,7 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 // CodeJobPaused: The MV's refresh job is paused
 var CodeJobPaused = diag.Declare(diag.Declaration{
 	Code:     "MV_JOB_PAUSED",
+	Action:   "resume the MV's refresh job",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactBroken,
 	Place:    7,
@@ -94,6 +96,7 @@ func checkMVJobPaused(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 // CodeTaskStuckRunning: A refresh task has been running longer than --max-running
 var CodeTaskStuckRunning = diag.Declare(diag.Declaration{
 	Code:      "MV_TASK_STUCK_RUNNING",
+	Action:    "check the task's query profile, or cancel it",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactBroken,
 	Place:     8,
@@ -124,6 +127,7 @@ func checkMVTaskStuckRunning(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 // CodeTaskQueuedLong: A refresh task has waited in the queue longer than --max-queued
 var CodeTaskQueuedLong = diag.Declare(diag.Declaration{
 	Code:      "MV_TASK_QUEUED_LONG",
+	Action:    "find what occupies the MV task slots",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactBroken,
 	Place:     9,
@@ -153,6 +157,7 @@ func checkMVTaskQueuedLong(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 // CodeConsecutiveFailures: The MV's refresh failed several times in a row
 var CodeConsecutiveFailures = diag.Declare(diag.Declaration{
 	Code:      "MV_CONSECUTIVE_FAILURES",
+	Action:    "read the last task errors, fix the cause",
 	Severity:  diag.SeverityCritical,
 	Impact:    diag.ImpactBroken,
 	Place:     4,
@@ -209,6 +214,7 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 // CodeNextRefreshRecomputes: The next refresh can only recompute: an internal stream is out of the retention (T9)
 var CodeNextRefreshRecomputes = diag.Declare(diag.Declaration{
 	Code:      "MV_NEXT_REFRESH_RECOMPUTES",
+	Action:    "refresh the MV now, or raise the TTL",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactBroken,
 	Place:     10,
@@ -247,6 +253,7 @@ func checkMVNextRefreshRecomputes(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 // CodeFallbacksRepeated: Incremental refresh keeps falling back to a rebuild
 var CodeFallbacksRepeated = diag.Declare(diag.Declaration{
 	Code:      "MV_FALLBACKS_REPEATED",
+	Action:    "act on the fallback reason",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactFreshness,
 	Place:     3,

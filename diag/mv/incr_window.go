@@ -15,6 +15,7 @@ import (
 // CodeIncrWindowNotReady: A refresh failed on a bounded incremental read that must be retried (5100/5101)
 var CodeIncrWindowNotReady = diag.Declare(diag.Declaration{
 	Code:     "MV_INCR_WINDOW_NOT_READY",
+	Action:   "let the next refresh retry, act if repeated",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactFreshness,
 	Place:    10,

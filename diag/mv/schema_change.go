@@ -22,6 +22,7 @@ import (
 // CodeSchemaChange: A base-table change invalidated the MV (State SCHEMA_CHANGE)
 var CodeSchemaChange = diag.Declare(diag.Declaration{
 	Code:     "MV_SCHEMA_CHANGE",
+	Action:   "refresh the MV COMPLETE at a quiet time",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactFreshness,
 	Place:    9,

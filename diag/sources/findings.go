@@ -10,6 +10,7 @@ import (
 // CodeUnreachable: A source could not be read; the report is partial
 var CodeUnreachable = diag.Declare(diag.Declaration{
 	Code:     "SOURCE_UNREACHABLE",
+	Action:   "fix the access named in the error, re-run",
 	Severity: diag.SeverityCritical,
 	Impact:   diag.ImpactVisibility,
 	Place:    1,
@@ -27,6 +28,7 @@ var CodeUnreachable = diag.Declare(diag.Declaration{
 // CodeMalformedValue: A value in a system table could not be interpreted
 var CodeMalformedValue = diag.Declare(diag.Declaration{
 	Code:     "SOURCE_MALFORMED_VALUE",
+	Action:   "check the Doris version and the column",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactVisibility,
 	Place:    2,

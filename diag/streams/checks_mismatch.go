@@ -18,6 +18,7 @@ import (
 // CodeServerClientMismatch: The server's monitoring column and dorisdiag's computation disagree
 var CodeServerClientMismatch = diag.Declare(diag.Declaration{
 	Code: "SERVER_CLIENT_MISMATCH", Severity: diag.SeverityWarning,
+	Action: "re-run, and report both values if it stays",
 	Impact: diag.ImpactVisibility, Place: 9,
 	Title:   "The server's monitoring column and dorisdiag's computation disagree",
 	Spec:    "docs/streams.md \"Server vs client\"; apache/doris#69907 §3 Definitions",

@@ -18,6 +18,7 @@ import (
 // CodeIVMStreamRecomputeOnly: An MV's internal stream expired: the next refresh may only recompute (T9)
 var CodeIVMStreamRecomputeOnly = diag.Declare(diag.Declaration{
 	Code: "IVM_STREAM_RECOMPUTE_ONLY", Severity: diag.SeverityWarning,
+	Action: "refresh the MV COMPLETE at a quiet time",
 	Impact: diag.ImpactBroken, Place: 11,
 	Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 	CausedBy:  []diag.Cause{{Code: "MV_CHANGELOG_BROKEN", Where: owningMV}, {Code: "MV_NEXT_REFRESH_RECOMPUTES", Where: owningMV}},
@@ -58,6 +59,7 @@ func checkIVMStreamRecomputeOnly(_ *streamAnalyzer, s *streamFacts) []diag.Findi
 // CodeCannotResumeRejected: The next read of the stream will be rejected: its offset expired
 var CodeCannotResumeRejected = diag.Declare(diag.Declaration{
 	Code: "STREAM_CANNOT_RESUME_REJECTED", Severity: diag.SeverityCritical,
+	Action: "re-sync, then reset, or raise the TTL",
 	Impact: diag.ImpactLoss, Place: 5,
 	Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 	Series:    "doris_fe_changelog_streams{state=\"cannot_resume\"}",
@@ -74,6 +76,7 @@ var CodeCannotResumeRejected = diag.Declare(diag.Declaration{
 // CodeCannotResumeClipped: The next read of the stream will silently skip changes: its offset expired
 var CodeCannotResumeClipped = diag.Declare(diag.Declaration{
 	Code: "STREAM_CANNOT_RESUME_CLIPPED", Severity: diag.SeverityCritical,
+	Action: "raise the TTL, or re-sync, then reset",
 	Impact: diag.ImpactLoss, Place: 1,
 	Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 	Series:    "doris_fe_changelog_streams{state=\"cannot_resume\"}",
@@ -115,6 +118,7 @@ func checkStreamCannotResume(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 // CodeIdleOutOfRetention: An idle, caught-up user stream drifted out of the retention
 var CodeIdleOutOfRetention = diag.Declare(diag.Declaration{
 	Code: "STREAM_IDLE_OUT_OF_RETENTION", Severity: diag.SeverityWarning,
+	Action: "reset the stream: nothing is pending",
 	Impact: diag.ImpactBroken, Place: 12,
 	Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 	Title:     "An idle, caught-up user stream drifted out of the retention",
@@ -140,6 +144,7 @@ func checkStreamIdleOutOfRetention(_ *streamAnalyzer, s *streamFacts) []diag.Fin
 // CodeHeadroomLow: The TTL will reach a stream's offset soon
 var CodeHeadroomLow = diag.Declare(diag.Declaration{
 	Code: "STREAM_HEADROOM_LOW", Severity: diag.SeverityWarning,
+	Action: "consume the stream now, or raise the TTL",
 	Impact: diag.ImpactLoss, Place: 6,
 	Magnitude: diag.Measure{Name: "headroom_seconds", SmallerIsWorse: true},
 	CausedBy:  []diag.Cause{{Code: "STREAM_CANNOT_RESUME_CLIPPED"}, {Code: "STREAM_CANNOT_RESUME_REJECTED"}, {Code: "STREAM_NO_OFFSET_ROWS_SKIPPED"}},
@@ -182,6 +187,7 @@ func checkStreamHeadroomLow(a *streamAnalyzer, s *streamFacts) []diag.Finding {
 // CodePendingAgeHigh: A change has waited too long in a user stream
 var CodePendingAgeHigh = diag.Declare(diag.Declaration{
 	Code: "STREAM_PENDING_AGE_HIGH", Severity: diag.SeverityWarning,
+	Action: "check the consuming job",
 	Impact: diag.ImpactFreshness, Place: 2,
 	Magnitude: diag.Measure{Name: "pending_age_seconds"},
 	CausedBy:  []diag.Cause{{Code: "STREAM_CANNOT_RESUME_CLIPPED"}, {Code: "STREAM_CANNOT_RESUME_REJECTED"}, {Code: "STREAM_NO_OFFSET_ROWS_SKIPPED"}, {Code: "STREAM_HEADROOM_LOW"}},
@@ -249,6 +255,7 @@ func checkStreamPendingAgeLowerBound(a *streamAnalyzer, s *streamFacts) []diag.F
 // CodeNoOffsetRowsSkipped: Rows of a partition with no offset are older than the TTL and silently skipped (T12)
 var CodeNoOffsetRowsSkipped = diag.Declare(diag.Declaration{
 	Code: "STREAM_NO_OFFSET_ROWS_SKIPPED", Severity: diag.SeverityCritical,
+	Action: "re-copy the partition's rows, then reset",
 	Impact: diag.ImpactLoss, Place: 2,
 	Magnitude: diag.Measure{Name: "data_age_lower_seconds"},
 	Title:     "Rows of a partition with no offset are older than the TTL and silently skipped",

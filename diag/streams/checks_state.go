@@ -15,6 +15,7 @@ import (
 // CodeDisabled: The stream is disabled (ENABLED = 0)
 var CodeDisabled = diag.Declare(diag.Declaration{
 	Code: "STREAM_DISABLED", Severity: diag.SeverityWarning,
+	Action: "enable the stream again, or drop it",
 	Impact: diag.ImpactHygiene, Place: 1,
 	Series:  "doris_fe_changelog_streams{state=\"disabled\"}",
 	Title:   "The stream is disabled (ENABLED = 0)",
@@ -38,6 +39,7 @@ func checkStreamDisabled(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 // CodeBaseTableDropped: The stream's base table is dropped
 var CodeBaseTableDropped = diag.Declare(diag.Declaration{
 	Code: "STREAM_BASE_TABLE_DROPPED", Severity: diag.SeverityCritical,
+	Action: "recover the table, or drop the stream",
 	Impact: diag.ImpactBroken, Place: 5,
 	Title: "The stream's base table is dropped",
 	Spec:  "docs/snapshot.md \"A dropped base table\" (both shapes of table_streams after DROP TABLE)",
@@ -85,6 +87,7 @@ func checkStreamBaseTableDropped(_ *streamAnalyzer, s *streamFacts) []diag.Findi
 // CodeStale: The stream is stale (IS_STALE)
 var CodeStale = diag.Declare(diag.Declaration{
 	Code: "STREAM_STALE", Severity: diag.SeverityCritical,
+	Action: "recreate the stream, re-sync its consumer",
 	Impact: diag.ImpactBroken, Place: 6,
 	CausedBy: []diag.Cause{{Code: "STREAM_BASE_TABLE_DROPPED"}},
 	Series:   "doris_fe_changelog_streams{state=\"stale\"}",
@@ -114,6 +117,7 @@ func checkStreamStale(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 // CodeStateUnknown: The stream's state cannot be determined
 var CodeStateUnknown = diag.Declare(diag.Declaration{
 	Code: "STREAM_STATE_UNKNOWN", Severity: diag.SeverityWarning,
+	Action: "fix the read (privileges, timeout)",
 	Impact: diag.ImpactVisibility, Place: 6,
 	Series:  "doris_fe_changelog_streams{state=\"unknown\"}",
 	Title:   "The stream's state cannot be determined",
@@ -136,6 +140,7 @@ func checkStreamStateUnknown(_ *streamAnalyzer, s *streamFacts) []diag.Finding {
 // CodeLagInVersions: The build counts LAG in partition versions, not TSO
 var CodeLagInVersions = diag.Declare(diag.Declaration{
 	Code: "STREAM_LAG_IN_VERSIONS", Severity: diag.SeverityInfo,
+	Action: "nothing to fix, upgrade for TSO LAG",
 	Impact: diag.ImpactFreshness, Place: 4,
 	Title:   "The build counts LAG in partition versions, not TSO",
 	Spec:    "docs/snapshot.md (older builds counted LAG in versions)",

@@ -15,6 +15,7 @@ import (
 // CodeMonitorStale: The FE monitor's sampled values are stale or missing
 var CodeMonitorStale = diag.Declare(diag.Declaration{
 	Code: "MONITOR_STALE", Severity: diag.SeverityWarning,
+	Action: "check the FE monitor and the Master's log",
 	Impact: diag.ImpactVisibility, Place: 7,
 	Title:   "The FE monitor's sampled values are stale or missing",
 	Spec:    "apache/doris#69907 §2 (\"the monitoring itself is stale\"), FE configs changelog_ivm_monitor_interval_seconds",

@@ -24,6 +24,7 @@ import (
 // CodePartitionIDChanged: A base partition's id changed: the stream consumer must resync it (heuristic)
 var CodePartitionIDChanged = diag.Declare(diag.Declaration{
 	Code: "STREAM_PARTITION_ID_CHANGED", Severity: diag.SeverityWarning,
+	Action: "re-sync the partition from the base table",
 	Impact: diag.ImpactLoss, Place: 8,
 	Title: "A base partition's id changed between two snapshots: the stream consumer must resync it (a heuristic)",
 	Spec:  "docs/notes-realbuilds-evidence.md \"An MV invalidated by DDL\"; the table-stream docs, \"Effect of base table changes\"",

@@ -13,6 +13,7 @@ import (
 // CodeOffsetExpired: The offset given to `tso headroom` is past the retention
 var CodeOffsetExpired = diag.Declare(diag.Declaration{
 	Code:      "TSO_OFFSET_EXPIRED",
+	Action:    "find the consumer, then reset or rebuild",
 	Severity:  diag.SeverityCritical,
 	Impact:    diag.ImpactLoss,
 	Place:     4,
@@ -29,6 +30,7 @@ var CodeOffsetExpired = diag.Declare(diag.Declaration{
 // CodeHeadroomLow: The offset given to `tso headroom` is close to leaving the retention
 var CodeHeadroomLow = diag.Declare(diag.Declaration{
 	Code:      "TSO_HEADROOM_LOW",
+	Action:    "consume the stream now, or raise the TTL",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactLoss,
 	Place:     7,

@@ -161,10 +161,18 @@ func TestNoEllipsisInsideProse(t *testing.T) {
 // capitals.
 func overviewTokens(out string) map[string]int {
 	toks := map[string]int{}
-	for _, line := range screenLines(out) {
+	lines := screenLines(out)
+	var sources []string // on a terminal a whole view's Sources row closes the report
+	if n := len(lines); n > 0 && strings.HasPrefix(lines[n-1], "Sources  ") {
+		sources = lines[n-1:]
+	}
+	for i, line := range lines {
 		if strings.HasPrefix(line, "Findings") {
+			lines = append(lines[:i:i], sources...)
 			break
 		}
+	}
+	for _, line := range lines {
 		for _, w := range strings.Fields(line) {
 			w = trimPunct(w)
 			keep := strings.ContainsAny(w, "0123456789_") || strings.Contains(w, ".") ||

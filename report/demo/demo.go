@@ -28,6 +28,8 @@ func init() {
 
 func demoTable(w io.Writer, st report.Style, d report.Doc) error {
 	res := d.(DemoDoc).Check
+	// demo has no other format: the whole next steps are check's -o wide.
+	st = st.WithHint("check -o wide")
 	if err := report.CheckOverview(w, st, res); err != nil {
 		return err
 	}
@@ -41,6 +43,9 @@ func demoTable(w io.Writer, st report.Style, d report.Doc) error {
 			return err
 		}
 	} else if err := report.FindingsCompact(w, st, res.Findings, width); err != nil {
+		return err
+	}
+	if err := report.CheckSources(w, st, res); err != nil {
 		return err
 	}
 	if m := res.WorstMV(); m != nil {

@@ -30,6 +30,7 @@ type explainJSON struct {
 	Matters  string   `json:"why_it_matters"`
 	Confirm  string   `json:"how_to_confirm"`
 	Fix      string   `json:"how_to_fix"`
+	Action   string   `json:"action"`
 	Related  []string `json:"related"`
 }
 
@@ -43,7 +44,7 @@ func (d ExplainDoc) MarshalJSON() ([]byte, error) {
 		if rel == nil {
 			rel = []string{}
 		}
-		docs[i] = explainJSON{c.Code, c.Severity.String(), c.Title, c.Spec, c.Meaning, c.Matters, c.Confirm, c.Fix, rel}
+		docs[i] = explainJSON{c.Code, c.Severity.String(), c.Title, c.Spec, c.Meaning, c.Matters, c.Confirm, c.Fix, c.Action, rel}
 	}
 	if d.One && len(docs) == 1 {
 		return report.MarshalNoEscape(docs[0])
@@ -92,6 +93,7 @@ func explainCode(w io.Writer, st report.Style, c diag.Declaration) error {
 	section("Why it matters", c.Matters)
 	section("How to confirm", c.Confirm)
 	section("How to fix", c.Fix)
+	section("In short", c.Action)
 	if len(c.Related) > 0 {
 		section("Related", strings.Join(c.Related, ", "))
 	}
@@ -128,6 +130,7 @@ func FindingsDoc(w io.Writer, codes []diag.Declaration) error {
 		fmt.Fprintf(&b, "**Why it matters.** %s\n\n", c.Matters)
 		fmt.Fprintf(&b, "**How to confirm.**\n\n```sql\n%s\n```\n\n", strings.TrimSpace(c.Confirm))
 		fmt.Fprintf(&b, "**How to fix.** %s\n", c.Fix)
+		fmt.Fprintf(&b, "\n**In short** (a critical finding's `next:` line on a terminal when its whole step does not fit): %s.\n", c.Action)
 		if len(c.Related) > 0 {
 			links := make([]string, len(c.Related))
 			for i, r := range c.Related {

@@ -11,6 +11,7 @@ import (
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/fix"
 )
 
 // The documents of `metrics lint`, `metrics lint --fix`, `metrics lint
@@ -42,8 +43,8 @@ type MetricsLintDoc struct {
 	S5               *metrics.S5             `json:"s5,omitempty"`
 	// Fix is never set (--fix writes kind metrics.fix); it stays in the
 	// schema until the next schema_version, since removing a field is a bump.
-	Fix      *exposition.FixReport `json:"fix,omitempty"`
-	Findings []diag.Finding        `json:"findings"`
+	Fix      *fix.Report    `json:"fix,omitempty"`
+	Findings []diag.Finding `json:"findings"`
 	// TopFamilies is how many families the table lists by cardinality.
 	TopFamilies int `json:"-"`
 }
@@ -144,9 +145,9 @@ func (d MetricsLintSnapshotDoc) table(w io.Writer, st report.Style) error {
 
 // MetricsFixDoc is what --fix changed (kind metrics.fix).
 type MetricsFixDoc struct {
-	Source   string               `json:"source"`
-	Fix      exposition.FixReport `json:"fix"`
-	Findings []diag.Finding       `json:"findings"`
+	Source   string         `json:"source"`
+	Fix      fix.Report     `json:"fix"`
+	Findings []diag.Finding `json:"findings"`
 }
 
 func (MetricsFixDoc) Kind() string { return "metrics_fix" }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/exposition"
+	"github.com/dorisdiag/dorisdiag/exposition/fix"
 )
 
 // LintView is what `metrics lint` shows for one payload; cmd fills it,
@@ -106,10 +107,10 @@ func writeProblem(b *strings.Builder, st report.Style, source string, p expositi
 	if p.Label != "" {
 		what = strings.TrimSpace(what + " " + p.Label)
 		if p.Value != "" {
-			what += "=\"" + p.Value + "\""
+			what += "=\"" + p.DisplayValue() + "\""
 		}
 	} else if p.Value != "" {
-		what = strings.TrimSpace(what + " \"" + p.Value + "\"")
+		what = strings.TrimSpace(what + " \"" + p.DisplayValue() + "\"")
 	}
 	if what != "" {
 		fmt.Fprintf(&line, " %s:", what)
@@ -138,7 +139,7 @@ func writeS5(b *strings.Builder, s metrics.S5) {
 }
 
 // MetricsFix writes what --fix changed and what it could not repair.
-func MetricsFix(w io.Writer, st report.Style, source string, rep exposition.FixReport) error {
+func MetricsFix(w io.Writer, st report.Style, source string, rep fix.Report) error {
 	var b strings.Builder
 	if rep.OK {
 		fmt.Fprintf(&b, "%s: fixed, %d change(s); the output parses\n", source, len(rep.Changes))

@@ -1,4 +1,4 @@
-package syntax
+package exposition
 
 import (
 	"bytes"
@@ -6,11 +6,11 @@ import (
 	"io"
 )
 
-// LineReader hands out the payload line by line from one reused buffer,
+// lineReader hands out the payload line by line from one reused buffer,
 // with look-ahead for the lines that follow (to rejoin a sample a raw line
 // feed split). Offsets are relative to the start of the current line; a slice
 // returned by Bytes is valid until the next call to LineAt or Advance.
-type LineReader struct {
+type lineReader struct {
 	r     io.Reader
 	buf   []byte
 	start int // offset of the current line in buf
@@ -27,20 +27,20 @@ type LineReader struct {
 	long    bool
 }
 
-// NewLineReader reads r with a buffer growing to size bytes, failing past
+// newLineReader reads r with a buffer growing to size bytes, failing past
 // limit bytes (0: no limit).
-func NewLineReader(r io.Reader, size int, limit int64) *LineReader {
+func newLineReader(r io.Reader, size int, limit int64) *lineReader {
 	if size < 4096 {
 		size = 4096
 	}
 	// Start small (a short payload should not cost a megabyte) and grow to
 	// size once the stream proves long.
 	first := min(size, 32<<10)
-	return &LineReader{r: r, buf: make([]byte, first), limit: limit, max: size}
+	return &lineReader{r: r, buf: make([]byte, first), limit: limit, max: size}
 }
 
 // fill reads more data, compacting or growing the buffer when it is full.
-func (lr *LineReader) fill() {
+func (lr *lineReader) fill() {
 	if lr.eof {
 		return
 	}
@@ -86,7 +86,7 @@ func (lr *LineReader) fill() {
 //
 // long reports a line of more than maxLine bytes: then [s, e) is its first
 // maxLine bytes and hasLF is false.
-func (lr *LineReader) LineAt(rel int) (s, e int, hasLF, ok bool) {
+func (lr *lineReader) LineAt(rel int) (s, e int, hasLF, ok bool) {
 	lr.long = false
 	scanned := 0
 	for {
@@ -114,30 +114,30 @@ func (lr *LineReader) LineAt(rel int) (s, e int, hasLF, ok bool) {
 }
 
 // SetMaxLine caps a line at n bytes (0: none); see LineAt.
-func (lr *LineReader) SetMaxLine(n int) { lr.maxLine = n }
+func (lr *lineReader) SetMaxLine(n int) { lr.maxLine = n }
 
 // Long reports whether the line LineAt returned last was cut at the cap.
-func (lr *LineReader) Long() bool { return lr.long }
+func (lr *lineReader) Long() bool { return lr.long }
 
 // Total is how many bytes were read from the payload.
-func (lr *LineReader) Total() int64 { return lr.total }
+func (lr *lineReader) Total() int64 { return lr.total }
 
 // Consumed is the payload offset of the current line.
-func (lr *LineReader) Consumed() int64 { return lr.total - int64(lr.end-lr.start) }
+func (lr *lineReader) Consumed() int64 { return lr.total - int64(lr.end-lr.start) }
 
 // Err is the read error or the exceeded limit that ended the payload, or nil.
-func (lr *LineReader) Err() error { return lr.err }
+func (lr *lineReader) Err() error { return lr.err }
 
 // Bytes is the slice [s, e) relative to the current line.
-func (lr *LineReader) Bytes(s, e int) []byte { return lr.buf[lr.start+s : lr.start+e] }
+func (lr *lineReader) Bytes(s, e int) []byte { return lr.buf[lr.start+s : lr.start+e] }
 
 // Advance moves the current line rel bytes on.
-func (lr *LineReader) Advance(rel int) { lr.start += rel }
+func (lr *lineReader) Advance(rel int) { lr.start += rel }
 
 // SkipLine discards the current line and its line feed, copying it to w
 // when w is not nil, in buffer-sized pieces: a line longer than the buffer
 // is never held whole.
-func (lr *LineReader) SkipLine(w io.Writer) error {
+func (lr *lineReader) SkipLine(w io.Writer) error {
 	var werr error
 	for {
 		chunk := lr.buf[lr.start:lr.end]

@@ -1,4 +1,4 @@
-package syntax
+package fix
 
 import (
 	"bytes"
@@ -6,18 +6,18 @@ import (
 	"io"
 )
 
-// Sign is the first line that shows a payload is OpenMetrics text
+// OpenMetricsSign is the first line that shows a payload is OpenMetrics text
 // (application/openmetrics-text), not Prometheus text: its rules differ (an
 // exemplar after "# ", "# UNIT", "# EOF" as the last line, the types info,
 // stateset, gaugehistogram and unknown), so the linter's verdicts and
 // Fix's repairs, made for Prometheus text, do not apply to it.
-type Sign struct {
+type OpenMetricsSign struct {
 	Line int    `json:"line"`
 	What string `json:"what"`
 }
 
 // OpenMetricsError refuses an OpenMetrics payload.
-type OpenMetricsError struct{ Sign Sign }
+type OpenMetricsError struct{ Sign OpenMetricsSign }
 
 func (e *OpenMetricsError) Error() string {
 	return fmt.Sprintf("line %d: %s: this is an OpenMetrics payload (application/openmetrics-text), "+
@@ -44,14 +44,14 @@ func openMetricsLine(line []byte) string {
 	case len(line) > 0 && line[0] == '#':
 		return ""
 	}
-	if _, ts, rest, ok := SampleTail(line); ok && ts == "#" && len(rest) > 0 && rest[0] == '{' {
+	if _, ts, rest, ok := sampleTail(line); ok && ts == "#" && len(rest) > 0 && rest[0] == '{' {
 		return `an exemplar ("# {...} value" after the sample) is OpenMetrics`
 	}
 	return ""
 }
 
 // DetectOpenMetrics returns the first sign that data is OpenMetrics text.
-func DetectOpenMetrics(data []byte) (Sign, bool) {
+func DetectOpenMetrics(data []byte) (OpenMetricsSign, bool) {
 	line := 0
 	for len(data) > 0 {
 		line++
@@ -63,10 +63,10 @@ func DetectOpenMetrics(data []byte) (Sign, bool) {
 			l, data = data[:i], data[i+1:]
 		}
 		if w := openMetricsLine(l); w != "" {
-			return Sign{Line: line, What: w}, true
+			return OpenMetricsSign{Line: line, What: w}, true
 		}
 	}
-	return Sign{}, false
+	return OpenMetricsSign{}, false
 }
 
 // maxSniffLine bounds the part of a line the sniffer keeps across reads; a
@@ -74,10 +74,10 @@ func DetectOpenMetrics(data []byte) (Sign, bool) {
 // but an exemplar after a label set longer than this).
 const maxSniffLine = 64 << 10
 
-// Sniffer passes a payload through and fails the read at the
+// sniffer passes a payload through and fails the read at the
 // first OpenMetrics sign (Fix uses it: a repair made for Prometheus text
 // would corrupt an OpenMetrics payload).
-type Sniffer struct {
+type sniffer struct {
 	r     io.Reader
 	carry []byte
 	over  bool // the current line passed maxSniffLine
@@ -85,13 +85,13 @@ type Sniffer struct {
 	err   error
 }
 
-// NewSniffer passes r through.
-func NewSniffer(r io.Reader) *Sniffer { return &Sniffer{r: r} }
+// newSniffer passes r through.
+func newSniffer(r io.Reader) *sniffer { return &sniffer{r: r} }
 
 // Err is the *OpenMetricsError the sniffer failed with, or nil.
-func (s *Sniffer) Err() error { return s.err }
+func (s *sniffer) Err() error { return s.err }
 
-func (s *Sniffer) Read(p []byte) (int, error) {
+func (s *sniffer) Read(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
@@ -130,10 +130,10 @@ func (s *Sniffer) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (s *Sniffer) endLine() {
+func (s *sniffer) endLine() {
 	s.line++
 	if w := openMetricsLine(s.carry); w != "" {
-		s.err = &OpenMetricsError{Sign: Sign{Line: s.line, What: w}}
+		s.err = &OpenMetricsError{Sign: OpenMetricsSign{Line: s.line, What: w}}
 	}
 	s.carry, s.over = s.carry[:0], false
 }

@@ -1,11 +1,11 @@
-package hashset
+package exposition
 
 import (
 	"encoding/binary"
 	"math/bits"
 )
 
-// The duplicate-series hash: a 64-bit multiply-Mix hash (wyhash's shape)
+// The duplicate-series hash: a 64-bit multiply-mix hash (wyhash's shape)
 // over a label pair's bytes, 8 at a time, inlined into the line's loop
 // instead of a hash call per name and per value. The seed is random per
 // Lint, so a payload cannot be written to collide on purpose.
@@ -21,8 +21,8 @@ func mum(a, b uint64) uint64 {
 	return hi ^ lo
 }
 
-// HashBytes hashes b with seed.
-func HashBytes(seed uint64, b []byte) uint64 {
+// hashBytes hashes b with seed.
+func hashBytes(seed uint64, b []byte) uint64 {
 	n, all := len(b), b
 	h := seed ^ uint64(n)*hashK0
 	for len(b) > 8 {
@@ -43,7 +43,7 @@ func HashBytes(seed uint64, b []byte) uint64 {
 	}
 	return mum(h^w, hashK2)
 }
-func Mix(x uint64) uint64 {
+func mix(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27

@@ -1,15 +1,17 @@
-package syntax
+package fix
 
 import (
+	"github.com/dorisdiag/dorisdiag/exposition"
+
 	"bytes"
 	"fmt"
 )
 
-// SampleTail reads a sample line the plain way — a label value ends at the
+// sampleTail reads a sample line the plain way — a label value ends at the
 // first quote no backslash escapes — and returns what follows the label set:
 // the value, the timestamp and any further text. ok is false when the line
 // does not read that way (then no value can be said to change).
-func SampleTail(rec []byte) (value, ts, rest string, ok bool) {
+func sampleTail(rec []byte) (value, ts, rest string, ok bool) {
 	i := 0
 	blank := func() {
 		for i < len(rec) && (rec[i] == ' ' || rec[i] == '\t') {
@@ -98,14 +100,14 @@ func quotedEnd(b []byte, i int) int {
 	return -1
 }
 
-// SampleTailChanged reports whether a repair changes the sample's value,
+// sampleTailChanged reports whether a repair changes the sample's value,
 // timestamp or trailing text, as both lines read the plain way.
-func SampleTailChanged(orig, repaired []byte) (before, after string, changed bool) {
-	v0, t0, r0, ok0 := SampleTail(orig)
+func sampleTailChanged(orig, repaired []byte) (before, after string, changed bool) {
+	v0, t0, r0, ok0 := sampleTail(orig)
 	if !ok0 {
 		return "", "", false
 	}
-	v1, t1, r1, ok1 := SampleTail(repaired)
+	v1, t1, r1, ok1 := sampleTail(repaired)
 	if ok1 && v0 == v1 && t0 == t1 && r0 == r1 {
 		return "", "", false
 	}
@@ -113,7 +115,7 @@ func SampleTailChanged(orig, repaired []byte) (before, after string, changed boo
 		if !ok {
 			return "(no value)"
 		}
-		return DisplayValue([]byte(fmt.Sprintf("value %s timestamp %q then %q", v, t, r)))
+		return exposition.DisplayValue([]byte(fmt.Sprintf("value %s timestamp %q then %q", v, t, r)))
 	}
 	return show(v0, t0, r0, true), show(v1, t1, r1, ok1), true
 }

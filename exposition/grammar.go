@@ -1,4 +1,4 @@
-package syntax
+package exposition
 
 import (
 	"bytes"
@@ -7,27 +7,27 @@ import (
 	"unsafe"
 )
 
-func IsBlank(b byte) bool { return b == ' ' || b == '\t' }
+func isBlank(b byte) bool { return b == ' ' || b == '\t' }
 
-func NameStart(b byte, metric bool) bool {
+func nameStart(b byte, metric bool) bool {
 	return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b == '_' || b == '"' || (metric && b == ':')
 }
 
-func NameCont(b byte, metric, quoted bool) bool {
-	return quoted || NameStart(b, metric) || (b >= '0' && b <= '9')
+func nameCont(b byte, metric, quoted bool) bool {
+	return quoted || nameStart(b, metric) || (b >= '0' && b <= '9')
 }
 
-// UnsafeString views b as a string without copying; only for calls that do
+// unsafeString views b as a string without copying; only for calls that do
 // not keep the string (strconv copies it into its errors).
-func UnsafeString(b []byte) string {
+func unsafeString(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
 }
 
-// ParseFloat is expfmt's ParseFloat: strconv.ParseFloat without 'p', 'P', '_'.
-func ParseFloat(b []byte) (float64, bool) {
+// parseFloat is expfmt's ParseFloat: strconv.ParseFloat without 'p', 'P', '_'.
+func parseFloat(b []byte) (float64, bool) {
 	if n := len(b); n > 0 && n <= 15 {
 		// the usual value: a small integer, exact in a float64
 		var v uint64
@@ -44,11 +44,11 @@ general:
 	if bytes.IndexByte(b, '_') >= 0 || bytes.IndexByte(b, 'p') >= 0 || bytes.IndexByte(b, 'P') >= 0 {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(UnsafeString(b), 64)
+	v, err := strconv.ParseFloat(unsafeString(b), 64)
 	return v, err == nil
 }
 
-func FirstInvalid(b []byte, from int) int {
+func firstInvalid(b []byte, from int) int {
 	for i := from; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size <= 1 {
@@ -59,7 +59,7 @@ func FirstInvalid(b []byte, from int) int {
 	return from
 }
 
-func IsASCII(b []byte) bool {
+func isASCII(b []byte) bool {
 	for _, c := range b {
 		if c >= 0x80 {
 			return false
@@ -68,17 +68,17 @@ func IsASCII(b []byte) bool {
 	return true
 }
 
-// RestParses checks, on syntax alone, that the rest of a sample line from k
+// restParses checks, on syntax alone, that the rest of a sample line from k
 // (a ',' or '}' after a candidate closing quote) parses: label pairs whose
 // values end at their first unescaped quote, '}', a float, an optional
 // integer timestamp.
-func RestParses(rec []byte, k int) bool {
+func restSyntaxOK(rec []byte, k int) bool {
 	n := len(rec)
 	for {
 		if rec[k] == '}' {
 			return valueRestOK(rec, k+1)
 		}
-		k = SkipBlanks(rec, k+1)
+		k = skipBlanksAt(rec, k+1)
 		if k >= n {
 			return false
 		}
@@ -87,26 +87,19 @@ func RestParses(rec []byte, k int) bool {
 		}
 		// a label name, or a metric name inside braces
 		if rec[k] == '"' {
-			k++
-			for k < n && rec[k] != '"' {
-				if rec[k] == '\\' {
-					k++
-				}
-				k++
-			}
-			if k >= n {
+			if k = quoteAt(rec, k+1); k >= n {
 				return false
 			}
 			k++
 		} else {
-			if !NameStart(rec[k], true) {
+			if !nameStart(rec[k], true) {
 				return false
 			}
-			for k < n && NameCont(rec[k], true, false) && rec[k] != '"' {
+			for k < n && nameCont(rec[k], true, false) && rec[k] != '"' {
 				k++
 			}
 		}
-		k = SkipBlanks(rec, k)
+		k = skipBlanksAt(rec, k)
 		if k >= n {
 			return false
 		}
@@ -116,7 +109,7 @@ func RestParses(rec []byte, k int) bool {
 		if rec[k] != '=' {
 			return false
 		}
-		k = SkipBlanks(rec, k+1)
+		k = skipBlanksAt(rec, k+1)
 		if k >= n || rec[k] != '"' {
 			return false
 		}
@@ -124,16 +117,10 @@ func RestParses(rec []byte, k int) bool {
 		// and ',' or '}': a raw quote in a later value does not spoil it.
 		k++
 		for {
-			for k < n && rec[k] != '"' {
-				if rec[k] == '\\' {
-					k++
-				}
-				k++
-			}
-			if k >= n {
+			if k = quoteAt(rec, k); k >= n {
 				return false
 			}
-			k = SkipBlanks(rec, k+1)
+			k = skipBlanksAt(rec, k+1)
 			if k >= n {
 				return false
 			}
@@ -144,8 +131,19 @@ func RestParses(rec []byte, k int) bool {
 	}
 }
 
-func SkipBlanks(rec []byte, k int) int {
-	for k < len(rec) && IsBlank(rec[k]) {
+// quoteAt is the first unescaped double quote at or after k (len(rec): none).
+func quoteAt(rec []byte, k int) int {
+	for k < len(rec) && rec[k] != '"' {
+		if rec[k] == '\\' {
+			k++
+		}
+		k++
+	}
+	return min(k, len(rec))
+}
+
+func skipBlanksAt(rec []byte, k int) int {
+	for k < len(rec) && isBlank(rec[k]) {
 		k++
 	}
 	return k
@@ -154,47 +152,47 @@ func SkipBlanks(rec []byte, k int) int {
 // valueRestOK: blanks, a float, optionally blanks and an int64 timestamp.
 func valueRestOK(rec []byte, k int) bool {
 	n := len(rec)
-	k = SkipBlanks(rec, k)
+	k = skipBlanksAt(rec, k)
 	s := k
-	for k < n && !IsBlank(rec[k]) && rec[k] != '\n' {
+	for k < n && !isBlank(rec[k]) && rec[k] != '\n' {
 		k++
 	}
-	if _, ok := ParseFloat(rec[s:k]); !ok {
+	if _, ok := parseFloat(rec[s:k]); !ok {
 		return false
 	}
-	k = SkipBlanks(rec, k)
+	k = skipBlanksAt(rec, k)
 	if k == n {
 		return true
 	}
 	s = k
-	for k < n && !IsBlank(rec[k]) && rec[k] != '\n' {
+	for k < n && !isBlank(rec[k]) && rec[k] != '\n' {
 		k++
 	}
 	if _, err := strconv.ParseInt(string(rec[s:k]), 10, 64); err != nil {
 		return false
 	}
-	return SkipBlanks(rec, k) == n
+	return skipBlanksAt(rec, k) == n
 }
 
-// LineSyntaxOK: does a line parse on its own, on syntax alone? Used to decide
+// lineSyntaxOK: does a line parse on its own, on syntax alone? Used to decide
 // whether a line is the continuation of a sample a raw line feed split.
-func LineSyntaxOK(rec []byte) bool {
-	k := SkipBlanks(rec, 0)
+func lineSyntaxOK(rec []byte) bool {
+	k := skipBlanksAt(rec, 0)
 	if k == len(rec) || rec[k] == '#' {
 		return true
 	}
 	if rec[k] == '{' {
-		return RestParses(append([]byte{','}, rec[k+1:]...), 0)
+		return restSyntaxOK(append([]byte{','}, rec[k+1:]...), 0)
 	}
-	if !NameStart(rec[k], true) || rec[k] == '"' {
+	if !nameStart(rec[k], true) || rec[k] == '"' {
 		return false
 	}
-	for k < len(rec) && NameCont(rec[k], true, false) && rec[k] != '"' {
+	for k < len(rec) && nameCont(rec[k], true, false) && rec[k] != '"' {
 		k++
 	}
-	k = SkipBlanks(rec, k)
+	k = skipBlanksAt(rec, k)
 	if k < len(rec) && rec[k] == '{' {
-		return RestParses(append([]byte{','}, rec[k+1:]...), 0)
+		return restSyntaxOK(append([]byte{','}, rec[k+1:]...), 0)
 	}
 	return valueRestOK(rec, k)
 }

@@ -1,75 +1,12 @@
-package syntax
+package exposition
 
 import (
-	"bytes"
 	"strings"
 	"unicode/utf8"
 )
 
-// EscapeLabelValue: \ → \\, line feed → \n, " → \", in that order; invalid
-// UTF-8 becomes U+FFFD.
-func EscapeLabelValue(v []byte) []byte {
-	s := strings.ToValidUTF8(string(v), "\uFFFD")
-	var b bytes.Buffer
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '"':
-			b.WriteString(`\"`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.Bytes()
-}
-
-// DecodeLiteral reads raw label value or HELP bytes the lenient way: valid
-// escapes are decoded, any other backslash is a backslash.
-func DecodeLiteral(raw []byte, help bool) []byte {
-	out := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '\\' && i+1 < len(raw) {
-			switch raw[i+1] {
-			case '\\':
-				out = append(out, '\\')
-				i++
-				continue
-			case 'n':
-				out = append(out, '\n')
-				i++
-				continue
-			case '"':
-				out = append(out, '"')
-				i++
-				continue
-			}
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func EscapeHelp(v []byte) []byte {
-	var b bytes.Buffer
-	for _, c := range v {
-		switch c {
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.Bytes()
-}
-
-// MaxDisplay is how many payload bytes a Problem.Value shows.
-const MaxDisplay = 80
+// maxDisplay is how many payload bytes a Problem.Value shows.
+const maxDisplay = 80
 
 // DisplayValue makes raw payload bytes safe to print: printable UTF-8 stays,
 // backslash and double quote are backslash-escaped, line feed is \n, tab \t,
@@ -78,8 +15,8 @@ const MaxDisplay = 80
 func DisplayValue(raw []byte) string {
 	var b strings.Builder
 	cut := false
-	if len(raw) > MaxDisplay {
-		raw = raw[:MaxDisplay]
+	if len(raw) > maxDisplay {
+		raw = raw[:maxDisplay]
 		cut = true
 	}
 	for len(raw) > 0 {
@@ -118,9 +55,9 @@ func DisplayValue(raw []byte) string {
 
 const hexDigit = "0123456789abcdef"
 
-// CanonicalEscaped: raw is value written with the only escapes the format
+// canonicalEscaped: raw is value written with the only escapes the format
 // has (\\, \" and \n), so its bytes are the canonical text.
-func CanonicalEscaped(raw, value []byte) bool {
+func canonicalEscaped(raw, value []byte) bool {
 	j := 0
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
@@ -146,7 +83,7 @@ func CanonicalEscaped(raw, value []byte) bool {
 	return j == len(value)
 }
 
-func EscDisplay(rec []byte, i int) string {
+func escDisplay(rec []byte, i int) string {
 	if i+1 < len(rec) {
 		if c := rec[i+1]; c > 0x20 && c < 0x7f {
 			return "'\\" + string(c) + "'"
@@ -156,8 +93,8 @@ func EscDisplay(rec []byte, i int) string {
 	return `'\' at the end of the line`
 }
 
-// GoQuoteHint says when an escape looks like Go's %q (\t, \xNN, \u, \U, \a ...).
-func GoQuoteHint(rec []byte, j int) string {
+// goQuoteHint says when an escape looks like Go's %q (\t, \xNN, \u, \U, \a ...).
+func goQuoteHint(rec []byte, j int) string {
 	if j+1 >= len(rec) {
 		return ""
 	}

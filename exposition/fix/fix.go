@@ -1,4 +1,12 @@
-package exposition
+// Package fix repairs a Prometheus text payload: label values and HELP
+// texts escaped as the format wants, a sample a raw line feed split
+// rejoined, a missing final line feed added. It stands on the linter
+// (package exposition): every line passes through exposition.Rewrite, and a
+// repaired line is kept only when the linter's own engine parses it from
+// the state before the line. A repair that would change what a sample says
+// is refused, and an OpenMetrics payload is refused as a whole. Its tests
+// live in exposition's directory beside the fuzz corpus they share.
+package fix
 
 import (
 	"bufio"
@@ -6,13 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
-	"github.com/dorisdiag/dorisdiag/exposition/internal/syntax"
+	"github.com/dorisdiag/dorisdiag/exposition"
 )
 
-// FixChange is one line Fix rewrote.
-type FixChange struct {
+// Change is one line Fix rewrote.
+type Change struct {
 	Line  int    `json:"line"`
 	Label string `json:"label,omitempty"`
 	// What names the repair: "escaped label value", "escaped HELP text",
@@ -28,29 +35,16 @@ type FixChange struct {
 	Cut    bool   `json:"cut,omitempty"`
 }
 
-// rawValue is raw cut to about maxDisplay bytes on a rune boundary, and
-// whether it was cut.
-func rawValue(raw []byte) (string, bool) {
-	if len(raw) <= maxDisplay {
-		return string(raw), false
-	}
-	n := maxDisplay
-	for n > 0 && !utf8.RuneStart(raw[n]) {
-		n--
-	}
-	return string(raw[:n]), true
-}
-
-// FixReport says what Fix changed and what it could not repair.
-type FixReport struct {
-	Changes []FixChange `json:"changes"`
+// Report says what Fix changed and what it could not repair.
+type Report struct {
+	Changes []Change `json:"changes"`
 	// Unrepaired are the errors on lines Fix left as they were.
-	Unrepaired []Problem `json:"unrepaired"`
+	Unrepaired []exposition.Problem `json:"unrepaired"`
 	// Refused lists the repairs Fix would not make: a rewrite that would
 	// change what a sample says (its value, its timestamp or the text after
 	// them, such as an OpenMetrics exemplar). The line is copied unchanged
 	// and its errors are in Unrepaired.
-	Refused []FixRefusal `json:"refused,omitempty"`
+	Refused []Refusal `json:"refused,omitempty"`
 	// OK: every error was repaired, so expfmt parses the output.
 	OK bool `json:"ok"`
 	// Lines counts input lines; Bytes input bytes.
@@ -73,12 +67,11 @@ type FixReport struct {
 // OpenMetrics payload is refused as a whole with an *OpenMetricsError: its
 // rules are not Prometheus text's, and what is written to w before the first
 // sign of it must be discarded.
-func Fix(r io.Reader, w io.Writer, opts Options) (FixReport, error) {
-	e := newEngine(opts)
+func Fix(r io.Reader, w io.Writer, opts exposition.Options) (Report, error) {
 	bw := bufio.NewWriterSize(w, 256<<10)
-	e.fix = &fixer{w: bw}
-	sniff := syntax.NewSniffer(r)
-	err := e.run(sniff, bw)
+	f := &fixer{w: bw}
+	sniff := newSniffer(r)
+	lines, n, err := exposition.Rewrite(sniff, opts, f)
 	var om *OpenMetricsError
 	if errors.As(err, &om) || errors.As(sniff.Err(), &om) {
 		err = om
@@ -86,23 +79,23 @@ func Fix(r io.Reader, w io.Writer, opts Options) (FixReport, error) {
 	if ferr := bw.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("writing fixed payload: %w", ferr)
 	}
-	if err == nil && e.fix.err != nil {
-		err = e.fix.err
+	if err == nil && f.err != nil {
+		err = f.err
 	}
-	rep := e.fix.report
-	rep.Lines, rep.Bytes = e.lines, e.bytes
+	rep := f.report
+	rep.Lines, rep.Bytes = lines, n
 	rep.OK = len(rep.Unrepaired) == 0 && err == nil
 	if rep.Changes == nil {
-		rep.Changes = []FixChange{}
+		rep.Changes = []Change{}
 	}
 	if rep.Unrepaired == nil {
-		rep.Unrepaired = []Problem{}
+		rep.Unrepaired = []exposition.Problem{}
 	}
 	return rep, err
 }
 
-// FixRefusal is one repair Fix refused, and why.
-type FixRefusal struct {
+// Refusal is one repair Fix refused, and why.
+type Refusal struct {
 	Line   int    `json:"line"`
 	Reason string `json:"reason"`
 	// Before and After are the sample's value, timestamp and trailing text as
@@ -113,7 +106,7 @@ type FixRefusal struct {
 
 type fixer struct {
 	w      *bufio.Writer
-	report FixReport
+	report Report
 	err    error
 }
 
@@ -132,53 +125,64 @@ func (f *fixer) write(b []byte, lf bool) {
 	}
 }
 
-func (f *fixer) copyLine(rec []byte, hasLF bool) { f.write(rec, hasLF) }
+// Write copies a skipped line through, keeping the first write error.
+func (f *fixer) Write(b []byte) (int, error) {
+	f.write(b, false)
+	return len(b), f.err
+}
 
-// repair handles a record that failed strict parsing: rewrite its spans,
+// Clean copies a line that parsed.
+func (f *fixer) Clean(rec []byte, hasLF bool) { f.write(rec, hasLF) }
+
+// Skipped copies a line too long to parse, unrepaired.
+func (f *fixer) Skipped(p exposition.Problem) io.Writer {
+	f.report.Unrepaired = append(f.report.Unrepaired, p)
+	return f
+}
+
+// Failed handles a record that failed strict parsing: rewrite its spans,
 // check that the result parses from the same state, else keep the original.
-func (f *fixer) repair(e *engine, st0 savedState, st status) {
-	orig := append([]byte(nil), e.rec...)
-	origLF := e.hasLF
-	line, nlines := e.line, e.nlines
-	lint := append([]Problem(nil), e.pend...)
-	spans := append([]valSpan(nil), e.spans...)
+func (f *fixer) Failed(rec *exposition.Record) {
+	orig := append([]byte(nil), rec.Bytes()...)
+	origLF := rec.HasLF()
+	line, nlines := rec.Line(), rec.Lines()
+	lint := append([]exposition.Problem(nil), rec.Problems()...)
+	spans := append([]exposition.Span(nil), rec.Spans()...)
 
 	var out []byte
-	var changes []FixChange
+	var changes []Change
 	prev := 0
-	if st != stOpenValue {
-		for _, sp := range spans {
-			raw := orig[sp.s:sp.e]
-			var nv []byte
-			if sp.help {
-				nv = syntax.EscapeHelp(syntax.DecodeLiteral(raw, true))
-			} else {
-				nv = syntax.EscapeLabelValue(syntax.DecodeLiteral(raw, false))
-			}
-			if bytes.Equal(nv, raw) {
-				continue
-			}
-			out = append(out, orig[prev:sp.s]...)
-			out = append(out, nv...)
-			prev = sp.e
-			what := "escaped label value"
-			if sp.help {
-				what = "escaped HELP text"
-			} else if bytes.IndexByte(raw, '\n') >= 0 {
-				what = "rejoined a sample split by a raw line feed (escaped it as \\n)"
-			}
-			before, cutB := rawValue(raw)
-			after, cutA := rawValue(nv)
-			c := FixChange{Line: line, What: what, Before: before, After: after, Cut: cutB || cutA}
-			if sp.label != nil {
-				c.Label = DisplayValue(sp.label)
-			}
-			changes = append(changes, c)
+	for _, sp := range spans {
+		raw := orig[sp.Start:sp.End]
+		var nv []byte
+		if sp.Help {
+			nv = escapeHelp(decodeLiteral(raw, true))
+		} else {
+			nv = escapeLabelValue(decodeLiteral(raw, false))
 		}
+		if bytes.Equal(nv, raw) {
+			continue
+		}
+		out = append(out, orig[prev:sp.Start]...)
+		out = append(out, nv...)
+		prev = sp.End
+		what := "escaped label value"
+		if sp.Help {
+			what = "escaped HELP text"
+		} else if bytes.IndexByte(raw, '\n') >= 0 {
+			what = "rejoined a sample split by a raw line feed (escaped it as \\n)"
+		}
+		before, cutB := exposition.CutValue(raw)
+		after, cutA := exposition.CutValue(nv)
+		c := Change{Line: line, What: what, Before: before, After: after, Cut: cutB || cutA}
+		if sp.Label != nil {
+			c.Label = exposition.DisplayValue(sp.Label)
+		}
+		changes = append(changes, c)
 	}
 	out = append(out, orig[prev:]...)
 	if !origLF {
-		changes = append(changes, FixChange{Line: line + nlines - 1, What: "added the final line feed"})
+		changes = append(changes, Change{Line: line + nlines - 1, What: "added the final line feed"})
 	}
 
 	// A repair rewrites label values and HELP text only; one that moves
@@ -187,9 +191,9 @@ func (f *fixer) repair(e *engine, st0 savedState, st status) {
 	// into a label value, its value taken for the sample's): refuse it.
 	refused := false
 	if len(changes) > 0 {
-		if before, after, changed := syntax.SampleTailChanged(orig, out); changed {
+		if before, after, changed := sampleTailChanged(orig, out); changed {
 			refused = true
-			f.report.Refused = append(f.report.Refused, FixRefusal{Line: line,
+			f.report.Refused = append(f.report.Refused, Refusal{Line: line,
 				Reason: "escaping the quotes would change the sample's value, timestamp or the text after them " +
 					"(an exemplar is OpenMetrics, not Prometheus text): the line is left as it is",
 				Before: before, After: after})
@@ -197,28 +201,15 @@ func (f *fixer) repair(e *engine, st0 savedState, st status) {
 	}
 
 	// Does the repaired line parse, from the state before the line?
-	e.restore(st0)
-	e.noMutate = false
-	e.strict = true
-	e.setRecord(out, true, line, 1)
-	if len(changes) > 0 && !refused && e.parseRecord() == stOK && !e.failed {
-		e.commit()
+	if len(changes) > 0 && !refused && rec.Replace(out) {
 		f.write(out, true)
 		f.report.Changes = append(f.report.Changes, changes...)
 		return
 	}
 	// No: copy the line unchanged, report why, and book it for the lint state.
-	e.restore(st0)
-	e.strict = false
-	e.setRecord(orig, origLF, line, nlines)
-	e.collectSpans = false
-	if e.parseRecord() == stOK {
-		e.commit()
-	} else {
-		e.flushPending()
-	}
+	rec.Keep()
 	for _, p := range lint {
-		if p.Severity == SeverityError {
+		if p.Severity == exposition.SeverityError {
 			f.report.Unrepaired = append(f.report.Unrepaired, p)
 		}
 	}
