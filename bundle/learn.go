@@ -4,6 +4,7 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -124,7 +125,9 @@ func (r *Redactor) learnStream(name string) {
 }
 
 // promLabelRE finds a label whose value names an object or a host.
-var promLabelRE = regexp.MustCompile(`\b(db_name|db|database|table_name|table|tbl|mv_name|mv|stream_name|stream|instance|host)="((?:[^"\\\n]|\\.)*)"`)
+var promLabelRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(db_name|db|database|table_name|table|tbl|mv_name|mv|stream_name|stream|instance|host)="((?:[^"\\\n]|\\.)*)"`)
+})
 
 // LearnProm learns the object and host names in the label values of a
 // /metrics body.
@@ -132,7 +135,7 @@ func (r *Redactor) LearnProm(body string) {
 	if !r.o.RedactNames || body == "" {
 		return
 	}
-	for _, m := range promLabelRE.FindAllStringSubmatch(body, -1) {
+	for _, m := range promLabelRE().FindAllStringSubmatch(body, -1) {
 		v := m[2]
 		switch m[1] {
 		case "db_name", "db", "database":

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -421,19 +422,23 @@ func (r *Redactor) cutSQL(s string) string {
 }
 
 var (
-	authRE     = regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?)([^"'\r\n,}]*)`)
-	userinfoRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#@\s"'\x60]*@`)
+	authRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?)([^"'\r\n,}]*)`)
+	})
+	userinfoRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#@\s"'\x60]*@`) })
 	// keyValueRE: key = value or key: value (the key possibly quoted), the
 	// value quoted or up to a separator. SensitiveKey decides.
-	keyValueRE = regexp.MustCompile(`([A-Za-z0-9_.\-]+)(["']?\s*[=:]\s*)("[^"\r\n]*"|'[^'\r\n]*'|[^\s,;&}\])"']+)`)
+	keyValueRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([A-Za-z0-9_.\-]+)(["']?\s*[=:]\s*)("[^"\r\n]*"|'[^'\r\n]*'|[^\s,;&}\])"']+)`)
+	})
 )
 
 // Text applies the text rules to s (every string of a JSON member, every
 // line of a text member).
 func (r *Redactor) Text(s string) string {
-	s = userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
+	s = userinfoRE().ReplaceAllStringFunc(s, func(m string) string {
 		r.counts[RuleURLUserInfo]++
-		return userinfoRE.FindStringSubmatch(m)[1]
+		return userinfoRE().FindStringSubmatch(m)[1]
 	})
 	if r.PasswordSearched() {
 		if n := strings.Count(s, r.o.Password); n > 0 {
@@ -441,8 +446,8 @@ func (r *Redactor) Text(s string) string {
 			s = strings.ReplaceAll(s, r.o.Password, Masked)
 		}
 	}
-	s = authRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := authRE.FindStringSubmatch(m)
+	s = authRE().ReplaceAllStringFunc(s, func(m string) string {
+		sub := authRE().FindStringSubmatch(m)
 		if sub[2] == "" || sub[2] == Masked {
 			return m
 		}
@@ -450,8 +455,8 @@ func (r *Redactor) Text(s string) string {
 		return sub[1] + Masked
 	})
 	if strings.ContainsAny(s, "=:") {
-		s = keyValueRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := keyValueRE.FindStringSubmatch(m)
+		s = keyValueRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := keyValueRE().FindStringSubmatch(m)
 			if !SensitiveKey(sub[1]) {
 				return m
 			}
@@ -537,8 +542,10 @@ func identAfter(s string) bool {
 // ConfigBase's sensitive keys (auth_token, fe_meta_auth_token: masked by
 // newer builds only) and any key naming a password, secret, token or
 // access/secret key (mysql_ssl_default_*_password included).
-var sensitiveRE = regexp.MustCompile(`(?i)(password|passwd|secret|token|credential|private_key|(^|_)(ak|sk)$)`)
+var sensitiveRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(password|passwd|secret|token|credential|private_key|(^|_)(ak|sk)$)`)
+})
 
 // SensitiveKey says whether a configuration key (or a JSON field) names a
 // secret.
-func SensitiveKey(k string) bool { return len(k) < 200 && sensitiveRE.MatchString(k) }
+func SensitiveKey(k string) bool { return len(k) < 200 && sensitiveRE().MatchString(k) }

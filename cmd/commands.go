@@ -4,7 +4,6 @@ import (
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"github.com/dorisdiag/dorisdiag/cmd/consumers"
 	"github.com/dorisdiag/dorisdiag/cmd/doctor"
-	"github.com/dorisdiag/dorisdiag/cmd/exporter"
 	"github.com/dorisdiag/dorisdiag/cmd/metrics"
 	"github.com/dorisdiag/dorisdiag/cmd/mv"
 	"github.com/dorisdiag/dorisdiag/cmd/snapshot"
@@ -17,8 +16,10 @@ import "github.com/spf13/cobra"
 // commandTree lists the top-level commands, explicit and in one place
 // (style.md: an explicit slice, not init() magic). Each constructor lives in
 // its own file and has the one shape NewCmdX(f, runF) (factory.go); the tree
-// passes no runF, so each command runs its own xRun.
-func commandTree() []func(*cmdutil.Factory) *cobra.Command {
+// passes no runF, so each command runs its own xRun. exporter builds the
+// `exporter` command: the shim that execs dorisdiag-exporter in dorisdiag
+// (exporterCommand), the real one in dorisdiag-exporter (MainExporter).
+func commandTree(exporter func(*cmdutil.Factory) *cobra.Command) []func(*cmdutil.Factory) *cobra.Command {
 	return []func(*cmdutil.Factory) *cobra.Command{
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdVersion(f, nil) },
 		tso.NewCmdTSO,
@@ -33,6 +34,6 @@ func commandTree() []func(*cmdutil.Factory) *cobra.Command {
 		func(f *cmdutil.Factory) *cobra.Command { return doctor.NewCmdDoctor(f, nil) },
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdBundle(f, nil) },
 		func(f *cmdutil.Factory) *cobra.Command { return NewCmdDemo(f, nil) },
-		func(f *cmdutil.Factory) *cobra.Command { return exporter.NewCmdExporter(f, nil) },
+		exporter,
 	}
 }

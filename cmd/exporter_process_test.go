@@ -175,7 +175,7 @@ func exporterProcessSkip(tb testing.TB) {
 func TestExporterDemoScaleRSSBudget(t *testing.T) {
 	// Not parallel: a memory budget is measured one at a time (docs/performance.md, "Test suite").
 	exporterProcessSkip(t)
-	p := startExporterProc(t, dorisdiagBinary(t), "--demo", "scale", "--interval", "1s")
+	p := startExporterProc(t, testbin.DorisdiagWithExporter(t), "--demo", "scale", "--interval", "1s")
 	scrapers := scrapersN()
 	stop := concurrentScrapers(t, p, scrapers)
 	cpu, hwm, rss := measureRounds(t, p, 5, 25, time.Second)
@@ -240,7 +240,7 @@ func concurrentScrapers(tb testing.TB, p *exporterProc, n int) (stop func() int6
 // TestExporterDemoScaleRSSBudget over -benchtime rounds (default 1x = 30).
 func BenchmarkExporterProcessDemoScale(b *testing.B) {
 	exporterProcessSkip(b)
-	bin := dorisdiagBinary(b)
+	bin := testbin.DorisdiagWithExporter(b)
 	for i := 0; i < b.N; i++ {
 		p := startExporterProc(b, bin, "--demo", "scale", "--interval", "1s")
 		cpu, hwm, rss := measureRounds(b, p, 5, exporterBenchRounds(), time.Second)
@@ -256,7 +256,7 @@ func BenchmarkExporterProcessDemoScale(b *testing.B) {
 // the emulator's CPU is not counted). Budget: < 1 s (issue 15).
 func BenchmarkExporterProcessLiveScale(b *testing.B) {
 	exporterProcessSkip(b)
-	bin := dorisdiagBinary(b)
+	bin := testbin.DorisdiagWithExporter(b)
 	ecmd := exec.Command(testbin.Build(b, testbin.Emulator), "--scenario", "scale", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0")
 	out, err := ecmd.StdoutPipe()
 	if err != nil {

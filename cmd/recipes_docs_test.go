@@ -39,8 +39,12 @@ func TestEveryDocumentedCommandParses(t *testing.T) {
 	walk(NewRootCmd(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
 
 	line := regexp.MustCompile("(?m)(?:^|[`$;&|(]\\s*|^\\s+)dorisdiag ([a-z][^`\\n|;&>)<]*)")
+	// dorisdiag-exporter ARGS is dorisdiag exporter ARGS (cmd/dorisdiag-exporter),
+	// as a command line or a path (systemd's ExecStart=/usr/local/bin/...).
+	exporterLine := regexp.MustCompile("(?m)(?:^\\s*|[`$;&|(]\\s*|=\\S*/)dorisdiag-exporter(\\s)")
 	n, ran := 0, 0
 	for i, text := range texts {
+		text = exporterLine.ReplaceAllString(text, "\n dorisdiag exporter$1")
 		for _, m := range line.FindAllStringSubmatch(text, -1) {
 			cmdline := m[1]
 			if k := strings.Index(cmdline, " #"); k >= 0 {

@@ -13,11 +13,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// exporterCommand builds `dorisdiag exporter`: the shim that execs
+// dorisdiag-exporter, so that dorisdiag links nothing of the exporter
+// (exporter_shim.go). This package's tests set it to the real command: they
+// run the exporter in-process, as dorisdiag-exporter does (MainExporter).
+var exporterCommand = newCmdExporterShim
+
 // NewRootCmd builds the command tree over the streams.
 func NewRootCmd(ios *cmdutil.IOStreams) *cobra.Command {
 	cfg := &cmdutil.Config{}
 	f := cmdutil.NewFactory(ios, cfg)
-	root := newRoot(f, cfg)
+	root := newRoot(f, cfg, exporterCommand)
 	registerCompletions(root, f)
 	return root
 }
@@ -27,10 +33,10 @@ func NewRootCmd(ios *cmdutil.IOStreams) *cobra.Command {
 // are attached only when args ask the shell's completion (cobra's hidden
 // __complete commands), so that `tso decode` does not pay for them
 // (docs/performance.md "Start-up").
-func newRootFor(ios *cmdutil.IOStreams, args []string) *cobra.Command {
+func newRootFor(ios *cmdutil.IOStreams, args []string, exporter func(*cmdutil.Factory) *cobra.Command) *cobra.Command {
 	cfg := &cmdutil.Config{}
 	f := cmdutil.NewFactory(ios, cfg)
-	root := newRoot(f, cfg)
+	root := newRoot(f, cfg, exporter)
 	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
 		registerCompletions(root, f)
 	}
@@ -38,8 +44,9 @@ func newRootFor(ios *cmdutil.IOStreams, args []string) *cobra.Command {
 }
 
 // newRoot builds the command tree: the root's flags bound to cfg, which f
-// reads, and every command of commandTree built over f.
-func newRoot(f *cmdutil.Factory, cfg *cmdutil.Config) *cobra.Command {
+// reads, and every command of commandTree built over f, exporter building
+// `exporter`.
+func newRoot(f *cmdutil.Factory, cfg *cmdutil.Config, exporter func(*cmdutil.Factory) *cobra.Command) *cobra.Command {
 	ios := f.IOStreams
 	if f.LoadConfig == nil {
 		f.LoadConfig = loadFileConfig
@@ -116,7 +123,7 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	cmdutil.AddPagerFlag(root, cfg)
 	cmdutil.AddTTLFlag(root, cfg)
 
-	for _, add := range commandTree() {
+	for _, add := range commandTree(exporter) {
 		root.AddCommand(add(f))
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -127,8 +134,33 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 }
 
 // Main runs dorisdiag with args and returns the exit code.
-func Main(args []string, ios *cmdutil.IOStreams) int {
-	root := newRootFor(ios, args)
+func Main(args []string, ios *cmdutil.IOStreams) int { return mainWith(args, ios, exporterCommand) }
+
+// MainExporter runs dorisdiag-exporter with args (its arguments after the
+// program name, which are those of `dorisdiag exporter`) and returns the exit
+// code: the tree of dorisdiag with newCmd as its `exporter`, so that the
+// global flags (--host, --demo, --config, --cluster, …), the help, the
+// usage errors and the exit codes are dorisdiag's. cmd/dorisdiag-exporter
+// passes the real command (cmd/exporter); dorisdiag never links it.
+func MainExporter(args []string, ios *cmdutil.IOStreams, newCmd func(*cmdutil.Factory) *cobra.Command) int {
+	return mainWith(exporterArgs(args), ios, newCmd)
+}
+
+// exporterArgs puts the command word "exporter" in front of the exporter's
+// arguments, after cobra's __complete when the shell asks for completions;
+// a lone --version is the root's (dorisdiag-exporter --version).
+func exporterArgs(args []string) []string {
+	if len(args) == 1 && args[0] == "--version" {
+		return args
+	}
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		return append([]string{args[0], "exporter"}, args[1:]...)
+	}
+	return append([]string{"exporter"}, args...)
+}
+
+func mainWith(args []string, ios *cmdutil.IOStreams, exporter func(*cmdutil.Factory) *cobra.Command) int {
+	root := newRootFor(ios, args, exporter)
 	root.SetArgs(joinDemoValue(completeDemoValue(args)))
 	c, err := root.ExecuteC()
 	if err != nil && isCobraUsageError(err) {

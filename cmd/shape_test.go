@@ -255,7 +255,7 @@ func TestRunsNeverWriteTheSharedConfig(t *testing.T) {
 		ios, _, _ := testIOStreams()
 		out := ios.Out
 		cfg := &cmdutil.Config{}
-		root := newRoot(cmdutil.NewFactory(ios, cfg), cfg)
+		root := newRoot(cmdutil.NewFactory(ios, cfg), cfg, exporterCommand)
 		var parsed cmdutil.Config
 		root.PersistentPostRun = nil
 		pre := root.PersistentPreRunE

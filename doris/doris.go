@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // Type is a column type as the Doris FE declares it (SchemaTable,
@@ -138,17 +139,15 @@ type Relation struct {
 	// was checked against.
 	Mirrors string
 	Note    string
-
-	cols []Column
 }
 
 // Columns lists the relation's columns in the order Doris serves them.
-func (r *Relation) Columns() []Column { return r.cols }
+func (r *Relation) Columns() []Column { return columnLists()[r] }
 
 // ReadColumns lists the columns dorisdiag selects.
 func (r *Relation) ReadColumns() []Column {
 	var out []Column
-	for _, c := range r.cols {
+	for _, c := range r.Columns() {
 		if c.Read {
 			out = append(out, c)
 		}
@@ -158,7 +157,7 @@ func (r *Relation) ReadColumns() []Column {
 
 // Column returns the column called name (case-insensitive).
 func (r *Relation) Column(name string) (Column, bool) {
-	for _, c := range r.cols {
+	for _, c := range r.Columns() {
 		if strings.EqualFold(c.Name, name) {
 			return c, true
 		}
@@ -172,19 +171,19 @@ type def interface{ rel() *Relation }
 
 func (r *Relation) rel() *Relation { return r }
 
-// bind fills r.cols from the Column fields of the struct that embeds it, in
-// declaration order (the one list of columns is the struct itself).
+// bind applies the relation's availability to each of its Column fields
+// that declares none, in place. It allocates nothing: it runs at every start
+// of dorisdiag, `tso decode` included (docs/performance.md "Start-up"); the
+// lists of columns are built at their first use (columnLists).
 func bind(d def) {
 	v := reflect.ValueOf(d).Elem()
 	r := d.rel()
-	r.cols = nil
-	colType := reflect.TypeOf(Column{})
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)
 		if f.Type() != colType {
 			continue
 		}
-		c := f.Interface().(Column)
+		c := f.Addr().Interface().(*Column)
 		if c.Name == "" {
 			panic(fmt.Sprintf("doris: %s.%s has no name", r.Name, v.Type().Field(i).Name))
 		}
@@ -193,11 +192,30 @@ func bind(d def) {
 			if c.Avail == "" {
 				c.Avail = AllBuilds
 			}
-			f.Set(reflect.ValueOf(c))
 		}
-		r.cols = append(r.cols, c)
 	}
 }
+
+var colType = reflect.TypeFor[Column]()
+
+// columnLists is the columns of every registered relation, from the Column
+// fields of the struct that embeds it, in declaration order (the one list of
+// columns is the struct itself): built once, at the first use, not at every
+// start (it was 231 KB and 800 allocations of each dorisdiag start).
+var columnLists = sync.OnceValue(func() map[*Relation][]Column {
+	m := make(map[*Relation][]Column, len(all))
+	for _, d := range all {
+		v := reflect.ValueOf(d).Elem()
+		var cols []Column
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Field(i); f.Type() == colType {
+				cols = append(cols, *f.Addr().Interface().(*Column))
+			}
+		}
+		m[d.rel()] = cols
+	}
+	return m
+})
 
 // All lists every relation, in the order the collector reads them.
 func All() []*Relation {

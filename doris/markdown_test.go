@@ -32,11 +32,11 @@ func Markdown() string {
 		for _, st := range r.Statements {
 			fmt.Fprintf(&b, "* `%s` — %s\n", st.Template, st.When)
 		}
-		if len(r.cols) == 0 {
+		if len(r.Columns()) == 0 {
 			continue
 		}
 		b.WriteString("\n| column | type | builds | read | no value | format | note |\n|---|---|---|---|---|---|---|\n")
-		for _, c := range r.cols {
+		for _, c := range r.Columns() {
 			read := ""
 			if c.Read {
 				read = "yes"

@@ -49,7 +49,7 @@ func NewCmdExporter(f *cmdutil.Factory, runF func(*ExporterOptions) error) *cobr
 	o := &ExporterOptions{Source: f.Source, LoadConfig: f.LoadConfig}
 	c := &cobra.Command{
 		Use:   "exporter",
-		Short: "Long-running Prometheus exporter of the monitoring design's series (doris_fe_changelog_*, doris_fe_ivm_*)",
+		Short: cmdutil.ExporterShort,
 		Long: `exporter runs the read-only collector and the same diagnosis as check every
 --interval (the sampler of apache/doris#69907 §3, client-side), keeps the
 design's change points in memory so that pending ages become PRECISE, and

@@ -63,6 +63,63 @@ var forbiddenIO = []string{"net", "net/http", "database/sql", "os/exec", "github
 // closure, checked by ruleNoIO.
 var linkedAnywhere = []string{"net", "net/http", "github.com/go-sql-driver/mysql"}
 
+// exporterMain is the dorisdiag-exporter command: the only main that links
+// the exporter (issue 24 item 3; `dorisdiag exporter` execs it).
+const exporterMain = mod + "/cmd/dorisdiag-exporter"
+
+// exporterOnly are the packages (an entry and everything under it) that only
+// the exporter needs: dorisdiag links none of them, so that no subcommand of
+// it initialises them (docs/performance.md "Start-up and binary size").
+// dorisdiag-exporter links each: a name that no longer matches anything
+// fails the rule, so that the list cannot rot into passing.
+var exporterOnly = []string{
+	mod + "/exporter", mod + "/cmd/exporter", mod + "/diag/round",
+	"github.com/prometheus/client_golang", "github.com/prometheus/client_model", "github.com/prometheus/common",
+	"github.com/prometheus/exporter-toolkit", "github.com/prometheus/procfs", "google.golang.org/protobuf",
+	"github.com/pandatix/go-abnf", "github.com/golang-jwt/jwt/v5", "github.com/mwitkow/go-conntrack",
+	"github.com/coreos/go-systemd/v22", "go.yaml.in/yaml/v2", "golang.org/x/crypto/bcrypt", "golang.org/x/net/trace",
+	"html/template", "expvar", "runtime/metrics", "testing",
+}
+
+// ruleExporterApart: the module root (the dorisdiag command) links nothing
+// of exporterOnly; the exporter's main links all of it.
+func ruleExporterApart(pkgs []pkg) []string {
+	idx := index(pkgs)
+	under := func(dep, p string) bool { return dep == p || strings.HasPrefix(dep, p+"/") }
+	var bad []string
+	root, ok := idx[mod]
+	if !ok {
+		return []string{mod + ": not in the package list"}
+	}
+	for _, d := range root.Deps {
+		for _, p := range exporterOnly {
+			if under(d, p) {
+				bad = append(bad, fmt.Sprintf("dorisdiag links %s (exporter only: it belongs in %s)", d, exporterMain))
+			}
+		}
+	}
+	exp, ok := idx[exporterMain]
+	if !ok {
+		return append(bad, exporterMain+": not in the package list")
+	}
+	for _, p := range exporterOnly {
+		found := false
+		for _, d := range exp.Deps {
+			found = found || under(d, p)
+		}
+		if !found {
+			bad = append(bad, fmt.Sprintf("%s does not link %s: drop it from exporterOnly", exporterMain, p))
+		}
+	}
+	return bad
+}
+
+// TestDorisdiagLinksNoExporter: `go list -deps` of the dorisdiag command
+// holds none of the exporter's packages; dorisdiag-exporter's holds them.
+func TestDorisdiagLinksNoExporter(t *testing.T) {
+	report(t, "dorisdiag links nothing of the exporter", ruleExporterApart(load(t)))
+}
+
 // fixturesAllowlist: known production imports of fixtures/..., each a
 // documented exception. None: the demo scenarios the binary needs live in
 // package scenario; fixtures/ is test support only.
@@ -369,6 +426,9 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"report reaches os/exec via a module package", ruleNoIO, append(socketFreeGraph(m("report"), pkg{Imports: []string{m("helper")}, Deps: []string{m("helper")}}),
 			pkg{ImportPath: m("helper"), Imports: []string{"os/exec"}})},
 		{"tso links the MySQL driver", ruleNoIO, socketFreeGraph(m("tso"), pkg{Deps: []string{"github.com/go-sql-driver/mysql"}})},
+		{"dorisdiag links client_golang", ruleExporterApart, exporterGraph("github.com/prometheus/client_golang/prometheus")},
+		{"dorisdiag links the exporter package", ruleExporterApart, exporterGraph(m("exporter"))},
+		{"no exporter main", ruleExporterApart, exporterGraph("")[:1]},
 	}
 	for _, c := range cases {
 		if bad := c.rule(c.pkgs); len(bad) == 0 {
@@ -377,6 +437,9 @@ func TestRulesCatchViolations(t *testing.T) {
 	}
 	if bad := ruleScrapeLayers([]pkg{{ImportPath: m("scrape/collect"), Deps: []string{m("scrape"), m("snapshot")}}, {ImportPath: m("scrape/doctor"), Deps: []string{m("scrape")}}}); len(bad) != 0 {
 		t.Errorf("clean scrape layers flagged: %v", bad)
+	}
+	if bad := ruleExporterApart(exporterGraph("")); len(bad) != 0 {
+		t.Errorf("clean exporter split flagged: %v", bad)
 	}
 	if bad := ruleNoIO(socketFreeGraph("", pkg{})); len(bad) != 0 {
 		t.Errorf("clean graph flagged: %v", bad)
@@ -397,6 +460,21 @@ func f() { _ = clock.Now(); _ = clock.Since(clock.Time{}) }`
 	if got := clockCalls(fset, f); len(got) != 0 {
 		t.Errorf("clockCalls flagged a clock-free file: %v", got)
 	}
+}
+
+// exporterGraph is the dorisdiag command linking only the standard library
+// and dep (when non-empty), and the exporter's main linking every
+// exporterOnly package.
+func exporterGraph(dep string) []pkg {
+	root := pkg{ImportPath: mod, Deps: []string{"fmt", "os", mod + "/cmd"}}
+	if dep != "" {
+		root.Deps = append(root.Deps, dep)
+	}
+	exp := pkg{ImportPath: exporterMain}
+	for _, p := range exporterOnly {
+		exp.Deps = append(exp.Deps, p+"/x")
+	}
+	return []pkg{root, exp}
 }
 
 // socketFreeGraph returns every socket-free package, clean, except that

@@ -28,6 +28,10 @@ const Module = "github.com/dorisdiag/dorisdiag"
 // Emulator is the import path of the doris-emulator command.
 const Emulator = Module + "/fixtures/emulator/cmd/doris-emulator"
 
+// Exporter is the import path of the dorisdiag-exporter command, which
+// `dorisdiag exporter` execs.
+const Exporter = Module + "/cmd/dorisdiag-exporter"
+
 // DorisdiagTest is the import path of dorisdiag as tests run it in a child
 // process: loopback dials only, its peak memory reported on request
 // (internal/testbin/dorisdiagtest).
@@ -64,6 +68,16 @@ func Main(m *testing.M) int {
 // Dorisdiag returns the path of the dorisdiag binary, built on the first
 // call of this test process.
 func Dorisdiag(tb testing.TB) string { return Build(tb, Module) }
+
+// DorisdiagWithExporter returns the path of the dorisdiag binary with
+// dorisdiag-exporter built beside it, where `dorisdiag exporter` finds it
+// first: a test that runs `dorisdiag exporter` runs the exporter through
+// the shim, as a user does.
+func DorisdiagWithExporter(tb testing.TB) string {
+	tb.Helper()
+	Build(tb, Exporter)
+	return Build(tb, Module)
+}
 
 // Build returns the path of the command pkg (an import path of this
 // module), built on the first call of this test process for pkg; later
@@ -105,7 +119,11 @@ func build(pkg string) result {
 		}
 	}
 	name := "dorisdiag" // the module's root; a sub-package by its path
-	if pkg != Module {
+	switch pkg {
+	case Module:
+	case Exporter:
+		name = "dorisdiag-exporter" // beside dorisdiag, where its shim looks
+	default:
 		name = strings.ReplaceAll(strings.TrimPrefix(pkg, Module+"/"), "/", "_")
 	}
 	bin := filepath.Join(dir, name)

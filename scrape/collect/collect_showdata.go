@@ -2,6 +2,7 @@ package collect
 
 import (
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"sync"
 
 	"context"
 	"errors"
@@ -271,7 +272,7 @@ func (rr *rowReader) size(col doris.Column) (*int64, string) {
 	return &v, ""
 }
 
-var sizeRe = regexp.MustCompile(`^([0-9]+(?:[.,][0-9]+)?) ?(B|KB|MB|GB|TB|PB)?$`)
+var sizeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+(?:[.,][0-9]+)?) ?(B|KB|MB|GB|TB|PB)?$`) })
 
 var sizeUnit = map[string]float64{"": 1, "B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40, "PB": 1 << 50}
 
@@ -290,7 +291,7 @@ func parseSize(s string) (v int64, human bool, err error) {
 		}
 		return n, false, nil
 	}
-	m := sizeRe.FindStringSubmatch(strings.ToUpper(t))
+	m := sizeRe().FindStringSubmatch(strings.ToUpper(t))
 	if m == nil {
 		return 0, false, fmt.Errorf("not a byte count (want 1024 or 1.500 MB)")
 	}

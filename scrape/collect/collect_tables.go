@@ -2,6 +2,7 @@ package collect
 
 import (
 	"github.com/dorisdiag/dorisdiag/scrape"
+	"sync"
 
 	"context"
 	"regexp"
@@ -270,7 +271,9 @@ func (col *collector) partitions(ctx context.Context, in string, byKey map[table
 	}
 }
 
-var propRe = regexp.MustCompile(`"((?:changelog|binlog)\.[A-Za-z0-9_.]+)"\s*=\s*"([^"]*)"`)
+var propRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"((?:changelog|binlog)\.[A-Za-z0-9_.]+)"\s*=\s*"([^"]*)"`)
+})
 
 // showCreate is the fallback for base tables whose changelog properties
 // information_schema.table_properties did not list (or could not be read):
@@ -304,7 +307,7 @@ func (col *collector) showCreate(ctx context.Context, byKey map[tableKey]*snapsh
 		rr := col.reader(t, t.Rows[0], snapshot.SourceShowCreateTable, k.db+"."+k.name)
 		ddl := rr.raw(doris.ShowCreateTable.CreateTable)
 		tb := byKey[k]
-		for _, m := range propRe.FindAllStringSubmatch(ddl, -1) {
+		for _, m := range propRe().FindAllStringSubmatch(ddl, -1) {
 			setProperty(tb, m[1], m[2])
 			tb.TTLSource = "SHOW CREATE TABLE"
 		}

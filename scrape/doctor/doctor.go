@@ -321,7 +321,7 @@ func redactGaps(gs []snapshot.DoctorGap, s scrape.Secret) []snapshot.DoctorGap {
 // privRE reads the privilege of Doris's ERR_SPECIFIC_ACCESS_DENIED_ERROR:
 // "Access denied; you need (at least one of) the (ADMIN) privilege(s) for
 // this operation" (ErrorCode.java).
-var privRE = regexp.MustCompile(`(?i)the \(([^)]{1,80})\) privilege`)
+var privRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)the \(([^)]{1,80})\) privilege`) })
 
 // privilegeOf names the privilege an access-denied error asks for ("" for
 // any other error).
@@ -329,7 +329,7 @@ func privilegeOf(err error) string {
 	if !isPrivilegeError(err) {
 		return ""
 	}
-	if m := privRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := privRE().FindStringSubmatch(err.Error()); m != nil {
 		return m[1]
 	}
 	return "unknown"
