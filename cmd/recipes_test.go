@@ -34,11 +34,6 @@ import (
 // no recipe can reach a live cluster or a name server).
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
-// dorisdiagBinary is the real dorisdiag, built once per test run and shared
-// (testbin): the exporter's process tests run it. The memory budgets of
-// the other commands are internal/budgets'.
-func dorisdiagBinary(t testing.TB) string { return testbin.Dorisdiag(t) }
-
 type recipe struct {
 	where string // file:line or "dorisdiag X --help"
 	text  string
