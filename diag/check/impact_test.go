@@ -220,3 +220,22 @@ func TestSortFindingsIdempotentAndOrphans(t *testing.T) {
 		t.Errorf("cause removed, symptom still names %+v", noCause[i].Cause)
 	}
 }
+
+// MV_CHANGELOG_BROKEN fires on either naming of the expired-offset reason
+// (refresh.IsChangelogBroken), so MV_CONSECUTIVE_FAILURES is listed under it
+// in both: with BINLOG_BROKEN, the name older builds write, the symptom lost
+// its cause.
+func TestConsecutiveFailuresUnderChangelogBrokenBothNamings(t *testing.T) {
+	for _, reason := range []string{"CHANGELOG_BROKEN", "BINLOG_BROKEN"} {
+		obj := diag.Object{Kind: "mv", DB: "d", Name: "m"}
+		fs := []diag.Finding{
+			{Code: mv.CodeConsecutiveFailures, Severity: diag.SeverityCritical, Object: obj, Evidence: map[string]string{"failure_reason": reason}},
+			{Code: mv.CodeChangelogBroken, Severity: diag.SeverityCritical, Object: obj, Evidence: map[string]string{"failure_reason": reason}},
+		}
+		diag.SortFindings(fs)
+		i := indexOf(fs, mv.CodeConsecutiveFailures, "m")
+		if r := fs[i].Cause; r == nil || r.Code != mv.CodeChangelogBroken {
+			t.Errorf("failure_reason %s: MV_CONSECUTIVE_FAILURES cause = %+v, want MV_CHANGELOG_BROKEN", reason, r)
+		}
+	}
+}

@@ -162,7 +162,10 @@ var CodeConsecutiveFailures = diag.Declare(diag.Declaration{
 	Impact:    diag.ImpactBroken,
 	Place:     4,
 	Magnitude: diag.Measure{Name: "consecutive_failures"},
-	CausedBy: []diag.Cause{{Code: "MV_CHANGELOG_BROKEN", If: func(f *diag.Finding) bool { return f.Evidence["failure_reason"] == "CHANGELOG_BROKEN" }},
+	// Either naming of the expired-offset reason (refresh.IsChangelogBroken),
+	// as MV_CHANGELOG_BROKEN itself fires on both; BINLOG_BROKEN without the
+	// expired-offset text raises no MV_CHANGELOG_BROKEN to link to.
+	CausedBy: []diag.Cause{{Code: "MV_CHANGELOG_BROKEN", If: func(f *diag.Finding) bool { return refresh.IsChangelogBroken(f.Evidence["failure_reason"]) }},
 		{Code: "MV_INCR_WINDOW_NOT_READY", If: func(f *diag.Finding) bool { return strings.HasPrefix(f.Evidence["failure_reason"], "INCR_") }}},
 	Series: "doris_fe_ivm_mv_consecutive_failures",
 	Alert:  "DorisIvmMvConsecutiveFailures",
