@@ -86,7 +86,7 @@ func TestFailureReasonFollowsFallbackAllowed(t *testing.T) {
 		refresh RefreshInfo
 		msg     string
 		ivm     string // IvmFallbackReason
-		want    string
+		want    refresh.FailureReason
 	}{
 		{"no fallback: IVM reason from the text", incr, "incremental refresh impossible: AGG_UNSUPPORTED", "", "AGG_UNSUPPORTED"},
 		{"no fallback: IVM reason from IvmFallbackReason", incr, "boom", "OUTER_JOIN_RETRACTION_UNSUPPORTED", "OUTER_JOIN_RETRACTION_UNSUPPORTED"},

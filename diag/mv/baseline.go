@@ -46,14 +46,14 @@ var CodeIVMBaselineBroken = diag.Declare(diag.Declaration{
 
 // baselineBrokenReason is the IvmFallbackReason of a broken baseline on the
 // ROW binlog builds.
-const baselineBrokenReason = "BINLOG_BROKEN"
+const baselineBrokenReason = refresh.FailureBinlogBroken
 
 // isExpiryBroken says a failure reason with its error text is an expired
 // offset (T0): CHANGELOG_BROKEN, or BINLOG_BROKEN with the expired-offset
 // text. BINLOG_BROKEN alone is a broken baseline.
 func isExpiryBroken(reason, msg string) bool {
-	r := strings.ToUpper(strings.TrimSpace(reason))
-	return r == "CHANGELOG_BROKEN" || r == baselineBrokenReason && refresh.IsExpiryText(msg)
+	r := refresh.FailureReason(strings.ToUpper(strings.TrimSpace(reason)))
+	return r == refresh.FailureChangelogBroken || r == baselineBrokenReason && refresh.IsExpiryText(msg)
 }
 
 // checkMVIVMBaselineBroken: the latest finished task of the MV carries
@@ -80,7 +80,7 @@ func checkMVIVMBaselineBroken(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		return finished[i].TaskID > finished[j].TaskID
 	})
 	t := finished[0]
-	if !strings.EqualFold(strings.TrimSpace(t.IvmFallbackReason), baselineBrokenReason) || refresh.IsExpiryText(t.ErrorMsg) {
+	if !strings.EqualFold(strings.TrimSpace(t.IvmFallbackReason), string(baselineBrokenReason)) || refresh.IsExpiryText(t.ErrorMsg) {
 		return nil
 	}
 	status := strings.ToUpper(strings.TrimSpace(t.Status))
@@ -98,6 +98,6 @@ func checkMVIVMBaselineBroken(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 		fmt.Sprintf("Task %d ended %s with IvmFallbackReason BINLOG_BROKEN: %s. Doris marks the baseline broken when a COMPLETE or PARTITIONS refresh starts, or a refresh names explicit partitions, "+
 			"and clears it only when such a refresh publishes; until then the incremental precheck falls back (\"Stream binlog is marked as broken\"). This is not an expired TTL.%s",
 			t.TaskID, status, what, errText),
-		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "task_status", status, "fallback_reason", baselineBrokenReason, "last_error", errorGist(t.ErrorMsg, 200)),
+		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "task_status", status, "fallback_reason", string(baselineBrokenReason), "last_error", errorGist(t.ErrorMsg, 200)),
 		doris.Note(doris.RefreshMV(m.r.DB, m.r.Name, "COMPLETE"), "at a quiet time; it clears the mark when it publishes"))
 }

@@ -109,7 +109,7 @@ func newMVFacts(r *MV) *mvFacts {
 	m.stillFailing = h.ConsecutiveFailures > 0 && h.LastFailure != nil
 	// An expired offset, not a broken IVM baseline (baseline.go): BINLOG_BROKEN
 	// counts only with the expired-offset text.
-	m.changelogBroken = m.stillFailing && isExpiryBroken(h.LastFailure.FailureReason, h.LastFailure.ErrorMsg)
+	m.changelogBroken = m.stillFailing && isExpiryBroken(string(h.LastFailure.FailureReason), h.LastFailure.ErrorMsg)
 	if r.Server != nil && m.stillFailing && isExpiryBroken(r.Server.LastFailureReason, r.Server.LastErrorMessage+" "+h.LastFailure.ErrorMsg) {
 		m.changelogBroken = true
 	}

@@ -284,9 +284,11 @@ var CodeDelayHigh = diag.Declare(diag.Declaration{
 })
 
 // laggingReason: the cause applies when the MV's lagging reason
-// (apache/doris#69907, "Lagging reason") is r.
+// (apache/doris#69907, "Lagging reason") is r. The finding carries it only
+// in its evidence, written from MV.LaggingReason (string(r.LaggingReason)):
+// read back as the type and compared with the constant.
 func laggingReason(r LaggingReason) func(*diag.Finding) bool {
-	return func(f *diag.Finding) bool { return f.Evidence["lagging_reason"] == string(r) }
+	return func(f *diag.Finding) bool { return LaggingReason(f.Evidence["lagging_reason"]) == r }
 }
 
 // checkMVDelayAtLeast (S1): an unknown delay whose proven lower bound is

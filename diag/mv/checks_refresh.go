@@ -44,11 +44,11 @@ func checkMVChangelogBroken(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r, h := m.r, m.h
 	reason := h.LastFailure.FailureReason
 	if r.Server != nil && refresh.IsChangelogBroken(r.Server.LastFailureReason) {
-		reason = strings.ToUpper(r.Server.LastFailureReason)
+		reason = refresh.FailureReason(strings.ToUpper(r.Server.LastFailureReason))
 	}
 	dep := r.expiredTrigger()
 	where := ""
-	evd := m.ev("failure_reason", reason, "last_error", errorGist(h.LastFailure.ErrorMsg, 200), "task_id", strconv.FormatInt(h.LastFailure.TaskID, 10))
+	evd := m.ev("failure_reason", string(reason), "last_error", errorGist(h.LastFailure.ErrorMsg, 200), "task_id", strconv.FormatInt(h.LastFailure.TaskID, 10))
 	if dep != nil {
 		where = fmt.Sprintf(" on base table %s.%s", dep.BaseTableDB, dep.BaseTableName)
 		evd["base_table"] = dep.BaseTableDB + "." + dep.BaseTableName
@@ -166,7 +166,7 @@ var CodeConsecutiveFailures = diag.Declare(diag.Declaration{
 	// as MV_CHANGELOG_BROKEN itself fires on both; BINLOG_BROKEN without the
 	// expired-offset text raises no MV_CHANGELOG_BROKEN to link to.
 	CausedBy: []diag.Cause{{Code: "MV_CHANGELOG_BROKEN", If: func(f *diag.Finding) bool { return refresh.IsChangelogBroken(f.Evidence["failure_reason"]) }},
-		{Code: "MV_INCR_WINDOW_NOT_READY", If: func(f *diag.Finding) bool { return strings.HasPrefix(f.Evidence["failure_reason"], "INCR_") }}},
+		{Code: "MV_INCR_WINDOW_NOT_READY", If: func(f *diag.Finding) bool { return refresh.FailureReason(f.Evidence["failure_reason"]).IncrWindow() }}},
 	Series: "doris_fe_ivm_mv_consecutive_failures",
 	Alert:  "DorisIvmMvConsecutiveFailures",
 	Title:  "The MV's refresh failed several times in a row",
@@ -191,12 +191,13 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	if cf < a.opt.MaxFailures {
 		return nil
 	}
-	reason, msg := "", ""
+	var reason refresh.FailureReason
+	msg := ""
 	if h.LastFailure != nil {
 		reason, msg = h.LastFailure.FailureReason, h.LastFailure.ErrorMsg
 	}
 	if r.Server != nil && r.Server.LastFailureReason != "" {
-		reason = strings.ToUpper(r.Server.LastFailureReason)
+		reason = refresh.FailureReason(strings.ToUpper(r.Server.LastFailureReason))
 		if r.Server.LastErrorMessage != "" {
 			msg = r.Server.LastErrorMessage
 		}
@@ -210,7 +211,7 @@ func checkMVConsecutiveFailures(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	return m.measured(count, m.one(CodeConsecutiveFailures, fmt.Sprintf("the last %s refreshes failed (%s)%s", n, reason, ifText(strings.TrimSpace(msg) != "", ": "+errorGist(msg, 200))),
 		fmt.Sprintf("%s consecutive failures (from %s; --max-failures %d). Last failure reason %s%s.", n, src, a.opt.MaxFailures, reason,
 			ifText(h.LastFailure != nil && h.LastFailure.FailureReasonInferred && src != "ivm_mv_status", " (inferred from the error text: tasks() has no failure-reason column)")),
-		m.ev("consecutive_failures", n, "source", src, "failure_reason", reason, "last_error", errorGist(msg, 200)),
+		m.ev("consecutive_failures", n, "source", src, "failure_reason", string(reason), "last_error", errorGist(msg, 200)),
 		doris.SuggestMVTasks(r.DB, r.Name, a.caps.IvmRefreshMethod)))
 }
 

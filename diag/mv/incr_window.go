@@ -39,6 +39,6 @@ func checkMVIncrWindowNotReady(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	}
 	return m.one(CodeIncrWindowNotReady, fmt.Sprintf("refresh task %d failed with %s: retryable, the same window is read again", lf.TaskID, lf.FailureReason),
 		"Cause: "+lf.RetryCause+". A retryable error: the next refresh reads the same window again; it loses nothing unless the window is shortened or taken as empty.",
-		m.ev("task_id", strconv.FormatInt(lf.TaskID, 10), "failure_reason", lf.FailureReason, "retryable", "true", "last_error", errorGist(lf.ErrorMsg, 200)),
+		m.ev("task_id", strconv.FormatInt(lf.TaskID, 10), "failure_reason", string(lf.FailureReason), "retryable", "true", "last_error", errorGist(lf.ErrorMsg, 200)),
 		doris.Comment("nothing while it is transient; if it repeats:")+"\n"+doris.SuggestMVTasks(m.r.DB, m.r.Name, a.caps.IvmRefreshMethod))
 }

@@ -110,16 +110,16 @@ func TestSchemaChangeReported(t *testing.T) {
 func TestIncrWindowErrorsRetryable(t *testing.T) {
 	r := corpusMV(t, "task-errors-5100-5101", mvOrders("BUILD DEFERRED REFRESH INCREMENTAL ON MANUAL"))
 	want := map[int64][2]string{
-		50101: {refresh.FailureIncrWindowNotReady, "END_AFTER_CURRENT_TSO"},
-		50102: {refresh.FailureIncrWindowNotReady, "TSO_RECOVERING"},
-		50103: {refresh.FailureIncrVisibleWaitTimeout, "change_visible_timeout_ms"},
+		50101: {string(refresh.FailureIncrWindowNotReady), "END_AFTER_CURRENT_TSO"},
+		50102: {string(refresh.FailureIncrWindowNotReady), "TSO_RECOVERING"},
+		50103: {string(refresh.FailureIncrVisibleWaitTimeout), "change_visible_timeout_ms"},
 	}
 	if len(r.MVs) != 1 {
 		t.Fatalf("%d MVs", len(r.MVs))
 	}
 	for _, c := range r.MVs[0].History.Tasks {
 		w := want[c.TaskID]
-		if c.FailureReason != w[0] || !c.Retryable || !strings.Contains(c.RetryCause, w[1]) || !strings.Contains(c.RetryCause, "retry after") {
+		if string(c.FailureReason) != w[0] || !c.Retryable || !strings.Contains(c.RetryCause, w[1]) || !strings.Contains(c.RetryCause, "retry after") {
 			t.Errorf("task %d: reason %q retryable %v cause %q; want %v", c.TaskID, c.FailureReason, c.Retryable, c.RetryCause, w)
 		}
 	}

@@ -40,7 +40,7 @@ func TestClassifyTask(t *testing.T) {
 		{name: "fallback to complete", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "COMPLETE", IvmFallbackReason: "AGG_UNSUPPORTED"}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodComplete, inferred: true, fallback: true, reason: "AGG_UNSUPPORTED"},
 		{name: "fallback to partitions", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmFallbackReason: "incomplete_refresh_snapshot", IvmRebuiltPartitions: ip64(3)}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodPartitionRebuild, inferred: true, fallback: true, reason: "INCOMPLETE_REFRESH_SNAPSHOT"},
 		{name: "a fallback that committed nothing is not a fallback", task: snapshot.Task{Status: "SUCCESS", IvmRefreshMethod: sp("NONE"), IvmFallbackReason: "CHANGELOG_BROKEN"}, refresh: fb, result: refresh.ResultNoChange, method: refresh.MethodNone, notFallback: "committed nothing"},
-		{name: "a failed fallback is not a fallback", task: snapshot.Task{Status: "FAILED", IvmFallbackReason: "AGG_UNSUPPORTED", ErrorMsg: "boom"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: refresh.FailureOther, notFallback: "failed: committed nothing"},
+		{name: "a failed fallback is not a fallback", task: snapshot.Task{Status: "FAILED", IvmFallbackReason: "AGG_UNSUPPORTED", ErrorMsg: "boom"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: string(refresh.FailureOther), notFallback: "failed: committed nothing"},
 		{name: "canceled is not a fallback", task: snapshot.Task{Status: "CANCELED", RefreshMode: "COMPLETE", IvmFallbackReason: "AGG_UNSUPPORTED"}, refresh: fb, result: refresh.ResultCanceled, method: refresh.MethodNone, inferred: true, notFallback: "canceled"},
 		{name: "explicit complete request is not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "COMPLETE", IvmFallbackReason: "AGG_UNSUPPORTED", TaskContext: `{"triggerMode":"MANUAL","isComplete":true}`}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodComplete, inferred: true, notFallback: "explicit COMPLETE request"},
 		{name: "explicit partitions request is not a fallback", task: snapshot.Task{Status: "SUCCESS", RefreshMode: "PARTIAL", IvmFallbackReason: "AGG_UNSUPPORTED", TaskContext: `{"partitions":["p1"]}`}, refresh: fb, result: refresh.ResultSuccess, method: refresh.MethodPartitionRebuild, inferred: true, notFallback: "explicit PARTITIONS request"},
@@ -48,8 +48,8 @@ func TestClassifyTask(t *testing.T) {
 		{name: "expired offset is CHANGELOG_BROKEN", task: snapshot.Task{Status: "FAILED", ErrorMsg: "Row changelog offset has expired according to changelog.ttl_seconds"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: "CHANGELOG_BROKEN"},
 		{name: "expired offset, old naming, is BINLOG_BROKEN", task: snapshot.Task{Status: "FAILED", ErrorMsg: "Row binlog offset has expired according to binlog.ttl_seconds"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: "BINLOG_BROKEN"},
 		{name: "no fallback allowed: the IVM reason", task: snapshot.Task{Status: "FAILED", IvmFallbackReason: "OUTER_JOIN_RETRACTION_UNSUPPORTED", ErrorMsg: "incremental refresh not possible"}, refresh: incr, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: "OUTER_JOIN_RETRACTION_UNSUPPORTED", notFallback: "failed: committed nothing"},
-		{name: "execution failure", task: snapshot.Task{Status: "FAILED", ErrorMsg: "errCode = 2, detailMessage = EXECUTION_FAILED: Memory limit exceeded"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: refresh.FailureExecutionFailed},
-		{name: "failure without a message is OTHER", task: snapshot.Task{Status: "FAILED", ErrorMsg: `\N`}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: refresh.FailureOther},
+		{name: "execution failure", task: snapshot.Task{Status: "FAILED", ErrorMsg: "errCode = 2, detailMessage = EXECUTION_FAILED: Memory limit exceeded"}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: string(refresh.FailureExecutionFailed)},
+		{name: "failure without a message is OTHER", task: snapshot.Task{Status: "FAILED", ErrorMsg: `\N`}, refresh: fb, result: refresh.ResultFailed, method: refresh.MethodNone, inferred: true, reason: string(refresh.FailureOther)},
 		{name: "unknown status kept as data", task: snapshot.Task{Status: "WAITING_FOR_GODOT"}, refresh: fb, result: "waiting_for_godot"},
 		{name: "empty status", task: snapshot.Task{Status: `\N`}, refresh: fb, result: "unknown"},
 		{name: "running", task: snapshot.Task{Status: "RUNNING", StartTimeMs: diagtest.MsAgo(2 * time.Hour)}, refresh: fb, result: refresh.ResultRunning},
@@ -62,7 +62,7 @@ func TestClassifyTask(t *testing.T) {
 			}
 			reason := c.FallbackReason
 			if c.Result == refresh.ResultFailed {
-				reason = c.FailureReason
+				reason = string(c.FailureReason)
 			}
 			if reason != tc.reason {
 				t.Errorf("reason %q, want %q", reason, tc.reason)

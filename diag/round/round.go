@@ -467,7 +467,7 @@ func (st *State) countTasks(s *snapshot.Snapshot, mvs *mv.Result, r *Result) {
 				if reason == "" {
 					reason = refresh.FailureOther
 				}
-				st.counters.Failures[strings.ToLower(reason)]++
+				st.counters.Failures[strings.ToLower(string(reason))]++
 			}
 		}
 	}

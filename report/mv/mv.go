@@ -350,7 +350,7 @@ func MVExplain(w io.Writer, st report.Style, d MVExplainDoc, f blocks, compact b
 		}
 		errText := t.ErrorMsg
 		if t.FailureReason != "" {
-			errText = t.FailureReason + ": " + errText
+			errText = string(t.FailureReason) + ": " + errText
 		}
 		dur := "-"
 		switch {

@@ -23,13 +23,17 @@ import (
 
 // The failure reasons of 5100 and 5101.
 const (
-	FailureIncrWindowNotReady     = "INCR_WINDOW_NOT_READY"     // 5100
-	FailureIncrVisibleWaitTimeout = "INCR_VISIBLE_WAIT_TIMEOUT" // 5101
+	FailureIncrWindowNotReady     FailureReason = "INCR_WINDOW_NOT_READY"     // 5100
+	FailureIncrVisibleWaitTimeout FailureReason = "INCR_VISIBLE_WAIT_TIMEOUT" // 5101
 )
+
+// IncrWindow reports whether the reason is one of the INCR_ family (5100,
+// 5101: a read window not readable yet).
+func (r FailureReason) IncrWindow() bool { return strings.HasPrefix(string(r), "INCR_") }
 
 // incrWindowFailure classifies an error text as 5100 or 5101: the failure
 // reason and the cause, or ok false.
-func incrWindowFailure(msg string) (reason, cause string, ok bool) {
+func incrWindowFailure(msg string) (reason FailureReason, cause string, ok bool) {
 	up := strings.ToUpper(msg)
 	reasonOf := ""
 	if m := incrReason().FindStringSubmatch(msg); m != nil {

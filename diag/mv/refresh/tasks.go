@@ -37,31 +37,47 @@ const (
 	MethodMixed            RefreshMethod = "mixed"
 )
 
+// FailureReason is why a refresh task failed, upper case (seed §3): the
+// stage that threw, or an IVM reason (IvmFailureReason, doris.md §5) as the
+// server spells it. An unknown value is kept as data.
+type FailureReason string
+
 // Failure reasons of the stage that threw (seed §3); an IVM reason
 // (IvmFailureReason) is used as is.
 const (
-	FailurePartitionSyncFailed = "PARTITION_SYNC_FAILED"
-	FailureQueryUnusable       = "QUERY_UNUSABLE"
-	FailureExecutionFailed     = "EXECUTION_FAILED"
-	FailureOther               = "OTHER"
+	FailurePartitionSyncFailed FailureReason = "PARTITION_SYNC_FAILED"
+	FailureQueryUnusable       FailureReason = "QUERY_UNUSABLE"
+	FailureExecutionFailed     FailureReason = "EXECUTION_FAILED"
+	FailureOther               FailureReason = "OTHER"
+)
+
+// The expired-offset reason (T0) in its two namings (doris.md §0):
+// BINLOG_BROKEN is what older builds write (and, as an IvmFallbackReason
+// without the expired-offset text, a broken IVM baseline).
+const (
+	FailureChangelogBroken FailureReason = "CHANGELOG_BROKEN"
+	FailureBinlogBroken    FailureReason = "BINLOG_BROKEN"
 )
 
 // ivmFailureReasons are the IvmFailureReason values doris.md §5 lists (both
 // namings of the broken-changelog reason). Unknown values stay data.
-var ivmFailureReasons = []string{
-	"BINLOG_BROKEN", "CHANGELOG_BROKEN", "BINLOG_NOT_ENABLED", "CHANGELOG_NOT_ENABLED", "STREAM_UNSUPPORTED",
+var ivmFailureReasons = []FailureReason{
+	FailureBinlogBroken, FailureChangelogBroken, "BINLOG_NOT_ENABLED", "CHANGELOG_NOT_ENABLED", "STREAM_UNSUPPORTED",
 	"SNAPSHOT_ALIGNMENT_UNSUPPORTED", "PLAN_PATTERN_UNSUPPORTED", "NON_DETERMINISTIC_ROW_ID",
 	"OUTER_JOIN_RETRACTION_UNSUPPORTED", "PREVIOUS_RUN_INCOMPLETE", "INCREMENTAL_EXECUTION_FAILED",
 	"AGG_UNSUPPORTED", "MIN_MAX_BOUNDARY_HIT", "BITMAP_AGG_DELETE", "PLAN_SIGNATURE_MISMATCH",
 	"INCOMPLETE_REFRESH_SNAPSHOT",
 }
 
-// IsChangelogBroken reports whether a reason is the expired-offset one (T0),
-// in either naming (doris.md §0).
-func IsChangelogBroken(reason string) bool {
-	r := strings.ToUpper(reason)
-	return r == "CHANGELOG_BROKEN" || r == "BINLOG_BROKEN"
+// ChangelogBroken reports whether the reason is the expired-offset one (T0),
+// in either naming (doris.md §0), in any case.
+func (r FailureReason) ChangelogBroken() bool {
+	return strings.EqualFold(string(r), string(FailureChangelogBroken)) || strings.EqualFold(string(r), string(FailureBinlogBroken))
 }
+
+// IsChangelogBroken is FailureReason.ChangelogBroken for a reason as text
+// (a server column, a finding's evidence): the one predicate.
+func IsChangelogBroken(reason string) bool { return FailureReason(reason).ChangelogBroken() }
 
 // TaskClass is one tasks() row classified by the seed's rules.
 type TaskClass struct {
@@ -89,8 +105,8 @@ type TaskClass struct {
 	// FailureReason, for a failed task: the IVM reason when falling back was
 	// not allowed, else the stage that threw. Inferred from the error text on
 	// every build (tasks() has no failure-reason column).
-	FailureReason         string `json:"failure_reason,omitempty"`
-	FailureReasonInferred bool   `json:"failure_reason_inferred,omitempty"`
+	FailureReason         FailureReason `json:"failure_reason,omitempty"`
+	FailureReasonInferred bool          `json:"failure_reason_inferred,omitempty"`
 	// Retryable: the failure is a bounded incremental read that must be
 	// retried on the same window (errors 5100 and 5101, incr_window.go);
 	// RetryCause says why the window was not readable.
@@ -236,19 +252,19 @@ func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, exp
 // failureReason applies the seed's rule: the IVM reason when falling back is
 // not allowed, else the stage that threw. tasks() carries neither column, so
 // both come from the text (IvmFallbackReason and ErrorMsg): always inferred.
-func failureReason(msg, fallbackReason string, refresh snapshot.RefreshInfo) (string, bool) {
+func failureReason(msg, fallbackReason string, refresh snapshot.RefreshInfo) (FailureReason, bool) {
 	up := strings.ToUpper(msg)
 	low := strings.ToLower(msg)
 	// T0: an expired offset, in either naming (doris.md §0, §2).
 	if IsExpiryText(msg) {
 		if strings.Contains(low, "binlog") && !strings.Contains(low, "changelog") {
-			return "BINLOG_BROKEN", true
+			return FailureBinlogBroken, true
 		}
-		return "CHANGELOG_BROKEN", true
+		return FailureChangelogBroken, true
 	}
 	// An expired offset named as such is T0 whatever the refresh allows.
-	for _, r := range []string{"CHANGELOG_BROKEN", "BINLOG_BROKEN"} {
-		if containsToken(up, r) {
+	for _, r := range []FailureReason{FailureChangelogBroken, FailureBinlogBroken} {
+		if containsToken(up, string(r)) {
 			return r, true
 		}
 	}
@@ -257,16 +273,16 @@ func failureReason(msg, fallbackReason string, refresh snapshot.RefreshInfo) (st
 	// an IVM reason in the text or in IvmFallbackReason is not the answer.
 	if !refresh.FallbackAllowed() {
 		for _, r := range ivmFailureReasons {
-			if containsToken(up, r) {
+			if containsToken(up, string(r)) {
 				return r, true
 			}
 		}
 		if fallbackReason != "" {
-			return fallbackReason, true
+			return FailureReason(fallbackReason), true
 		}
 	}
-	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed} {
-		if containsToken(up, r) {
+	for _, r := range []FailureReason{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed} {
+		if containsToken(up, string(r)) {
 			return r, true
 		}
 	}
@@ -320,15 +336,15 @@ var (
 func FallbackReasons() []string {
 	out := make([]string, 0, len(ivmFailureReasons))
 	for _, r := range ivmFailureReasons {
-		out = append(out, strings.ToLower(r))
+		out = append(out, strings.ToLower(string(r)))
 	}
 	return out
 }
 
 func FailureReasons() []string {
 	out := FallbackReasons()
-	for _, r := range []string{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed, FailureOther} {
-		out = append(out, strings.ToLower(r))
+	for _, r := range []FailureReason{FailurePartitionSyncFailed, FailureQueryUnusable, FailureExecutionFailed, FailureOther} {
+		out = append(out, strings.ToLower(string(r)))
 	}
 	return out
 }
