@@ -276,15 +276,15 @@ func ruleMTMVCapacity(r *run, f facts) {
 	g := group(m)
 	// Due: the MVs whose latest task is pending or running.
 	latest := map[int64]int64{}
-	status := map[int64]string{}
+	status := map[int64]doris.TaskStatus{}
 	for _, t := range r.s.Tasks {
 		if c := derefOr(t.CreateTimeMs); c >= latest[t.MVID] {
-			latest[t.MVID], status[t.MVID] = c, t.Status
+			latest[t.MVID], status[t.MVID] = c, doris.ParseTaskStatus(t.Status)
 		}
 	}
 	due := 0
 	for _, st := range status {
-		if st == "PENDING" || st == "RUNNING" {
+		if st.Due() {
 			due++
 		}
 	}

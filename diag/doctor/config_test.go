@@ -149,6 +149,8 @@ func TestConfigRules(t *testing.T) {
 		{name: "MV quota below the MVs", fe: cfg{"prom_output_ivm_mv_metrics_limit": "0"}, code: "CONFIG_MONITOR_QUOTA", contains: "below the 1 IVM MV"},
 		{name: "stream quota covers", fe: cfg{"prom_output_table_stream_metrics_limit": "1"}, code: "CONFIG_MONITOR_QUOTA", notCode: true},
 		{name: "threads below due refreshes", fe: cfg{"job_mtmv_task_consumer_thread_num": "1"}, mut: dueRefreshes(3), code: "CONFIG_MTMV_CAPACITY", contains: "3 MV refreshes pending or running, 1 task threads"},
+		// Status is read as tasks.go reads it (doris.ParseTaskStatus): the rule compared it as written.
+		{name: "a status in another case or with spaces is still due", fe: cfg{"job_mtmv_task_consumer_thread_num": "1"}, mut: dueRefreshesAs(3, " running"), code: "CONFIG_MTMV_CAPACITY", contains: "3 MV refreshes pending or running, 1 task threads"},
 		{name: "threads <= 0 mean 10", fe: cfg{"job_mtmv_task_consumer_thread_num": "0"}, mut: dueRefreshes(3), code: "CONFIG_MTMV_CAPACITY", notCode: true},
 		{name: "queue below automatic MVs", fe: cfg{"mtmv_task_queue_size": "1"}, mut: dueRefreshes(3), code: "CONFIG_MTMV_CAPACITY", contains: "queue holds 1"},
 		{name: "task history short", fe: cfg{"max_persistence_task_count": "5"}, code: "CONFIG_TASK_HISTORY_SHORT", contains: "fewer than the 20"},
@@ -206,12 +208,14 @@ func consumedAgo(d time.Duration) func(b *diagtest.B) {
 	}
 }
 
-func dueRefreshes(n int) func(b *diagtest.B) {
+func dueRefreshes(n int) func(b *diagtest.B) { return dueRefreshesAs(n, "PENDING") }
+
+func dueRefreshesAs(n int, status string) func(b *diagtest.B) {
 	return func(b *diagtest.B) {
 		for i := 0; i < n; i++ {
 			id := int64(200 + i)
 			b.MV(id, "mv_more"+string(rune('a'+i)), diagtest.IncrCommit, "", 0, 0)
-			b.Task(id, "mv_more", id*10, "PENDING", time.Minute)
+			b.Task(id, "mv_more", id*10, status, time.Minute)
 		}
 	}
 }

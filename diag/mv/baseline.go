@@ -64,8 +64,7 @@ func checkMVIVMBaselineBroken(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	}
 	var finished []snapshot.Task
 	for _, t := range a.tasksByMV[m.r.ID] {
-		switch strings.ToUpper(strings.TrimSpace(t.Status)) {
-		case "SUCCESS", "FAILED", "CANCELED", "CANCELLED":
+		if doris.ParseTaskStatus(t.Status).Finished() {
 			finished = append(finished, t)
 		}
 	}
@@ -83,21 +82,21 @@ func checkMVIVMBaselineBroken(a *mvAnalyzer, m *mvFacts) []diag.Finding {
 	if !strings.EqualFold(strings.TrimSpace(t.IvmFallbackReason), string(baselineBrokenReason)) || refresh.IsExpiryText(t.ErrorMsg) {
 		return nil
 	}
-	status := strings.ToUpper(strings.TrimSpace(t.Status))
+	status := doris.ParseTaskStatus(t.Status)
 	what := "it fell back and recomputed"
-	if status == "FAILED" {
+	if status == doris.TaskFailed {
 		what = "it failed (falling back was not allowed, or the recompute failed)"
-	} else if status != "SUCCESS" {
+	} else if status != doris.TaskSuccess {
 		what = "it was canceled"
 	}
 	errText := ""
 	if msg := strings.TrimSpace(t.ErrorMsg); msg != "" {
 		errText = " ErrorMsg: " + errorGist(msg, 200) + "."
 	}
-	return m.one(CodeIVMBaselineBroken, fmt.Sprintf("the IVM baseline is marked broken (BINLOG_BROKEN): task %d %s; refreshes recompute until a COMPLETE refresh publishes", t.TaskID, strings.ToLower(status)),
+	return m.one(CodeIVMBaselineBroken, fmt.Sprintf("the IVM baseline is marked broken (BINLOG_BROKEN): task %d %s; refreshes recompute until a COMPLETE refresh publishes", t.TaskID, strings.ToLower(string(status))),
 		fmt.Sprintf("Task %d ended %s with IvmFallbackReason BINLOG_BROKEN: %s. Doris marks the baseline broken when a COMPLETE or PARTITIONS refresh starts, or a refresh names explicit partitions, "+
 			"and clears it only when such a refresh publishes; until then the incremental precheck falls back (\"Stream binlog is marked as broken\"). This is not an expired TTL.%s",
 			t.TaskID, status, what, errText),
-		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "task_status", status, "fallback_reason", string(baselineBrokenReason), "last_error", errorGist(t.ErrorMsg, 200)),
+		m.ev("task_id", strconv.FormatInt(t.TaskID, 10), "task_status", string(status), "fallback_reason", string(baselineBrokenReason), "last_error", errorGist(t.ErrorMsg, 200)),
 		doris.Note(doris.RefreshMV(m.r.DB, m.r.Name, "COMPLETE"), "at a quiet time; it clears the mark when it publishes"))
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -142,27 +143,27 @@ func ClassifyTask(t snapshot.Task, refresh snapshot.RefreshInfo, now time.Time) 
 	c.TriggerMode = ctx.TriggerMode
 	fallbackReason := strings.ToUpper(strings.TrimSpace(t.IvmFallbackReason))
 	nowMs := now.UnixMilli()
-	status := strings.ToUpper(strings.TrimSpace(t.Status))
-	switch status {
-	case "RUNNING":
+	status := doris.ParseTaskStatus(t.Status)
+	switch {
+	case status == doris.TaskRunning:
 		c.Result = ResultRunning
 		if from := firstNonNil(t.StartTimeMs, t.CreateTimeMs); from != nil {
 			age := float64(nowMs-*from) / 1000
 			c.AgeSeconds = &age
 		}
 		return c
-	case "PENDING":
+	case status == doris.TaskPending:
 		c.Result = ResultPending
 		if t.CreateTimeMs != nil {
 			age := float64(nowMs-*t.CreateTimeMs) / 1000
 			c.AgeSeconds = &age
 		}
 		return c
-	case "SUCCESS", "FAILED", "CANCELED", "CANCELLED":
+	case status.Finished():
 		c.Finished = true
 	default:
 		// Unknown status: kept as data, never guessed at.
-		c.Result = RefreshResult(strings.ToLower(status))
+		c.Result = RefreshResult(strings.ToLower(string(status)))
 		if status == "" {
 			c.Result = "unknown"
 		}
@@ -171,13 +172,13 @@ func ClassifyTask(t snapshot.Task, refresh snapshot.RefreshInfo, now time.Time) 
 
 	c.Method, c.MethodInferred, c.MethodBasis = taskMethod(t, c, status, fallbackReason, len(ctx.Partitions) > 0)
 	switch status {
-	case "SUCCESS":
+	case doris.TaskSuccess:
 		c.Result = ResultSuccess
 		if c.Method == MethodNone {
 			// A success that committed no MV data (seed §3).
 			c.Result = ResultNoChange
 		}
-	case "FAILED":
+	case doris.TaskFailed:
 		c.Result = ResultFailed
 		c.FailureReason, c.FailureReasonInferred = failureReason(c.ErrorMsg, fallbackReason, refresh)
 		if reason, cause, ok := incrWindowFailure(c.ErrorMsg); ok {
@@ -215,11 +216,11 @@ func ClassifyTask(t snapshot.Task, refresh snapshot.RefreshInfo, now time.Time) 
 
 // taskMethod is IvmRefreshMethod when the build has it (seed T3), else
 // inferred. It returns the method, whether it was inferred, and how.
-func taskMethod(t snapshot.Task, c TaskClass, status, fallbackReason string, explicitPartitions bool) (RefreshMethod, bool, string) {
+func taskMethod(t snapshot.Task, c TaskClass, status doris.TaskStatus, fallbackReason string, explicitPartitions bool) (RefreshMethod, bool, string) {
 	if t.IvmRefreshMethod != nil && strings.TrimSpace(*t.IvmRefreshMethod) != "" {
 		return RefreshMethod(strings.ToLower(strings.TrimSpace(*t.IvmRefreshMethod))), false, "IvmRefreshMethod"
 	}
-	if status != "SUCCESS" {
+	if status != doris.TaskSuccess {
 		// Inference cannot see partial commits of a failed or canceled task:
 		// assume none, as a failed refresh transaction commits nothing.
 		return MethodNone, true, "not a success: nothing committed assumed"
