@@ -77,7 +77,7 @@ func (o *HeadroomOptions) validate() error {
 	if o.In < 0 {
 		return cmdutil.UsageErrorf("--in must not be negative")
 	}
-	switch o.Kind {
+	switch streams.Kind(o.Kind) {
 	case "", streams.KindUser, streams.KindIVM:
 	default:
 		return cmdutil.UsageErrorf("--kind %q: want user or ivm", o.Kind)
@@ -131,7 +131,7 @@ func headroomRun(o *HeadroomOptions) error {
 	plan := whatif.PlanHeadroom(series, opt, at)
 	rows := plan.Rows[:0:0]
 	for _, r := range plan.Rows {
-		if (o.DB != "" && r.DB != o.DB) || (o.Kind != "" && r.Kind != o.Kind) {
+		if (o.DB != "" && r.DB != o.DB) || (o.Kind != "" && r.Kind != streams.Kind(o.Kind)) {
 			continue
 		}
 		rows = append(rows, r)

@@ -185,7 +185,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	g(d.selfDesign, 1)
 
 	if !blindStreams {
-		for _, kind := range []string{streams.KindUser, streams.KindIVM} {
+		for _, k := range streams.Kinds {
+			kind := string(k)
 			for _, st := range streams.States {
 				g(d.streams, float64(r.StreamsByKindState[kind][st]), kind, string(st))
 			}

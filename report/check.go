@@ -9,6 +9,8 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
 
@@ -108,7 +110,8 @@ func CheckOverview(w io.Writer, st Style, r *check.Result) error {
 	// Streams: the total and the counts by state, one row per kind; then per
 	// kind the worst pending age and the smallest headroom.
 	first := fmt.Sprintf("%d", o.Streams.Total)
-	for _, kind := range []string{"user", "ivm"} {
+	for _, k := range streams.Kinds {
+		kind := string(k)
 		if c := stateCounts(st, o.Streams.ByKind[kind]); c != "" {
 			if first != "" {
 				kv = append(kv, [2]string{"Streams", first + " — " + kind + ": " + c})
@@ -126,7 +129,8 @@ func CheckOverview(w io.Writer, st Style, r *check.Result) error {
 	// by its name, an IVM internal stream by its MV ("ivm of db.mv", when
 	// known): its own name is long, and the finding about it names it whole.
 	var pending, headroom []string
-	for _, kind := range []string{"user", "ivm"} {
+	for _, k := range streams.Kinds {
+		kind := string(k)
 		if v := o.Streams.MaxPendingAge[kind]; v != nil && v.Seconds > 0 {
 			pending = append(pending, Glue(boundText(v))+" "+streamLabel(v))
 		}
@@ -416,13 +420,14 @@ func checkMarkdown(w io.Writer, r *check.Result) error {
 	}
 	fmt.Fprint(w, ".\n\n")
 	rows := [][]string{
-		{"streams", fmt.Sprintf("%d (user: %s; ivm: %s)", o.Streams.Total, stateCounts(Style{}, o.Streams.ByKind["user"]), stateCounts(Style{}, o.Streams.ByKind["ivm"]))},
+		{"streams", fmt.Sprintf("%d (user: %s; ivm: %s)", o.Streams.Total, stateCounts(Style{}, o.Streams.ByKind[string(streams.KindUser)]), stateCounts(Style{}, o.Streams.ByKind[string(streams.KindIVM)]))},
 		{"MVs", fmt.Sprintf("%d (%s)", o.MVs.Total, stateCounts(Style{}, o.MVs.ByState))},
 	}
 	if v := o.MVs.MaxDelay; v != nil {
 		rows = append(rows, []string{"worst MV delay", boundText(v) + " — " + v.Object})
 	}
-	for _, kind := range []string{"user", "ivm"} {
+	for _, k := range streams.Kinds {
+		kind := string(k)
 		if v := o.Streams.MinHeadroom[kind]; v != nil {
 			rows = append(rows, []string{"smallest " + kind + " headroom", dur(v.Seconds) + " — " + v.Object + " " + v.Partition})
 		}
@@ -481,16 +486,16 @@ func CheckProm(r *check.Result) []PromFamily {
 	for _, k := range keys {
 		byCode.Samples = append(byCode.Samples, lab(float64(counts[k]), "code", k[0], "severity", k[1]))
 	}
-	streams := g("dorisdiag_streams", "Table streams by kind (user, ivm) and state (the 7 stream states of apache/doris#69907).")
+	byKind := g("dorisdiag_streams", "Table streams by kind (user, ivm) and state (the 7 stream states of apache/doris#69907).")
 	for _, kind := range SortedKeys(o.Streams.ByKind) {
 		for _, st := range SortedKeys(o.Streams.ByKind[kind]) {
-			streams.Samples = append(streams.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", string(st)))
+			byKind.Samples = append(byKind.Samples, lab(float64(o.Streams.ByKind[kind][st]), "kind", kind, "state", string(st)))
 		}
 	}
 	pend := g("dorisdiag_stream_max_pending_age_seconds", "Largest pending age by stream kind: an upper bound, or the proven lower bound when dorisdiag_stream_max_pending_age_lower_bound says so (never too small).")
 	pendLB := g("dorisdiag_stream_max_pending_age_lower_bound", "1 when dorisdiag_stream_max_pending_age_seconds of the kind is only a proven lower bound (the worst stream has no upper bound).")
 	head := g("dorisdiag_stream_min_retention_headroom_seconds", "Smallest known retention headroom by stream kind; negative when an offset left the retention.")
-	for _, kind := range []string{"ivm", "user"} {
+	for _, kind := range []string{string(streams.KindIVM), string(streams.KindUser)} { // by name, as the samples above
 		if v := o.Streams.MaxPendingAge[kind]; v != nil {
 			pend.Samples = append(pend.Samples, lab(v.Seconds, "kind", kind))
 			if v.LowerBound {
@@ -524,7 +529,7 @@ func CheckProm(r *check.Result) []PromFamily {
 	for _, a := range check.Alertings(r.Findings) {
 		finding.Samples = append(finding.Samples, lab(1, "code", a.Code, "severity", a.Severity, "kind", a.Kind, "db", a.DB, "name", a.Name, "partition", a.Partition))
 	}
-	fams = append(fams, sev, byCode, streams, pend, pendLB, head, mvs, delay, delayLB, fb, finding)
+	fams = append(fams, sev, byCode, byKind, pend, pendLB, head, mvs, delay, delayLB, fb, finding)
 	if b := o.Space.ChangelogBytes; b != nil {
 		fams = append(fams, g("dorisdiag_changelog_bytes", "Changelog size summed over the base tables that report it (SHOW DATA BinlogSize).", one(float64(*b))))
 	}
@@ -562,7 +567,8 @@ func SortedKeys[K ~string, V any](m map[K]V) []K {
 // stateCounts renders "lagging 3, cannot_resume 2" for the non-zero states,
 // worst first as the seed orders them.
 func stateCounts[K ~string](st Style, m map[K]int) string {
-	order := []K{"unknown", "stale", "cannot_resume", "rebuild_required", "disabled", "initializing", "lagging", "caught_up", "fresh"}
+	order := []K{K(streams.StateUnknown), K(streams.StateStale), K(streams.StateCannotResume), K(mv.FreshRebuildRequired), K(streams.StateDisabled),
+		K(streams.StateInitializing), K(streams.StateLagging), K(streams.StateCaughtUp), K(mv.FreshFresh)}
 	var parts []string
 	seen := map[K]bool{}
 	for _, s := range order {

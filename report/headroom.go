@@ -39,7 +39,7 @@ func headroomRows(st Style, plan *whatif.HeadroomPlan, all bool) ([]string, [][]
 			continue
 		}
 		rows = append(rows, []string{r.DB + "." + r.Stream, r.Unit, st.Severity(sev, verdict), headroomCell(st, r.HeadroomAtSeconds, r.FractionAt, sev),
-			Secs(r.HeadroomNowSeconds), r.NextReadAt, tso.FormatDuration(r.TTL * 1000), orDash(r.ReadMode), r.Kind, orDash(r.MVName)})
+			Secs(r.HeadroomNowSeconds), r.NextReadAt, tso.FormatDuration(r.TTL * 1000), orDash(r.ReadMode), string(r.Kind), orDash(r.MVName)})
 	}
 	return h, rows
 }

@@ -182,7 +182,7 @@ func streamsRows(st Style, ss []streams.Stream) ([]string, [][]string) {
 		}
 		rows = append(rows, []string{s.DB + "." + s.Name, st.Severity(string(s.State), string(s.State)), AgeValue(s.MaxPendingAge),
 			headroomCell(st, s.MinHeadroomSeconds, streamFraction(s), s.Severity), boolCell(s.CanResume), strconv.Itoa(s.PendingPartitions),
-			s.Kind, mode(s), prec, s.NextRead, ttl, base, strings.TrimSpace(mv)})
+			string(s.Kind), mode(s), prec, s.NextRead, ttl, base, strings.TrimSpace(mv)})
 	}
 	return h, rows
 }
@@ -253,7 +253,7 @@ func PartitionRows(st Style, s *streams.Stream) ([]string, [][]string) {
 			read = st.Severity(sevOr(p.Severity, "warning"), strings.ToUpper(read))
 		}
 		rows = append(rows, []string{p.Unit, read, lost, headroomCell(st, p.HeadroomSeconds, p.HeadroomFraction, p.Severity), boolCell(p.CanResume),
-			AgeValue(p.PendingAge), p.OffsetState, gap, boolCell(p.CaughtUp), string(p.PendingAge.Precision), consumed})
+			AgeValue(p.PendingAge), string(p.OffsetState), gap, boolCell(p.CaughtUp), string(p.PendingAge.Precision), consumed})
 	}
 	return h, rows
 }

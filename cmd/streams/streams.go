@@ -87,7 +87,7 @@ Findings follow the table. Give several --snapshot files (oldest first) or
 
 // validate checks the flags, then -o, before any work.
 func (o *StreamsOptions) validate() error {
-	switch o.Kind {
+	switch streams.Kind(o.Kind) {
 	case "", streams.KindUser, streams.KindIVM:
 	default:
 		return cmdutil.UsageErrorf("--kind %q: want user or ivm", o.Kind)
@@ -125,7 +125,7 @@ func (o *StreamsOptions) filter(res *streams.Result) ([]streams.Stream, []diag.F
 	keep := map[string]bool{}
 	var ss []streams.Stream
 	for _, s := range res.Streams {
-		if (o.DB != "" && s.DB != o.DB) || (o.Kind != "" && s.Kind != o.Kind) || (o.State != "" && string(s.State) != o.State) {
+		if (o.DB != "" && s.DB != o.DB) || (o.Kind != "" && s.Kind != streams.Kind(o.Kind)) || (o.State != "" && string(s.State) != o.State) {
 			continue
 		}
 		ss = append(ss, s)

@@ -222,20 +222,21 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *m
 	o.Streams.ByKind = map[string]map[streams.State]int{}
 	o.Streams.MaxPendingAge = map[string]*ObjectValue{}
 	o.Streams.MinHeadroom = map[string]*ObjectValue{}
-	for _, kind := range []string{"user", "ivm"} {
-		o.Streams.ByKind[kind] = map[streams.State]int{}
+	for _, kind := range streams.Kinds {
+		o.Streams.ByKind[string(kind)] = map[streams.State]int{}
 		for _, st := range streams.States {
-			o.Streams.ByKind[kind][st] = 0
+			o.Streams.ByKind[string(kind)][st] = 0
 		}
 	}
 	minHeadroom := opt.Streams.WithDefaults().MinHeadroom
 	for i := range sa.Streams {
 		s := &sa.Streams[i]
+		kind := string(s.Kind)
 		o.Streams.Total++
-		if o.Streams.ByKind[s.Kind] == nil {
-			o.Streams.ByKind[s.Kind] = map[streams.State]int{}
+		if o.Streams.ByKind[kind] == nil {
+			o.Streams.ByKind[kind] = map[streams.State]int{}
 		}
-		o.Streams.ByKind[s.Kind][s.State]++
+		o.Streams.ByKind[kind][s.State]++
 		name := s.DB + "." + s.Name
 		owner := ""
 		if s.Kind == streams.KindIVM && s.MVName != "" {
@@ -249,13 +250,13 @@ func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *m
 			if lb {
 				sec = *v.Lower
 			}
-			if cur := o.Streams.MaxPendingAge[s.Kind]; cur == nil || sec > cur.Seconds {
-				o.Streams.MaxPendingAge[s.Kind] = &ObjectValue{Object: name, MV: owner, Seconds: sec, Precision: v.Precision, LowerBound: lb}
+			if cur := o.Streams.MaxPendingAge[kind]; cur == nil || sec > cur.Seconds {
+				o.Streams.MaxPendingAge[kind] = &ObjectValue{Object: name, MV: owner, Seconds: sec, Precision: v.Precision, LowerBound: lb}
 			}
 		}
 		if h := s.MinHeadroomSeconds; h != nil {
-			if cur := o.Streams.MinHeadroom[s.Kind]; cur == nil || *h < cur.Seconds {
-				o.Streams.MinHeadroom[s.Kind] = &ObjectValue{Object: name, MV: owner, Partition: s.MinHeadroomPartition, Seconds: *h, Level: headroomLevel(*h, minHeadroom)}
+			if cur := o.Streams.MinHeadroom[kind]; cur == nil || *h < cur.Seconds {
+				o.Streams.MinHeadroom[kind] = &ObjectValue{Object: name, MV: owner, Partition: s.MinHeadroomPartition, Seconds: *h, Level: headroomLevel(*h, minHeadroom)}
 			}
 		}
 	}

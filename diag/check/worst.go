@@ -35,7 +35,7 @@ func (r *Result) WorstStream() *streams.Stream {
 	var bestKey [3]float64
 	for i := range r.Streams.Streams {
 		s := &r.Streams.Streams[i]
-		if s.Kind != "user" {
+		if s.Kind != streams.KindUser {
 			continue
 		}
 		sev, _ := r.severityOf("stream", s.DB, s.Name)

@@ -444,7 +444,7 @@ func (r *MV) lowestHeadroomTrigger() *Dependency {
 }
 
 // worstOffsetState is the offset state of the dependency's worst partition.
-func (d *Dependency) worstOffsetState() string {
+func (d *Dependency) worstOffsetState() streams.OffsetState {
 	if d.stream == nil {
 		return ""
 	}

@@ -266,15 +266,15 @@ type Dependency struct {
 
 // WorstPartition is one base partition behind, for `mv explain`.
 type WorstPartition struct {
-	BaseTable       string     `json:"base_table"`
-	Stream          string     `json:"stream"`
-	StreamID        int64      `json:"stream_id"`
-	Unit            string     `json:"unit"`
-	OffsetState     string     `json:"offset_state"`
-	PendingAge      diag.Value `json:"pending_age"`
-	HeadroomSeconds *float64   `json:"headroom_seconds,omitempty"`
-	CanResume       *bool      `json:"can_resume,omitempty"`
-	NextRead        string     `json:"next_read,omitempty"`
+	BaseTable       string              `json:"base_table"`
+	Stream          string              `json:"stream"`
+	StreamID        int64               `json:"stream_id"`
+	Unit            string              `json:"unit"`
+	OffsetState     streams.OffsetState `json:"offset_state"`
+	PendingAge      diag.Value          `json:"pending_age"`
+	HeadroomSeconds *float64            `json:"headroom_seconds,omitempty"`
+	CanResume       *bool               `json:"can_resume,omitempty"`
+	NextRead        string              `json:"next_read,omitempty"`
 }
 
 // HasExcludedOutdated: an excluded trigger table changed since the MV

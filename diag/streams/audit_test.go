@@ -51,7 +51,7 @@ func TestServerPendingAgeTolerance(t *testing.T) {
 					vt := diagtest.NowMs() - 60*1000
 					b.S.Partitions = append(b.S.Partitions, snapshot.Partition{DB: "demo", Table: "orders", Name: "p1", CreateTimeMs: &ct, VisibleTimeMs: &vt})
 					cons = b.Cons(1, "s", "p1", nil, "N/A")
-					cons.OffsetState, cons.SourceEndTSO = sp(OffsetNone), diagtest.TP(diagtest.TSOAgo(time.Minute))
+					cons.OffsetState, cons.SourceEndTSO = sp(string(OffsetNone)), diagtest.TP(diagtest.TSOAgo(time.Minute))
 				} else {
 					off := diagtest.TSOAgo(time.Hour)
 					cons = b.Cons(1, "s", "p1", diagtest.TP(off), strconv.FormatInt(int64(end-off), 10))

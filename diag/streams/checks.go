@@ -116,7 +116,7 @@ func copyF(v *float64) *float64 {
 
 // ev is the evidence every stream finding carries plus the non-empty pairs kv.
 func (s *streamFacts) ev(kv ...string) map[string]string {
-	m := map[string]string{"kind": s.sr.Kind, "state": string(s.sr.State)}
+	m := map[string]string{"kind": string(s.sr.Kind), "state": string(s.sr.State)}
 	if s.sr.ReadMode != "" {
 		m["read_mode"] = s.sr.ReadMode
 	}

@@ -40,10 +40,10 @@ func (a *streamAnalyzer) analyzePartition(sr *Stream, c *snapshot.Consumption, i
 		}
 	}
 	if p.Server != nil && p.Server.OffsetState != nil {
-		switch *p.Server.OffsetState {
+		switch so := OffsetState(*p.Server.OffsetState); so {
 		case OffsetConsumed, OffsetInitialSnapshotPending, OffsetNone:
-			if p.OffsetState != OffsetUnknown || *p.Server.OffsetState != OffsetConsumed || consumed != nil {
-				p.OffsetState = *p.Server.OffsetState
+			if p.OffsetState != OffsetUnknown || so != OffsetConsumed || consumed != nil {
+				p.OffsetState = so
 			}
 		}
 	} else if initial && p.OffsetState == OffsetNone {

@@ -1,6 +1,7 @@
 package streams
 
 import (
+	"slices"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -28,34 +29,24 @@ const (
 // States lists the seven states in precedence order.
 var States = []State{StateDisabled, StateStale, StateUnknown, StateCannotResume, StateInitializing, StateLagging, StateCaughtUp}
 
-// StateNumber is the design's gauge number of a state, -1 when not a state.
+// StateNumber is the design's gauge number of a state (disabled 6 …
+// caught_up 0: States counted from the end), -1 when not a state.
 func StateNumber(state State) int {
-	switch state {
-	case StateDisabled:
-		return 6
-	case StateStale:
-		return 5
-	case StateUnknown:
-		return 4
-	case StateCannotResume:
-		return 3
-	case StateInitializing:
-		return 2
-	case StateLagging:
-		return 1
-	case StateCaughtUp:
-		return 0
+	if i := slices.Index(States, state); i >= 0 {
+		return len(States) - 1 - i
 	}
 	return -1
 }
 
-// Offset states of a partition (seed T2 column OFFSET_STATE), plus UNKNOWN
-// when the offset text could not be read.
+// OffsetState is a partition's offset state (seed T2 column OFFSET_STATE),
+// plus UNKNOWN when the offset text could not be read.
+type OffsetState string
+
 const (
-	OffsetConsumed               = "CONSUMED"
-	OffsetInitialSnapshotPending = "INITIAL_SNAPSHOT_PENDING"
-	OffsetNone                   = "NO_OFFSET"
-	OffsetUnknown                = "UNKNOWN"
+	OffsetConsumed               OffsetState = "CONSUMED"
+	OffsetInitialSnapshotPending OffsetState = "INITIAL_SNAPSHOT_PENDING"
+	OffsetNone                   OffsetState = "NO_OFFSET"
+	OffsetUnknown                OffsetState = "UNKNOWN"
 )
 
 // What the next read of a partition does (doris.md §2 "Effect on reads").
@@ -66,11 +57,16 @@ const (
 	NextReadUnknown  = "unknown"  // the offset or the TTL is not known
 )
 
-// Stream kinds.
+// Kind is a stream's kind: a user's stream, or an MV's internal one.
+type Kind string
+
 const (
-	KindUser = "user"
-	KindIVM  = "ivm"
+	KindUser Kind = "user"
+	KindIVM  Kind = "ivm"
 )
+
+// Kinds lists the kinds in the order every surface shows them.
+var Kinds = []Kind{KindUser, KindIVM}
 
 // Read modes (CONSUME_TYPE). Older builds print DEFAULT.
 const (
@@ -181,7 +177,7 @@ type Stream struct {
 	DB   string `json:"db"`
 	Name string `json:"name"`
 	ID   int64  `json:"id"`
-	Kind string `json:"kind"` // user | ivm
+	Kind Kind   `json:"kind"` // user | ivm
 	// MVName / MVID: the MV that owns an internal stream (from IVM_MV_ID or
 	// parsed from the internal name); empty for a user stream.
 	MVName string `json:"mv_name,omitempty"`
@@ -277,9 +273,9 @@ type Partition struct {
 	ConsumptionStatus string `json:"consumption_status"` // raw
 	Lag               string `json:"lag"`                // raw
 	// OffsetState: CONSUMED | INITIAL_SNAPSHOT_PENDING | NO_OFFSET | UNKNOWN.
-	OffsetState  string   `json:"offset_state"`
-	ConsumedTSO  *tso.TSO `json:"consumed_tso,omitempty"`
-	SourceEndTSO *tso.TSO `json:"source_end_tso,omitempty"`
+	OffsetState  OffsetState `json:"offset_state"`
+	ConsumedTSO  *tso.TSO    `json:"consumed_tso,omitempty"`
+	SourceEndTSO *tso.TSO    `json:"source_end_tso,omitempty"`
 	// SourceEndFrom: "server" (SOURCE_END_TSO) or "offset+lag".
 	SourceEndFrom string `json:"source_end_from,omitempty"`
 	// HasData: the partition has data (nil when not known).

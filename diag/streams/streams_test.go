@@ -441,3 +441,13 @@ func unit(r *Result, name string) Partition {
 	}
 	return Partition{}
 }
+
+// The design's gauge numbers of the states (apache/doris#69907 "States").
+func TestStateNumber(t *testing.T) {
+	want := map[State]int{StateDisabled: 6, StateStale: 5, StateUnknown: 4, StateCannotResume: 3, StateInitializing: 2, StateLagging: 1, StateCaughtUp: 0, "x": -1, "": -1}
+	for st, n := range want {
+		if got := StateNumber(st); got != n {
+			t.Errorf("StateNumber(%q) = %d, want %d", st, got, n)
+		}
+	}
+}

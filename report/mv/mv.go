@@ -323,7 +323,7 @@ func MVExplain(w io.Writer, st report.Style, d MVExplainDoc, f blocks, compact b
 		h("Worst partitions")
 		prows := make([][]string, 0, len(parts))
 		for _, p := range parts {
-			prows = append(prows, []string{p.BaseTable, p.Unit, mvDash(p.NextRead), diag.ValueText(p.PendingAge), mvHeadroomText(p.HeadroomSeconds), mvBoolText(p.CanResume), p.OffsetState, strconv.FormatInt(p.StreamID, 10)})
+			prows = append(prows, []string{p.BaseTable, p.Unit, mvDash(p.NextRead), diag.ValueText(p.PendingAge), mvHeadroomText(p.HeadroomSeconds), mvBoolText(p.CanResume), string(p.OffsetState), strconv.FormatInt(p.StreamID, 10)})
 		}
 		if err := mvTable(&b, f.grid, []string{"BASE TABLE", "PARTITION", "NEXT READ", "PENDING AGE", "HEADROOM", "CAN RESUME", "OFFSET", "STREAM ID"}, prows); err != nil {
 			return err

@@ -16,14 +16,14 @@ import (
 
 // HeadroomRow is one partition with a TTL in a what-if plan.
 type HeadroomRow struct {
-	DB       string `json:"db"`
-	Stream   string `json:"stream"`
-	StreamID int64  `json:"stream_id"`
-	Kind     string `json:"kind"`
-	ReadMode string `json:"read_mode"`
-	MVName   string `json:"mv_name,omitempty"`
-	Unit     string `json:"unit"`
-	TTL      int64  `json:"ttl_seconds"`
+	DB       string       `json:"db"`
+	Stream   string       `json:"stream"`
+	StreamID int64        `json:"stream_id"`
+	Kind     streams.Kind `json:"kind"`
+	ReadMode string       `json:"read_mode"`
+	MVName   string       `json:"mv_name,omitempty"`
+	Unit     string       `json:"unit"`
+	TTL      int64        `json:"ttl_seconds"`
 	// Now: with the same TTL (the --ttl override when given) at the cluster time.
 	HeadroomNowSeconds *float64 `json:"headroom_now_seconds"`
 	CanResumeNow       bool     `json:"can_resume_now"`
