@@ -6,6 +6,9 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+
+	"github.com/dorisdiag/dorisdiag/diag/mv"
+	"github.com/dorisdiag/dorisdiag/diag/streams"
 )
 
 // Style colours text for a terminal and knows how wide it is. The zero value
@@ -115,16 +118,17 @@ func (s Style) paint(st lipgloss.Style, text string) string {
 }
 
 // Severity colours text by a severity or state word: critical/red,
-// warning/yellow, info/blue, ok/green.
+// warning/yellow, info/blue, ok/green. A stream state and an MV state of
+// one spelling (unknown, lagging, initializing) share their case.
 func (s Style) Severity(sev, text string) string {
 	switch sev {
-	case "critical", "cannot_resume", "rebuild_required", "unknown", "stale", "error", "failed":
+	case "critical", string(streams.StateCannotResume), string(mv.FreshRebuildRequired), string(streams.StateUnknown), string(streams.StateStale), "error", "failed":
 		return s.fg("9", true, text)
-	case "warning", "lagging", "initializing", "disabled":
+	case "warning", string(streams.StateLagging), string(streams.StateInitializing), string(streams.StateDisabled):
 		return s.fg("11", false, text)
 	case "info":
 		return s.fg("12", false, text)
-	case "ok", "caught_up", "fresh", "success":
+	case "ok", string(streams.StateCaughtUp), string(mv.FreshFresh), "success":
 		return s.fg("10", false, text)
 	}
 	return text

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -252,18 +253,18 @@ func (v *view) tally(s *exposition.Sample, spec famSpec) {
 		v.lastSample = s
 	case mvCountFamily:
 		v.sums["mv"] += val
-		switch s.Labels["state"] {
-		case "fresh", "lagging", "rebuild_required":
+		switch st := s.Labels["state"]; {
+		case slices.Contains(mvStatesWithDelay, st):
 			// the states that have a delay: initializing has none, and an
 			// MV whose delay is unknown counts in unknown ("Unknown values")
 			v.sums["mv_known_delay"] += val
-		case "initializing", "unknown":
+		case slices.Contains(mvStatesWithNoDelay, st):
 			v.sums["mv_no_delay"] += val
 		default:
 			v.undesignedMVState = true // reported by checkLabelValues; no second guess
 		}
 	case streamCountFamily:
-		if s.Labels["kind"] == "user" {
+		if s.Labels["kind"] == streamKindUser {
 			v.sums["stream"] += val
 		}
 	case notExportedFamily:

@@ -98,20 +98,30 @@ var designFamilies = sync.OnceValue(func() map[string]famSpec {
 })
 
 // streamStates and mvStates are the designed state label values
-// ("States"), in the order of their numbers; delayBuckets the le values of
-// doris_fe_ivm_mvs_by_data_delay.
+// ("States"), in the order of their numbers (mvStates: the states with a
+// delay, then those without); streamKinds the kind label values;
+// delayBuckets the le values of doris_fe_ivm_mvs_by_data_delay. This
+// package reads a payload and imports neither diag/streams nor diag/mv:
+// TestDesignLabelsAreTheTypedStates ties these to streams.States,
+// streams.Kinds and mv.FreshnessStates.
 var (
-	streamStates = []string{"caught_up", "lagging", "initializing", "cannot_resume", "unknown", "stale", "disabled"}
-	mvStates     = []string{"fresh", "lagging", "rebuild_required", "initializing", "unknown"}
-	delayBuckets = []string{"60", "300", "900", "3600", "+Inf"}
+	streamStates        = []string{"caught_up", "lagging", "initializing", "cannot_resume", "unknown", "stale", "disabled"}
+	mvStatesWithDelay   = []string{"fresh", "lagging", "rebuild_required"}
+	mvStatesWithNoDelay = []string{"initializing", "unknown"}
+	mvStates            = append(append([]string{}, mvStatesWithDelay...), mvStatesWithNoDelay...)
+	streamKinds         = []string{streamKindUser, "ivm"}
+	delayBuckets        = []string{"60", "300", "900", "3600", "+Inf"}
 )
+
+// streamKindUser is the kind label value of a user's stream.
+const streamKindUser = "user"
 
 // allowedValues: family → label → allowed values.
 var allowedValues = sync.OnceValue(func() map[string]map[string][]string {
 	return map[string]map[string][]string{
-		"doris_fe_changelog_streams":                               {"kind": {"user", "ivm"}, "state": streamStates},
-		"doris_fe_changelog_stream_max_pending_age_seconds":        {"kind": {"user", "ivm"}},
-		"doris_fe_changelog_stream_min_retention_headroom_seconds": {"kind": {"user", "ivm"}},
+		"doris_fe_changelog_streams":                               {"kind": streamKinds, "state": streamStates},
+		"doris_fe_changelog_stream_max_pending_age_seconds":        {"kind": streamKinds},
+		"doris_fe_changelog_stream_min_retention_headroom_seconds": {"kind": streamKinds},
 		"doris_fe_changelog_read_window_events_total":              {"outcome": {"expired_rejected", "expired_clipped"}, "consumer": {"stream", "ivm", "query"}},
 		"doris_fe_changelog_retained_bytes":                        {"scope": {"single_replica", "all_replicas"}},
 		"doris_fe_ivm_mvs":                                         {"state": mvStates},
