@@ -188,7 +188,7 @@ func SuggestMVTasks(db, mv string, withMethod bool) string {
 func SuggestTaskQueue() string {
 	t := Tasks
 	return selectOf(t.Rel(), t.MvName, t.TaskID, t.Status, t.CreateTime).
-		cond(ColumnList(t.Status)+" IN ("+QuoteLiteral("PENDING")+", "+QuoteLiteral("RUNNING")+")").orderBy(t.CreateTime, false).String()
+		cond(ColumnList(t.Status)+" IN ("+QuoteLiteral(string(TaskPending))+", "+QuoteLiteral(string(TaskRunning))+")").orderBy(t.CreateTime, false).String()
 }
 
 // The statements that act. They are never sent either: a person runs them
