@@ -119,6 +119,7 @@ func checkRun(o *CheckOptions) error {
 	return o.Watched(src, o.Watch, func(r watch.Round) error {
 		ropt := opt
 		ropt.Metrics.Linted = src.Linted(r.Series[len(r.Series)-1])
+		ropt.Lean = true // the report reads the findings and the overview only
 		res := check.Run(r.Series, ropt)
 		doc := report.NewCheckDoc(res, threshold)
 		if r.Watch != nil && r.Watch.Round > 1 {

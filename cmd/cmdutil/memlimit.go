@@ -1,0 +1,50 @@
+package cmdutil
+
+import (
+	"math"
+	"os"
+
+	"github.com/dorisdiag/dorisdiag/snapshot"
+)
+
+// memoryFloor is the soft memory limit's allowance for the process itself
+// (the runtime, the command's tables, the report's buffers) over the
+// input's share.
+const memoryFloor = 64 << 20
+
+// limitMemory sets a soft memory limit (runtime/debug.SetMemoryLimit) of
+// memoryFloor + 3× the size of the --snapshot files before they are read:
+// issue 24's bound on a check of a snapshot. The collector then runs as
+// the heap nears the limit instead of letting it grow to twice the live
+// data (GOGC=100), so the peak follows what the diagnosis holds, not the
+// garbage made on the way. It is a soft limit: a live heap above it is
+// never refused, only collected more often (the runtime caps the
+// collector at about half the CPU). Nothing is set when GOMEMLIMIT is,
+// when a file is standard input or a gzip bundle (whose snapshot is larger
+// than the file), or outside the real process (IOStreams.SetMemoryLimit).
+func (s *Source) limitMemory() {
+	if s.setMemoryLimit == nil || s.setMemoryLimit(-1) != math.MaxInt64 {
+		return
+	}
+	var total int64
+	for _, p := range s.cfg.Snapshots {
+		if p == "-" {
+			return
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return
+		}
+		var magic [2]byte
+		n, _ := f.ReadAt(magic[:], 0)
+		fi, err := f.Stat()
+		f.Close()
+		if err != nil || !fi.Mode().IsRegular() || (n == 2 && snapshot.IsGzip(magic[:])) {
+			return
+		}
+		total += fi.Size()
+	}
+	if total > 0 {
+		s.setMemoryLimit(memoryFloor + 3*total)
+	}
+}
