@@ -18,8 +18,12 @@ import (
 // run's, on every scenario and on the scale generator's shapes.
 func TestLeanRunIsTheSameReport(t *testing.T) {
 	snaps := map[string]func() *snapshot.Snapshot{
-		"scale":        func() *snapshot.Snapshot { return scenario.Scale(scenario.ScaleConfig{MVs: 20, UserStreams: 300, ConsumptionRows: 900}) },
-		"streams-only": func() *snapshot.Snapshot { return scenario.Scale(scenario.ScaleConfig{UserStreams: 500, Tables: 50, NoPartitions: true}) },
+		"scale": func() *snapshot.Snapshot {
+			return scenario.Scale(scenario.ScaleConfig{MVs: 20, UserStreams: 300, ConsumptionRows: 900})
+		},
+		"streams-only": func() *snapshot.Snapshot {
+			return scenario.Scale(scenario.ScaleConfig{UserStreams: 500, Tables: 50, NoPartitions: true})
+		},
 	}
 	for _, name := range scenario.Names() {
 		snaps[name] = func() *snapshot.Snapshot {

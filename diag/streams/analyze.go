@@ -186,7 +186,6 @@ func sortPartitions(ps []Partition) {
 	})
 }
 
-
 func streamCount(series []*snapshot.Snapshot, opt Options) int {
 	if n := len(series); n > 0 && series[n-1] != nil && opt.Keep == nil { // Keep keeps few
 		return len(series[n-1].Streams)
