@@ -7,15 +7,18 @@ import (
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
-// memoryFloor is the soft memory limit's allowance for the process itself
-// (the runtime, the command's tables, the report's buffers) over the
-// input's share.
-const memoryFloor = 64 << 20
+// The soft memory limit of a check of snapshot files: 3× their size, less
+// what the process holds outside the Go heap (the mapped binary, about
+// 12 MB at the peak measured), and never below memoryFloor.
+const (
+	memoryFloor   = 64 << 20
+	memoryOutside = 32 << 20
+)
 
 // limitMemory sets a soft memory limit (runtime/debug.SetMemoryLimit) of
-// memoryFloor + 3× the size of the --snapshot files before they are read:
-// issue 24's bound on a check of a snapshot. The collector then runs as
-// the heap nears the limit instead of letting it grow to twice the live
+// 3× the size of the --snapshot files, less memoryOutside, before they are
+// read: issue 24's bound on a check of a snapshot. The collector then runs
+// as the heap nears the limit instead of letting it grow to twice the live
 // data (GOGC=100), so the peak follows what the diagnosis holds, not the
 // garbage made on the way. It is a soft limit: a live heap above it is
 // never refused, only collected more often (the runtime caps the
@@ -45,6 +48,6 @@ func (s *Source) limitMemory() {
 		total += fi.Size()
 	}
 	if total > 0 {
-		s.setMemoryLimit(memoryFloor + 3*total)
+		s.setMemoryLimit(max(memoryFloor, 3*total-memoryOutside))
 	}
 }
