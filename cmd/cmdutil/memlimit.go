@@ -12,7 +12,7 @@ import (
 // 12 MB at the peak measured), and never below memoryFloor.
 const (
 	memoryFloor   = 64 << 20
-	memoryOutside = 32 << 20
+	memoryOutside = 16 << 20
 )
 
 // limitMemory sets a soft memory limit (runtime/debug.SetMemoryLimit) of
