@@ -108,7 +108,7 @@ func checkRun(o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	sopt := cmdutil.SourceOptions{AttachMetrics: !o.NoMetrics, AssumeTTLEnforced: assumeTTL, Consumers: consumerDecls}
+	sopt := cmdutil.SourceOptions{AttachMetrics: !o.NoMetrics, AssumeTTLEnforced: assumeTTL, Consumers: consumerDecls, LimitMemory: true}
 	if o.MetricsTargets != "" {
 		if sopt.MetricsTargets, err = scrape.ParseTargets(o.MetricsTargets); err != nil {
 			return cmdutil.UsageErrorf("--metrics-targets: %v", err)

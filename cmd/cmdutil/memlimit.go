@@ -24,9 +24,11 @@ const (
 // never refused, only collected more often (the runtime caps the
 // collector at about half the CPU). Nothing is set when GOMEMLIMIT is,
 // when a file is standard input or a gzip bundle (whose snapshot is larger
-// than the file), or outside the real process (IOStreams.SetMemoryLimit).
+// than the file), outside the real process (IOStreams.SetMemoryLimit), or
+// for a command that holds every stream's diagnosis (only check asks:
+// SourceOptions.LimitMemory).
 func (s *Source) limitMemory() {
-	if s.setMemoryLimit == nil || s.setMemoryLimit(-1) != math.MaxInt64 {
+	if !s.opt.LimitMemory || s.setMemoryLimit == nil || s.setMemoryLimit(-1) != math.MaxInt64 {
 		return
 	}
 	var total int64

@@ -44,6 +44,9 @@ type SourceOptions struct {
 	// Tables are more tables ("db.tbl") whose TTL a live collection reads
 	// (tso headroom --table).
 	Tables []string
+	// LimitMemory: --snapshot files set a soft memory limit from their size
+	// (check, whose lean run fits in it: memlimit.go).
+	LimitMemory bool
 }
 
 // Source is where a command's snapshots come from: --snapshot files, a
