@@ -3,13 +3,14 @@ package cmd
 import (
 	"bytes"
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -1,13 +1,14 @@
 package cmd
 
 import (
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 
 	"github.com/dorisdiag/dorisdiag/diag"
 )

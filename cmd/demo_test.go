@@ -1,9 +1,10 @@
 package cmd
 
 import (
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 func TestDemoGolden(t *testing.T) {

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"net/http"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 // syncBuffer is a stderr the test reads while the command writes it.

@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"bytes"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"github.com/dorisdiag/dorisdiag/internal/screentest"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -20,8 +22,6 @@ import (
 // given width (stdout a TTY, so colour and the headroom bars are on; the
 // width from COLUMNS, as a real terminal's would be from TIOCGWINSZ).
 
-var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
 func runWidth(t *testing.T, width int, args ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -31,34 +31,6 @@ func runWidth(t *testing.T, width int, args ...string) string {
 		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 	}
 	return out.String()
-}
-
-// screenLines is the output as a terminal shows it: colour removed.
-func screenLines(s string) []string {
-	return strings.Split(strings.TrimRight(sgr.ReplaceAllString(s, ""), "\n"), "\n")
-}
-
-// findingBlocks splits the findings part of a fitted view into one block of
-// lines per top-level finding (heading first); symptoms ("↳") are their own
-// one-line blocks.
-func findingBlocks(lines []string) [][]string {
-	var blocks [][]string
-	in := false
-	for _, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "CRITICAL ") || strings.HasPrefix(l, "WARNING ") || strings.HasPrefix(l, "INFO "):
-			blocks = append(blocks, []string{l})
-			in = true
-		case strings.HasPrefix(l, "  ↳ "):
-			blocks = append(blocks, []string{l})
-			in = false
-		case in && strings.HasPrefix(l, "         "):
-			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], l)
-		default:
-			in = false
-		}
-	}
-	return blocks
 }
 
 // demoCheck is diag's result for a bundled scenario.
@@ -101,7 +73,7 @@ func TestDefaultViewFitsTheTerminal(t *testing.T) {
 	}
 	for _, width := range []int{80, 120} {
 		for _, args := range cmds {
-			for i, l := range screenLines(runWidth(t, width, args...)) {
+			for i, l := range screentest.Lines(runWidth(t, width, args...)) {
 				if w := lipgloss.Width(l); w > width {
 					t.Errorf("%d columns, %v line %d is %d wide:\n%s", width, args, i+1, w, l)
 				}
@@ -115,7 +87,7 @@ func TestDefaultViewFitsTheTerminal(t *testing.T) {
 // terminal the first 24 lines hold the overview and the worst criticals,
 // silent data loss first.
 func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
-	lines := screenLines(runWidth(t, 80, "check", "--demo", "incident"))
+	lines := screentest.Lines(runWidth(t, 80, "check", "--demo", "incident"))
 	first := strings.Join(lines[:min(24, len(lines))], "\n")
 	// The whole overview (every count and object, TestCheckOverviewKeepsEveryCountAt80)
 	// and the two worst criticals in full, each with its next step, take the
@@ -141,7 +113,7 @@ func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, b := range findingBlocks(screen) {
+		for _, b := range screentest.FindingBlocks(screen) {
 			if strings.HasPrefix(b[0], "CRITICAL "+code+" ") {
 				for _, l := range b[1:] {
 					if !strings.HasPrefix(strings.TrimSpace(l), "next: ") {
@@ -155,7 +127,7 @@ func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
 		}
 		// Issue 25 item 6: and what to run next.
 		var next int
-		for _, b := range findingBlocks(screen) {
+		for _, b := range screentest.FindingBlocks(screen) {
 			if strings.HasPrefix(b[0], "CRITICAL "+code+" ") {
 				for _, l := range b[1:] {
 					if strings.HasPrefix(strings.TrimSpace(l), "next: ") {
@@ -178,7 +150,7 @@ func TestCheckFirstScreenShowsTheWorstCriticals(t *testing.T) {
 func TestMVExplainWorstFitsOneScreen(t *testing.T) {
 	mv := worstDemoMV(t)
 	for _, width := range []int{80, 120} {
-		lines := screenLines(runWidth(t, width, "mv", "explain", mv, "--demo", "incident"))
+		lines := screentest.Lines(runWidth(t, width, "mv", "explain", mv, "--demo", "incident"))
 		if len(lines) > 40 {
 			t.Errorf("%d columns: mv explain %s is %d rows:\n%s", width, mv, len(lines), strings.Join(lines, "\n"))
 		}
@@ -186,7 +158,7 @@ func TestMVExplainWorstFitsOneScreen(t *testing.T) {
 		if !strings.Contains(all, "With --details") || !strings.Contains(all, "CRITICAL MV_CHANGELOG_BROKEN") {
 			t.Errorf("%d columns: the cause or the --details pointer is missing:\n%s", width, all)
 		}
-		details := strings.Join(screenLines(runWidth(t, width, "mv", "explain", mv, "--demo", "incident", "--details")), "\n")
+		details := strings.Join(screentest.Lines(runWidth(t, width, "mv", "explain", mv, "--demo", "incident", "--details")), "\n")
 		if !strings.Contains(details, `FROM tasks("type" = "mv")`) || !strings.Contains(details, "The latest refresh (task") {
 			t.Errorf("%d columns: --details lacks the SQL or a finding's detail:\n%s", width, details)
 		}
@@ -214,7 +186,7 @@ func TestLongNamesCutInTheMiddleWholeInWide(t *testing.T) {
 func TestConsumersTimestampsNeverCut(t *testing.T) {
 	cut := regexp.MustCompile(`\d{4}-\d\d-\d\d[ T][0-9:]{0,7}…`)
 	for _, width := range []int{60, 80, 100, 120, 160} {
-		for _, line := range screenLines(runWidth(t, width, "consumers", "--demo", "incident")) {
+		for _, line := range screentest.Lines(runWidth(t, width, "consumers", "--demo", "incident")) {
 			if cut.MatchString(line) {
 				t.Errorf("at %d columns a timestamp is cut: %q", width, line)
 			}
@@ -233,13 +205,13 @@ func TestCheckEveryCriticalShowsItsNextStep(t *testing.T) {
 	for _, name := range scenario.Names() {
 		for _, width := range []int{80, 120} {
 			var full []string // the whole steps, from -o wide
-			for _, l := range screenLines(runWidth(t, width, "check", "--demo", name, "-o", "wide")) {
+			for _, l := range screentest.Lines(runWidth(t, width, "check", "--demo", name, "-o", "wide")) {
 				if s := strings.TrimSpace(l); strings.HasPrefix(s, "next: ") {
 					full = append(full, s)
 				}
 			}
-			lines := screenLines(runWidth(t, width, "check", "--demo", name))
-			for _, b := range findingBlocks(lines) {
+			lines := screentest.Lines(runWidth(t, width, "check", "--demo", name))
+			for _, b := range screentest.FindingBlocks(lines) {
 				if !strings.HasPrefix(b[0], "CRITICAL ") {
 					continue
 				}

@@ -2,11 +2,12 @@ package cmd
 
 import (
 	"bytes"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

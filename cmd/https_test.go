@@ -1,13 +1,14 @@
 package cmd
 
 import (
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator/emutest"

@@ -3,11 +3,12 @@ package cmd
 import (
 	"bytes"
 	"errors"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 // hostileServerText is what a hostile server puts in an error or a body: an

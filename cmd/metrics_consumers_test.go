@@ -2,11 +2,12 @@ package cmd
 
 import (
 	"encoding/json"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 func payloadFile(t *testing.T, body string) string {

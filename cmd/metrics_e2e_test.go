@@ -2,11 +2,12 @@ package cmd
 
 import (
 	"encoding/json"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 
 	"github.com/dorisdiag/dorisdiag/fixtures/emulator"
 	"github.com/dorisdiag/dorisdiag/internal/testnet"

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 // Regression tests for issue 12's metrics bullets: linters fail by default,

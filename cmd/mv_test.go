@@ -2,10 +2,11 @@ package cmd
 
 import (
 	"encoding/json"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 const mvHand = "testdata/mv_handmade.snapshot.json"

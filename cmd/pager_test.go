@@ -2,9 +2,10 @@ package cmd
 
 import (
 	"bytes"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 // Why (issue 13): `check --demo incident` printed 139 lines on a terminal

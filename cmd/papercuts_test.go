@@ -1,9 +1,10 @@
 package cmd
 
 import (
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 // Issue 25, papercuts: each was an exit 2 (or worse, an exit 0) that did not

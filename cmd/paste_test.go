@@ -3,11 +3,12 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os/exec"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/doris"

@@ -2,12 +2,13 @@ package cmd
 
 import (
 	"bytes"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 
 	"github.com/spf13/cobra"
 )

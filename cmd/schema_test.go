@@ -17,7 +17,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"io"
 	"maps"
 	"os"
@@ -29,6 +28,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 

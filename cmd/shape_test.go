@@ -3,11 +3,6 @@ package cmd
 import (
 	"bytes"
 	"errors"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
-	metricscmd "github.com/dorisdiag/dorisdiag/cmd/metrics"
-	mvcmd "github.com/dorisdiag/dorisdiag/cmd/mv"
-	streamscmd "github.com/dorisdiag/dorisdiag/cmd/streams"
-	tsocmd "github.com/dorisdiag/dorisdiag/cmd/tso"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -19,6 +14,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	metricscmd "github.com/dorisdiag/dorisdiag/cmd/metrics"
+	mvcmd "github.com/dorisdiag/dorisdiag/cmd/mv"
+	streamscmd "github.com/dorisdiag/dorisdiag/cmd/streams"
+	tsocmd "github.com/dorisdiag/dorisdiag/cmd/tso"
 
 	"github.com/spf13/cobra"
 

@@ -1,10 +1,11 @@
 package cmd
 
 import (
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 )
 
 // Issue "never green by mistake": every usage error is exit 2, with a message

@@ -171,48 +171,40 @@ type def interface{ rel() *Relation }
 
 func (r *Relation) rel() *Relation { return r }
 
-// bind applies the relation's availability to each of its Column fields
-// that declares none, in place. It allocates nothing: it runs at every start
-// of dorisdiag, `tso decode` included (docs/performance.md "Start-up"); the
-// lists of columns are built at their first use (columnLists).
-func bind(d def) {
-	v := reflect.ValueOf(d).Elem()
-	r := d.rel()
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Field(i)
-		if f.Type() != colType {
-			continue
-		}
-		c := f.Addr().Interface().(*Column)
-		if c.Name == "" {
-			panic(fmt.Sprintf("doris: %s.%s has no name", r.Name, v.Type().Field(i).Name))
-		}
-		if c.Avail == "" {
-			c.Avail = r.Avail
-			if c.Avail == "" {
-				c.Avail = AllBuilds
-			}
-		}
-	}
-}
-
 var colType = reflect.TypeFor[Column]()
 
 // columnLists is the columns of every registered relation, from the Column
 // fields of the struct that embeds it, in declaration order (the one list of
-// columns is the struct itself): built once, at the first use, not at every
-// start (it was 231 KB and 800 allocations of each dorisdiag start).
+// columns is the struct itself), each column that declares no availability
+// given the relation's (AllBuilds when it has none either). Built once, at
+// the first use, not at every start: it was 231 KB and 800 allocations of
+// each dorisdiag start, and writing the availability into the structs in
+// place made the kernel copy every page of them (docs/performance.md
+// "Start-up and binary size").
 var columnLists = sync.OnceValue(func() map[*Relation][]Column {
 	m := make(map[*Relation][]Column, len(all))
 	for _, d := range all {
 		v := reflect.ValueOf(d).Elem()
+		r := d.rel()
 		var cols []Column
 		for i := 0; i < v.NumField(); i++ {
-			if f := v.Field(i); f.Type() == colType {
-				cols = append(cols, *f.Addr().Interface().(*Column))
+			f := v.Field(i)
+			if f.Type() != colType {
+				continue
 			}
+			c := *f.Addr().Interface().(*Column)
+			if c.Name == "" {
+				panic(fmt.Sprintf("doris: %s.%s has no name", r.Name, v.Type().Field(i).Name))
+			}
+			if c.Avail == "" {
+				c.Avail = r.Avail
+				if c.Avail == "" {
+					c.Avail = AllBuilds
+				}
+			}
+			cols = append(cols, c)
 		}
-		m[d.rel()] = cols
+		m[r] = cols
 	}
 	return m
 })
@@ -229,10 +221,7 @@ func All() []*Relation {
 var all []def
 
 func register(ds ...def) {
-	for _, d := range ds {
-		bind(d)
-		all = append(all, d)
-	}
+	all = append(all, ds...)
 }
 
 // Rel returns the embedded Relation (so a *XRel is usable where a

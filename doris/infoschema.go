@@ -40,14 +40,12 @@ func col(name string, t Type, f Format, read bool) Column {
 	return Column{Name: name, Type: t, Nullable: true, Format: f, Read: read}
 }
 
-// design marks a column of the monitoring design.
-func design(c Column) Column { c.Avail = Design; return c }
-
-func some(c Column, note string) Column { c.Avail = SomeBuilds; c.Note = note; return c }
-
-func sentinel(c Column, s ...string) Column { c.Sentinels = s; return c }
-
-func note(c Column, n string) Column { c.Note = n; return c }
+// A column is col(...) (or scol, tcol, jcol: one call of constant
+// arguments), or a Column literal when it needs more (Avail, Sentinels, a
+// Note): the compiler lays either out in the binary, where a call of a call
+// (the note(col(...)) this package once wrote) is run by doris.init at every
+// start of dorisdiag, writing each column into .data (docs/performance.md
+// "Start-up and binary size").
 
 // ColumnsRel is information_schema.columns, the capability probe.
 type ColumnsRel struct {
@@ -85,10 +83,8 @@ var TSOStatus = &TSOStatusRel{
 	CurrentTSO:               col("CURRENT_TSO", BIGINT, TSO, true),
 	CurrentTSOPhysicalTime:   col("CURRENT_TSO_PHYSICAL_TIME", BIGINT, UnixMs, true),
 	CurrentTSOLogicalCounter: col("CURRENT_TSO_LOGICAL_COUNTER", BIGINT, Integer, true),
-	CommittedTSO: design(note(sentinel(col("COMMITTED_TSO", BIGINT, TSO, true), "NULL"),
-		"cloud mode; in a Doris design note and a regression test only, not in SchemaTable @000c6bdb (UNVERIFIED); NULL in shared-nothing mode")),
-	CommittedTSOPhysicalTime: design(note(sentinel(col("COMMITTED_TSO_PHYSICAL_TIME", BIGINT, UnixMs, true), "NULL"),
-		"as COMMITTED_TSO")),
+	CommittedTSO:             Column{Name: "COMMITTED_TSO", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: []string{"NULL"}, Format: TSO, Read: true, Note: "cloud mode; in a Doris design note and a regression test only, not in SchemaTable @000c6bdb (UNVERIFIED); NULL in shared-nothing mode"},
+	CommittedTSOPhysicalTime: Column{Name: "COMMITTED_TSO_PHYSICAL_TIME", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: []string{"NULL"}, Format: UnixMs, Read: true, Note: "as COMMITTED_TSO"},
 }
 
 // TableStreamsRel is information_schema.table_streams.
@@ -111,30 +107,29 @@ var TableStreams = &TableStreamsRel{
 	StreamName:    col("STREAM_NAME", VARCHAR, Text, true),
 	StreamID:      col("STREAM_ID", BIGINT, Integer, true),
 	StreamType:    col("STREAM_TYPE", VARCHAR, Enum, true),
-	ConsumeType:   note(col("CONSUME_TYPE", VARCHAR, Enum, true), "APPEND_ONLY | MIN_DELTA | DETAIL (older builds: DEFAULT)"),
+	ConsumeType:   Column{Name: "CONSUME_TYPE", Type: VARCHAR, Nullable: true, Format: Enum, Read: true, Note: "APPEND_ONLY | MIN_DELTA | DETAIL (older builds: DEFAULT)"},
 	StreamComment: col("STREAM_COMMENT", STRING, Text, true),
-	BaseTableName: sentinel(note(col("BASE_TABLE_NAME", VARCHAR, Text, true),
-		"a dropped base table: earlier builds write N/A in all four BASE_TABLE_* (TableStreamManager.fillTableStreamValuesMetadataResult); "+
-			"later builds keep the name, database and catalog and write N/A in BASE_TABLE_TYPE only, with ENABLED false, IS_STALE true and "+
-			"STALE_REASON 'Base table does not exist' (regression test mtmv_p0/ivm/test_ivm_drop_base_table_stream_state @1bf8f2af; TableStreamTest); "+
-			"RECOVER TABLE brings the stream back (the force-dropped table cannot be recovered)"), na...),
-	BaseTableDB:   sentinel(col("BASE_TABLE_DB", VARCHAR, Text, true), na...),
-	BaseTableCtl:  sentinel(col("BASE_TABLE_CTL", VARCHAR, Text, true), na...),
-	BaseTableType: sentinel(note(col("BASE_TABLE_TYPE", VARCHAR, Text, true), "OLAP, or N/A once the base table is dropped (every build)"), na...),
+	BaseTableName: Column{Name: "BASE_TABLE_NAME", Type: VARCHAR, Nullable: true, Sentinels: na, Format: Text, Read: true, Note: "a dropped base table: earlier builds write N/A in all four BASE_TABLE_* (TableStreamManager.fillTableStreamValuesMetadataResult); " +
+		"later builds keep the name, database and catalog and write N/A in BASE_TABLE_TYPE only, with ENABLED false, IS_STALE true and " +
+		"STALE_REASON 'Base table does not exist' (regression test mtmv_p0/ivm/test_ivm_drop_base_table_stream_state @1bf8f2af; TableStreamTest); " +
+		"RECOVER TABLE brings the stream back (the force-dropped table cannot be recovered)"},
+	BaseTableDB:   Column{Name: "BASE_TABLE_DB", Type: VARCHAR, Nullable: true, Sentinels: na, Format: Text, Read: true},
+	BaseTableCtl:  Column{Name: "BASE_TABLE_CTL", Type: VARCHAR, Nullable: true, Sentinels: na, Format: Text, Read: true},
+	BaseTableType: Column{Name: "BASE_TABLE_TYPE", Type: VARCHAR, Nullable: true, Sentinels: na, Format: Text, Read: true, Note: "OLAP, or N/A once the base table is dropped (every build)"},
 	Enabled:       col("ENABLED", BOOLEAN, Bool01, true),
-	IsStale:       note(col("IS_STALE", BOOLEAN, Bool01, true), "true for a dropped base table on later builds; never for TTL expiry"),
-	StaleReason:   sentinel(note(col("STALE_REASON", STRING, Text, true), "'Base table does not exist' for a dropped base table (later builds)"), na...),
+	IsStale:       Column{Name: "IS_STALE", Type: BOOLEAN, Nullable: true, Format: Bool01, Read: true, Note: "true for a dropped base table on later builds; never for TTL expiry"},
+	StaleReason:   Column{Name: "STALE_REASON", Type: STRING, Nullable: true, Sentinels: na, Format: Text, Read: true, Note: "'Base table does not exist' for a dropped base table (later builds)"},
 
-	IvmMVID:                     design(sentinel(col("IVM_MV_ID", BIGINT, Integer, true), null...)),
-	MonitorState:                design(sentinel(col("MONITOR_STATE", VARCHAR, Enum, true), null...)),
-	PendingPartitions:           design(sentinel(col("PENDING_PARTITIONS", BIGINT, Integer, true), null...)),
-	MaxPendingAgeSeconds:        design(sentinel(col("MAX_PENDING_AGE_SECONDS", DOUBLE, Seconds, true), null...)),
-	PendingAgePrecision:         design(sentinel(col("PENDING_AGE_PRECISION", VARCHAR, Enum, true), null...)),
-	CanResume:                   design(sentinel(col("CAN_RESUME", BOOLEAN, Bool01, true), null...)),
-	MinRetentionHeadroomSeconds: design(sentinel(col("MIN_RETENTION_HEADROOM_SECONDS", DOUBLE, Seconds, true), null...)),
-	GapEvents:                   design(sentinel(col("GAP_EVENTS", BIGINT, Integer, true), null...)),
-	LastGapTime:                 design(sentinel(col("LAST_GAP_TIME", BIGINT, UnixMs, true), null...)),
-	MonitorSampleTime:           design(sentinel(col("MONITOR_SAMPLE_TIME", BIGINT, UnixMs, true), null...)),
+	IvmMVID:                     Column{Name: "IVM_MV_ID", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: Integer, Read: true},
+	MonitorState:                Column{Name: "MONITOR_STATE", Type: VARCHAR, Nullable: true, Avail: Design, Sentinels: null, Format: Enum, Read: true},
+	PendingPartitions:           Column{Name: "PENDING_PARTITIONS", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: Integer, Read: true},
+	MaxPendingAgeSeconds:        Column{Name: "MAX_PENDING_AGE_SECONDS", Type: DOUBLE, Nullable: true, Avail: Design, Sentinels: null, Format: Seconds, Read: true},
+	PendingAgePrecision:         Column{Name: "PENDING_AGE_PRECISION", Type: VARCHAR, Nullable: true, Avail: Design, Sentinels: null, Format: Enum, Read: true},
+	CanResume:                   Column{Name: "CAN_RESUME", Type: BOOLEAN, Nullable: true, Avail: Design, Sentinels: null, Format: Bool01, Read: true},
+	MinRetentionHeadroomSeconds: Column{Name: "MIN_RETENTION_HEADROOM_SECONDS", Type: DOUBLE, Nullable: true, Avail: Design, Sentinels: null, Format: Seconds, Read: true},
+	GapEvents:                   Column{Name: "GAP_EVENTS", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: Integer, Read: true},
+	LastGapTime:                 Column{Name: "LAST_GAP_TIME", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: UnixMs, Read: true},
+	MonitorSampleTime:           Column{Name: "MONITOR_SAMPLE_TIME", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: UnixMs, Read: true},
 }
 
 // TableStreamConsumptionRel is information_schema.table_stream_consumption.
@@ -153,28 +148,27 @@ var TableStreamConsumption = &TableStreamConsumptionRel{
 		Mirrors:    schemaTable + "; rows: OlapTableStream.fillTableStreamConsumptionInfo",
 		Statements: []Statement{{Template: "SELECT {columns} FROM information_schema.`table_stream_consumption`", When: "always"}},
 		Note:       "LAG is a reserved word in MySQL 8 parsers: always backquoted."},
-	DBName:     col("DB_NAME", VARCHAR, Text, true),
-	StreamName: col("STREAM_NAME", VARCHAR, Text, true),
-	StreamID:   col("STREAM_ID", BIGINT, Integer, true),
-	Unit:       note(col("UNIT", VARCHAR, Text, true), "the partition name; a non-partitioned table has one partition named after the table"),
-	ConsumptionStatus: sentinel(note(col("CONSUMPTION_STATUS", VARCHAR, TSOText, true),
-		"the offset; a value <= 0 is no real offset"), "N/A", `\N`, "-1", "0"),
-	Lag:                 sentinel(note(col("LAG", VARCHAR, LagText, true), "N/A when the partition has data and no offset, 0 when empty"), "N/A"),
-	LastConsumptionTime: sentinel(col("LAST_CONSUMPTION_TIME", BIGINT, UnixMs, true), minus...),
+	DBName:              col("DB_NAME", VARCHAR, Text, true),
+	StreamName:          col("STREAM_NAME", VARCHAR, Text, true),
+	StreamID:            col("STREAM_ID", BIGINT, Integer, true),
+	Unit:                Column{Name: "UNIT", Type: VARCHAR, Nullable: true, Format: Text, Read: true, Note: "the partition name; a non-partitioned table has one partition named after the table"},
+	ConsumptionStatus:   Column{Name: "CONSUMPTION_STATUS", Type: VARCHAR, Nullable: true, Sentinels: []string{"N/A", `\N`, "-1", "0"}, Format: TSOText, Read: true, Note: "the offset; a value <= 0 is no real offset"},
+	Lag:                 Column{Name: "LAG", Type: VARCHAR, Nullable: true, Sentinels: []string{"N/A"}, Format: LagText, Read: true, Note: "N/A when the partition has data and no offset, 0 when empty"},
+	LastConsumptionTime: Column{Name: "LAST_CONSUMPTION_TIME", Type: BIGINT, Nullable: true, Sentinels: minus, Format: UnixMs, Read: true},
 
-	SourceEndTSO:             design(sentinel(col("SOURCE_END_TSO", BIGINT, TSO, true), null...)),
-	ConsumedTSO:              design(sentinel(col("CONSUMED_TSO", BIGINT, TSO, true), null...)),
-	OffsetState:              design(note(col("OFFSET_STATE", VARCHAR, Enum, true), "CONSUMED | INITIAL_SNAPSHOT_PENDING | NO_OFFSET")),
-	CaughtUp:                 design(sentinel(col("CAUGHT_UP", BOOLEAN, Bool01, true), null...)),
-	PositionGapSeconds:       design(sentinel(col("POSITION_GAP_SECONDS", DOUBLE, Seconds, true), null...)),
-	PendingAgeSeconds:        design(sentinel(col("PENDING_AGE_SECONDS", DOUBLE, Seconds, true), null...)),
-	PendingAgePrecision:      design(sentinel(col("PENDING_AGE_PRECISION", VARCHAR, Enum, true), null...)),
-	RetentionApplicable:      design(sentinel(col("RETENTION_APPLICABLE", BOOLEAN, Bool01, true), null...)),
-	RetentionFloorTSO:        design(sentinel(col("RETENTION_FLOOR_TSO", BIGINT, TSO, true), null...)),
-	NextRequiredTSO:          design(sentinel(col("NEXT_REQUIRED_TSO", BIGINT, TSO, true), null...)),
-	CanResume:                design(sentinel(col("CAN_RESUME", BOOLEAN, Bool01, true), null...)),
-	RetentionHeadroomSeconds: design(sentinel(col("RETENTION_HEADROOM_SECONDS", DOUBLE, Seconds, true), null...)),
-	LastGapTime:              design(sentinel(col("LAST_GAP_TIME", BIGINT, UnixMs, true), null...)),
+	SourceEndTSO:             Column{Name: "SOURCE_END_TSO", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: TSO, Read: true},
+	ConsumedTSO:              Column{Name: "CONSUMED_TSO", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: TSO, Read: true},
+	OffsetState:              Column{Name: "OFFSET_STATE", Type: VARCHAR, Nullable: true, Avail: Design, Format: Enum, Read: true, Note: "CONSUMED | INITIAL_SNAPSHOT_PENDING | NO_OFFSET"},
+	CaughtUp:                 Column{Name: "CAUGHT_UP", Type: BOOLEAN, Nullable: true, Avail: Design, Sentinels: null, Format: Bool01, Read: true},
+	PositionGapSeconds:       Column{Name: "POSITION_GAP_SECONDS", Type: DOUBLE, Nullable: true, Avail: Design, Sentinels: null, Format: Seconds, Read: true},
+	PendingAgeSeconds:        Column{Name: "PENDING_AGE_SECONDS", Type: DOUBLE, Nullable: true, Avail: Design, Sentinels: null, Format: Seconds, Read: true},
+	PendingAgePrecision:      Column{Name: "PENDING_AGE_PRECISION", Type: VARCHAR, Nullable: true, Avail: Design, Sentinels: null, Format: Enum, Read: true},
+	RetentionApplicable:      Column{Name: "RETENTION_APPLICABLE", Type: BOOLEAN, Nullable: true, Avail: Design, Sentinels: null, Format: Bool01, Read: true},
+	RetentionFloorTSO:        Column{Name: "RETENTION_FLOOR_TSO", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: TSO, Read: true},
+	NextRequiredTSO:          Column{Name: "NEXT_REQUIRED_TSO", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: TSO, Read: true},
+	CanResume:                Column{Name: "CAN_RESUME", Type: BOOLEAN, Nullable: true, Avail: Design, Sentinels: null, Format: Bool01, Read: true},
+	RetentionHeadroomSeconds: Column{Name: "RETENTION_HEADROOM_SECONDS", Type: DOUBLE, Nullable: true, Avail: Design, Sentinels: null, Format: Seconds, Read: true},
+	LastGapTime:              Column{Name: "LAST_GAP_TIME", Type: BIGINT, Nullable: true, Avail: Design, Sentinels: null, Format: UnixMs, Read: true},
 }
 
 // TablePropertiesRel is information_schema.table_properties.
@@ -193,7 +187,7 @@ var TableProperties = &TablePropertiesRel{
 	TableCatalog:  col("TABLE_CATALOG", VARCHAR, Text, true),
 	TableSchema:   col("TABLE_SCHEMA", VARCHAR, Text, true),
 	TableName:     col("TABLE_NAME", VARCHAR, Text, true),
-	PropertyName:  note(col("PROPERTY_NAME", STRING, Text, true), "binlog.enable, binlog.ttl_seconds, binlog.format, ... (5.0 release notes: changelog.*)"),
+	PropertyName:  Column{Name: "PROPERTY_NAME", Type: STRING, Nullable: true, Format: Text, Read: true, Note: "binlog.enable, binlog.ttl_seconds, binlog.format, ... (5.0 release notes: changelog.*)"},
 	PropertyValue: col("PROPERTY_VALUE", STRING, Text, true),
 }
 
@@ -211,7 +205,7 @@ var TableOptions = &TableOptionsRel{
 	TableCatalog:        col("TABLE_CATALOG", VARCHAR, Text, true),
 	TableSchema:         col("TABLE_SCHEMA", VARCHAR, Text, true),
 	TableName:           col("TABLE_NAME", VARCHAR, Text, true),
-	TableModel:          note(col("TABLE_MODEL", STRING, Enum, true), "KeysType.toMetadata(): DUP | UNI | AGG (long forms accepted)"),
+	TableModel:          Column{Name: "TABLE_MODEL", Type: STRING, Nullable: true, Format: Enum, Read: true, Note: "KeysType.toMetadata(): DUP | UNI | AGG (long forms accepted)"},
 	TableModelKey:       col("TABLE_MODEL_KEY", STRING, Text, false),
 	DistributeKey:       col("DISTRIBUTE_KEY", STRING, Text, false),
 	DistributeType:      col("DISTRIBUTE_TYPE", STRING, Text, false),
@@ -261,9 +255,8 @@ var Partitions = &PartitionsRel{
 	Relation: Relation{Source: SourcePartitions, Kind: InfoSchema, Name: "partitions",
 		Mirrors:    schemaTable + "; BE be/src/exec/schema_scanner/schema_partitions_scanner.cpp @18d0d7c8",
 		Statements: []Statement{{Template: "SELECT {columns} FROM information_schema.`partitions` WHERE `TABLE_SCHEMA` IN {in}", When: "as table_properties"}}},
-	PartitionID: some(col("PARTITION_ID", BIGINT, Integer, true),
-		"builds differ: the first column where SchemaTable @000c6bdb and MetadataGenerator.partitionsForInternalCatalog (read by id 3918717738) list it; "+
-			"absent from older builds, whose rows end at TABLESPACE_NAME (25 columns, read by id 509559691). A TRUNCATE gives the truncated partitions new ids"),
+	PartitionID: Column{Name: "PARTITION_ID", Type: BIGINT, Nullable: true, Avail: SomeBuilds, Format: Integer, Read: true, Note: "builds differ: the first column where SchemaTable @000c6bdb and MetadataGenerator.partitionsForInternalCatalog (read by id 3918717738) list it; " +
+		"absent from older builds, whose rows end at TABLESPACE_NAME (25 columns, read by id 509559691). A TRUNCATE gives the truncated partitions new ids"},
 	TableCatalog:                col("TABLE_CATALOG", VARCHAR, Text, false),
 	TableSchema:                 col("TABLE_SCHEMA", VARCHAR, Text, true),
 	TableName:                   col("TABLE_NAME", VARCHAR, Text, true),
@@ -276,17 +269,15 @@ var Partitions = &PartitionsRel{
 	PartitionExpression:         col("PARTITION_EXPRESSION", VARCHAR, Text, false),
 	SubpartitionExpression:      col("SUBPARTITION_EXPRESSION", VARCHAR, Text, false),
 	PartitionDescription:        col("PARTITION_DESCRIPTION", STRING, Text, false),
-	TableRows: sentinel(note(col("TABLE_ROWS", BIGINT, Integer, true),
-		"partition.getRowCount() (the sum of the indexes' row counts); a negative value, -1, is no count"), "-1"),
-	AvgRowLength:  col("AVG_ROW_LENGTH", BIGINT, Integer, false),
-	DataLength:    note(col("DATA_LENGTH", BIGINT, Bytes, true), "partition.getDataLength()"),
-	MaxDataLength: col("MAX_DATA_LENGTH", BIGINT, Bytes, false),
-	IndexLength:   col("INDEX_LENGTH", BIGINT, Bytes, false),
-	DataFree:      col("DATA_FREE", BIGINT, Bytes, false),
+	TableRows:                   Column{Name: "TABLE_ROWS", Type: BIGINT, Nullable: true, Sentinels: []string{"-1"}, Format: Integer, Read: true, Note: "partition.getRowCount() (the sum of the indexes' row counts); a negative value, -1, is no count"},
+	AvgRowLength:                col("AVG_ROW_LENGTH", BIGINT, Integer, false),
+	DataLength:                  Column{Name: "DATA_LENGTH", Type: BIGINT, Nullable: true, Format: Bytes, Read: true, Note: "partition.getDataLength()"},
+	MaxDataLength:               col("MAX_DATA_LENGTH", BIGINT, Bytes, false),
+	IndexLength:                 col("INDEX_LENGTH", BIGINT, Bytes, false),
+	DataFree:                    col("DATA_FREE", BIGINT, Bytes, false),
 	CreateTime: Column{Name: "CREATE_TIME", Type: BIGINT, Nullable: true, Format: Integer, Read: true, Constant: "0", Sentinels: []string{"0"},
 		Note: "always 0: the FE writes the text NULL into this BIGINT and the BE stores 0 (schema_scanner.cpp insert_block_column); read as unknown"},
-	UpdateTime: note(col("UPDATE_TIME", DATETIME, Datetime, true),
-		"the visible-version time: longToTimeStringWithTimeZone(partition.getVisibleVersionTime(), session time zone)"),
+	UpdateTime:               Column{Name: "UPDATE_TIME", Type: DATETIME, Nullable: true, Format: Datetime, Read: true, Note: "the visible-version time: longToTimeStringWithTimeZone(partition.getVisibleVersionTime(), session time zone)"},
 	CheckTime:                col("CHECK_TIME", DATETIME, Datetime, false),
 	Checksum:                 col("CHECKSUM", BIGINT, Integer, false),
 	PartitionComment:         col("PARTITION_COMMENT", STRING, Text, false),
@@ -303,9 +294,8 @@ var Partitions = &PartitionsRel{
 	LastConsistencyCheckTime: col("LAST_CONSISTENCY_CHECK_TIME", STRING, Text, false),
 	BucketNum:                col("BUCKET_NUM", INT, Integer, false),
 	CommittedVersion:         col("COMMITTED_VERSION", BIGINT, Integer, false),
-	VisibleVersion: some(col("VISIBLE_VERSION", BIGINT, Integer, true),
-		"1 for a partition nothing was loaded into (Partition.PARTITION_INIT_VERSION); absent from older builds, as PARTITION_ID. "+
-			"No build has a VISIBLE_VERSION_TIME column: the visible-version time is UPDATE_TIME"),
+	VisibleVersion: Column{Name: "VISIBLE_VERSION", Type: BIGINT, Nullable: true, Avail: SomeBuilds, Format: Integer, Read: true, Note: "1 for a partition nothing was loaded into (Partition.PARTITION_INIT_VERSION); absent from older builds, as PARTITION_ID. " +
+		"No build has a VISIBLE_VERSION_TIME column: the visible-version time is UPDATE_TIME"},
 	PartitionKey: col("PARTITION_KEY", STRING, Text, false),
 	Range:        col("RANGE", STRING, Text, false),
 	Distribution: col("DISTRIBUTION", STRING, Text, false),
@@ -325,8 +315,7 @@ type IVMMVStatusRel struct {
 }
 
 func open(name string) Column {
-	return sentinel(note(col(name, OPEN, CountOrList, true),
-		"the design names it without fixing its type: a count (0 = none) or a list of names; both are read"), null...)
+	return Column{Name: name, Type: OPEN, Nullable: true, Sentinels: null, Format: CountOrList, Read: true, Note: "the design names it without fixing its type: a count (0 = none) or a list of names; both are read"}
 }
 
 // IVMMVStatus is one row per IVM MV from the server's monitor.
@@ -355,7 +344,7 @@ var IVMMVStatus = &IVMMVStatusRel{
 	LastSuccessTime:              col("LAST_SUCCESS_TIME", BIGINT, UnixMs, true),
 	LastFailureTime:              col("LAST_FAILURE_TIME", BIGINT, UnixMs, true),
 	LastFailureReason:            col("LAST_FAILURE_REASON", VARCHAR, Enum, true),
-	LastErrorMessage:             note(col("LAST_ERROR_MESSAGE", STRING, Text, true), "cut to 512 characters"),
+	LastErrorMessage:             Column{Name: "LAST_ERROR_MESSAGE", Type: STRING, Nullable: true, Format: Text, Read: true, Note: "cut to 512 characters"},
 	LastRefreshMethod:            col("LAST_REFRESH_METHOD", VARCHAR, Enum, true),
 	LastRefreshDurationMs:        col("LAST_REFRESH_DURATION_MS", BIGINT, Integer, true),
 	FallbackCount:                col("FALLBACK_COUNT", BIGINT, Integer, true),
@@ -386,9 +375,9 @@ var IVMDependencies = &IVMDependenciesRel{
 	BaseTableName:               col("BASE_TABLE_NAME", VARCHAR, Text, true),
 	BaseTableID:                 col("BASE_TABLE_ID", BIGINT, Integer, true),
 	IsExcludedTrigger:           col("IS_EXCLUDED_TRIGGER", BOOLEAN, Bool01, true),
-	StreamName:                  note(col("STREAM_NAME", VARCHAR, Text, true), "NULL for an excluded dependency"),
+	StreamName:                  Column{Name: "STREAM_NAME", Type: VARCHAR, Nullable: true, Format: Text, Read: true, Note: "NULL for an excluded dependency"},
 	StreamID:                    col("STREAM_ID", BIGINT, Integer, true),
-	DependencyState:             note(col("DEPENDENCY_STATE", VARCHAR, Enum, true), "USABLE | MISSING | DISABLED | STALE | CANNOT_RESUME | EXCLUDED"),
+	DependencyState:             Column{Name: "DEPENDENCY_STATE", Type: VARCHAR, Nullable: true, Format: Enum, Read: true, Note: "USABLE | MISSING | DISABLED | STALE | CANNOT_RESUME | EXCLUDED"},
 	Covered:                     col("COVERED", BOOLEAN, Bool01, true),
 	LaggingPartitions:           col("LAGGING_PARTITIONS", VARCHAR, Text, true),
 	WorstPartition:              col("WORST_PARTITION", VARCHAR, Text, true),

@@ -5,8 +5,6 @@ package doris
 // OlderBuilds marks a column of older builds only (replaced since).
 const OlderBuilds Avail = "older builds"
 
-func older(c Column, n string) Column { c.Avail = OlderBuilds; c.Note = n; return c }
-
 func scol(name string, f Format, read bool) Column {
 	return Column{Name: name, Type: VARCHAR, Format: f, Read: read}
 }
@@ -27,8 +25,8 @@ var SessionVars = &SessionRel{
 			{Template: "SELECT @@system_time_zone AS system_time_zone", When: "when @@time_zone is SYSTEM"},
 		},
 		Note: "the column names are the statement's own aliases"},
-	VersionComment: note(scol("version_comment", Text, true), `"Doris version " + DORIS_BUILD_VERSION + "-" + short hash, e.g. Doris version doris-3.0.3-rc02-1a2b3c4`),
-	TimeZone:       note(scol("time_zone", Text, true), "an IANA name, an offset, or SYSTEM"),
+	VersionComment: Column{Name: "version_comment", Type: VARCHAR, Format: Text, Read: true, Note: `"Doris version " + DORIS_BUILD_VERSION + "-" + short hash, e.g. Doris version doris-3.0.3-rc02-1a2b3c4`},
+	TimeZone:       Column{Name: "time_zone", Type: VARCHAR, Format: Text, Read: true, Note: "an IANA name, an offset, or SYSTEM"},
 	SystemTimeZone: scol("system_time_zone", Text, true),
 }
 
@@ -68,10 +66,10 @@ var Frontends = &FrontendsRel{
 			"internal.information_schema (ShowFrontendsCommandTest: checkDbPriv(internal, information_schema, SELECT))"},
 	Name:               scol("Name", Text, true),
 	Host:               scol("Host", Text, true),
-	IP:                 older(scol("IP", Text, true), "before Host (e.g. @022bac71)"),
-	HostName:           older(scol("HostName", Text, true), "before Host (e.g. @022bac71)"),
+	IP:                 Column{Name: "IP", Type: VARCHAR, Avail: OlderBuilds, Format: Text, Read: true, Note: "before Host (e.g. @022bac71)"},
+	HostName:           Column{Name: "HostName", Type: VARCHAR, Avail: OlderBuilds, Format: Text, Read: true, Note: "before Host (e.g. @022bac71)"},
 	EditLogPort:        scol("EditLogPort", Integer, false),
-	HTTPPort:           note(scol("HttpPort", Integer, true), "Config.http_port of that FE; HTTPS on it with enable_tls (JettySslCustomizer @01d524ad); with the older enable_https, HTTPS is on Config.https_port (default 8050, Config.java @000d15ca), which no column reports (--fe-https-port)"),
+	HTTPPort:           Column{Name: "HttpPort", Type: VARCHAR, Format: Integer, Read: true, Note: "Config.http_port of that FE; HTTPS on it with enable_tls (JettySslCustomizer @01d524ad); with the older enable_https, HTTPS is on Config.https_port (default 8050, Config.java @000d15ca), which no column reports (--fe-https-port)"},
 	QueryPort:          scol("QueryPort", Integer, true),
 	RPCPort:            scol("RpcPort", Integer, false),
 	ArrowFlightSQLPort: scol("ArrowFlightSqlPort", Integer, false),
@@ -86,7 +84,7 @@ var Frontends = &FrontendsRel{
 	IsHelper:           scol("IsHelper", BoolText, false),
 	ErrMsg:             scol("ErrMsg", Text, false),
 	Version:            scol("Version", Text, true),
-	CurrentConnected:   note(scol("CurrentConnected", YesNo, true), "Yes on the FE serving this session"),
+	CurrentConnected:   Column{Name: "CurrentConnected", Type: VARCHAR, Format: YesNo, Read: true, Note: "Yes on the FE serving this session"},
 }
 
 // BackendsRel is SHOW BACKENDS.
@@ -107,11 +105,11 @@ var Backends = &BackendsRel{
 		Note:       "HttpPort is the BE webserver port (there is no WebServerPort column)"},
 	BackendID:               scol("BackendId", Integer, true),
 	Host:                    scol("Host", Text, true),
-	IP:                      older(scol("IP", Text, true), "before Host"),
-	HostName:                older(scol("HostName", Text, true), "before Host"),
+	IP:                      Column{Name: "IP", Type: VARCHAR, Avail: OlderBuilds, Format: Text, Read: true, Note: "before Host"},
+	HostName:                Column{Name: "HostName", Type: VARCHAR, Avail: OlderBuilds, Format: Text, Read: true, Note: "before Host"},
 	HeartbeatPort:           scol("HeartbeatPort", Integer, false),
 	BePort:                  scol("BePort", Integer, false),
-	HTTPPort:                note(scol("HttpPort", Integer, true), "backend.getHttpPort(): the BE webserver port; HTTPS on it with enable_tls (EvHttpServer::start @00df79a8) or the older enable_https (config.cpp @00043e36)"),
+	HTTPPort:                Column{Name: "HttpPort", Type: VARCHAR, Format: Integer, Read: true, Note: "backend.getHttpPort(): the BE webserver port; HTTPS on it with enable_tls (EvHttpServer::start @00df79a8) or the older enable_https (config.cpp @00043e36)"},
 	BrpcPort:                scol("BrpcPort", Integer, false),
 	ArrowFlightSQLPort:      scol("ArrowFlightSqlPort", Integer, false),
 	LastStartTime:           scol("LastStartTime", Datetime, false),

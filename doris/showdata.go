@@ -11,7 +11,7 @@ package doris
 const showDataSrc = "fe/fe-core/.../nereids/trees/plans/commands/ShowDataCommand.java @000c6bdb"
 
 func binlog(name string, f Format) Column {
-	return some(scol(name, f, true), "BinlogSize is not in older builds (ShowDataCommand @64e8c92b): then the size is not on this build")
+	return Column{Name: name, Type: VARCHAR, Avail: SomeBuilds, Format: f, Read: true, Note: "BinlogSize is not in older builds (ShowDataCommand @64e8c92b): then the size is not on this build"}
 }
 
 // ShowDataPropertiesRel is SHOW DATA PROPERTIES ('entire_warehouse' = 'true', ...).
@@ -29,7 +29,7 @@ var ShowDataProperties = &ShowDataPropertiesRel{
 			{Template: "SHOW DATA PROPERTIES ({literal} = {literal})", When: "the same when a database name holds a comma (db_names has no escape): every database, filtered here"},
 		},
 		Note: "raw byte integers; last row `total`; db_names is split on ',' with no trimming"},
-	DBName:      note(scol("DBName", Text, true), "the last row is `total`"),
+	DBName:      Column{Name: "DBName", Type: VARCHAR, Format: Text, Read: true, Note: "the last row is `total`"},
 	DataSize:    scol("DataSize", Bytes, true),
 	RecycleSize: scol("RecycleSize", Bytes, false),
 	BinlogSize:  binlog("BinlogSize", Bytes),
@@ -68,7 +68,7 @@ var ShowDataTable = &ShowDataTableRel{
 			When: "only for a table the per-database SHOW DATA did not size, at most 50 (the rest one gap); needs SHOW on the table"}},
 		Note: "one row per index (TableName only on the first), then '', Total; human sizes"},
 	TableName:    scol("TableName", Text, false),
-	IndexName:    note(scol("IndexName", Text, true), "Total on the last row"),
+	IndexName:    Column{Name: "IndexName", Type: VARCHAR, Format: Text, Read: true, Note: "Total on the last row"},
 	Size:         scol("Size", HumanSize, false),
 	ReplicaCount: scol("ReplicaCount", Integer, false),
 	RowCount:     scol("RowCount", Integer, false),
@@ -89,7 +89,7 @@ var ShowDataDB = &ShowDataDBRel{
 	Relation: Relation{Source: SourceShowData, Kind: Show, Name: "SHOW DATA (current database)", Mirrors: showDataSrc + " (getSingleDbStats)",
 		Statements: []Statement{{Template: "SHOW DATA", When: "once per database with changelog tables whose BinlogSize is not 0, on a session whose current database is that one; needs SHOW on each table"}},
 		Note:       "per table, human sizes, then Total, Quota, Left"},
-	TableName:    note(scol("TableName", Text, true), "then Total, Quota, Left"),
+	TableName:    Column{Name: "TableName", Type: VARCHAR, Format: Text, Read: true, Note: "then Total, Quota, Left"},
 	Size:         scol("Size", HumanSize, false),
 	ReplicaCount: scol("ReplicaCount", Integer, false),
 	RemoteSize:   scol("RemoteSize", HumanSize, false),

@@ -26,23 +26,19 @@ var MVInfos = &MVInfosRel{
 	ID:      Column{Name: "Id", Type: BIGINT, Nullable: true, Format: Integer, Read: true},
 	Name:    tcol("Name", STRING, Text, true),
 	JobName: tcol("JobName", STRING, Text, true),
-	State: note(tcol("State", STRING, Enum, true),
-		"INIT | NORMAL | SCHEMA_CHANGE: a base table or view was dropped or altered, or the MV query stopped analyzing (MTMVRelationManager); "+
-			"the MV is not used for rewriting, and the next successful refresh sets NORMAL again"),
-	SchemaChangeDetail: note(tcol("SchemaChangeDetail", STRING, Text, true),
-		"empty for NORMAL; why SCHEMA_CHANGE: 'The base table has been deleted:' or 'The base table has been updated:' followed by "+
-			"BaseTableInfo{tableName='t', dbName='db', ctlName='internal'}, 'The base view has been updated:', and on IVM builds "+
-			"'The MV query is no longer analyzable: ...', 'The MV query reads a column the change is about: ...'"),
-	RefreshState: note(tcol("RefreshState", STRING, Enum, true), "INIT | FAIL | SUCCESS"),
-	RefreshInfo:  tcol("RefreshInfo", STRING, RefreshText, true),
-	QuerySQL:     tcol("QuerySql", STRING, Text, true),
-	EnvInfo:      some(tcol("EnvInfo", STRING, Text, true), "after QuerySql in some builds"),
-	MvProperties: note(tcol("MvProperties", STRING, JavaMap, true),
-		"mv.getMvProperties().toString(): {excluded_trigger_tables=db.t1,db.t2, partition_sync_limit=100} or {}; entries split by \", \", a value may hold commas; JSON read as a fallback"),
-	MvPartitionInfo:    tcol("MvPartitionInfo", STRING, Text, true),
-	SyncWithBaseTables: Column{Name: "SyncWithBaseTables", Type: BOOLEAN, Nullable: true, Format: Bool01, Read: true},
-	IvmBaseTableStreams: some(tcol("IvmBaseTableStreams", STRING, Text, true),
-		"documented in the IVM docs only, in no code version (UNVERIFIED); format undocumented, kept raw"),
+	State: Column{Name: "State", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Enum, Read: true, Note: "INIT | NORMAL | SCHEMA_CHANGE: a base table or view was dropped or altered, or the MV query stopped analyzing (MTMVRelationManager); " +
+		"the MV is not used for rewriting, and the next successful refresh sets NORMAL again"},
+	SchemaChangeDetail: Column{Name: "SchemaChangeDetail", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Text, Read: true, Note: "empty for NORMAL; why SCHEMA_CHANGE: 'The base table has been deleted:' or 'The base table has been updated:' followed by " +
+		"BaseTableInfo{tableName='t', dbName='db', ctlName='internal'}, 'The base view has been updated:', and on IVM builds " +
+		"'The MV query is no longer analyzable: ...', 'The MV query reads a column the change is about: ...'"},
+	RefreshState:        Column{Name: "RefreshState", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Enum, Read: true, Note: "INIT | FAIL | SUCCESS"},
+	RefreshInfo:         tcol("RefreshInfo", STRING, RefreshText, true),
+	QuerySQL:            tcol("QuerySql", STRING, Text, true),
+	EnvInfo:             Column{Name: "EnvInfo", Type: STRING, Nullable: true, Avail: SomeBuilds, Sentinels: tvfNull, Format: Text, Read: true, Note: "after QuerySql in some builds"},
+	MvProperties:        Column{Name: "MvProperties", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: JavaMap, Read: true, Note: "mv.getMvProperties().toString(): {excluded_trigger_tables=db.t1,db.t2, partition_sync_limit=100} or {}; entries split by \", \", a value may hold commas; JSON read as a fallback"},
+	MvPartitionInfo:     tcol("MvPartitionInfo", STRING, Text, true),
+	SyncWithBaseTables:  Column{Name: "SyncWithBaseTables", Type: BOOLEAN, Nullable: true, Format: Bool01, Read: true},
+	IvmBaseTableStreams: Column{Name: "IvmBaseTableStreams", Type: STRING, Nullable: true, Avail: SomeBuilds, Sentinels: tvfNull, Format: Text, Read: true, Note: "documented in the IVM docs only, in no code version (UNVERIFIED); format undocumented, kept raw"},
 }
 
 // JobsRel is jobs('type' = 'mv').
@@ -57,15 +53,15 @@ var Jobs = &JobsRel{
 		Mirrors:    "fe/fe-core/.../job/extensions/mtmv/MTMVJob.java @60a8bb75 (SCHEMA)",
 		Statements: []Statement{{Template: "SELECT * FROM jobs('type' = 'mv')", When: "always"}}},
 	ID:                tcol("Id", STRING, Integer, true),
-	Name:              note(tcol("Name", STRING, Text, true), "inner_mtmv_<mvId>"),
+	Name:              Column{Name: "Name", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Text, Read: true, Note: "inner_mtmv_<mvId>"},
 	MvID:              tcol("MvId", STRING, Integer, true),
 	MvName:            tcol("MvName", STRING, Text, true),
 	MvDatabaseID:      tcol("MvDatabaseId", STRING, Integer, true),
 	MvDatabaseName:    tcol("MvDatabaseName", STRING, Text, true),
 	ExecuteType:       tcol("ExecuteType", STRING, Enum, true),
 	RecurringStrategy: tcol("RecurringStrategy", STRING, Text, true),
-	Status:            note(tcol("Status", STRING, Enum, true), "RUNNING | PAUSED | ..."),
-	CreateTime:        note(tcol("CreateTime", STRING, Datetime, true), "TimeUtils.longToTimeString"),
+	Status:            Column{Name: "Status", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Enum, Read: true, Note: "RUNNING | PAUSED | ..."},
+	CreateTime:        Column{Name: "CreateTime", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Datetime, Read: true, Note: "TimeUtils.longToTimeString"},
 }
 
 // TasksRel is tasks('type' = 'mv').
@@ -94,24 +90,21 @@ var Tasks = &TasksRel{
 	MvName:         tcol("MvName", STRING, Text, true),
 	MvDatabaseID:   tcol("MvDatabaseId", STRING, Integer, true),
 	MvDatabaseName: tcol("MvDatabaseName", STRING, Text, true),
-	Status:         note(tcol("Status", STRING, Enum, true), "PENDING | RUNNING | SUCCESS | FAILED | CANCELED"),
-	ErrorMsg: note(tcol("ErrorMsg", STRING, Text, true),
-		"free text; a bounded incremental read that must be retried carries 'ERR_INCR_WINDOW_NOT_READY: reason=END_AFTER_CURRENT_TSO|TSO_RECOVERING, ...' "+
-			"(error 5100) or 'ERR_INCR_VISIBLE_WAIT_TIMEOUT: reason=VISIBLE_WAIT_TIMEOUT, ...' (error 5101) (IncrWindowNotReadyException)"),
+	Status:         Column{Name: "Status", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Enum, Read: true, Note: "PENDING | RUNNING | SUCCESS | FAILED | CANCELED"},
+	ErrorMsg: Column{Name: "ErrorMsg", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Text, Read: true, Note: "free text; a bounded incremental read that must be retried carries 'ERR_INCR_WINDOW_NOT_READY: reason=END_AFTER_CURRENT_TSO|TSO_RECOVERING, ...' " +
+		"(error 5100) or 'ERR_INCR_VISIBLE_WAIT_TIMEOUT: reason=VISIBLE_WAIT_TIMEOUT, ...' (error 5101) (IncrWindowNotReadyException)"},
 	CreateTime:            tcol("CreateTime", STRING, Datetime, true),
 	StartTime:             tcol("StartTime", STRING, Datetime, true),
 	FinishTime:            tcol("FinishTime", STRING, Datetime, true),
-	DurationMs:            note(tcol("DurationMs", STRING, Integer, true), `\N until finished`),
-	TaskContext:           note(tcol("TaskContext", STRING, JSONText, true), `{"triggerMode":"MANUAL|COMMIT|SYSTEM",...}`),
-	RefreshMode:           note(tcol("RefreshMode", STRING, Enum, true), `COMPLETE | PARTIAL | NOT_REFRESH, or \N after an incremental-only refresh`),
-	NeedRefreshPartitions: note(tcol("NeedRefreshPartitions", STRING, JSONText, true), "a JSON array"),
-	CompletedPartitions:   note(tcol("CompletedPartitions", STRING, JSONText, true), "a JSON array"),
+	DurationMs:            Column{Name: "DurationMs", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Integer, Read: true, Note: `\N until finished`},
+	TaskContext:           Column{Name: "TaskContext", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: JSONText, Read: true, Note: `{"triggerMode":"MANUAL|COMMIT|SYSTEM",...}`},
+	RefreshMode:           Column{Name: "RefreshMode", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Enum, Read: true, Note: `COMPLETE | PARTIAL | NOT_REFRESH, or \N after an incremental-only refresh`},
+	NeedRefreshPartitions: Column{Name: "NeedRefreshPartitions", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: JSONText, Read: true, Note: "a JSON array"},
+	CompletedPartitions:   Column{Name: "CompletedPartitions", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: JSONText, Read: true, Note: "a JSON array"},
 	Progress:              tcol("Progress", STRING, Text, true),
 	LastQueryID:           tcol("LastQueryId", STRING, Text, true),
 	ComputeGroup:          tcol("ComputeGroup", STRING, Text, true),
-	IvmFallbackReason: note(tcol("IvmFallbackReason", STRING, Enum, true),
-		`\N or empty = none; otherwise an IvmFailureReason or INCOMPLETE_REFRESH_SNAPSHOT`),
-	IvmRebuiltPartitions: note(tcol("IvmRebuiltPartitions", STRING, Integer, true), "a count as text"),
-	IvmRefreshMethod: design(note(tcol("IvmRefreshMethod", STRING, Enum, true),
-		"NONE | INCREMENTAL | PARTITION_REBUILD | COMPLETE | MIXED; in no Doris source yet")),
+	IvmFallbackReason:     Column{Name: "IvmFallbackReason", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Enum, Read: true, Note: `\N or empty = none; otherwise an IvmFailureReason or INCOMPLETE_REFRESH_SNAPSHOT`},
+	IvmRebuiltPartitions:  Column{Name: "IvmRebuiltPartitions", Type: STRING, Nullable: true, Sentinels: tvfNull, Format: Integer, Read: true, Note: "a count as text"},
+	IvmRefreshMethod:      Column{Name: "IvmRefreshMethod", Type: STRING, Nullable: true, Avail: Design, Sentinels: tvfNull, Format: Enum, Read: true, Note: "NONE | INCREMENTAL | PARTITION_REBUILD | COMPLETE | MIXED; in no Doris source yet"},
 }

@@ -33,9 +33,9 @@ var OffsetTable = &OffsetTableRel{
 			Template: "SELECT `consumer_id`, MAX(`offset_timestamp`) AS `offset_timestamp`, MAX(`update_time`) AS `update_time` FROM {db}.{table} WHERE `consumer_id` = {literal} GROUP BY `consumer_id`",
 			When:     "once per consumer declared in the config file (consumers:); works for a UNIQUE KEY(consumer_id) and a DUPLICATE offset table"}},
 		Note: "a user table the connector appends to; zone-less datetime text in the connector's session time zone; the column names are the connector's, the aliases the statement's own"},
-	ConsumerID:      note(scol("consumer_id", Text, true), "source.binlog.consumer-id"),
-	OffsetTimestamp: note(scol("offset_timestamp", Text, true), "'yyyy-MM-dd HH:mm:ss' (second precision), the connector's session time zone: the end of the last stream split subtask 0 finished"),
-	UpdateTime:      note(scol("update_time", Text, true), "CURRENT_TIMESTAMP(3) of the publication, the connector's session time zone"),
+	ConsumerID:      Column{Name: "consumer_id", Type: VARCHAR, Format: Text, Read: true, Note: "source.binlog.consumer-id"},
+	OffsetTimestamp: Column{Name: "offset_timestamp", Type: VARCHAR, Format: Text, Read: true, Note: "'yyyy-MM-dd HH:mm:ss' (second precision), the connector's session time zone: the end of the last stream split subtask 0 finished"},
+	UpdateTime:      Column{Name: "update_time", Type: VARCHAR, Format: Text, Read: true, Note: "CURRENT_TIMESTAMP(3) of the publication, the connector's session time zone"},
 }
 
 func init() { register(OffsetTable) }

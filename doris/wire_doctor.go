@@ -48,9 +48,9 @@ var ShowFrontendConfig = &ShowFrontendConfigRel{
 			When: "doctor: the configuration of the FE the session is on (every key; filtered here)"}},
 		Note: "needs global ADMIN (else error 1227, a named gap); NoForward: the FE the session is on only; " +
 			"a key declared EXPERIMENTAL is printed experimental_<name>; a non-empty sensitive value is printed ********; sorted by Key"},
-	Key:        note(scol("Key", Text, true), "experimental_ prefix for VariableAnnotation.EXPERIMENTAL keys"),
-	Value:      sentinel(note(scol("Value", Text, true), "String.valueOf; arrays as [a, b]; ******** for a sensitive key"), SensitiveMask),
-	Type:       note(scol("Type", Text, true), "Java simple type name: boolean, int, long, double, String, String[]"),
+	Key:        Column{Name: "Key", Type: VARCHAR, Format: Text, Read: true, Note: "experimental_ prefix for VariableAnnotation.EXPERIMENTAL keys"},
+	Value:      Column{Name: "Value", Type: VARCHAR, Sentinels: []string{SensitiveMask}, Format: Text, Read: true, Note: "String.valueOf; arrays as [a, b]; ******** for a sensitive key"},
+	Type:       Column{Name: "Type", Type: VARCHAR, Format: Text, Read: true, Note: "Java simple type name: boolean, int, long, double, String, String[]"},
 	IsMutable:  scol("IsMutable", BoolText, true),
 	MasterOnly: scol("MasterOnly", BoolText, true),
 	Comment:    scol("Comment", Text, false),
@@ -76,7 +76,7 @@ var ShowBackendConfig = &ShowBackendConfigRel{
 	Host:      scol("Host", Text, true),
 	Key:       scol("Key", Text, true),
 	Value:     scol("Value", Text, true),
-	Type:      note(scol("Type", Text, true), "the BE's C++ type name (bool, int32_t, int64_t, std::string, …)"),
+	Type:      Column{Name: "Type", Type: VARCHAR, Format: Text, Read: true, Note: "the BE's C++ type name (bool, int32_t, int64_t, std::string, …)"},
 	IsMutable: scol("IsMutable", BoolText, true),
 }
 
@@ -171,9 +171,9 @@ var LoadStateAction = &LoadStateActionRel{
 
 // backendTag is SHOW BACKENDS' Tag column, which doctor reads for the
 // Stream Load endpoints.
-var backendTag = note(scol("Tag", JSONText, true), "a JSON object of the BE's tags: location, and on builds with Stream Load endpoints "+
-	"public_endpoint and private_endpoint (host:port; ALTER SYSTEM ADD/MODIFY BACKEND 'tag.public_endpoint', regression test_stream_load_endpoint), "+
-	"in cloud mode also cloud_unique_id and compute_group_id; read by doctor for the address a Stream Load redirect names")
+var backendTag = Column{Name: "Tag", Type: VARCHAR, Format: JSONText, Read: true, Note: "a JSON object of the BE's tags: location, and on builds with Stream Load endpoints " +
+	"public_endpoint and private_endpoint (host:port; ALTER SYSTEM ADD/MODIFY BACKEND 'tag.public_endpoint', regression test_stream_load_endpoint), " +
+	"in cloud mode also cloud_unique_id and compute_group_id; read by doctor for the address a Stream Load redirect names"}
 
 func init() {
 	register(SelectOne, ShowFrontendConfig, ShowBackendConfig, FEConfigAction, BEShowConfig, HealthAction, LoadStateAction)

@@ -37,7 +37,10 @@ const (
 )
 
 var (
-	markNonce = newNonce()
+	// markNonce is drawn at the first marker, not at start: reading
+	// crypto/rand seeds its generator, which no command without colour
+	// needs (docs/performance.md "Start-up and binary size").
+	markNonce = sync.OnceValue(newNonce)
 	sgrMu     sync.Mutex
 	sgrList   []string
 	sgrIndex  = map[string]int{}
@@ -66,13 +69,13 @@ func mark(sgr string) string {
 		sgrIndex[sgr] = i
 	}
 	sgrMu.Unlock()
-	return string(markOpen) + markNonce + strconv.Itoa(i) + string(markClose)
+	return string(markOpen) + markNonce() + strconv.Itoa(i) + string(markClose)
 }
 
 // readMark reads a marker at the start of s: the SGR it stands for and its
 // length in bytes; ok=false when s does not start with a genuine marker.
 func readMark(s string) (sgr string, n int, ok bool) {
-	open := string(markOpen) + markNonce
+	open := string(markOpen) + markNonce()
 	if !strings.HasPrefix(s, open) {
 		return "", 0, false
 	}

@@ -135,7 +135,7 @@ type answer struct {
 	sinkErr  error
 }
 
-var basicRE = regexp.MustCompile(`(?i)(?:^|,)\s*basic(?:\s|,|$)`)
+var basicRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(?:^|,)\s*basic(?:\s|,|$)`) }) // at the first 401, not at start
 
 // basicChallenge: a 401 whose WWW-Authenticate offers the Basic scheme
 // (RFC 7617), e.g. the BE's `Basic realm="Restricted"`.
@@ -144,7 +144,7 @@ func basicChallenge(status int, h http.Header) bool {
 		return false
 	}
 	for _, v := range h.Values("WWW-Authenticate") {
-		if basicRE.MatchString(v) {
+		if basicRE().MatchString(v) {
 			return true
 		}
 	}

@@ -6,6 +6,8 @@
 #
 # Runs hello then BIN ARGS, N times; prints the median wall time, the mean
 # CPU (user + sys, from the children's rusage) of each and their ratios.
+# Output goes to a file, as a script's would: not /dev/null, which builds
+# before the startup branch took for a terminal (and paged through less).
 set -eu
 n=$1; shift
 dir=$(mktemp -d)
@@ -13,14 +15,14 @@ trap 'rm -rf "$dir"' EXIT
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$dir/main.go"
 printf 'module hello\n' >"$dir/go.mod"
 (cd "$dir" && go build -o hello .)
-python3 - "$n" "$dir/hello" "$@" <<'PY'
+python3 - "$n" "$dir/out" "$dir/hello" "$@" <<'PY'
 import resource, statistics as st, subprocess, sys, time
-n, hello, cmd = int(sys.argv[1]), [sys.argv[2]], sys.argv[3:]
+n, out, hello, cmd = int(sys.argv[1]), open(sys.argv[2], "w"), [sys.argv[3]], sys.argv[4:]
 wall, cpu = {0: [], 1: []}, {0: [], 1: []}
 for _ in range(n):
     for k, c in ((0, hello), (1, cmd)):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t = time.perf_counter()
-        subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(c, stdout=out, stderr=out)
         t = time.perf_counter() - t; r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         wall[k].append(t); cpu[k].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
 for k, name in ((0, "hello"), (1, " ".join(cmd))):

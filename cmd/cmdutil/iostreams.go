@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"golang.org/x/term"
 )
 
 // IOStreams carries the process's streams and the colour policy, decided once
@@ -42,9 +44,12 @@ func System() *IOStreams {
 	return ios
 }
 
+// isTerminal asks the terminal driver (TCGETS through golang.org/x/term): a
+// character device is not enough — /dev/null is one, and taking it for a
+// terminal sent `dorisdiag … >/dev/null` through the pager (sh -c less: two
+// more processes, the larger part of a short command's cost).
 func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }
 
 func (s *IOStreams) getenv(k string) string {

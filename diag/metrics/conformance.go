@@ -3,6 +3,7 @@ package metrics
 import (
 	"math"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/exposition"
@@ -62,13 +63,13 @@ var ConformanceRules = []exposition.Rule{
 	{Name: RuleTTLCleanupStale, Severity: exposition.SeverityWarning, Doc: `the BE's last successful TTL cleanup is older than ConformOptions.TTLCleanupMaxAge`},
 }
 
-var ruleSeverity = func() map[string]string {
+var ruleSeverity = sync.OnceValue(func() map[string]string {
 	m := make(map[string]string, len(ConformanceRules))
 	for _, r := range ConformanceRules {
 		m[r.Name] = r.Severity
 	}
 	return m
-}()
+})
 
 // conformanceChecks is every conformance rule, in the order of the
 // reference: families, then samples, then what the samples add up to, then
@@ -205,7 +206,7 @@ func newView(res *exposition.Result, o ConformOptions) *view {
 
 // add records a problem of rule, at column 1 of line.
 func (v *view) add(rule string, line int, family, label, value, msg, fix string) {
-	p := exposition.Problem{Rule: rule, Severity: ruleSeverity[rule], Line: line, Col: 1,
+	p := exposition.Problem{Rule: rule, Severity: ruleSeverity()[rule], Line: line, Col: 1,
 		Family: family, Label: label, Message: msg, Fix: fix}
 	p.SetValue([]byte(value)) // the payload's text, cut as the linter's
 	v.out = append(v.out, p)
@@ -229,7 +230,7 @@ func (v *view) samples(f func(s *exposition.Sample, spec famSpec)) {
 		}
 		// the designed families have no _sum/_count/_bucket forms: a
 		// sample's name is its family's
-		if spec, ok := designFamilies[s.Name]; ok {
+		if spec, ok := designFamilies()[s.Name]; ok {
 			f(s, spec)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // reference tables do not have.
 func checkUnknownFamily(v *view) {
 	v.families(func(f exposition.FamilyStat) {
-		if _, ok := designFamilies[f.Name]; !ok {
+		if _, ok := designFamilies()[f.Name]; !ok {
 			v.add(RuleDesignUnknownFamily, f.Line, f.Name, "", "", "not in the reference tables of apache/doris#69907 (a renamed or an extra signal?)", "")
 		}
 	})
@@ -24,7 +24,7 @@ func checkUnknownFamily(v *view) {
 
 func checkWrongType(v *view) {
 	v.families(func(f exposition.FamilyStat) {
-		if spec, ok := designFamilies[f.Name]; ok && f.Type != spec.typ {
+		if spec, ok := designFamilies()[f.Name]; ok && f.Type != spec.typ {
 			v.add(RuleDesignWrongType, f.Line, f.Name, "", f.Type, "TYPE is "+f.Type+"; the design says "+spec.typ, "declare # TYPE "+f.Name+" "+spec.typ)
 		}
 	})
@@ -34,7 +34,7 @@ func checkWrongType(v *view) {
 // combination, 0 included.
 func checkMissingCombinations(v *view) {
 	v.families(func(f exposition.FamilyStat) {
-		if want, ok := expectedCombos[f.Name]; ok && f.Series < want {
+		if want, ok := expectedCombos()[f.Name]; ok && f.Series < want {
 			v.add(RuleDesignMissingCluster, f.Line, f.Name, "", "", itoa(f.Series)+" series; the design has "+itoa(want)+" (every label combination, 0 included)", "export every combination, with 0")
 		}
 	})
@@ -83,7 +83,7 @@ func checkLabelSet(v *view) {
 func checkLabelValues(v *view) {
 	v.samples(func(s *exposition.Sample, spec famSpec) {
 		for lname, lvalue := range s.Labels {
-			if allowed, ok := allowedValues[s.Name][lname]; ok && !contains(allowed, lvalue) {
+			if allowed, ok := allowedValues()[s.Name][lname]; ok && !contains(allowed, lvalue) {
 				v.add(RuleDesignUnknownLabelValue, s.Line, s.Name, lname, fix.LabelValueText(lvalue), lname+"=\""+lvalue+"\" is not one of "+strings.Join(allowed, ", "), "")
 			} else if lname == "reason" && lvalue != strings.ToLower(lvalue) {
 				v.add(RuleDesignUnknownLabelValue, s.Line, s.Name, lname, fix.LabelValueText(lvalue), "reasons are lower case on metrics (apache/doris#69907 \"Design\")", "")
@@ -134,7 +134,7 @@ func checkClusterForObjects(v *view) {
 		if len(v.objects[kind]) == 0 {
 			continue
 		}
-		for _, need := range clusterFor[kind] {
+		for _, need := range clusterFor()[kind] {
 			if v.fams[need].Series == 0 {
 				v.add(RuleDesignMissingCluster, v.fams[v.objFamilies[kind]].Line, need, "", "", "per-object "+kind+" series are exported but the cluster-level "+need+" is missing; alerts on it would miss objects beyond the quota", "")
 			}

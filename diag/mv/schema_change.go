@@ -3,6 +3,7 @@ package mv
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dorisdiag/dorisdiag/diag"
 	"github.com/dorisdiag/dorisdiag/doris"
@@ -40,7 +41,9 @@ var CodeSchemaChange = diag.Declare(diag.Declaration{
 
 // baseTableInfo reads BaseTableInfo{tableName='t', dbName='d', ctlName='c'}
 // (the toString of Doris's BaseTableInfo) out of SchemaChangeDetail.
-var baseTableInfo = regexp.MustCompile(`BaseTableInfo\{tableName='([^']*)', dbName='([^']*)'`)
+var baseTableInfo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`BaseTableInfo\{tableName='([^']*)', dbName='([^']*)'`)
+}) // compiled at the first use, not at every start
 
 func checkMVSchemaChange(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	r := m.r
@@ -55,7 +58,7 @@ func checkMVSchemaChange(_ *mvAnalyzer, m *mvFacts) []diag.Finding {
 	}
 	what += "; until then it is not used for transparent rewriting (querying it directly still works)."
 	ev := m.ev("mv_state", r.State, "schema_change_detail", detail)
-	if mt := baseTableInfo.FindStringSubmatch(detail); mt != nil {
+	if mt := baseTableInfo().FindStringSubmatch(detail); mt != nil {
 		ev["base_table"] = mt[2] + "." + mt[1]
 		if strings.Contains(strings.ToLower(detail), "has been deleted") {
 			what = "The base table is dropped: every refresh fails until it is back. RECOVER TABLE restores it while it is in the recycle bin; then a successful refresh sets State NORMAL."

@@ -252,7 +252,7 @@ func ruleLeaves(pkgs []pkg) []string {
 // ruleNoFixtures: no non-test package outside fixtures/ imports fixtures/...
 // (fixturesAllowlist aside), and the binary never links the emulator, the
 // SQL server it is built on (go-mysql-server: ~50 MB; design.md "The
-// pipeline") or the other test support (internal/testnet, internal/testbin,
+// pipeline") or the other test support (internal/testnet, internal/testbin, internal/screentest,
 // doris/doristest).
 func ruleNoFixtures(pkgs []pkg) []string {
 	var bad []string
@@ -267,7 +267,7 @@ func ruleNoFixtures(pkgs []pkg) []string {
 		}
 		if p.ImportPath == mod {
 			for _, d := range p.Deps {
-				if strings.HasPrefix(d, "github.com/dolthub/") || underDir(d, "fixtures/emulator") || underDir(d, "internal/testnet") || underDir(d, "internal/testbin") || underDir(d, "doris/doristest") || underDir(d, "diag/internal/diagtest") {
+				if strings.HasPrefix(d, "github.com/dolthub/") || underDir(d, "fixtures/emulator") || underDir(d, "internal/testnet") || underDir(d, "internal/testbin") || underDir(d, "internal/screentest") || underDir(d, "doris/doristest") || underDir(d, "diag/internal/diagtest") {
 					bad = append(bad, fmt.Sprintf("the dorisdiag binary links %s", d))
 				}
 			}

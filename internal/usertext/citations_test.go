@@ -15,6 +15,7 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/cmd"
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"github.com/dorisdiag/dorisdiag/internal/screentest"
 )
 
 // Issue 13, "Speak to the user, not to our notes": text a user reads cited
@@ -204,7 +205,7 @@ func (s *citationScanner) kept(i int) []byte { return s.ring[(s.head+i)%len(s.ri
 
 func (s *citationScanner) line(l []byte) {
 	if bytes.IndexByte(l, 0x1b) >= 0 {
-		l = sgr.ReplaceAll(l, nil) // colour on a terminal: the text as it is read
+		l = screentest.SGR.ReplaceAll(l, nil) // colour on a terminal: the text as it is read
 	}
 	if mayCite(l) {
 		// The window: l, and the lines before it while the first one is

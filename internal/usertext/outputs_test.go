@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -27,13 +26,6 @@ import (
 // (the default view, -o wide and -o json of check, mv explain and streams
 // show) are also kept. Before, the citation test and the ellipsis test each
 // ran most of these commands, at different widths.
-
-var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
-// screenLines is the output as a terminal shows it: colour removed.
-func screenLines(s string) []string {
-	return strings.Split(strings.TrimRight(sgr.ReplaceAllString(s, ""), "\n"), "\n")
-}
 
 // outputs is what the one generation found.
 type outputs struct {

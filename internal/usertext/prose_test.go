@@ -2,12 +2,14 @@ package usertext
 
 import (
 	"encoding/json"
+	"iter"
 	"sort"
 	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/dorisdiag/dorisdiag/diag/check"
+	"github.com/dorisdiag/dorisdiag/internal/screentest"
 	"github.com/dorisdiag/dorisdiag/report"
 	"github.com/dorisdiag/dorisdiag/scenario"
 	"github.com/dorisdiag/dorisdiag/snapshot"
@@ -109,7 +111,7 @@ func ellipsisProblems(out, full string, ids map[string]bool) []string {
 		}
 	}
 	var bad []string
-	for _, line := range screenLines(out) {
+	for _, line := range screentest.Lines(out) {
 		for _, tok := range strings.Fields(line) {
 			i := strings.Index(tok, "…")
 			if i < 0 {
@@ -161,7 +163,7 @@ func TestNoEllipsisInsideProse(t *testing.T) {
 // capitals.
 func overviewTokens(out string) map[string]int {
 	toks := map[string]int{}
-	lines := screenLines(out)
+	lines := screentest.Lines(out)
 	var sources []string // on a terminal a whole view's Sources row closes the report
 	if n := len(lines); n > 0 && strings.HasPrefix(lines[n-1], "Sources  ") {
 		sources = lines[n-1:]
@@ -185,6 +187,25 @@ func overviewTokens(out string) map[string]int {
 	return toks
 }
 
+// checkViewsOfEveryScenario yields check's views of each bundled scenario
+// from the one generation (everyOutput); a scenario whose views are missing
+// is an error, not a skip.
+func checkViewsOfEveryScenario(t *testing.T) iter.Seq2[string, checkViews] {
+	g := everyOutput(t)
+	return func(yield func(string, checkViews) bool) {
+		for _, name := range scenario.Names() {
+			v, ok := g.check[name]
+			if !ok {
+				t.Errorf("%s: check's views were not generated", name)
+				continue
+			}
+			if !yield(name, v) {
+				return
+			}
+		}
+	}
+}
+
 // Why: the overview was cut in the middle at 80 columns ("Streams 24 —
 // user: stale 1, cannot_resume 3, disabled 1, laggin…ught_up 1"): counts
 // and objects were lost. Every count, state and object of the -o wide
@@ -192,14 +213,9 @@ func overviewTokens(out string) map[string]int {
 // title is whole.
 func TestCheckOverviewKeepsEveryCountAt80(t *testing.T) {
 	t.Parallel() // reads the one generation (everyOutput)
-	g := everyOutput(t)
-	for _, name := range scenario.Names() {
-		if _, ok := g.check[name]; !ok {
-			t.Errorf("%s: check's views were not generated", name)
-			continue
-		}
-		wide := overviewTokens(g.check[name].wide)
-		out := g.check[name].out
+	for name, v := range checkViewsOfEveryScenario(t) {
+		wide := overviewTokens(v.wide)
+		out := v.out
 		narrow := overviewTokens(out)
 		var missing []string
 		for tok, n := range wide {
@@ -211,7 +227,7 @@ func TestCheckOverviewKeepsEveryCountAt80(t *testing.T) {
 		if len(missing) > 0 {
 			t.Errorf("%s: the 80-column overview lacks %q:\n%s", name, missing, out)
 		}
-		lines := screenLines(out)
+		lines := screentest.Lines(out)
 		title := strings.Join(lines[:2], " ")
 		for _, want := range []string{"2026-11-30T10:00:00Z", name, "doris-"} {
 			if !strings.Contains(title, want) || strings.Contains(lines[0], "…") {
@@ -221,29 +237,6 @@ func TestCheckOverviewKeepsEveryCountAt80(t *testing.T) {
 	}
 }
 
-// findingBlocks splits the findings part of a fitted view into one block of
-// lines per top-level finding (heading first); symptoms ("↳") are their own
-// one-line blocks.
-func findingBlocks(lines []string) [][]string {
-	var blocks [][]string
-	in := false
-	for _, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "CRITICAL ") || strings.HasPrefix(l, "WARNING ") || strings.HasPrefix(l, "INFO "):
-			blocks = append(blocks, []string{l})
-			in = true
-		case strings.HasPrefix(l, "  ↳ "):
-			blocks = append(blocks, []string{l})
-			in = false
-		case in && strings.HasPrefix(l, "         "):
-			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], l)
-		default:
-			in = false
-		}
-	}
-	return blocks
-}
-
 // Why: a finding's summary was one line cut in the middle ("refreshes fail
 // with CHANGELOG_BROKE…se table demo.payments expired"), a symptom too. At 80
 // columns a summary wraps to at most two lines under its heading (then a
@@ -251,14 +244,9 @@ func findingBlocks(lines []string) [][]string {
 // is cut only at its end. -o wide has them in full.
 func TestFindingSummaryAtMostTwoLines(t *testing.T) {
 	t.Parallel() // reads the one generation (everyOutput)
-	g := everyOutput(t)
-	for _, name := range scenario.Names() {
-		if _, ok := g.check[name]; !ok {
-			t.Errorf("%s: check's views were not generated", name)
-			continue
-		}
-		lines := screenLines(g.check[name].out)
-		for _, b := range findingBlocks(lines) {
+	for name, v := range checkViewsOfEveryScenario(t) {
+		lines := screentest.Lines(v.out)
+		for _, b := range screentest.FindingBlocks(lines) {
 			summary := 0
 			for _, l := range b[1:] {
 				if !strings.HasPrefix(strings.TrimSpace(l), "next: ") {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Bounded incremental read errors 5100 and 5101
@@ -31,11 +32,11 @@ const (
 func incrWindowFailure(msg string) (reason, cause string, ok bool) {
 	up := strings.ToUpper(msg)
 	reasonOf := ""
-	if m := incrReason.FindStringSubmatch(msg); m != nil {
+	if m := incrReason().FindStringSubmatch(msg); m != nil {
 		reasonOf = strings.ToUpper(m[1])
 	}
 	retry := ""
-	if m := incrRetryAfter.FindStringSubmatch(msg); m != nil {
+	if m := incrRetryAfter().FindStringSubmatch(msg); m != nil {
 		if ms, err := strconv.ParseInt(m[1], 10, 64); err == nil && ms > 0 {
 			retry = fmt.Sprintf("; the server asks to retry after %d ms", ms)
 		}
@@ -56,6 +57,7 @@ func incrWindowFailure(msg string) (reason, cause string, ok bool) {
 }
 
 var (
-	incrReason     = regexp.MustCompile(`reason=([A-Za-z_]+)`)
-	incrRetryAfter = regexp.MustCompile(`retryAfterMs=(\d+)`)
+	// compiled at the first use, not at every start of dorisdiag
+	incrReason     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`reason=([A-Za-z_]+)`) })
+	incrRetryAfter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`retryAfterMs=(\d+)`) })
 )

@@ -1,4 +1,4 @@
-package cmd
+package budgets
 
 import (
 	"bufio"
@@ -76,13 +76,13 @@ func (p *exporterProc) metric(tb testing.TB, name string) float64 {
 		tb.Fatal(err)
 	}
 	defer resp.Body.Close()
+	// A series without labels of its own carries only the cluster's.
+	sample := regexp.MustCompile(`^` + regexp.QuoteMeta(name) + `(?:\{cluster="[^"]*"\})? (\S+)$`)
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		// A series without labels of its own carries only the cluster's.
-		line := clusterLabel.ReplaceAllString(sc.Text(), "")
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
+		if m := sample.FindStringSubmatch(sc.Text()); m != nil {
+			f, err := strconv.ParseFloat(m[1], 64)
 			if err != nil {
 				tb.Fatal(err)
 			}
