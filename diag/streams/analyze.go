@@ -41,7 +41,7 @@ func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 
 	var in diag.Interner
 	var mon monitorTally
-	consByStream := make(map[int64][]int, len(last.Streams))
+	consByStream := make(map[int64][]int, min(len(last.Streams), len(last.Consumption))) // no more streams than rows
 	for i := range last.Consumption {
 		c := &last.Consumption[i]
 		consByStream[c.StreamID] = append(consByStream[c.StreamID], i)
