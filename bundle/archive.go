@@ -148,11 +148,6 @@ func (w *Writer) AddJSON(name string, v any, o Origin) error {
 	return w.add(name, contentJSON, data, o)
 }
 
-// AddJSONBytes writes JSON already encoded as a member.
-func (w *Writer) AddJSONBytes(name string, data []byte, o Origin) error {
-	return w.add(name, contentJSON, data, o)
-}
-
 // AddText writes a text member (markdown, Prometheus text).
 func (w *Writer) AddText(name string, data []byte, o Origin) error {
 	return w.add(name, contentText, data, o)

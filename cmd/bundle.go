@@ -541,7 +541,7 @@ func (o *BundleOptions) writeBundle(kind string, started time.Time, red *bundle.
 			return fmt.Errorf("writing %s: %w", o.mappingPath(), err)
 		}
 	}
-	if o.Config.Output == "json" {
+	if o.Config.Output == string(report.FormatJSON) {
 		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(final)

@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"fmt"
+	"io"
+	"strings"
+
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"github.com/dorisdiag/dorisdiag/cmd/doctor"
 	"github.com/dorisdiag/dorisdiag/cmd/metrics"
-	"io"
-	"strings"
+	"github.com/dorisdiag/dorisdiag/report"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -65,9 +67,13 @@ type cmdMeta struct {
 
 const allGlobals = "source,connection,output,gate"
 
+// tableAndJSON is the annFormats of a command whose document has no kind in
+// the report registry (bundle, version).
+const tableAndJSON = string(report.FormatTable) + "," + string(report.FormatJSON)
+
 // commandMeta is keyed by the command path without "dorisdiag ".
 var commandMeta = map[string]cmdMeta{
-	"bundle":           {formats: "table,json", globals: "source,connection,output"},
+	"bundle":           {formats: tableAndJSON, globals: "source,connection,output"},
 	"check":            {kind: "check", globals: allGlobals, failOn: "critical"},
 	"consumers":        {kind: "consumers", globals: allGlobals, failOn: "critical"},
 	"demo":             {kind: "demo", globals: "demo,output,gate", failOn: "none"},
@@ -92,7 +98,7 @@ var commandMeta = map[string]cmdMeta{
 	"tso diff":         {kind: "tso_diff", globals: "output"},
 	"tso lag":          {kind: "tso_lag", globals: "output"},
 	"tso headroom":     {kind: "tso_headroom", globals: "source,connection,output,gate,assume-ttl-enforced", failOn: "none"},
-	"version":          {formats: "table,json", globals: "output"},
+	"version":          {formats: tableAndJSON, globals: "output"},
 	"completion":       {globals: "-"},
 	"exporter":         {globals: "source,connection", serves: "true"},
 	"help":             {globals: "-"},

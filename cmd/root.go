@@ -4,11 +4,13 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
+	"github.com/dorisdiag/dorisdiag/report"
 
 	"github.com/spf13/cobra"
 )
@@ -101,7 +103,7 @@ cluster (MySQL protocol + HTTP), a saved snapshot, or a bundled demo scenario.`,
 	})
 
 	pf := root.PersistentFlags()
-	pf.StringVarP(&cfg.Output, "output", "o", "table", "output format: table, wide, json, markdown, prom (each command lists the ones it supports)")
+	pf.StringVarP(&cfg.Output, "output", "o", string(report.FormatTable), "output format: "+formatNames(report.AllFormats()...)+" (each command lists the ones it supports)")
 	pf.BoolVar(&cfg.NoColor, "no-color", false, "never colour output (also: NO_COLOR environment variable); colour is used only on a TTY")
 	pf.StringVar(&cfg.FailOn, "fail-on", "", "exit 1 when a finding is at or above this severity: none, warning, critical (default none; check, doctor, metrics lint, metrics scrape: critical)")
 	pf.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "timeout for each network operation (connect, query, HTTP request)")
@@ -272,3 +274,12 @@ func withUsageHint(err error, args []string) error {
 
 // Execute runs the process and exits with the contract's code.
 func Execute() { os.Exit(Main(os.Args[1:], cmdutil.System())) }
+
+// formatNames lists formats as help text names them: "table, wide, json".
+func formatNames(fs ...report.Format) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}

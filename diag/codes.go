@@ -58,6 +58,11 @@ type Declaration struct {
 	// fires on a cluster is check's findings (exporter.AlertRules).
 	Series string
 	Alert  string
+	// NotLive says why the live exporter (dorisdiag-exporter over a cluster)
+	// never observes a finding of the code, "" when it does. The code's rule
+	// still ships: `check -o prom` textfiles and `exporter --demo` carry it
+	// (docs/exporter.md "Check-only codes" lists these codes).
+	NotLive string
 }
 
 // ActionMaxLen is the longest Declaration.Action: with the indent, "next: "

@@ -27,19 +27,6 @@ const FindingFor = "1m"
 // (docs/exporter.md "Many clusters").
 const ExporterJob = "dorisdiag"
 
-// CheckOnly lists the codes the live exporter does not observe, with why
-// (docs/exporter.md lists them too). Their rules still ship: `check -o prom`
-// textfiles and `exporter --demo` carry them.
-var CheckOnly = map[string]string{
-	"METRICS_UNPARSEABLE":          "the live exporter does not fetch the nodes' /metrics: Prometheus scrapes them itself (a failed scrape is its own up == 0); lint them with dorisdiag metrics scrape or check",
-	"METRICS_LINT":                 "as METRICS_UNPARSEABLE",
-	"METRICS_NONCONFORMING":        "as METRICS_UNPARSEABLE",
-	"METRICS_MONITOR_STALE":        "as METRICS_UNPARSEABLE; the exporter's own DorisChangelogMonitorStale covers its rounds",
-	"METRICS_STATE_ON_FOLLOWER":    "as METRICS_UNPARSEABLE",
-	"METRICS_TARGET_UNREACHABLE":   "as METRICS_UNPARSEABLE",
-	"CHANGELOG_TTL_CLEANUP_FAILED": "read from the BEs' /metrics, which the live exporter does not fetch (DorisChangelogTtlCleanupFailed in design-alerts.yml reads the BE series directly)",
-}
-
 type yamlRule struct {
 	Alert       string            `yaml:"alert"`
 	Expr        string            `yaml:"expr"`

@@ -227,10 +227,6 @@ const DefaultMaxLabelValueBytes = 256
 // served result cut at the byte cap.
 const LabelValuesTruncated = "dorisdiag_exporter_label_values_truncated"
 
-// ServingSeriesNames lists the families the serving path adds to the
-// collector's (SeriesNames includes them).
-func ServingSeriesNames() []string { return []string{LabelValuesTruncated} }
-
 // servedFormats are the formats /metrics negotiates, in order of
 // preference: OpenMetrics 1.0.0 and 0.0.1, then the Prometheus text format
 // 0.0.4 (also what a client that asks for nothing gets).

@@ -288,6 +288,12 @@ type Stream struct {
 	MonitorSampleTimeMs         *int64   `json:"monitor_sample_time_ms,omitempty"`
 }
 
+// IsInternal: the stream is an IVM MV's own (the wire contract's name rule,
+// or the IVM_MV_ID column of builds that have it) — the one test every
+// package reads, so a stream is never a user's in one view and an MV's in
+// another.
+func (s *Stream) IsInternal() bool { return s.IvmMVID != nil || doris.IsIvmStreamName(s.Name) }
+
 // Consumption is one row of information_schema.table_stream_consumption: one
 // stream and one source partition (UNIT).
 type Consumption struct {

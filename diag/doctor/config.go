@@ -193,7 +193,7 @@ func (r *run) facts() facts {
 		}
 	}
 	for _, st := range s.Streams {
-		if !doris.IsIvmStreamName(st.Name) {
+		if !st.IsInternal() {
 			f.userStreams = append(f.userStreams, st)
 			continue
 		}

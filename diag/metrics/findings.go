@@ -20,6 +20,7 @@ import (
 
 var CodeUnparseable = diag.Declare(diag.Declaration{
 	Code:      "METRICS_UNPARSEABLE",
+	NotLive:   "the live exporter does not fetch the nodes' /metrics: Prometheus scrapes them itself (a failed scrape is its own up == 0); lint them with dorisdiag metrics scrape or check",
 	Action:    "lint the payload to see each problem",
 	Severity:  diag.SeverityCritical,
 	Impact:    diag.ImpactVisibility,
@@ -41,6 +42,7 @@ var CodeUnparseable = diag.Declare(diag.Declaration{
 // CodeLint: A /metrics payload parses but breaks a convention that hurts
 var CodeLint = diag.Declare(diag.Declaration{
 	Code:      "METRICS_LINT",
+	NotLive:   "as METRICS_UNPARSEABLE",
 	Action:    "follow each problem's fix line",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactHygiene,
@@ -58,6 +60,7 @@ var CodeLint = diag.Declare(diag.Declaration{
 // CodeNonconforming: The changelog/IVM series differ from the monitoring design
 var CodeNonconforming = diag.Declare(diag.Declaration{
 	Code:      "METRICS_NONCONFORMING",
+	NotLive:   "as METRICS_UNPARSEABLE",
 	Action:    "report the difference against the build",
 	Severity:  diag.SeverityWarning,
 	Impact:    diag.ImpactHygiene,
@@ -75,6 +78,7 @@ var CodeNonconforming = diag.Declare(diag.Declaration{
 // CodeMonitorStale: The changelog/IVM monitor on the Master FE is stale
 var CodeMonitorStale = diag.Declare(diag.Declaration{
 	Code:     "METRICS_MONITOR_STALE",
+	NotLive:  "as METRICS_UNPARSEABLE; the exporter's own DorisChangelogMonitorStale covers its rounds",
 	Action:   "look for monitor errors in the Master's log",
 	Severity: diag.SeverityCritical,
 	Impact:   diag.ImpactVisibility,
@@ -93,6 +97,7 @@ var CodeMonitorStale = diag.Declare(diag.Declaration{
 // CodeStateOnFollower: State series come from an FE that is not the Master, or from more than one FE
 var CodeStateOnFollower = diag.Declare(diag.Declaration{
 	Code:     "METRICS_STATE_ON_FOLLOWER",
+	NotLive:  "as METRICS_UNPARSEABLE",
 	Action:   "report it against the Doris build",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactHygiene,
@@ -109,6 +114,7 @@ var CodeStateOnFollower = diag.Declare(diag.Declaration{
 // CodeChangelogTTLCleanupFailed: A BE's changelog TTL cleanup failed, or has not succeeded for too long
 var CodeChangelogTTLCleanupFailed = diag.Declare(diag.Declaration{
 	Code:     "CHANGELOG_TTL_CLEANUP_FAILED",
+	NotLive:  "read from the BEs' /metrics, which the live exporter does not fetch (DorisChangelogTtlCleanupFailed in design-alerts.yml reads the BE series directly)",
 	Action:   "find the cleanup error in the BE's be.INFO",
 	Severity: diag.SeverityWarning,
 	Impact:   diag.ImpactFreshness,
@@ -272,6 +278,7 @@ func codeForRule(rule string) diag.Code {
 // CodeTargetUnreachable: An FE or BE /metrics could not be fetched
 var CodeTargetUnreachable = diag.Declare(diag.Declaration{
 	Code:     "METRICS_TARGET_UNREACHABLE",
+	NotLive:  "as METRICS_UNPARSEABLE",
 	Action:   "check the node, its HTTP port and firewalls",
 	Severity: diag.SeverityCritical,
 	Impact:   diag.ImpactVisibility,

@@ -27,7 +27,7 @@ var CodeInternalStreamMissing = diag.Declare(diag.Declaration{
 	Meaning: "The MV follows a base table (ivm_dependencies or mv_infos().IvmBaseTableStreams says so) but no __doris_ivm_stream_<mv>_<mv id>_<table id> stream " +
 		"for it exists in table_streams.",
 	Matters: "Without its stream the MV cannot refresh that base table incrementally; its freshness is unknown.",
-	Confirm: "SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = '<db>' AND STREAM_NAME LIKE '__doris_ivm_stream_<mv>_%';",
+	Confirm: "SELECT STREAM_NAME, STREAM_ID, BASE_TABLE_NAME, ENABLED, IS_STALE FROM information_schema.table_streams WHERE DB_NAME = '<db>' AND STREAM_NAME LIKE '\\_\\_doris\\_ivm\\_stream\\_<mv>\\_%';",
 	Fix:     "REFRESH MATERIALIZED VIEW <db>.<mv> COMPLETE re-creates the baseline; if the stream stays missing, re-create the MV.",
 	Related: []string{"MV_STATE_UNKNOWN"},
 })

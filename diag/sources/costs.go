@@ -2,7 +2,6 @@ package sources
 
 import (
 	"github.com/dorisdiag/dorisdiag/diag"
-	"github.com/dorisdiag/dorisdiag/doris"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
@@ -135,7 +134,7 @@ func mvsKnown(s *snapshot.Snapshot) bool {
 		}
 	}
 	for _, st := range s.Streams {
-		if st.IvmMVID != nil || doris.IsIvmStreamName(st.Name) {
+		if st.IsInternal() {
 			return true
 		}
 	}

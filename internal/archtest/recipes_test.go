@@ -424,3 +424,54 @@ func keys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestFormatsNamedOnce (issue 19 item 5, "formats declared once"): outside
+// report, no file names an output format by a string literal — compared
+// with an Output option, or in a list of two or more formats (the help text
+// of -o, a command's formats: a literal of format names alone) — but by
+// report's Format constants, so a
+// renamed or added format cannot leave a stale name behind. A flag called
+// --table or a .json file extension is not a format and is not flagged.
+func TestFormatsNamedOnce(t *testing.T) {
+	names := map[string]bool{"table": true, "wide": true, "json": true, "markdown": true, "prom": true}
+	isList := func(s string) bool {
+		ws := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '|' })
+		for _, w := range ws {
+			if !names[w] {
+				return false
+			}
+		}
+		return len(ws) >= 2
+	}
+	isOutput := func(e ast.Expr) bool {
+		sel, ok := e.(*ast.SelectorExpr)
+		return ok && sel.Sel.Name == "Output"
+	}
+	for _, f := range parseModule(t, load(t)) {
+		if f.pkg == mod+"/report" {
+			continue
+		}
+		ast.Inspect(f.file, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.BinaryExpr:
+				if x.Op != token.EQL && x.Op != token.NEQ {
+					return true
+				}
+				for _, pair := range [][2]ast.Expr{{x.X, x.Y}, {x.Y, x.X}} {
+					if lit, ok := pair[1].(*ast.BasicLit); ok && lit.Kind == token.STRING && isOutput(pair[0]) {
+						if v, err := strconv.Unquote(lit.Value); err == nil && names[v] {
+							t.Errorf("%s: -o compared with the literal %s: use report's Format constant", f.rel, lit.Value)
+						}
+					}
+				}
+			case *ast.BasicLit:
+				if x.Kind == token.STRING {
+					if v, err := strconv.Unquote(x.Value); err == nil && isList(v) {
+						t.Errorf("%s: a list of formats written out (%s): build it from report's Format constants", f.rel, x.Value)
+					}
+				}
+			}
+			return true
+		})
+	}
+}

@@ -402,7 +402,7 @@ func (col *collector) mvDatabases() []string {
 	}
 	_, jobsOK := col.snap.Capabilities.Sources[snapshot.SourceJobs]
 	for _, s := range col.snap.Streams {
-		if doris.IsIvmStreamName(s.Name) || !jobsOK || !col.snap.Capabilities.Sources[snapshot.SourceJobs].Present {
+		if s.IsInternal() || !jobsOK || !col.snap.Capabilities.Sources[snapshot.SourceJobs].Present {
 			set[s.DB] = true
 		}
 	}

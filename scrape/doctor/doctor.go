@@ -183,10 +183,6 @@ func Doctor(ctx context.Context, o DoctorOptions) (*snapshot.Doctor, error) {
 	return r.d, nil
 }
 
-func (o *DoctorOptions) defaults() {
-	o.Config.Defaults()
-}
-
 // discover opens the session and reads who is who: the query port hop
 // (connect, handshake, SELECT 1), then SHOW FRONTENDS and SHOW BACKENDS,
 // all within ctx's bound (Timeout).

@@ -48,7 +48,7 @@ func TestHopOutcomes(t *testing.T) {
 		o := DoctorOptions{Config: scrape.Config{Timeout: timeout, User: "u", Password: "p"}}
 		o.HTTPScheme = scheme
 		o.HTTPDialContext = testnet.BlackholeDial(hole)
-		o.defaults()
+		o.Config.Defaults()
 		fo, err := o.FetchOptions(1 << 20)
 		if err != nil {
 			t.Fatal(err)
