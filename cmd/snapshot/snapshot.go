@@ -75,7 +75,7 @@ func (opts *SnapshotOptions) validate() error {
 		if err := opts.CheckFormat("snapshot_summary"); err != nil {
 			return err
 		}
-	} else if opts.Config.Output != string(report.FormatJSON) && (opts.outputGiven || opts.Config.Output != string(report.FormatTable)) {
+	} else if asJSON, defaulted := opts.Config.Output == string(report.FormatJSON), !opts.outputGiven && opts.Config.Output == string(report.FormatTable); !asJSON && !defaulted {
 		// The snapshot itself is always JSON; -o json is accepted for symmetry.
 		return cmdutil.UsageErrorf("snapshot writes JSON; -o %s is only valid with --summary", opts.Config.Output)
 	}
