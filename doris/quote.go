@@ -21,14 +21,22 @@ func QuoteIdent(name string) string {
 // through this one function: backslash, quote and the control bytes the
 // MySQL lexer treats specially are escaped, so a hostile database name stays
 // one literal.
-func QuoteLiteral(s string) string {
+func QuoteLiteral(s string) string { return quoteString(s, '\'') }
+
+// quoteDouble writes a double-quoted string literal with QuoteLiteral's
+// escapes (Doris's lexer reads "..." as a string like '...', a backslash
+// escaping in both): the form Doris's own documentation gives for
+// property lists such as ADMIN SET FRONTEND CONFIG ("key" = "value").
+func quoteDouble(s string) string { return quoteString(s, '"') }
+
+func quoteString(s string, q byte) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
-	b.WriteByte('\'')
+	b.WriteByte(q)
 	for i := 0; i < len(s); i++ {
 		writeLiteralByte(&b, s[i])
 	}
-	b.WriteByte('\'')
+	b.WriteByte(q)
 	return b.String()
 }
 

@@ -231,7 +231,49 @@ func ResetStream(db, stream string) string {
 // SetTableProperty: ALTER TABLE db.table SET ("property" = "..."), the value
 // left for the person to choose (no ";").
 func SetTableProperty(db, table, property string) string {
-	return "ALTER TABLE " + QuoteName(db, table) + " SET (" + strconv.Quote(property) + " = \"...\")"
+	return setTableProperty(QuoteName(db, table), property)
+}
+
+// SetTablePropertyOfSome is SetTableProperty for a table whose name is not
+// known as a database and a table (a consumer's source table written some
+// other way): the name left as the placeholder <db>.<table>, never written
+// unquoted.
+func SetTablePropertyOfSome(property string) string {
+	return setTableProperty("<db>.<table>", property)
+}
+
+func setTableProperty(table, property string) string {
+	return "ALTER TABLE " + table + " SET (" + quoteDouble(property) + " = \"...\")"
+}
+
+// SetFrontendConfig: ADMIN SET FRONTEND CONFIG ("key" = "value"); — key and
+// value each one double-quoted literal.
+func SetFrontendConfig(key, value string) string {
+	return "ADMIN SET FRONTEND CONFIG (" + quoteDouble(key) + " = " + quoteDouble(value) + ");"
+}
+
+// AlterMVSchedule puts an MV on a schedule of every seconds s:
+// ALTER MATERIALIZED VIEW db.mv REFRESH ON SCHEDULE EVERY n SECOND;
+func AlterMVSchedule(db, mv string, seconds int64) string {
+	return "ALTER MATERIALIZED VIEW " + QuoteName(db, mv) + " REFRESH ON SCHEDULE EVERY " + id(seconds) + " SECOND;"
+}
+
+// globalPrivileges are the privileges GRANT ... ON *.*.* names, as Doris's
+// access-denied error spells them (ADMIN, or Admin_priv).
+var globalPrivileges = map[string]bool{"NODE": true, "ADMIN": true, "GRANT": true, "SELECT": true, "LOAD": true,
+	"ALTER": true, "CREATE": true, "DROP": true, "USAGE": true, "SHOW_VIEW": true}
+
+// GrantGlobal grants a privilege on everything to a user left as the
+// placeholder USER (no ";"): GRANT ADMIN_PRIV ON *.*.* TO USER. privilege
+// comes from the server's error text: one that is not a single known
+// privilege name (ADMIN, admin_priv; not a list, not "unknown") is left as
+// the placeholder <privilege>_PRIV, never written as it came.
+func GrantGlobal(privilege string) string {
+	p := strings.TrimSuffix(strings.ToUpper(privilege), "_PRIV")
+	if !globalPrivileges[p] {
+		p = "<privilege>"
+	}
+	return "GRANT " + p + "_PRIV ON *.*.* TO USER"
 }
 
 // CopyPartition is the read of a base partition to copy into a consumer (no

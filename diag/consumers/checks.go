@@ -36,7 +36,7 @@ var CodeOffsetExpiredRejected = diag.Declare(diag.Declaration{
 func rejectedFinding(finding newFinding, ec snapshot.ExternalConsumer, c Consumer, ttlS int64, setting string, evr map[string]string) diag.Finding {
 	f := finding(CodeOffsetExpiredRejected, fmt.Sprintf("consumer %s: a min_delta restart from its offset %s (%s) is rejected: expired %s ago", ec.Name, ec.OffsetTimestamp, c.OffsetUTC, secs(-*c.HeadroomSeconds)),
 		fmt.Sprintf("The published offset is below the retention floor of %s (%s %d): a restart with %s fails with the expired-offset error.", ec.SourceTable, c.TTLProperty, ttlS, setting),
-		"Do not rely on the offset table: if the job still runs from its Flink checkpoint keep it running; otherwise raise "+c.TTLProperty+" on "+ec.SourceTable+" if the changelog is not compacted yet ("+setProperty(ec.SourceTable, c.TTLProperty)+"), or re-sync with source.scan.mode=initial.", evr)
+		"Do not rely on the offset table: if the job still runs from its Flink checkpoint keep it running; otherwise raise "+c.TTLProperty+" on "+tableName(ec.SourceTable)+" if the changelog is not compacted yet ("+setProperty(ec.SourceTable, c.TTLProperty)+"), or re-sync with source.scan.mode=initial.", evr)
 	f.Magnitude = f64(*c.HeadroomSeconds)
 	return f
 }
@@ -60,7 +60,7 @@ var CodeOffsetExpiredClipped = diag.Declare(diag.Declaration{
 func clippedFinding(finding newFinding, ec snapshot.ExternalConsumer, c Consumer, ttlS, lost int64, setting string, evr map[string]string) diag.Finding {
 	f := finding(CodeOffsetExpiredClipped, fmt.Sprintf("consumer %s: a %s restart from its offset %s (%s) silently skips %s of changes", ec.Name, ec.IncrementType, ec.OffsetTimestamp, c.OffsetUTC, secs(float64(lost)/1000)),
 		fmt.Sprintf("The published offset is below the retention floor of %s (%s %d): a restart with %s succeeds, clipped to the first retained change; the changes committed from %s to %s are skipped without an error.", ec.SourceTable, c.TTLProperty, ttlS, setting, c.Restart.LostFromUTC, c.Restart.LostToUTC),
-		"Do not restart from the offset: raise "+c.TTLProperty+" on "+ec.SourceTable+" if the changelog is not compacted yet ("+setProperty(ec.SourceTable, c.TTLProperty)+"); otherwise re-sync the lost window from the table.", evr)
+		"Do not restart from the offset: raise "+c.TTLProperty+" on "+tableName(ec.SourceTable)+" if the changelog is not compacted yet ("+setProperty(ec.SourceTable, c.TTLProperty)+"); otherwise re-sync the lost window from the table.", evr)
 	f.Magnitude = f64(*c.HeadroomSeconds)
 	return f
 }
@@ -85,7 +85,7 @@ var CodeHeadroomLow = diag.Declare(diag.Declaration{
 func headroomLowFinding(finding newFinding, ec snapshot.ExternalConsumer, c Consumer, min time.Duration, setting string, evr map[string]string) diag.Finding {
 	f := finding(CodeHeadroomLow, fmt.Sprintf("consumer %s: headroom %s (< %s) before the TTL reaches its offset %s (%s)", ec.Name, secs(*c.HeadroomSeconds), secs(min.Seconds()), ec.OffsetTimestamp, c.OffsetUTC),
 		fmt.Sprintf("A restart with %s still works, for %s; then a %s restart is %s.", setting, secs(*c.HeadroomSeconds), ec.IncrementType, expiredWord(ec.IncrementType)),
-		"Check that the job runs and publishes; raise "+c.TTLProperty+" on "+ec.SourceTable+" to cover the longest outage you must survive.", evr)
+		"Check that the job runs and publishes; raise "+c.TTLProperty+" on "+tableName(ec.SourceTable)+" to cover the longest outage you must survive.", evr)
 	f.Magnitude = f64(*c.HeadroomSeconds)
 	return f
 }

@@ -344,9 +344,20 @@ func expiredWord(increment string) string {
 func setProperty(qualified, prop string) string {
 	db, tbl, ok := splitName(qualified)
 	if !ok {
-		return "ALTER TABLE " + qualified + " SET (\"" + prop + "\" = \"<seconds>\")"
+		return doris.SetTablePropertyOfSome(prop)
 	}
 	return doris.SetTableProperty(db, tbl, prop)
+}
+
+// tableName writes a consumer's source table inside a next step's prose:
+// db.table as a person types it (doris.FormatName) when it splits, else with
+// its line breaks and control characters escaped, so that a line feed in the
+// name never starts a line of its own in the printed steps.
+func tableName(qualified string) string {
+	if db, tbl, ok := splitName(qualified); ok {
+		return doris.FormatName(db, tbl)
+	}
+	return doris.CommentText(qualified)
 }
 
 func splitName(s string) (string, string, bool) {

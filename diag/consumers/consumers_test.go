@@ -145,3 +145,26 @@ func TestAnalyze(t *testing.T) {
 		})
 	}
 }
+
+// The next step names the source table and suggests the contract's
+// statement (issue 19 item 5): a name that does not split into db.table is
+// a placeholder in the statement, never written unquoted, and a line feed
+// in it never starts a line of its own.
+func TestSourceTableInNext(t *testing.T) {
+	for _, tc := range []struct{ in, stmt, name string }{
+		{"demo.orders", "ALTER TABLE `demo`.`orders` SET (\"binlog.ttl_seconds\" = \"...\")", "demo.orders"},
+		{"`my db`.orders", "ALTER TABLE `my db`.`orders` SET (\"binlog.ttl_seconds\" = \"...\")", "`my db`.orders"},
+		{"orders\nDROP DATABASE prod;", "ALTER TABLE <db>.<table> SET (\"binlog.ttl_seconds\" = \"...\")", `orders\nDROP DATABASE prod;`},
+		{"cat.demo.orders", "ALTER TABLE <db>.<table> SET (\"binlog.ttl_seconds\" = \"...\")", "cat.demo.orders"},
+	} {
+		if got := setProperty(tc.in, "binlog.ttl_seconds"); got != tc.stmt {
+			t.Errorf("setProperty(%q) = %q, want %q", tc.in, got, tc.stmt)
+		}
+		if got := tableName(tc.in); got != tc.name {
+			t.Errorf("tableName(%q) = %q, want %q", tc.in, got, tc.name)
+		}
+		if steps := diag.SplitNext("raise it on " + tableName(tc.in) + " (" + setProperty(tc.in, "binlog.ttl_seconds") + ")."); len(steps) != 1 {
+			t.Errorf("%q: next is %d lines: %q", tc.in, len(steps), steps)
+		}
+	}
+}

@@ -70,13 +70,13 @@ func ruleKeepAlive(r *run, f facts) {
 		r.raise(g, key, finding(CodeKeepAliveTooSlow, nodeObject(m),
 			"enable_ivm_stream_keepalive = false: idle IVM partitions get no keep-alive TSO"+note,
 			fmt.Sprintf("A partition idle for longer than the smallest TTL (%s, %s) falls out of retention and its MV rebuilds.", duration(f.ivmMinTTL), f.ivmMinTTLTable),
-			`ADMIN SET FRONTEND CONFIG ("enable_ivm_stream_keepalive" = "true");`,
+			doris.SetFrontendConfig("enable_ivm_stream_keepalive", "true"),
 			map[string]string{"enable_ivm_stream_keepalive": "false", "min_ttl_seconds": strconv.FormatInt(f.ivmMinTTL, 10), "table": f.ivmMinTTLTable}))
 	case 2*n >= f.ivmMinTTL:
 		r.raise(g, key, finding(CodeKeepAliveTooSlow, nodeObject(m),
 			fmt.Sprintf("%s = %s is at least half the smallest IVM base-table TTL %s (%s)%s", key, duration(n), duration(f.ivmMinTTL), f.ivmMinTTLTable, note),
 			"The design asks for well under half: a keep-alive TSO recorded just before an idle stretch must stay inside the TTL until the next one.",
-			fmt.Sprintf(`ADMIN SET FRONTEND CONFIG ("%s" = "%d");`, key, min(600, f.ivmMinTTL/4)),
+			doris.SetFrontendConfig(key, strconv.FormatInt(min(600, f.ivmMinTTL/4), 10)),
 			map[string]string{key: strconv.FormatInt(n, 10), "min_ttl_seconds": strconv.FormatInt(f.ivmMinTTL, 10), "table": f.ivmMinTTLTable}))
 	default:
 		r.pass(g, key, fmt.Sprintf("%s, under half the smallest IVM base-table TTL %s", duration(n), duration(f.ivmMinTTL)))
@@ -129,7 +129,7 @@ func ruleIVMSchedule(r *run, f facts) {
 		r.raise(g, name, finding(CodeIVMScheduleTooSlow, obj,
 			fmt.Sprintf("%s.%s refreshes every %s, longer than %s = %s", m.DB, m.Name, duration(every), how, duration(window)),
 			"The changes a refresh needs can expire before it runs; that refresh then recomputes the MV.",
-			fmt.Sprintf("ALTER MATERIALIZED VIEW %s REFRESH ON SCHEDULE EVERY %d SECOND;", doris.FormatName(m.DB, m.Name), max(window, 60)),
+			doris.AlterMVSchedule(m.DB, m.Name, max(window, 60)),
 			map[string]string{"interval_seconds": strconv.FormatInt(every, 10), "window_seconds": strconv.FormatInt(window, 10), "ttl_seconds": strconv.FormatInt(ttl, 10)}))
 	}
 }
@@ -218,7 +218,7 @@ func ruleMonitorQuotas(r *run, f facts) {
 	} else if !on {
 		r.raise(g, "enable_changelog_ivm_monitor", finding(CodeMonitorQuota, nodeObject(m),
 			"enable_changelog_ivm_monitor = false: no sampled columns, no state series"+note, "",
-			`ADMIN SET FRONTEND CONFIG ("enable_changelog_ivm_monitor" = "true");`, map[string]string{"enable_changelog_ivm_monitor": "false"}))
+			doris.SetFrontendConfig("enable_changelog_ivm_monitor", "true"), map[string]string{"enable_changelog_ivm_monitor": "false"}))
 	} else {
 		r.pass(g, "enable_changelog_ivm_monitor", "true")
 	}
@@ -241,7 +241,7 @@ func ruleMonitorQuotas(r *run, f facts) {
 		case int64(q.n) > lim:
 			r.raise(g, q.key, finding(CodeMonitorQuota, nodeObject(m),
 				fmt.Sprintf("%s = %d, below the %s: %d have no per-object series%s", q.key, lim, plural(q.n, q.what), int64(q.n)-lim, note), "",
-				fmt.Sprintf(`ADMIN SET FRONTEND CONFIG ("%s" = "%d");`, q.key, q.n),
+				doris.SetFrontendConfig(q.key, strconv.Itoa(q.n)),
 				map[string]string{q.key: strconv.FormatInt(lim, 10), "objects": strconv.Itoa(q.n)}))
 		default:
 			r.pass(g, q.key, fmt.Sprintf("%d, covers the %s", lim, plural(q.n, q.what)))

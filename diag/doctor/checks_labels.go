@@ -90,7 +90,7 @@ func ruleLabelWindow(r *run, _ facts) {
 		r.raise(g, key, finding(CodeLabelWindowShort, nodeObject(m),
 			fmt.Sprintf("labels kept %s, shorter than the replay window %s: a replay older than that loads twice%s", duration(w.keep), duration(replay), w.note),
 			"Finished labels are removed after streaming_label_keep_max_second (and beyond label_num_threshold per database); a removed label can be loaded again.",
-			fmt.Sprintf(`ADMIN SET FRONTEND CONFIG ("streaming_label_keep_max_second" = "%d");`, replay),
+			doris.SetFrontendConfig("streaming_label_keep_max_second", strconv.FormatInt(replay, 10)),
 			map[string]string{key: strconv.FormatInt(w.keep, 10), "replay_window_seconds": strconv.FormatInt(replay, 10), "label_num_threshold": strconv.FormatInt(w.count, 10)}))
 	default:
 		s := fmt.Sprintf("labels kept %s, at least the replay window %s", duration(w.keep), duration(replay))

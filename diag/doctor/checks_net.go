@@ -351,7 +351,7 @@ func (r *run) gapChecks() {
 		next := ""
 		if g.Kind == snapshot.GapPrivilege {
 			s = "needs the " + g.Privilege + " privilege: " + g.Error
-			next = "GRANT " + g.Privilege + "_PRIV ON *.*.* TO USER  -- or run doctor as a user that has it"
+			next = doris.Note(doris.GrantGlobal(g.Privilege), "or run doctor as a user that has it")
 		}
 		r.unknown("this host", g.Source, s, next)
 	}

@@ -277,3 +277,38 @@ func TestEveryCodeHasATest(t *testing.T) {
 		t.Errorf("%d codes declared", len(ds))
 	}
 }
+
+// The statements the config rules suggest are the contract's templates
+// (issue 19 item 5): a hostile MV name stays one quoted identifier and one
+// statement of the printed next step.
+func TestConfigNextStatements(t *testing.T) {
+	hostile := "m`x\nDROP DATABASE prod; -- */"
+	for _, tc := range []struct {
+		name, code string
+		fe         cfg
+		mut        func(b *diagtest.B)
+		next       string
+	}{
+		{"monitor off", "CONFIG_MONITOR_QUOTA", cfg{"enable_changelog_ivm_monitor": "false"}, nil,
+			`ADMIN SET FRONTEND CONFIG ("enable_changelog_ivm_monitor" = "true");`},
+		{"keep-alive half the TTL", "CONFIG_KEEPALIVE_TOO_SLOW", cfg{"ivm_stream_keepalive_interval_second": "43200"}, nil,
+			`ADMIN SET FRONTEND CONFIG ("ivm_stream_keepalive_interval_second" = "600");`},
+		{"hostile MV on a slow schedule", "CONFIG_IVM_SCHEDULE_TOO_SLOW", nil, func(b *diagtest.B) {
+			schedule("BUILD IMMEDIATE REFRESH INCREMENTAL ON SCHEDULE EVERY 12 HOUR")(b)
+			b.S.MVs[0].Name = hostile
+		}, "ALTER MATERIALIZED VIEW `demo`.`m``x\nDROP DATABASE prod; -- */` REFRESH ON SCHEDULE EVERY 42600 SECOND;"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := has(Analyze(clusterWith(tc.fe, nil, tc.mut), Options{}).Findings, tc.code)
+			if f == nil {
+				t.Fatalf("%s not raised", tc.code)
+			}
+			if f.Next != tc.next {
+				t.Errorf("next\n got %q\nwant %q", f.Next, tc.next)
+			}
+			if steps := diag.SplitNext(f.Next); len(steps) != 1 {
+				t.Errorf("next is %d steps, want one statement: %q", len(steps), steps)
+			}
+		})
+	}
+}

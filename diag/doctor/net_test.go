@@ -148,4 +148,24 @@ func TestGapIsUnknown(t *testing.T) {
 	if len(res.Findings) != 0 || res.Counts.Unknown != 1 {
 		t.Fatalf("findings %v counts %+v", codes(res.Findings), res.Counts)
 	}
+	// The GRANT it suggests names the privilege only when it is a known
+	// one: the text comes from the server's error (doris.GrantGlobal).
+	for priv, want := range map[string]string{
+		"ADMIN":                      "GRANT ADMIN_PRIV ON *.*.* TO USER  -- or run doctor as a user that has it",
+		"x\nDROP DATABASE prod; --": "GRANT <privilege>_PRIV ON *.*.* TO USER  -- or run doctor as a user that has it",
+	} {
+		s.Doctor.Gaps[0].Privilege = priv
+		seen := 0
+		for _, c := range Analyze(s, Options{}).Checks {
+			if c.Status == StatusUnknown {
+				seen++
+				if c.Next != want {
+					t.Errorf("privilege %q: next %q, want %q", priv, c.Next, want)
+				}
+			}
+		}
+		if seen != 1 {
+			t.Errorf("privilege %q: %d unknown lines, want 1", priv, seen)
+		}
+	}
 }
