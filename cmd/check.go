@@ -108,7 +108,7 @@ func checkRun(o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	sopt := cmdutil.SourceOptions{AttachMetrics: !o.NoMetrics, AssumeTTLEnforced: assumeTTL, Consumers: consumerDecls}
+	sopt := cmdutil.SourceOptions{AttachMetrics: !o.NoMetrics, AssumeTTLEnforced: assumeTTL, Consumers: consumerDecls, LimitMemory: true}
 	if o.MetricsTargets != "" {
 		if sopt.MetricsTargets, err = scrape.ParseTargets(o.MetricsTargets); err != nil {
 			return cmdutil.UsageErrorf("--metrics-targets: %v", err)
@@ -119,6 +119,7 @@ func checkRun(o *CheckOptions) error {
 	return o.Watched(src, o.Watch, func(r watch.Round) error {
 		ropt := opt
 		ropt.Metrics.Linted = src.Linted(r.Series[len(r.Series)-1])
+		ropt.Lean = true // the report reads the findings and the overview only
 		res := check.Run(r.Series, ropt)
 		doc := report.NewCheckDoc(res, threshold)
 		if r.Watch != nil && r.Watch.Round > 1 {

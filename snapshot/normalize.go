@@ -112,10 +112,20 @@ func (s *Snapshot) Normalize() {
 }
 
 // normalizeStreams recognises a dropped base table in either shape
-// (Stream.BaseTableDroppedShape).
+// (Stream.BaseTableDroppedShape), and keeps one copy of the text columns
+// that thousands of streams repeat (the decoder makes one a row: issue 24,
+// docs/performance.md "Bounded snapshots"), at most 4,096 distinct.
 func (s *Snapshot) normalizeStreams() {
+	seen := map[string]string{}
 	for i := range s.Streams {
 		st := &s.Streams[i]
+		for _, p := range [...]*string{&st.DB, &st.Type, &st.ConsumeType, &st.BaseTableCtl, &st.BaseTableDB, &st.BaseTableType} {
+			if v, ok := seen[*p]; ok {
+				*p = v
+			} else if len(seen) < 4096 {
+				seen[*p] = *p
+			}
+		}
 		na := func(v string) bool { return v == "N/A" } // table_streams' text for "no base table"
 		switch {
 		case na(st.BaseTableType) && na(st.BaseTableName) && na(st.BaseTableDB) && na(st.BaseTableCtl):

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -28,11 +29,15 @@ type IOStreams struct {
 	// RunPager, when set, replaces running the pager command with text on
 	// its stdin (tests; pager.go).
 	RunPager func(command string, text []byte) error
+	// SetMemoryLimit is runtime/debug.SetMemoryLimit in the real process
+	// (System); nil in tests that run commands in process, whose limit
+	// would outlive the command.
+	SetMemoryLimit func(int64) int64
 }
 
 // System returns the real process streams.
 func System() *IOStreams {
-	ios := &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), Getenv: os.Getenv}
+	ios := &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), Getenv: os.Getenv, SetMemoryLimit: debug.SetMemoryLimit}
 	if ios.IsTTY {
 		ios.TermSize = func() (int, int) { return terminalSize(os.Stdout) }
 	}

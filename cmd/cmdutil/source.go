@@ -44,6 +44,9 @@ type SourceOptions struct {
 	// Tables are more tables ("db.tbl") whose TTL a live collection reads
 	// (tso headroom --table).
 	Tables []string
+	// LimitMemory: --snapshot files set a soft memory limit from their size
+	// (check, whose lean run fits in it: memlimit.go).
+	LimitMemory bool
 }
 
 // Source is where a command's snapshots come from: --snapshot files, a
@@ -60,6 +63,8 @@ type Source struct {
 	// AttachMetrics, linted as each body streamed in (no body is kept:
 	// check's memory does not grow with the number of nodes).
 	linted map[*snapshot.Snapshot][]metrics.Input
+	// setMemoryLimit is IOStreams.SetMemoryLimit (memlimit.go).
+	setMemoryLimit func(int64) int64
 }
 
 // Files reports a --snapshot series (watch.Source).
@@ -158,6 +163,7 @@ func (s *Source) load() ([]*snapshot.Snapshot, error) {
 }
 
 func (s *Source) loadFiles() ([]*snapshot.Snapshot, error) {
+	s.limitMemory()
 	var out []*snapshot.Snapshot
 	stdin := false
 	for _, p := range s.cfg.Snapshots {

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"hash/maphash"
+	"slices"
 	"time"
 
 	"github.com/dorisdiag/dorisdiag/diag"
@@ -25,6 +27,13 @@ type Options struct {
 	// (docs/consumers.md).
 	Consumers consumers.Options
 	Policy    diag.Policy
+	// Lean: the caller reads the Result's findings and overview only (the
+	// check command's report): the streams' diagnoses and the areas' own
+	// lists of findings are released once the overview and Findings are
+	// made, so that a check of many streams does not hold each finding
+	// twice (docs/performance.md "Bounded snapshots"). Result.Streams then
+	// has no Streams or Findings, and Result.MVs no Findings.
+	Lean bool
 }
 
 // Result is the whole-cluster health report: an overview, then every
@@ -148,24 +157,50 @@ type FindingsOverview struct {
 // last is "now") and returns the overview and all findings, worst first.
 func Run(series []*snapshot.Snapshot, opt Options) *Result {
 	last := series[len(series)-1]
+	t := newStreamsTally(opt)
+	if opt.Lean {
+		// Each stream is tallied as it is diagnosed; only those the MVs'
+		// analysis reads are kept (streams_tally.go).
+		opt.Streams.NoVerdict, opt.Streams.Keep = true, t.keeper(last)
+	}
 	sa := streams.Analyze(series, opt.Streams)
+	if !opt.Lean {
+		for i := range sa.Streams {
+			t.add(&sa.Streams[i])
+		}
+	}
 	mvs := mv.Analyze(series, sa, opt.MVs)
 	mr := metrics.Analyze(last, opt.Metrics)
 	cr := consumers.Analyze(last, opt.Consumers)
 
+	ov := overview(last, t, mvs, mr, opt)
+	if opt.Lean {
+		sa.Streams = nil
+	}
 	// One array, at its exact size, filtered in place by dedupe and the
 	// policy: the findings are the largest part of a check of many streams
 	// (docs/performance.md "Bounded snapshots").
 	src, dr := sources.Findings(last), doctor.ConfigFindings(last, doctor.Options{})
-	all := make([]diag.Finding, 0, len(src)+len(sa.Findings)+len(mvs.Findings)+len(mr.Findings)+len(cr.Findings)+len(dr))
-	all = append(all, src...)
-	all = append(all, sa.Findings...)
+	n := len(src) + len(sa.Findings) + len(mvs.Findings) + len(mr.Findings) + len(cr.Findings) + len(dr)
+	var all []diag.Finding
+	if opt.Lean {
+		// The streams' findings are given up: their array takes the
+		// others (moved in place when it has room), not a second copy.
+		all = slices.Insert(slices.Grow(sa.Findings, n-len(sa.Findings)), 0, src...)
+	} else {
+		all = make([]diag.Finding, 0, n)
+		all = append(all, src...)
+		all = append(all, sa.Findings...)
+	}
 	all = append(all, mvs.Findings...)
 	all = append(all, mr.Findings...)
 	all = append(all, cr.Findings...)
 	// The doctor's config rules, when the snapshot carries its readings
 	// (dorisdiag doctor --save): cheap, no read of their own.
 	all = append(all, dr...)
+	if opt.Lean {
+		sa.Findings, mvs.Findings = nil, nil
+	}
 	all = dedupe(all)
 	kept, suppressed := opt.Policy.Apply(all)
 	diag.SortFindings(kept)
@@ -182,7 +217,7 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 		Findings: kept, Suppressed: suppressed,
 		Streams: sa, MVs: mvs, Metrics: mr, Consumers: cr,
 	}
-	r.Overview = overview(last, sa, mvs, mr, opt)
+	r.Overview = ov
 	for _, f := range kept {
 		switch f.Severity {
 		case diag.SeverityCritical:
@@ -199,67 +234,55 @@ func Run(series []*snapshot.Snapshot, opt Options) *Result {
 
 // dedupe drops exact repeats (same code, object and summary), in place: an
 // area may report a shared code (SERVER_CLIENT_MISMATCH) that another also
-// reports.
+// reports. It keys a map by a hash of those fields (12 bytes an entry, not
+// six strings'), and compares the fields on a hash already seen: a finding
+// whose hash collides with a different one's goes to an exact set.
 func dedupe(fs []diag.Finding) []diag.Finding {
 	type key struct{ code, kind, db, name, part, summary string }
-	seen := make(map[key]struct{}, len(fs))
-	out := fs[:0]
-	for _, f := range fs {
-		k := key{f.Code.String(), f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition, f.Summary}
-		if _, dup := seen[k]; dup {
-			continue
+	keyOf := func(f *diag.Finding) key {
+		return key{f.Code.String(), f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition, f.Summary}
+	}
+	seed := maphash.MakeSeed()
+	hash := func(f *diag.Finding) uint64 {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for _, s := range [...]string{f.Code.String(), f.Object.Kind, f.Object.DB, f.Object.Name, f.Object.Partition, f.Summary} {
+			h.WriteString(s)
+			h.WriteByte(0)
 		}
-		seen[k] = struct{}{}
-		out = append(out, f)
+		return h.Sum64()
+	}
+	seen := make(map[uint64]int32, len(fs))
+	var collided map[key]struct{}
+	out := fs[:0]
+	for i := range fs {
+		f := &fs[i]
+		h := hash(f)
+		if j, ok := seen[h]; ok {
+			if keyOf(&out[j]) == keyOf(f) {
+				continue
+			}
+			if collided == nil {
+				collided = map[key]struct{}{}
+			}
+			k := keyOf(f)
+			if _, dup := collided[k]; dup {
+				continue
+			}
+			collided[k] = struct{}{}
+		} else {
+			seen[h] = int32(len(out))
+		}
+		out = append(out, *f)
 	}
 	return out
 }
 
-func overview(last *snapshot.Snapshot, sa *streams.Result, mvs *mv.Result, mr *metrics.Result, opt Options) Overview {
+func overview(last *snapshot.Snapshot, t *streamsTally, mvs *mv.Result, mr *metrics.Result, opt Options) Overview {
 	var o Overview
 	now := last.Cluster.Now
 
-	o.Streams.ByKind = map[string]map[streams.State]int{}
-	o.Streams.MaxPendingAge = map[string]*ObjectValue{}
-	o.Streams.MinHeadroom = map[string]*ObjectValue{}
-	for _, kind := range streams.Kinds {
-		o.Streams.ByKind[string(kind)] = map[streams.State]int{}
-		for _, st := range streams.States {
-			o.Streams.ByKind[string(kind)][st] = 0
-		}
-	}
-	minHeadroom := opt.Streams.WithDefaults().MinHeadroom
-	for i := range sa.Streams {
-		s := &sa.Streams[i]
-		kind := string(s.Kind)
-		o.Streams.Total++
-		if o.Streams.ByKind[kind] == nil {
-			o.Streams.ByKind[kind] = map[streams.State]int{}
-		}
-		o.Streams.ByKind[kind][s.State]++
-		name := s.DB + "." + s.Name
-		owner := ""
-		if s.Kind == streams.KindIVM && s.MVName != "" {
-			owner = s.DB + "." + s.MVName
-		}
-		// A stream whose pending age has no upper bound counts with its
-		// proven lower bound, marked so (never dropped as unknown while a
-		// smaller known value stands for the kind).
-		if v := s.MaxPendingAge; v.Known() || v.Lower != nil {
-			sec, lb := v.Get(0), !v.Known()
-			if lb {
-				sec = *v.Lower
-			}
-			if cur := o.Streams.MaxPendingAge[kind]; cur == nil || sec > cur.Seconds {
-				o.Streams.MaxPendingAge[kind] = &ObjectValue{Object: name, MV: owner, Seconds: sec, Precision: v.Precision, LowerBound: lb}
-			}
-		}
-		if h := s.MinHeadroomSeconds; h != nil {
-			if cur := o.Streams.MinHeadroom[kind]; cur == nil || *h < cur.Seconds {
-				o.Streams.MinHeadroom[kind] = &ObjectValue{Object: name, MV: owner, Partition: s.MinHeadroomPartition, Seconds: *h, Level: headroomLevel(*h, minHeadroom)}
-			}
-		}
-	}
+	o.Streams = t.o
 
 	o.MVs.ByState = map[mv.FreshnessState]int{}
 	for _, st := range mv.FreshnessStates {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/diag/metrics"
 	"github.com/dorisdiag/dorisdiag/diag/mv"
-	"github.com/dorisdiag/dorisdiag/diag/streams"
 	"github.com/dorisdiag/dorisdiag/snapshot"
 	"github.com/dorisdiag/dorisdiag/tso"
 )
@@ -18,7 +17,7 @@ func TestOverviewListsSupersededFallbacks(t *testing.T) {
 			{Source: snapshot.SourceShowTSOStatus, Error: "TSO feature is disabled", Superseded: snapshot.SourceHTTPTSO},
 			{Source: snapshot.SourceShowData, Error: "No database selected"},
 		}}
-	o := overview(s, &streams.Result{}, &mv.Result{}, &metrics.Result{}, Options{})
+	o := overview(s, newStreamsTally(Options{}), &mv.Result{}, &metrics.Result{}, Options{})
 	if o.Sources.Unreadable != 1 || len(o.Sources.Superseded) != 1 || o.Sources.Superseded[0].By != snapshot.SourceHTTPTSO {
 		t.Errorf("sources overview %+v", o.Sources)
 	}

@@ -1,7 +1,7 @@
 package streams
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +20,7 @@ import (
 // empty result.
 func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 	opt = opt.WithDefaults()
-	res := &Result{Streams: make([]Stream, 0, streamCount(series)), Findings: []diag.Finding{}, TTLEnforcement: snapshot.TTLEnforcement{Verdict: snapshot.TTLUnknown}, MinHeadroomS: opt.MinHeadroom.Seconds(), MaxPendingS: opt.MaxPending.Seconds(), TTLOverride: opt.TTLOverride}
+	res := &Result{Streams: make([]Stream, 0, streamCount(series, opt)), Findings: []diag.Finding{}, TTLEnforcement: snapshot.TTLEnforcement{Verdict: snapshot.TTLUnknown}, MinHeadroomS: opt.MinHeadroom.Seconds(), MaxPendingS: opt.MaxPending.Seconds(), TTLOverride: opt.TTLOverride}
 	var clean []*snapshot.Snapshot
 	for _, s := range series {
 		if s != nil {
@@ -39,22 +39,37 @@ func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 	res.WhatIf = opt.At != nil || opt.TTLOverride != nil
 	res.Snapshots = len(clean)
 
-	consByStream := make(map[int64][]int, len(last.Streams))
+	var in diag.Interner
+	var mon monitorTally
+	consByStream := make(map[int64][]int, min(len(last.Streams), len(last.Consumption))) // no more streams than rows
 	for i := range last.Consumption {
 		c := &last.Consumption[i]
 		consByStream[c.StreamID] = append(consByStream[c.StreamID], i)
 	}
 	for i := range last.Streams {
+		if n := len(last.Streams); i == n/8 && i >= 1024 {
+			// Reserve what the findings will likely take, extrapolated from
+			// the first eighth with an eighth more: growing the array as it
+			// fills holds the old and the new one at once, late, when they are
+			// largest (docs/performance.md "Bounded snapshots").
+			res.Findings = slices.Grow(res.Findings, len(res.Findings)*(n-i)/i*9/8)
+		}
 		st := &last.Streams[i]
 		var rows []*snapshot.Consumption
 		for _, j := range consByStream[st.ID] {
 			rows = append(rows, &last.Consumption[j])
 		}
 		sr, fs := a.analyzeStream(st, rows)
-		res.Streams = append(res.Streams, sr)
+		mon.add(&sr)
+		if opt.Keep == nil || opt.Keep(&sr) {
+			res.Streams = append(res.Streams, sr)
+		}
+		for j := range fs {
+			in.Finding(&fs[j]) // one copy of the texts many streams share
+		}
 		res.Findings = append(res.Findings, fs...)
 	}
-	res.Findings = append(res.Findings, a.clusterFindings(res)...)
+	res.Findings = append(res.Findings, a.clusterFindings(mon)...)
 	known := make(map[int64]bool, len(last.Streams))
 	for i := range last.Streams {
 		known[last.Streams[i].ID] = true
@@ -68,7 +83,9 @@ func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 			}
 			known[id] = true
 			sr, f := a.unknownStream(id, k, why)
-			res.Streams = append(res.Streams, sr)
+			if opt.Keep == nil || opt.Keep(&sr) {
+				res.Streams = append(res.Streams, sr)
+			}
 			res.Findings = append(res.Findings, f)
 		}
 	}
@@ -100,30 +117,50 @@ func Analyze(series []*snapshot.Snapshot, opt Options) *Result {
 // (cannot_resume, stale, unknown, lagging, initializing, disabled,
 // caught_up), then smallest headroom, largest pending age, then name.
 func Sort(ss []Stream) {
-	rank := map[State]int{StateCannotResume: 0, StateStale: 1, StateUnknown: 2, StateLagging: 3, StateInitializing: 4, StateDisabled: 5, StateCaughtUp: 6}
 	// Sort indices, then move each (large) struct once: swapping the structs
 	// themselves dominated the 7,000-stream benchmark.
-	permute(ss, func(i, j int) bool {
-		a, b := &ss[i], &ss[j]
-		if a.severity != b.severity {
-			return a.severity > b.severity
-		}
-		if rank[a.State] != rank[b.State] {
-			return rank[a.State] < rank[b.State]
-		}
-		ah, bh := HeadroomKey(a.MinHeadroomSeconds), HeadroomKey(b.MinHeadroomSeconds)
-		if ah != bh {
-			return ah < bh
-		}
-		ap, bp := a.MaxPendingAge.Get(-1), b.MaxPendingAge.Get(-1)
-		if ap != bp {
-			return ap > bp
-		}
-		if a.DB != b.DB {
-			return a.DB < b.DB
-		}
-		return a.Name < b.Name
-	})
+	diag.SortInPlace(ss, func(i, j int) bool { return Less(&ss[i], &ss[j]) })
+}
+
+// Less is Sort's order: a comes before b.
+func Less(a, b *Stream) bool {
+	if a.severity != b.severity {
+		return a.severity > b.severity
+	}
+	if ra, rb := stateRank(a.State), stateRank(b.State); ra != rb {
+		return ra < rb
+	}
+	ah, bh := HeadroomKey(a.MinHeadroomSeconds), HeadroomKey(b.MinHeadroomSeconds)
+	if ah != bh {
+		return ah < bh
+	}
+	ap, bp := a.MaxPendingAge.Get(-1), b.MaxPendingAge.Get(-1)
+	if ap != bp {
+		return ap > bp
+	}
+	if a.DB != b.DB {
+		return a.DB < b.DB
+	}
+	return a.Name < b.Name
+}
+
+// stateRank is Sort's order of states.
+func stateRank(s State) int {
+	switch s {
+	case StateStale:
+		return 1
+	case StateUnknown:
+		return 2
+	case StateLagging:
+		return 3
+	case StateInitializing:
+		return 4
+	case StateDisabled:
+		return 5
+	case StateCaughtUp:
+		return 6
+	}
+	return 0 // cannot_resume
 }
 
 func HeadroomKey(h *float64) float64 {
@@ -136,7 +173,7 @@ func HeadroomKey(h *float64) float64 {
 // sortPartitions orders partitions worst first: severity, cannot resume,
 // smallest headroom, largest pending age, then unit.
 func sortPartitions(ps []Partition) {
-	permute(ps, func(i, j int) bool {
+	diag.SortInPlace(ps, func(i, j int) bool {
 		a, b := &ps[i], &ps[j]
 		if a.severity != b.severity {
 			return a.severity > b.severity
@@ -157,40 +194,8 @@ func sortPartitions(ps []Partition) {
 	})
 }
 
-// permute stable-sorts s by less (over the original positions), then
-// applies the order in place by following its cycles: each element moves
-// once and no second slice is allocated.
-func permute[T any](s []T, less func(i, j int) bool) {
-	if len(s) < 2 {
-		return
-	}
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return less(idx[a], idx[b]) })
-	// idx[i] is the original position of the element that belongs at i.
-	for start := range idx {
-		if idx[start] == start || idx[start] < 0 {
-			continue
-		}
-		tmp := s[start]
-		cur := start
-		for {
-			src := idx[cur]
-			idx[cur] = -1
-			if src == start {
-				s[cur] = tmp
-				break
-			}
-			s[cur] = s[src]
-			cur = src
-		}
-	}
-}
-
-func streamCount(series []*snapshot.Snapshot) int {
-	if n := len(series); n > 0 && series[n-1] != nil {
+func streamCount(series []*snapshot.Snapshot, opt Options) int {
+	if n := len(series); n > 0 && series[n-1] != nil && opt.Keep == nil { // Keep keeps few
 		return len(series[n-1].Streams)
 	}
 	return 0
@@ -313,7 +318,9 @@ func (a *streamAnalyzer) analyzeStream(st *snapshot.Stream, rows []*snapshot.Con
 		sr.Severity = sr.severity.String()
 	}
 	sortPartitions(sr.Partitions)
-	sr.Verdict = a.verdict(&sr)
+	if !a.opt.NoVerdict {
+		sr.Verdict = a.verdict(&sr)
+	}
 	return sr, fs
 }
 

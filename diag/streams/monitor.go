@@ -26,24 +26,28 @@ var CodeMonitorStale = diag.Declare(diag.Declaration{
 	Related: []string{"SERVER_CLIENT_MISMATCH", "METRICS_MONITOR_STALE"},
 })
 
+// monitorTally counts, stream by stream, the server samples that are stale
+// (older than two sampling intervals) or missing.
+type monitorTally struct {
+	stale, null int
+	oldest      float64
+}
+
+func (t *monitorTally) add(s *Stream) {
+	if s.Server == nil || s.Server.MonitorSampleTimeMs == nil {
+		t.null++
+	} else if age := *s.Server.SampleAgeSeconds; age > 2*MonitorInterval.Seconds() {
+		t.stale++
+		t.oldest = math.Max(t.oldest, age)
+	}
+}
+
 // clusterFindings: the monitor itself (MONITOR_STALE).
-func (a *streamAnalyzer) clusterFindings(res *Result) []diag.Finding {
+func (a *streamAnalyzer) clusterFindings(t monitorTally) []diag.Finding {
 	if !a.streamMonitorColumns || a.whatIf() {
 		return nil
 	}
-	limit := 2 * MonitorInterval.Seconds()
-	var stale, null int
-	var oldest float64
-	for _, s := range res.Streams {
-		if s.Server == nil || s.Server.MonitorSampleTimeMs == nil {
-			null++
-			continue
-		}
-		if age := *s.Server.SampleAgeSeconds; age > limit {
-			stale++
-			oldest = math.Max(oldest, age)
-		}
-	}
+	limit, stale, null, oldest := 2*MonitorInterval.Seconds(), t.stale, t.null, t.oldest
 	if stale == 0 && null == 0 {
 		return nil
 	}

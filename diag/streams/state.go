@@ -49,10 +49,13 @@ func (a *streamAnalyzer) streamBase(st *snapshot.Stream) Stream {
 			naming = tbl.PropertyNaming
 		}
 	}
-	if naming != "" {
-		sr.TTLProperty = naming + ".ttl_seconds"
-	} else {
+	switch naming { // the two namings without a string built per stream
+	case "", "changelog":
 		sr.TTLProperty = "changelog.ttl_seconds"
+	case "binlog":
+		sr.TTLProperty = "binlog.ttl_seconds"
+	default:
+		sr.TTLProperty = naming + ".ttl_seconds"
 	}
 	switch {
 	case a.opt.TTLOverride != nil:

@@ -98,6 +98,13 @@ type Options struct {
 	// ends in it and narrows the pending ages from it. One analysis per
 	// round (round.State.Round).
 	Points *changepoints.Tracker
+	// NoVerdict: the caller shows no stream's verdict (check.Options.Lean),
+	// so none is written.
+	NoVerdict bool
+	// Keep, when set, is asked about each stream once it is diagnosed (in
+	// no order): only those it keeps are in Result.Streams, so that a
+	// caller that tallies them (check.Options.Lean) does not hold them all.
+	Keep func(*Stream) bool
 }
 
 func (o Options) WithDefaults() Options {

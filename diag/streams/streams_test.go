@@ -350,7 +350,7 @@ func TestEmptyAndNilSeries(t *testing.T) {
 func TestPermuteStable(t *testing.T) {
 	for _, in := range [][]int{{3, 1, 2}, {1, 2, 3}, {2, 2, 1, 1, 0}, {5, 4, 3, 2, 1, 0}, {1}, {}} {
 		s := append([]int(nil), in...)
-		permute(s, func(i, j int) bool { return in[i] < in[j] })
+		diag.SortInPlace(s, func(i, j int) bool { return in[i] < in[j] })
 		for i := 1; i < len(s); i++ {
 			if s[i-1] > s[i] {
 				t.Errorf("%v → %v: not sorted", in, s)
@@ -360,7 +360,7 @@ func TestPermuteStable(t *testing.T) {
 	type kv struct{ k, v int }
 	in := []kv{{2, 0}, {1, 1}, {2, 2}, {1, 3}}
 	s := append([]kv(nil), in...)
-	permute(s, func(i, j int) bool { return in[i].k < in[j].k })
+	diag.SortInPlace(s, func(i, j int) bool { return in[i].k < in[j].k })
 	if s[0].v != 1 || s[1].v != 3 || s[2].v != 0 || s[3].v != 2 {
 		t.Errorf("not stable: %v", s)
 	}

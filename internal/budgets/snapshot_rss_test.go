@@ -26,23 +26,7 @@ func TestSnapshotCheckRSSWithinThreeTimesTheFile(t *testing.T) {
 	}
 	bin := dorisdiagBinary(t)
 	dir := t.TempDir()
-	write := func(name string, c scenario.ScaleConfig) (string, int64) {
-		p := filepath.Join(dir, name)
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := bufio.NewWriterSize(f, 1<<20)
-		if err := snapshot.Write(w, scenario.Scale(c)); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		fi, _ := f.Stat()
-		f.Close()
-		return p, fi.Size()
-	}
+	write := func(name string, c scenario.ScaleConfig) (string, int64) { return writeScale(t, dir, name, c) }
 	small, smallSize := write("small.json", scenario.ScaleConfig{MVs: 10, BasePerMV: 3, UserStreams: 100, ConsumptionRows: 500})
 	big, size := write("big.json", scenario.ScaleConfig{MVs: 200, BasePerMV: 3, UserStreams: 10_000, ConsumptionRows: 10_600})
 	floor, code, stderr := childMaxRSS(t, bin, "check", "--snapshot", small, "--fail-on", "none")
@@ -74,5 +58,56 @@ func TestSnapshotCheckRSSWithinThreeTimesTheFile(t *testing.T) {
 	}
 	if rss > floor+(16<<20) {
 		t.Errorf("over the limit: max RSS %d kB, floor %d kB: something was read", rss>>10, floor>>10)
+	}
+}
+
+// writeScale writes the scale generator's snapshot for c to dir/name and
+// returns its path and size.
+func writeScale(t *testing.T, dir, name string, c scenario.ScaleConfig) (string, int64) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := snapshot.Write(w, scenario.Scale(c)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	f.Close()
+	return p, fi.Size()
+}
+
+// Issue 24 item 4, the streams-only shape (many streams, no consumption
+// row, about 520 bytes a stream): memory followed the number of streams,
+// not the bytes — 400,000 streams (207 MB) took 2.93 GB, 14×. check now
+// tallies the streams as it diagnoses them, holds each finding once with
+// the texts streams share, and sets a soft memory limit from the input's
+// size (docs/performance.md "Bounded snapshots"). A whole process checks
+// 60,000 such streams; its max RSS less the floor is within 3× the file.
+func TestSnapshotCheckStreamsOnlyRSSWithinThreeTimesTheFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 31 MB snapshot and runs check on it")
+	}
+	bin := dorisdiagBinary(t)
+	dir := t.TempDir()
+	small, smallSize := writeScale(t, dir, "small.json", scenario.ScaleConfig{UserStreams: 100, Tables: 10, NoPartitions: true})
+	big, size := writeScale(t, dir, "big.json", scenario.ScaleConfig{UserStreams: 60_000, Tables: 1000, NoPartitions: true})
+	floor, code, stderr := childMaxRSS(t, bin, "check", "--snapshot", small, "--fail-on", "none")
+	if code != 0 {
+		t.Fatalf("small snapshot: exit %d: %s", code, stderr)
+	}
+	rss, code, stderr := childMaxRSS(t, bin, "check", "--snapshot", big, "--fail-on", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Logf("60,000 streams only, file %d bytes: max RSS %d kB, floor %d kB (a %d-byte snapshot): (RSS - floor) / file = %.2f×, RSS / file = %.2f×",
+		size, rss>>10, floor>>10, smallSize, float64(rss-floor)/float64(size), float64(rss)/float64(size))
+	if rss-floor > 3*size {
+		t.Errorf("check of a %d-byte streams-only snapshot: max RSS %d kB, %d kB over the floor: more than 3× the file", size, rss>>10, (rss-floor)>>10)
 	}
 }
