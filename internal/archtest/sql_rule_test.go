@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -119,26 +118,7 @@ func stringLit(e ast.Expr) (string, bool) {
 // TestNoSQLBuiltOutsideDoris: no non-test file of diag/... or report/...
 // builds a statement (builtSQL).
 func TestNoSQLBuiltOutsideDoris(t *testing.T) {
-	fset := token.NewFileSet()
-	var bad []string
-	files := 0
-	for _, p := range load(t) {
-		if !underDir(p.ImportPath, "diag") && !underDir(p.ImportPath, "report") {
-			continue
-		}
-		for _, name := range p.GoFiles {
-			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatalf("parsing %s: %v", name, err)
-			}
-			files++
-			bad = append(bad, builtSQL(fset, f)...)
-		}
-	}
-	if files < 20 {
-		t.Fatalf("go list found %d non-test Go files in diag/... and report/...", files)
-	}
-	report(t, "suggested SQL is built by package doris", bad)
+	report(t, "suggested SQL is built by package doris", sourceRule(t, builtSQL, "diag", "report"))
 }
 
 // TestBuiltSQLCatchesViolations: the forms main had before the templates

@@ -29,19 +29,7 @@ func TestSnapshotCheckRSSWithinThreeTimesTheFile(t *testing.T) {
 	write := func(name string, c scenario.ScaleConfig) (string, int64) { return writeScale(t, dir, name, c) }
 	small, smallSize := write("small.json", scenario.ScaleConfig{MVs: 10, BasePerMV: 3, UserStreams: 100, ConsumptionRows: 500})
 	big, size := write("big.json", scenario.ScaleConfig{MVs: 200, BasePerMV: 3, UserStreams: 10_000, ConsumptionRows: 10_600})
-	floor, code, stderr := childMaxRSS(t, bin, "check", "--snapshot", small, "--fail-on", "none")
-	if code != 0 {
-		t.Fatalf("small snapshot: exit %d: %s", code, stderr)
-	}
-	rss, code, stderr := childMaxRSS(t, bin, "check", "--snapshot", big, "--fail-on", "none")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	t.Logf("file %d bytes: max RSS %d kB, floor %d kB (a %d-byte snapshot): (RSS - floor) / file = %.2f×",
-		size, rss>>10, floor>>10, smallSize, float64(rss-floor)/float64(size))
-	if rss-floor > 3*size {
-		t.Errorf("check of a %d-byte snapshot: max RSS %d kB, %d kB over the floor: more than 3× the file", size, rss>>10, (rss-floor)>>10)
-	}
+	floor := checkWithinThreeTimes(t, bin, "the scale shape", small, smallSize, big, size)
 
 	// Over the limit: refused from its size, before it is read (a sparse
 	// file: nothing to read anyway), exit 2, the limit named.
@@ -52,7 +40,7 @@ func TestSnapshotCheckRSSWithinThreeTimesTheFile(t *testing.T) {
 	if err := os.Truncate(huge, snapshot.DefaultMaxBytes+1); err != nil {
 		t.Fatal(err)
 	}
-	rss, code, stderr = childMaxRSS(t, bin, "check", "--snapshot", huge)
+	rss, code, stderr := childMaxRSS(t, bin, "check", "--snapshot", huge)
 	if code != 2 || !strings.Contains(stderr, strconv.Itoa(snapshot.DefaultMaxBytes)+"-byte limit") {
 		t.Errorf("over the limit: exit %d, stderr %q; want 2 and the limit named", code, stderr)
 	}
@@ -97,17 +85,26 @@ func TestSnapshotCheckStreamsOnlyRSSWithinThreeTimesTheFile(t *testing.T) {
 	dir := t.TempDir()
 	small, smallSize := writeScale(t, dir, "small.json", scenario.ScaleConfig{UserStreams: 100, Tables: 10, NoPartitions: true})
 	big, size := writeScale(t, dir, "big.json", scenario.ScaleConfig{UserStreams: 60_000, Tables: 1000, NoPartitions: true})
+	checkWithinThreeTimes(t, bin, "60,000 streams only", small, smallSize, big, size)
+}
+
+// checkWithinThreeTimes runs `check --snapshot` on small (the process's
+// floor) and on big in whole processes and fails when big's max RSS less the
+// floor exceeds 3× its size; it returns the floor.
+func checkWithinThreeTimes(t *testing.T, bin, shape, small string, smallSize int64, big string, size int64) int64 {
+	t.Helper()
 	floor, code, stderr := childMaxRSS(t, bin, "check", "--snapshot", small, "--fail-on", "none")
 	if code != 0 {
 		t.Fatalf("small snapshot: exit %d: %s", code, stderr)
 	}
 	rss, code, stderr := childMaxRSS(t, bin, "check", "--snapshot", big, "--fail-on", "none")
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+		t.Fatalf("%s: exit %d: %s", shape, code, stderr)
 	}
-	t.Logf("60,000 streams only, file %d bytes: max RSS %d kB, floor %d kB (a %d-byte snapshot): (RSS - floor) / file = %.2f×, RSS / file = %.2f×",
-		size, rss>>10, floor>>10, smallSize, float64(rss-floor)/float64(size), float64(rss)/float64(size))
+	t.Logf("%s, file %d bytes: max RSS %d kB, floor %d kB (a %d-byte snapshot): (RSS - floor) / file = %.2f×, RSS / file = %.2f×",
+		shape, size, rss>>10, floor>>10, smallSize, float64(rss-floor)/float64(size), float64(rss)/float64(size))
 	if rss-floor > 3*size {
-		t.Errorf("check of a %d-byte streams-only snapshot: max RSS %d kB, %d kB over the floor: more than 3× the file", size, rss>>10, (rss-floor)>>10)
+		t.Errorf("%s: check of a %d-byte snapshot: max RSS %d kB, %d kB over the floor: more than 3× the file", shape, size, rss>>10, (rss-floor)>>10)
 	}
+	return floor
 }
