@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -55,7 +56,9 @@ func (in *Interner) Evidence(m map[string]string) map[string]string {
 		in.key.WriteByte(0)
 	}
 	k := in.key.String()
-	if v, ok := in.evs[k]; ok {
+	// The key's NUL separators can also be inside a hostile value: share
+	// only a map that is equal, else keep m.
+	if v, ok := in.evs[k]; ok && maps.Equal(v, m) {
 		return v
 	}
 	if in.evs == nil || len(in.evs) >= internMax {

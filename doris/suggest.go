@@ -265,12 +265,25 @@ var globalPrivileges = map[string]bool{"NODE": true, "ADMIN": true, "GRANT": tru
 
 // GrantGlobal grants a privilege on everything to a user left as the
 // placeholder USER (no ";"): GRANT ADMIN_PRIV ON *.*.* TO USER. privilege
-// comes from the server's error text: one that is not a single known
-// privilege name (ADMIN, admin_priv; not a list, not "unknown") is left as
-// the placeholder <privilege>_PRIV, never written as it came.
+// comes from the server's error text or a gap's "ADMIN or NODE": when it
+// is known privilege names alone (ADMIN, admin_priv, "ADMIN or NODE") the
+// first is granted; anything else ("unknown", hostile text) leaves the
+// placeholder <privilege>_PRIV — the text is never written as it came.
 func GrantGlobal(privilege string) string {
-	p := strings.TrimSuffix(strings.ToUpper(privilege), "_PRIV")
-	if !globalPrivileges[p] {
+	p := ""
+	for _, w := range strings.Fields(strings.ToUpper(privilege)) {
+		w = strings.TrimSuffix(w, "_PRIV")
+		switch {
+		case w == "OR":
+		case globalPrivileges[w]:
+			if p == "" {
+				p = w
+			}
+		default: // not a list of privilege names: nothing of it is written
+			p = "<privilege>"
+		}
+	}
+	if p == "" || strings.HasPrefix(p, "<") {
 		p = "<privilege>"
 	}
 	return "GRANT " + p + "_PRIV ON *.*.* TO USER"

@@ -110,7 +110,7 @@ func NewFactory(ios *IOStreams, cfg *Config) *Factory {
 	f := &Factory{IOStreams: ios, Config: func() Config { return *cfg }}
 	f.HTTPFetch = func(fo scrape.FetchOptions) (scrape.FetchOptions, error) { return httpFetch(ios, *cfg, fo) }
 	f.Source = func(opt SourceOptions) *Source {
-		return &Source{cfg: *cfg, in: ios.In, password: ios.password(), fetch: f.HTTPFetch, opt: opt, setMemoryLimit: ios.SetMemoryLimit}
+		return &Source{cfg: *cfg, in: ios.In, password: ios.password(), fetch: f.HTTPFetch, opt: opt, setMemoryLimit: ios.SetMemoryLimit, goMemLimit: ios.getenv("GOMEMLIMIT")}
 	}
 	return f
 }

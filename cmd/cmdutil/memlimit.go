@@ -23,18 +23,26 @@ const (
 // data (GOGC=100), so the peak follows what the diagnosis holds, not the
 // garbage made on the way. It is a soft limit: a live heap above it is
 // never refused, only collected more often (the runtime caps the
-// collector at about half the CPU). Nothing is set when GOMEMLIMIT is,
+// collector at about half the CPU). Nothing is set when GOMEMLIMIT is (even "off"),
 // when a file is standard input or a gzip bundle (whose snapshot is larger
 // than the file), outside the real process (IOStreams.SetMemoryLimit), or
 // for a command that holds every stream's diagnosis (only check asks:
 // SourceOptions.LimitMemory).
 func (s *Source) limitMemory() {
-	if !s.opt.LimitMemory || s.setMemoryLimit == nil || s.setMemoryLimit(-1) != math.MaxInt64 {
+	// GOMEMLIMIT=off reads back as no limit, like an unset one: the
+	// environment is asked too, so that a user's "off" wins.
+	if !s.opt.LimitMemory || s.setMemoryLimit == nil || s.goMemLimit != "" || s.setMemoryLimit(-1) != math.MaxInt64 {
 		return
 	}
 	var total int64
 	for _, p := range s.cfg.Snapshots {
 		if p == "-" {
+			return
+		}
+		// Stat before open: opening a FIFO for reading blocks until a
+		// writer comes, and the loader refuses anything but a regular
+		// file with its own message.
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			return
 		}
 		f, err := os.Open(p)

@@ -65,6 +65,9 @@ type Source struct {
 	linted map[*snapshot.Snapshot][]metrics.Input
 	// setMemoryLimit is IOStreams.SetMemoryLimit (memlimit.go).
 	setMemoryLimit func(int64) int64
+	// goMemLimit is the GOMEMLIMIT environment variable: any value, "off"
+	// included, leaves the runtime's limit as the user set it.
+	goMemLimit string
 }
 
 // Files reports a --snapshot series (watch.Source).

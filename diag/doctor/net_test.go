@@ -151,7 +151,7 @@ func TestGapIsUnknown(t *testing.T) {
 	// The GRANT it suggests names the privilege only when it is a known
 	// one: the text comes from the server's error (doris.GrantGlobal).
 	for priv, want := range map[string]string{
-		"ADMIN":                      "GRANT ADMIN_PRIV ON *.*.* TO USER  -- or run doctor as a user that has it",
+		"ADMIN":                     "GRANT ADMIN_PRIV ON *.*.* TO USER  -- or run doctor as a user that has it",
 		"x\nDROP DATABASE prod; --": "GRANT <privilege>_PRIV ON *.*.* TO USER  -- or run doctor as a user that has it",
 	} {
 		s.Doctor.Gaps[0].Privilege = priv
