@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/dorisdiag/dorisdiag/cmd/cmdutil"
 	"github.com/dorisdiag/dorisdiag/scenario"
-	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // streamsOnlyScale is issue 24's streams-only shape: n user streams over
@@ -26,25 +24,11 @@ func streamsOnlyScale(n int) scenario.ScaleConfig {
 func writeScaleFile(tb testing.TB, dir, name string, c scenario.ScaleConfig) (string, int64) {
 	tb.Helper()
 	p := filepath.Join(dir, name)
-	f, err := os.Create(p)
+	size, err := scenario.WriteScaleFile(p, c)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := snapshot.Write(w, scenario.Scale(c)); err != nil {
-		tb.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return p, fi.Size()
+	return p, size
 }
 
 // BenchmarkCheckSnapshotStreamsOnly is `check --snapshot FILE --fail-on

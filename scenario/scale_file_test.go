@@ -1,12 +1,9 @@
 package scenario
 
 import (
-	"bufio"
 	"os"
 	"strconv"
 	"testing"
-
-	"github.com/dorisdiag/dorisdiag/snapshot"
 )
 
 // TestWriteScaleFile writes the scale scenario multiplied by
@@ -48,19 +45,7 @@ func TestWriteScaleFile(t *testing.T) {
 		c.Tables = k
 	}
 	c.NoPartitions = os.Getenv("DORISDIAG_SCALE_NO_PARTITIONS") != ""
-	s := Scale(c)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := snapshot.Write(w, s); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
+	if _, err := WriteScaleFile(path, c); err != nil {
 		t.Fatal(err)
 	}
 }

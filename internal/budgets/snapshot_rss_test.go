@@ -1,7 +1,6 @@
 package budgets
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -54,20 +53,11 @@ func TestSnapshotCheckRSSWithinThreeTimesTheFile(t *testing.T) {
 func writeScale(t *testing.T, dir, name string, c scenario.ScaleConfig) (string, int64) {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	f, err := os.Create(p)
+	size, err := scenario.WriteScaleFile(p, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := snapshot.Write(w, scenario.Scale(c)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	fi, _ := f.Stat()
-	f.Close()
-	return p, fi.Size()
+	return p, size
 }
 
 // Issue 24 item 4, the streams-only shape (many streams, no consumption
